@@ -1,0 +1,55 @@
+"""``tenferro.show_config()``: what this build is and what it runs on."""
+import platform
+import sys
+import sysconfig
+
+
+def config():
+    """The facts show_config prints, as a dict."""
+    import numpy
+    import scipy
+
+    from . import __version__, _blas, _threads
+    from .devices import available, get_driver
+
+    devs = {}
+    for name in available():
+        kind = name.partition(":")[0]
+        idx = int(name.partition(":")[2] or 0)
+        try:
+            devs[name] = get_driver(kind).info(idx)
+        except Exception as e:  # a driver's info must not break show_config
+            devs[name] = {"error": str(e)}
+    return {
+        "tenferro": __version__,
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "compiler": sysconfig.get_config_var("CC"),
+        "numpy": numpy.__version__,
+        "scipy": scipy.__version__,
+        "openmp": _threads.have_openmp(),
+        "threads": _threads.get_num_threads(),
+        "blas": _blas.blas_info(),
+        "blas_threads": _blas.get_blas_threads(),
+        "devices": devs,
+    }
+
+
+def show_config():
+    """Print version, compiler, OpenMP status, thread counts, BLAS/LAPACK and devices."""
+    c = config()
+    lines = ["tenferro %s" % c["tenferro"],
+             "  python:    %s on %s" % (c["python"], c["platform"]),
+             "  compiler:  %s" % c["compiler"],
+             "  numpy:     %s   scipy: %s" % (c["numpy"], c["scipy"]),
+             "  openmp:    %s" % ("yes" if c["openmp"] else
+                                  "no (kernels run on one thread)"),
+             "  threads:   %d (tenferro kernels)   BLAS: %s" % (c["threads"], c["blas_threads"])]
+    b = c["blas"] or {}
+    lines.append("  blas/lapack: %s %s (%s)" % (b.get("name", "?"), b.get("version", ""),
+                                                 b.get("library_path", "via scipy")))
+    lines.append("  devices:")
+    for name, info in c["devices"].items():
+        extra = ", ".join("%s=%s" % kv for kv in info.items())
+        lines.append("    %-10s %s" % (name, extra))
+    print("\n".join(lines))

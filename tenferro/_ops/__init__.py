@@ -1,0 +1,38 @@
+"""tenferro's public ops (re-exported at the top level)."""
+from ._common import NotATensor, AxisError, broadcast_shapes  # noqa: F401
+from .conversion import (astype, copy, ascontiguousarray, is_contiguous, to_device,  # noqa
+                         to_numpy, copy_into)
+from .creation import (asarray, tensor, from_numpy, from_dlpack, from_col_major,  # noqa
+                       from_vec_col_major, empty, full, zeros, ones, empty_like, zeros_like,
+                       ones_like, full_like, arange, linspace, eye, identity, diag, tril, triu)
+from .elementwise import UNARY, BINARY, where, clip, real, imag, angle, round, logsumexp, \
+    inplace  # noqa: F401
+from .elementwise import *  # noqa: F401,F403  (one function per table entry)
+from . import elementwise as _ew
+from .shape import (reshape, permute_dims, transpose, swapaxes, matrix_transpose,  # noqa
+                    moveaxis, broadcast_to, broadcast_tensors, broadcast_arrays, expand_dims,
+                    squeeze, diagonal, flip, ravel)
+from .indexing import (take, take_along_axis, scatter_add, scatter_add_along_axis,  # noqa
+                       nonzero, argwhere, flatnonzero, count_nonzero, getitem, setitem)
+from .reduction import (sum, prod, max, min, amax, amin, any, all, argmax, argmin,  # noqa
+                        cumsum, cumprod, mean, var, std)
+from .joining import concatenate, concat, stack, pad  # noqa: F401
+from .matmul import matmul, dot, vdot, outer  # noqa: F401
+
+for _n in list(UNARY) + list(BINARY) + ["absolute", "conjugate", "true_divide", "pow", "mod",
+                                        "invert", "bitwise_not", "bitwise_left_shift",
+                                        "bitwise_right_shift", "atan2", "rint"]:
+    globals()[_n] = getattr(_ew, _n)
+del _n
+
+# NumPy ufuncs that dispatch to tenferro when called on tensors (Tensor.__array_ufunc__).
+NUMPY_UFUNCS = {n: globals()[n] for n in list(UNARY) + list(BINARY) if n in globals()}
+NUMPY_UFUNCS.update({"absolute": _ew.abs, "conjugate": _ew.conj, "true_divide": _ew.divide,
+                     "invert": _ew.bitwise_invert, "rint": _ew.rint, "matmul": matmul,
+                     "multiply": _ew.multiply, "fmod": None})
+NUMPY_UFUNCS = {k: v for k, v in NUMPY_UFUNCS.items() if v is not None}
+
+__all__ = [n for n in globals() if not n.startswith("_") and n not in (
+    "NotATensor", "NUMPY_UFUNCS", "UNARY", "BINARY", "inplace", "copy_into", "to_numpy",
+    "getitem", "setitem", "conversion", "creation", "elementwise", "shape", "indexing",
+    "reduction", "joining", "matmul_mod")]

@@ -1,0 +1,113 @@
+"""Shared helpers of the public ops: operand conversion, axis normalisation, shapes."""
+import numpy as np
+
+from .. import _dtypes
+from .._errors import DeviceMismatchError
+from .._primitive import bind
+from .._tensor import Tensor
+
+WEAK = _dtypes.WEAK_TYPES
+
+
+class NotATensor(TypeError):
+    """An operand tenferro cannot turn into a tensor (operators return NotImplemented)."""
+
+
+def cpu():
+    from ..devices import device
+
+    return device("cpu")
+
+
+def to_tensor(x, device=None, dtype=None):
+    """Turn ``x`` (Tensor, ndarray, NumPy scalar, Python scalar or nested list) into a Tensor."""
+    if isinstance(x, Tensor):
+        if dtype is not None and x.dtype != dtype:
+            from .elementwise import astype
+
+            x = astype(x, dtype)
+        return x
+    from .creation import asarray
+
+    try:
+        return asarray(x, dtype=dtype, device=device)
+    except (TypeError, ValueError) as e:
+        raise NotATensor(str(e)) from None
+
+
+def common_device(op, tensors):
+    dev = None
+    for t in tensors:
+        if isinstance(t, Tensor):
+            if dev is None:
+                dev = t._device
+            elif t._device is not dev:
+                raise DeviceMismatchError(op, [x._device for x in tensors if isinstance(x, Tensor)])
+    return dev
+
+
+def normalize_axis(op, axis, ndim):
+    try:
+        a = axis.__index__()
+    except AttributeError:
+        raise TypeError("%s: axis must be an integer, got %r" % (op, axis)) from None
+    if not -ndim <= a < ndim:
+        raise AxisError("%s: axis %d is out of bounds for a tensor of dimension %d"
+                        % (op, a, ndim))
+    return a + ndim if a < 0 else a
+
+
+def normalize_axes(op, axis, ndim):
+    """axis None/int/tuple -> sorted tuple of unique non-negative axes."""
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, (tuple, list)):
+        axes = tuple(normalize_axis(op, a, ndim) for a in axis)
+        if len(set(axes)) != len(axes):
+            raise ValueError("%s: repeated axis in %r" % (op, tuple(axis)))
+        return tuple(sorted(axes))
+    return (normalize_axis(op, axis, ndim),)
+
+
+class AxisError(ValueError, IndexError):
+    """An axis out of range (a ValueError and an IndexError, like NumPy's AxisError)."""
+
+
+def broadcast_shapes(op, *shapes):
+    """NumPy broadcasting of shapes, with an error naming ``op`` and the shapes."""
+    n = max((len(s) for s in shapes), default=0)
+    out = [1] * n
+    for s in shapes:
+        for i, d in enumerate(s, n - len(s)):
+            o = out[i]
+            if d != o:
+                if o == 1:
+                    out[i] = d
+                elif d != 1:
+                    raise ValueError(
+                        "%s: shapes %s do not broadcast: dimension %d has sizes %d and %d"
+                        % (op, " and ".join(str(tuple(x)) for x in shapes), i - n, o, d))
+    return tuple(out)
+
+
+def shape_tuple(op, shape):
+    if isinstance(shape, (int, np.integer)) or hasattr(shape, "__index__") and not isinstance(shape, (tuple, list)):
+        shape = (shape,)
+    try:
+        shape = tuple(int(s.__index__()) for s in shape)
+    except (AttributeError, TypeError):
+        raise TypeError("%s: expected a shape (tuple of ints), got %r" % (op, shape)) from None
+    for s in shape:
+        if s < 0:
+            raise ValueError("%s: negative dimensions are not allowed, got shape %s" % (op, shape))
+    return shape
+
+
+def numel(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+__all__ = ["bind", "Tensor", "np", "_dtypes"]

@@ -1,0 +1,87 @@
+"""Casts, copies, device transfers and host conversion."""
+import numpy as np
+
+from .. import _dtypes
+from .._primitive import Primitive, bind
+from .._tensor import Tensor
+from ._common import to_tensor
+
+
+def _same_aval(x, **params):
+    return (x[0], params.get("dtype", x[1]))
+
+
+convert_p = Primitive("convert", _same_aval, doc="Cast to another dtype (params: dtype).")
+copy_p = Primitive("copy", _same_aval, doc="A C-contiguous copy.")
+device_put_p = Primitive("device_put", _same_aval, doc="Move to another device (params: device).")
+
+
+def _device_put_impl(x, *, device):
+    src = x._device
+    host = src.driver.to_numpy(x._data)
+    return Tensor._wrap(device.driver.from_numpy(host, device), device)
+
+
+device_put_p.impl = _device_put_impl
+
+
+def astype(x, dtype, copy=True, casting="unsafe"):
+    """Cast ``x`` to ``dtype`` under NumPy's ``casting`` rule."""
+    x = to_tensor(x)
+    d = _dtypes.dtype(dtype)
+    if d == x.dtype:
+        return bind(copy_p, (x,), {}) if copy else x
+    if casting != "unsafe" and not np.can_cast(x.dtype, d, casting=casting):
+        raise TypeError("tenferro.astype: cannot cast %s to %s under the %r casting rule"
+                        % (x.dtype, d, casting))
+    return bind(convert_p, (x,), {"dtype": d})
+
+
+def copy(x):
+    """A new C-contiguous tensor with the same values."""
+    return bind(copy_p, (to_tensor(x),), {})
+
+
+def is_contiguous(x):
+    """C-contiguous in memory."""
+    s = x._data.strides
+    expected = x.itemsize
+    for dim, st in zip(reversed(x.shape), reversed(s)):
+        if dim != 1 and st != expected:
+            return False
+        expected *= dim
+    return True
+
+
+def ascontiguousarray(x):
+    """``x`` itself when C-contiguous, else a C-contiguous copy."""
+    x = to_tensor(x)
+    return x if is_contiguous(x) else bind(copy_p, (x,), {})
+
+
+def to_device(x, device, copy=False):
+    from ..devices import device as _device
+
+    dev = _device(device)
+    if dev is x._device:
+        return bind(copy_p, (x,), {}) if copy else x
+    return bind(device_put_p, (x,), {"device": dev})
+
+
+def to_numpy(x):
+    """Host copy (or the CPU tensor's own array) as a NumPy array."""
+    if x._device.type == "cpu":
+        return x._data
+    return x._device.driver.to_numpy(x._data)
+
+
+def copy_into(dst, src):
+    """Write ``src`` (broadcast, cast unsafely) into ``dst``'s memory. Not differentiable."""
+    if not isinstance(src, Tensor):
+        src = to_tensor(src, device=dst._device)
+    if src._device is not dst._device:
+        from .._errors import DeviceMismatchError
+
+        raise DeviceMismatchError("assign", [dst._device, src._device])
+    dev = dst._device
+    dev.driver.lookup("assign", dev, dst.dtype)(dst._data, src._data)

@@ -1,0 +1,247 @@
+"""Creating tensors: from data, filled, ranges, identity, diagonals, triangles."""
+import numpy as np
+
+from .. import _dtypes
+from .._tensor import Tensor
+from ._common import shape_tuple
+
+
+def _device(device):
+    from ..devices import device as _dev
+
+    return _dev("cpu" if device is None else device)
+
+
+def _wrap_host(arr, device):
+    """Put a host ndarray (already of a tenferro dtype) on ``device``."""
+    dev = _device(device)
+    return Tensor._wrap(dev.driver.from_numpy(arr, dev), dev)
+
+
+def _host_array(obj, dtype, copy):
+    """``obj`` as an ndarray of a tenferro dtype, copying only when needed or asked."""
+    if isinstance(obj, np.ndarray):
+        arr = obj
+    else:
+        try:
+            arr = np.asarray(obj)
+        except ValueError as e:
+            raise ValueError("tenferro.asarray: cannot build a tensor from %r: %s"
+                             % (type(obj).__name__, e)) from None
+        if arr.dtype == object:
+            raise TypeError("tenferro.asarray: cannot build a tensor from objects of type %s"
+                            % type(obj).__name__)
+        copy = None if copy is None else copy  # already fresh memory when converted
+    target = _dtypes.dtype(dtype) if dtype is not None else _dtypes.from_numpy_dtype(arr.dtype)
+    need = arr.dtype != target or not arr.dtype.isnative or not arr.flags.aligned
+    if need:
+        if copy is False:
+            raise ValueError("tenferro.asarray: copy=False but a copy is needed to convert "
+                             "%s to %s" % (arr.dtype, target))
+        return arr.astype(target)
+    if copy:
+        return arr.copy()
+    return arr
+
+
+def asarray(obj, dtype=None, device=None, copy=None):
+    """Convert ``obj`` to a Tensor, without copying when possible (``copy=`` as NumPy's).
+
+    Tensors pass through (moved/cast if asked), CPU ndarrays are wrapped zero-copy,
+    and anything NumPy can turn into an array (scalars, nested lists, buffers,
+    objects with ``__array__``) is converted with NumPy's default dtypes.
+    """
+    if isinstance(obj, Tensor):
+        t = obj
+        if device is not None and _device(device) is not t._device:
+            t = t.to(device)
+            copy = False if copy is None else copy
+        if dtype is not None and _dtypes.dtype(dtype) != t.dtype:
+            if copy is False:
+                raise ValueError("tenferro.asarray: copy=False but casting %s to %s copies"
+                                 % (t.dtype, _dtypes.dtype(dtype)))
+            return t.astype(dtype)
+        return t.copy() if copy else t
+    if hasattr(obj, "__dlpack__") and not isinstance(obj, np.ndarray) \
+            and not hasattr(obj, "__array__"):
+        obj = np.from_dlpack(obj)
+    arr = _host_array(obj, dtype, copy)
+    return _wrap_host(arr, device)
+
+
+def tensor(data, dtype=None, device=None, requires_grad=False):
+    """A new tensor holding a copy of ``data`` (like ``torch.tensor``)."""
+    t = asarray(data, dtype=dtype, device=device, copy=True)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def from_numpy(array):
+    """Wrap a NumPy array as a CPU tensor sharing its memory (no copy)."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError("tenferro.from_numpy: expected a numpy.ndarray, got %s"
+                        % type(array).__name__)
+    return asarray(array, copy=False)
+
+
+def from_dlpack(x, device=None, copy=None):
+    """Import a DLPack-capable array (zero-copy for host memory)."""
+    if isinstance(x, Tensor):
+        return asarray(x, device=device, copy=copy)
+    dev_type, _ = x.__dlpack_device__() if hasattr(x, "__dlpack_device__") else (1, 0)
+    if dev_type != 1:
+        raise TypeError("tenferro.from_dlpack: only host (CPU) DLPack tensors are supported, "
+                        "got DLPack device type %d" % dev_type)
+    return asarray(np.from_dlpack(x), device=device, copy=copy)
+
+
+def from_col_major(data, shape, dtype=None, device=None):
+    """Build a tensor of ``shape`` from column-major (Fortran/Julia-order) flat ``data``.
+
+    The result is a Fortran-ordered view of the data (tenferro-rs's
+    ``from_vec_col_major``); values read as ``t[i, j, ...]`` like in the source language.
+    """
+    shape = shape_tuple("from_col_major", shape)
+    arr = _host_array(data, dtype, None).reshape(-1)
+    n = int(np.prod(shape))
+    if arr.size != n:
+        raise ValueError("tenferro.from_col_major: %d values do not fill shape %s (%d needed)"
+                         % (arr.size, shape, n))
+    return _wrap_host(arr.reshape(shape, order="F"), device)
+
+
+from_vec_col_major = from_col_major
+
+
+def empty(shape, dtype=None, device=None):
+    shape = shape_tuple("empty", shape)
+    d = _dtypes.dtype(dtype) if dtype is not None else _dtypes.float64
+    dev = _device(device)
+    return Tensor._wrap(dev.driver.empty(shape, d, dev), dev)
+
+
+def full(shape, fill_value, dtype=None, device=None):
+    """A tensor of ``shape`` filled with ``fill_value`` (dtype inferred as NumPy does)."""
+    shape = shape_tuple("full", shape)
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    if dtype is None:
+        d = _dtypes.from_numpy_dtype(np.asarray(fill_value).dtype)
+    else:
+        d = _dtypes.dtype(dtype)
+    dev = _device(device)
+    return Tensor._wrap(dev.driver.full(shape, d, fill_value, dev), dev)
+
+
+def zeros(shape, dtype=None, device=None):
+    return full(shape, 0, dtype if dtype is not None else _dtypes.float64, device)
+
+
+def ones(shape, dtype=None, device=None):
+    return full(shape, 1, dtype if dtype is not None else _dtypes.float64, device)
+
+
+def _like(x, dtype, device, shape):
+    return (x.shape if shape is None else shape,
+            x.dtype if dtype is None else dtype,
+            x.device if device is None else device)
+
+
+def empty_like(x, dtype=None, device=None, shape=None):
+    return empty(*_like(x, dtype, device, shape))
+
+
+def zeros_like(x, dtype=None, device=None, shape=None):
+    s, d, dev = _like(x, dtype, device, shape)
+    return full(s, 0, d, dev)
+
+
+def ones_like(x, dtype=None, device=None, shape=None):
+    s, d, dev = _like(x, dtype, device, shape)
+    return full(s, 1, d, dev)
+
+
+def full_like(x, fill_value, dtype=None, device=None, shape=None):
+    s, d, dev = _like(x, dtype, device, shape)
+    return full(s, fill_value, d, dev)
+
+
+def arange(start, stop=None, step=1, dtype=None, device=None):
+    """Evenly spaced values in [start, stop) (NumPy's ``arange`` and dtype inference)."""
+    if stop is None:
+        start, stop = 0, start
+    if step == 0:
+        raise ValueError("tenferro.arange: step must be non-zero")
+    a = np.arange(start, stop, step)
+    return asarray(a, dtype=dtype, device=device)
+
+
+def linspace(start, stop, num=50, endpoint=True, dtype=None, device=None):
+    if num < 0:
+        raise ValueError("tenferro.linspace: num must be non-negative, got %d" % num)
+    a = np.linspace(start, stop, num, endpoint=endpoint)
+    return asarray(a, dtype=dtype, device=device)
+
+
+def eye(N, M=None, k=0, dtype=None, device=None):
+    """Ones on the ``k``-th diagonal of an N x M matrix."""
+    a = np.eye(N, M, k, dtype=_dtypes.dtype(dtype) if dtype is not None else np.float64)
+    return asarray(a, device=device)
+
+
+def identity(n, dtype=None, device=None):
+    return eye(n, dtype=dtype, device=device)
+
+
+def _tri_mask(op, x, k, upper):
+    from ._common import to_tensor
+
+    x = to_tensor(x)
+    if x.ndim < 2:
+        raise ValueError("tenferro.%s: expected a tensor with at least 2 dimensions, got "
+                         "shape %s" % (op, x.shape))
+    n, m = x.shape[-2:]
+    mask = np.tri(n, m, k - 1 if upper else k, dtype=bool)
+    if upper:
+        mask = ~mask
+    return x, asarray(mask, device=x.device)
+
+
+def tril(x, k=0):
+    """Lower triangle of the last two axes (elements above the k-th diagonal zeroed)."""
+    from .elementwise import where
+
+    x, mask = _tri_mask("tril", x, k, upper=False)
+    return where(mask, x, 0)
+
+
+def triu(x, k=0):
+    """Upper triangle of the last two axes (elements below the k-th diagonal zeroed)."""
+    from .elementwise import where
+
+    x, mask = _tri_mask("triu", x, k, upper=True)
+    return where(mask, x, 0)
+
+
+def diag(v, k=0):
+    """Extract the k-th diagonal of a matrix, or build a matrix with ``v`` on it (NumPy's)."""
+    from ._common import to_tensor
+    from .shape import diagonal
+    from .indexing import take
+
+    v = to_tensor(v)
+    if v.ndim == 2:
+        return diagonal(v, k).copy()
+    if v.ndim != 1:
+        raise ValueError("tenferro.diag: expected a 1-D or 2-D tensor, got shape %s"
+                         % (v.shape,))
+    n = v.shape[0] + abs(k)
+    if v.shape[0] == 0:
+        return zeros((n, n), dtype=v.dtype, device=v.device)
+    rows, cols = np.indices((n, n))
+    idx = np.minimum(rows if k >= 0 else cols, v.shape[0] - 1)
+    mask = np.eye(n, k=k, dtype=bool)
+    from .elementwise import where
+
+    return where(asarray(mask, device=v.device), take(v, asarray(idx, device=v.device)), 0)

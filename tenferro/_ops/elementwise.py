@@ -1,0 +1,316 @@
+"""Elementwise ops: one primitive per op, NumPy 2 type resolution, broadcasting.
+
+The tables below are the single definition of every elementwise op: its name, the
+NumPy ufunc whose type resolution it follows (so dtype results match NumPy 2 exactly,
+weak Python scalars included), and whether it is differentiable.  JVP/VJP rules are
+attached to the primitives by :mod:`tenferro.autograd`.
+"""
+import numpy as np
+
+from .. import _dtypes
+from .._primitive import Primitive, bind
+from .._tensor import Tensor
+from ._common import NotATensor, WEAK, broadcast_shapes, to_tensor
+from .._errors import DeviceMismatchError
+
+# name -> (resolver ufunc, differentiable, reason if not)
+_NONDIFF_INT = "its derivative is zero almost everywhere / it has integer or boolean output"
+
+UNARY = {
+    "negative": (np.negative, True), "positive": (np.positive, True),
+    "abs": (np.absolute, True), "sign": (np.sign, False),
+    "exp": (np.exp, True), "expm1": (np.expm1, True), "exp2": (np.exp2, True),
+    "log": (np.log, True), "log1p": (np.log1p, True), "log2": (np.log2, True),
+    "log10": (np.log10, True), "sqrt": (np.sqrt, True), "rsqrt": (np.sqrt, True),
+    "square": (np.square, True), "reciprocal": (np.reciprocal, True),
+    "sin": (np.sin, True), "cos": (np.cos, True), "tan": (np.tan, True),
+    "arcsin": (np.arcsin, True), "arccos": (np.arccos, True), "arctan": (np.arctan, True),
+    "sinh": (np.sinh, True), "cosh": (np.cosh, True), "tanh": (np.tanh, True),
+    "arcsinh": (np.arcsinh, True), "arccosh": (np.arccosh, True),
+    "arctanh": (np.arctanh, True), "sigmoid": (np.exp, True), "erf": (np.sqrt, True),
+    "floor": (np.floor, False), "ceil": (np.ceil, False), "trunc": (np.trunc, False),
+    "round": (np.rint, False), "conj": (np.conjugate, True),
+    "isnan": (np.isnan, False), "isinf": (np.isinf, False), "isfinite": (np.isfinite, False),
+    "logical_not": (np.logical_not, False), "bitwise_invert": (np.invert, False),
+}
+# Ops NumPy has only for real inputs although its resolver would accept complex.
+_REAL_ONLY = {"erf"}
+
+BINARY = {
+    "add": (np.add, True), "subtract": (np.subtract, True), "multiply": (np.multiply, True),
+    "divide": (np.true_divide, True), "floor_divide": (np.floor_divide, False),
+    "remainder": (np.remainder, True), "power": (np.power, True),
+    "maximum": (np.maximum, True), "minimum": (np.minimum, True),
+    "fmax": (np.fmax, True), "fmin": (np.fmin, True), "arctan2": (np.arctan2, True),
+    "hypot": (np.hypot, True), "copysign": (np.copysign, True),
+    "logaddexp": (np.logaddexp, True),
+    "equal": (np.equal, False), "not_equal": (np.not_equal, False), "less": (np.less, False),
+    "less_equal": (np.less_equal, False), "greater": (np.greater, False),
+    "greater_equal": (np.greater_equal, False),
+    "logical_and": (np.logical_and, False), "logical_or": (np.logical_or, False),
+    "logical_xor": (np.logical_xor, False),
+    "bitwise_and": (np.bitwise_and, False), "bitwise_or": (np.bitwise_or, False),
+    "bitwise_xor": (np.bitwise_xor, False), "left_shift": (np.left_shift, False),
+    "right_shift": (np.right_shift, False),
+}
+
+
+def _elementwise_aval(*avals, out_dtype):
+    shape = broadcast_shapes("elementwise", *[a[0] for a in avals])
+    return (shape, out_dtype)
+
+
+PRIMS = {}
+for _name, (_uf, _diff) in list(UNARY.items()) + list(BINARY.items()):
+    PRIMS[_name] = Primitive(_name, _elementwise_aval, differentiable=_diff,
+                             nondiff_reason=None if _diff else _NONDIFF_INT)
+for _name in ("real", "imag", "angle"):
+    PRIMS[_name] = Primitive(_name, _elementwise_aval)
+where_p = Primitive("where", _elementwise_aval)
+clip_p = Primitive("clip", _elementwise_aval)
+
+_resolved = {}
+
+
+def _resolve(name, ufunc, types):
+    """(loop input dtype, output dtype) for ``name`` applied to ``types`` (cached)."""
+    key = (name,) + types
+    r = _resolved.get(key)
+    if r is None:
+        try:
+            loop = ufunc.resolve_dtypes(types + (None,))
+        except (TypeError, np.exceptions.DTypePromotionError) as e:
+            names = ", ".join(t.__name__ if isinstance(t, type) else str(t) for t in types)
+            raise TypeError("tenferro.%s: not supported for input dtype%s (%s)%s"
+                            % (name, "s" if len(types) > 1 else "", names,
+                               _hint(name))) from e
+        lin = _dtypes.canon(loop[0])
+        for d in loop[1:-1]:
+            if _dtypes.canon(d) != lin:  # mixed-dtype loops (e.g. ldexp) are not used
+                raise TypeError("tenferro.%s: no common loop dtype for %s" % (name, types))
+        out = _dtypes.canon(loop[-1])
+        if name in _REAL_ONLY and lin.kind == "c":
+            raise TypeError("tenferro.%s: not supported for complex input (%s)" % (name, lin))
+        r = _resolved[key] = (lin, out)
+    return r
+
+
+def _hint(name):
+    if name.startswith("bitwise") or name.endswith("shift"):
+        return "; expected integer or bool tensors"
+    if name == "negative":
+        return "; use logical_not (~) for bool tensors"
+    return ""
+
+
+def _scalar_tensor(value, dtype, device):
+    from .creation import asarray
+
+    return asarray(value, dtype=dtype, device=device)
+
+
+def unary(name, x):
+    if not isinstance(x, Tensor):
+        x = to_tensor(x)
+    lin, out = _resolve(name, UNARY[name][0], (x.dtype,))
+    if x.dtype != lin:
+        x = astype(x, lin)
+    return bind(PRIMS[name], (x,), {"out_dtype": out})
+
+
+def binary(name, a, b):
+    ta = isinstance(a, Tensor)
+    tb = isinstance(b, Tensor)
+    if ta and tb:
+        dev = a._device
+        if b._device is not dev:
+            raise DeviceMismatchError(name, [a._device, b._device])
+        types = (a.dtype, b.dtype)
+    else:
+        if not ta:
+            a = _operand(a, b if tb else None)
+        if not tb:
+            b = _operand(b, a if ta else None)
+        types = (type(a) if not isinstance(a, Tensor) else a.dtype,
+                 type(b) if not isinstance(b, Tensor) else b.dtype)
+        dev = a._device if isinstance(a, Tensor) else (b._device if isinstance(b, Tensor)
+                                                        else None)
+    lin, out = _resolve(name, BINARY[name][0], types)
+    a = _at(a, lin, dev)
+    b = _at(b, lin, dev)
+    if a.shape != b.shape:
+        broadcast_shapes(name, a.shape, b.shape)
+    return bind(PRIMS[name], (a, b), {"out_dtype": out})
+
+
+def _operand(x, other):
+    """A non-Tensor operand: weak Python scalars stay as they are, the rest become tensors."""
+    if isinstance(x, WEAK):
+        return x
+    if isinstance(x, (np.ndarray, np.generic, list, tuple)):
+        return to_tensor(x, device=other._device if isinstance(other, Tensor) else None)
+    raise NotATensor("tenferro: unsupported operand type %s" % type(x).__name__)
+
+
+def _at(x, dtype, dev):
+    """``x`` as a tensor of ``dtype`` on ``dev`` (scalars become 0-d tensors)."""
+    if isinstance(x, Tensor):
+        return x if x.dtype == dtype else astype(x, dtype)
+    return _scalar_tensor(x, dtype, dev)
+
+
+def astype(x, dtype, copy=True, casting="unsafe"):
+    """Cast to ``dtype`` (NumPy's casting rules; ``copy=False`` returns ``x`` if already so)."""
+    from .conversion import astype as _astype
+
+    return _astype(x, dtype, copy=copy, casting=casting)
+
+
+def where(condition, x, y):
+    """Elements of ``x`` where ``condition`` else ``y`` (broadcast, promoted as NumPy)."""
+    from .conversion import astype as _astype
+
+    tensors = [t for t in (condition, x, y) if isinstance(t, Tensor)]
+    dev = tensors[0]._device if tensors else None
+    for t in tensors:
+        if t._device is not dev:
+            raise DeviceMismatchError("where", [t._device for t in tensors])
+    c = to_tensor(condition, device=dev)
+    if c.dtype != _dtypes.bool_:
+        c = _astype(c, _dtypes.bool_)
+    dt = _dtypes.result_type(x, y)
+    x = _at(x if not isinstance(x, (list, tuple, np.ndarray)) else to_tensor(x, dev), dt, dev)
+    y = _at(y if not isinstance(y, (list, tuple, np.ndarray)) else to_tensor(y, dev), dt, dev)
+    broadcast_shapes("where", c.shape, x.shape, y.shape)
+    return bind(where_p, (c, x, y), {"out_dtype": dt})
+
+
+def clip(x, min=None, max=None):
+    """Limit values to [min, max] (NumPy's ``clip``; either bound may be None)."""
+    if not isinstance(x, Tensor):
+        x = to_tensor(x)
+    if min is None and max is None:
+        raise ValueError("tenferro.clip: at least one of min and max must be given")
+    if min is None:
+        return minimum(x, max)
+    if max is None:
+        return maximum(x, min)
+    dt = _dtypes.result_type(x, min, max)
+    dev = x._device
+    x, lo, hi = _at(x, dt, dev), _at(min, dt, dev), _at(max, dt, dev)
+    broadcast_shapes("clip", x.shape, lo.shape, hi.shape)
+    return bind(clip_p, (x, lo, hi), {"out_dtype": dt})
+
+
+def real(x):
+    """Real part (the tensor itself for real dtypes, as NumPy returns a view)."""
+    if not isinstance(x, Tensor):
+        x = to_tensor(x)
+    if x.dtype.kind != "c":
+        return x
+    return bind(PRIMS["real"], (x,), {"out_dtype": _dtypes.real_dtype(x.dtype)})
+
+
+def imag(x):
+    """Imaginary part (zeros for real dtypes)."""
+    if not isinstance(x, Tensor):
+        x = to_tensor(x)
+    if x.dtype.kind != "c":
+        from .creation import zeros_like
+
+        return zeros_like(x)
+    return bind(PRIMS["imag"], (x,), {"out_dtype": _dtypes.real_dtype(x.dtype)})
+
+
+def angle(x, deg=False):
+    """Argument of complex numbers (0 or pi for reals), in radians unless ``deg``."""
+    if not isinstance(x, Tensor):
+        x = to_tensor(x)
+    if x.dtype.kind in "biu":
+        x = astype(x, _dtypes.float64)
+    r = bind(PRIMS["angle"], (x,), {"out_dtype": _dtypes.real_dtype(x.dtype)})
+    return r * (180.0 / np.pi) if deg else r
+
+
+def _make_unary(name):
+    def f(x):
+        return unary(name, x)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = "Elementwise ``%s`` (NumPy semantics and dtype rules)." % name
+    return f
+
+
+def _make_binary(name):
+    def f(x1, x2):
+        return binary(name, x1, x2)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = "Elementwise ``%s`` with broadcasting (NumPy semantics and dtype rules)." % name
+    return f
+
+
+_g = globals()
+for _name in UNARY:
+    _g[_name] = _make_unary(_name)
+for _name in BINARY:
+    _g[_name] = _make_binary(_name)
+# Names tenferro and the Array API also use.
+absolute = _g["abs"]
+conjugate = _g["conj"]
+true_divide = _g["divide"]
+pow = _g["power"]
+mod = _g["remainder"]
+invert = _g["bitwise_invert"]
+bitwise_not = _g["bitwise_invert"]
+bitwise_left_shift = _g["left_shift"]
+bitwise_right_shift = _g["right_shift"]
+atan2 = _g["arctan2"]
+rint = _g["round"]
+
+_round = _g["round"]
+
+
+def round(x, decimals=0):
+    """Round half to even (NumPy's ``round``), optionally to ``decimals`` places."""
+    if decimals == 0:
+        return _round(x)
+    s = 10.0 ** decimals
+    return _round(x * s) / s
+
+
+def logsumexp(x, axis=None, keepdims=False):
+    """log(sum(exp(x))) computed stably (scipy.special.logsumexp for real input)."""
+    from .reduction import max as _max, sum as _sum
+
+    x = to_tensor(x)
+    if x.dtype.kind in "biu":
+        x = astype(x, _dtypes.float64)
+    m = _max(x, axis=axis, keepdims=True)
+    m = where(isfinite(m), m, 0.0)
+    r = log(_sum(exp(x - m), axis=axis, keepdims=True)) + m
+    if not keepdims:
+        from .shape import squeeze
+        from ._common import normalize_axes
+
+        r = squeeze(r, normalize_axes("logsumexp", axis, x.ndim))
+    return r
+
+
+def inplace(name, x, other):
+    """``x op= other``: result cast back into ``x`` (NumPy's same_kind rule)."""
+    from .conversion import copy_into
+
+    if x.requires_grad:
+        raise RuntimeError("tenferro: in-place %s on a tensor that requires grad; use the "
+                           "out-of-place form" % name)
+    if name == "matmul":
+        from .matmul import matmul as op
+    else:
+        op = _g[name]
+    r = op(x, other)
+    if not np.can_cast(r.dtype, x.dtype, casting="same_kind"):
+        raise TypeError("tenferro: in-place %s cannot cast the result from %s to the "
+                        "tensor's dtype %s under the same_kind rule" % (name, r.dtype, x.dtype))
+    if r.shape != x.shape:
+        raise ValueError("tenferro: in-place %s: result of shape %s does not fit the tensor "
+                         "of shape %s" % (name, r.shape, x.shape))
+    copy_into(x, r)

@@ -1,0 +1,335 @@
+"""Indexing: basic (views), advanced (gathers), assignment, take, nonzero.
+
+Advanced indexing follows NumPy's rules exactly, built from a few primitives: the
+basic part of the key is applied as a view, the advanced index arrays are broadcast
+together and turned into one flat index into the advanced axes, and one ``take``
+gathers (its VJP is a scatter-add).  Results land where NumPy puts them: in place of
+the advanced axes when those are adjacent in the key, in front otherwise.
+"""
+import numpy as np
+
+from .. import _dtypes
+from .._primitive import Primitive, bind
+from .._tensor import Tensor
+from ._common import broadcast_shapes, normalize_axis, numel, to_tensor
+from .shape import basic_index_p, broadcast_to, permute_dims, reshape
+
+
+def _take_aval(x, idx, *, axis):
+    return (x[0][:axis] + idx[0] + x[0][axis + 1:], x[1])
+
+
+def _tal_aval(x, idx, *, axis):
+    return (idx[0], x[1])
+
+
+take_p = Primitive("take", _take_aval, doc="Gather along an axis with normalised int64 indices.")
+take_along_axis_p = Primitive("take_along_axis", _tal_aval,
+                              doc="numpy.take_along_axis with normalised, broadcast indices.")
+scatter_add_p = Primitive("scatter_add", None,
+                          doc="Adjoint of take: zeros(shape) with values added at indices.")
+scatter_add_along_axis_p = Primitive("scatter_add_along_axis", None,
+                                     doc="Adjoint of take_along_axis.")
+nonzero_p = Primitive("nonzero", None, differentiable=False,
+                      nondiff_reason="its output is integer positions")
+
+
+def _index_tensor(op, idx, device):
+    """Integer index operand as an int64 tensor on ``device``."""
+    t = to_tensor(idx, device=device)
+    if t._device is not device:
+        from .._errors import DeviceMismatchError
+
+        raise DeviceMismatchError(op, [device, t._device])
+    if t.dtype.kind not in "iu":
+        if t.dtype == _dtypes.bool_:
+            raise IndexError("tenferro.%s: boolean indices are not allowed here; use a mask "
+                             "index x[mask] or nonzero()" % op)
+        if t.size == 0:
+            t = t.astype(_dtypes.int64)
+        else:
+            raise IndexError("tenferro.%s: indices must be integers, got dtype %s"
+                             % (op, t.dtype))
+    if t.dtype != _dtypes.int64:
+        t = t.astype(_dtypes.int64)
+    return t
+
+
+def _normalize_indices(op, idx, n, axis):
+    """Bounds-check int64 indices against a dimension of size ``n``; make them >= 0."""
+    from .elementwise import add, less, where
+    from .reduction import max as _max, min as _min
+
+    if idx.size == 0:
+        return idx
+    lo = int(_min(idx))
+    hi = int(_max(idx))
+    if lo < -n or hi >= n:
+        bad = hi if hi >= n else lo
+        raise IndexError("tenferro.%s: index %d is out of bounds for axis %d with size %d"
+                         % (op, bad, axis, n))
+    if lo < 0:
+        idx = where(less(idx, 0), add(idx, n), idx)
+    return idx
+
+
+def take(x, indices, axis=None):
+    """Elements of ``x`` at ``indices`` along ``axis`` (flattened ``x`` if None), as NumPy."""
+    x = to_tensor(x)
+    if axis is None:
+        x = reshape(x, (-1,))
+        axis = 0
+    axis = normalize_axis("take", axis, x.ndim)
+    idx = _index_tensor("take", indices, x._device)
+    idx = _normalize_indices("take", idx, x.shape[axis], axis)
+    return bind(take_p, (x, idx), {"axis": axis})
+
+
+def take_along_axis(x, indices, axis):
+    """``numpy.take_along_axis``: pick one element per position along ``axis``."""
+    x = to_tensor(x)
+    if axis is None:
+        x = reshape(x, (-1,))
+        axis = 0
+    idx = _index_tensor("take_along_axis", indices, x._device)
+    if idx.ndim != x.ndim:
+        raise ValueError("tenferro.take_along_axis: indices and x must have the same number "
+                         "of dimensions, got %d and %d" % (idx.ndim, x.ndim))
+    axis = normalize_axis("take_along_axis", axis, x.ndim)
+    idx = _normalize_indices("take_along_axis", idx, x.shape[axis], axis)
+    xs = list(x.shape)
+    ids = list(idx.shape)
+    xs[axis] = ids[axis] = 1
+    b = list(broadcast_shapes("take_along_axis", tuple(xs), tuple(ids)))
+    bx = tuple(b[:axis] + [x.shape[axis]] + b[axis + 1:])
+    bi = tuple(b[:axis] + [idx.shape[axis]] + b[axis + 1:])
+    return bind(take_along_axis_p, (broadcast_to(x, bx), broadcast_to(idx, bi)), {"axis": axis})
+
+
+def scatter_add(shape, indices, values, axis):
+    """zeros(shape) with ``values`` added at ``indices`` along ``axis`` (take's adjoint)."""
+    return bind(scatter_add_p, (values, indices), {"axis": axis, "shape": tuple(shape)})
+
+
+def scatter_add_along_axis(shape, indices, values, axis):
+    return bind(scatter_add_along_axis_p, (values, indices),
+                {"axis": axis, "shape": tuple(shape)})
+
+
+def argwhere(x):
+    """Indices of non-zero elements, shape (nnz, ndim)."""
+    return bind(nonzero_p, (to_tensor(x),), {})
+
+
+def nonzero(x):
+    """Tuple of int64 index tensors, one per axis (NumPy's ``nonzero``)."""
+    x = to_tensor(x)
+    if x.ndim == 0:
+        raise ValueError("tenferro.nonzero: 0-d tensors are not supported; use "
+                         "atleast_1d(x).nonzero()")
+    w = argwhere(x)
+    return tuple(w[:, i] for i in range(x.ndim))
+
+
+def flatnonzero(x):
+    return nonzero(reshape(to_tensor(x), (-1,)))[0]
+
+
+def count_nonzero(x, axis=None, keepdims=False):
+    from .reduction import sum as _sum
+    from .elementwise import not_equal
+
+    return _sum(not_equal(to_tensor(x), 0), axis=axis, keepdims=keepdims)
+
+
+# ---------------------------------------------------------------------------------
+# __getitem__ / __setitem__
+
+def _is_int(k):
+    return isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_)) or (
+        isinstance(k, Tensor) and k.ndim == 0 and k.dtype.kind in "iu")
+
+
+def _parse(x, key):
+    """Split a key into per-axis entries: ('i', int), ('s', slice), ('n',), ('a', tensor)."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    entries = []
+    ellipsis = False
+    consumed = 0
+    for k in key:
+        if k is Ellipsis:
+            if ellipsis:
+                raise IndexError("tenferro.getitem: an index can only have a single ellipsis "
+                                 "('...')")
+            ellipsis = True
+            entries.append(("e",))
+        elif k is None:
+            entries.append(("n",))
+        elif isinstance(k, slice):
+            entries.append(("s", k))
+            consumed += 1
+        elif _is_int(k):
+            entries.append(("i", int(k)))
+            consumed += 1
+        else:
+            if isinstance(k, (bool, np.bool_)):
+                k = np.asarray(k)
+            t = to_tensor(k, device=x._device) if not isinstance(k, Tensor) else k
+            if t._device is not x._device:
+                from .._errors import DeviceMismatchError
+
+                raise DeviceMismatchError("getitem", [x._device, t._device])
+            if t.dtype == _dtypes.bool_:
+                entries.append(("m", t))
+                consumed += max(t.ndim, 0)
+            elif t.dtype.kind in "iu" or t.size == 0:
+                entries.append(("a", t.astype(_dtypes.int64, copy=False)))
+                consumed += 1
+            else:
+                raise IndexError("tenferro.getitem: only integers, slices (:), ellipsis (...), "
+                                 "None and integer or boolean tensors are valid indices, got "
+                                 "%s" % (type(k).__name__ if not isinstance(k, Tensor)
+                                         else "a %s tensor" % t.dtype))
+    if consumed > x.ndim:
+        raise IndexError("tenferro.getitem: too many indices for a tensor of dimension %d "
+                         "(%d given)" % (x.ndim, consumed))
+    out = []
+    for e in entries:
+        if e[0] == "e":
+            out.extend([("s", slice(None))] * (x.ndim - consumed))
+        else:
+            out.append(e)
+    if not ellipsis:
+        out.extend([("s", slice(None))] * (x.ndim - consumed))
+    return out
+
+
+def _expand_masks(x, entries):
+    """Boolean masks become one int64 index tensor per axis they cover (NumPy's rule)."""
+    out = []
+    axis = 0
+    for e in entries:
+        if e[0] == "m":
+            m = e[1]
+            shape = x.shape[axis:axis + m.ndim]
+            if m.shape != shape:
+                raise IndexError("tenferro.getitem: boolean index of shape %s does not match "
+                                 "the indexed dimensions of shape %s" % (m.shape, shape))
+            if m.ndim == 0:
+                out.append(("n",))  # x[True] adds an axis; x[False] also empties it
+                out.append(("a", _zero_d_mask_index(m)))
+                continue
+            out.extend(("a", t) for t in nonzero(m))
+            axis += m.ndim
+        else:
+            out.append(e)
+            if e[0] != "n":
+                axis += 1
+    return out
+
+
+def _zero_d_mask_index(m):
+    from .creation import zeros
+
+    n = 1 if bool(m) else 0
+    return zeros((n,), dtype=_dtypes.int64, device=m.device)
+
+
+def _basic(x, entries):
+    key = []
+    axis = 0
+    for e in entries:
+        if e[0] == "n":
+            key.append(("n",))
+            continue
+        n = x.shape[axis]
+        if e[0] == "i":
+            i = e[1]
+            if not -n <= i < n:
+                raise IndexError("tenferro.getitem: index %d is out of bounds for axis %d with "
+                                 "size %d" % (i, axis, n))
+            key.append(("i", i + n if i < 0 else i))
+        else:
+            start, stop, step = e[1].indices(n)
+            key.append(("s", start, stop, step))
+        axis += 1
+    if all(k[0] == "s" and k[1] == 0 and k[3] == 1 and k[2] == n
+           for k, n in zip(key, x.shape)) and len(key) == x.ndim:
+        return x
+    return bind(basic_index_p, (x,), {"key": tuple(key)})
+
+
+def getitem(x, key):
+    entries = _parse(x, key)
+    if not any(e[0] in "am" for e in entries):
+        return _basic(x, entries)
+    entries = _expand_masks(x, entries)
+    # Integers next to arrays are advanced indices too (NumPy).
+    entries = [("a", e[1]) if e[0] == "i" else e for e in entries]
+    adv_pos = [i for i, e in enumerate(entries) if e[0] == "a"]
+    adjacent = adv_pos == list(range(adv_pos[0], adv_pos[-1] + 1))
+    # 1. the basic part as a view, keeping every advanced axis whole
+    basic = [("s", slice(None)) if e[0] == "a" else e for e in entries]
+    y = _basic(x, basic)
+    yaxes = []
+    ax = 0
+    for e in entries:
+        if e[0] == "a":
+            yaxes.append(ax)
+        if e[0] != "i":
+            ax += 1
+    # 2. broadcast index arrays, bounds-check them
+    idxs = [e[1] for e in entries if e[0] == "a"]
+    idxs = [to_tensor(np.asarray(i, dtype=np.int64), device=x._device) if not isinstance(i, Tensor)
+            else i for i in idxs]
+    bshape = broadcast_shapes("getitem", *[i.shape for i in idxs])
+    idxs = [_normalize_indices("getitem", i, y.shape[a], a) for i, a in zip(idxs, yaxes)]
+    rest = [a for a in range(y.ndim) if a not in yaxes]
+    if len(idxs) == 1:
+        return bind(take_p, (y, idxs[0]), {"axis": yaxes[0]})
+    # 3. advanced axes to the front, flattened into one; one flat index
+    from .elementwise import add, multiply
+
+    y = permute_dims(y, yaxes + rest)
+    sizes = [y.shape[i] for i in range(len(yaxes))]
+    y = reshape(y, (numel(sizes),) + y.shape[len(yaxes):])
+    flat = None
+    stride = 1
+    for i, n in zip(reversed(idxs), reversed(sizes)):
+        term = i if stride == 1 else multiply(i, stride)
+        flat = term if flat is None else add(flat, term)
+        stride *= n
+    flat = broadcast_to(flat, bshape)
+    r = bind(take_p, (y, flat), {"axis": 0})
+    if adjacent and yaxes[0] > 0:
+        nb = len(bshape)
+        p = yaxes[0]
+        order = list(range(nb, nb + p)) + list(range(nb)) + list(range(nb + p, r.ndim))
+        r = permute_dims(r, order)
+    return r
+
+
+def setitem(x, key, value):
+    """``x[key] = value`` (NumPy semantics; not allowed on tensors that require grad)."""
+    from .conversion import copy_into
+
+    if x.requires_grad:
+        raise RuntimeError("tenferro: in-place assignment to a tensor that requires grad; "
+                           "build a new tensor (e.g. with where) instead")
+    entries = _parse(x, key)
+    if not any(e[0] in "am" for e in entries):
+        view = _basic(x, entries)
+        copy_into(view, value)
+        return
+    from .creation import arange
+
+    positions = getitem(reshape(arange(x.size, device=x.device), x.shape), key)
+    v = to_tensor(value, device=x.device)
+    if v._device is not x._device:
+        from .._errors import DeviceMismatchError
+
+        raise DeviceMismatchError("setitem", [x._device, v._device])
+    v = broadcast_to(v.astype(x.dtype, copy=False), positions.shape)
+    dev = x._device
+    dev.driver.lookup("put", dev, x.dtype)(x._data, positions._data, v._data)

@@ -1,0 +1,175 @@
+"""Reductions and scans (NumPy semantics: dtypes, NaN handling, empty inputs)."""
+from .. import _dtypes
+from .._primitive import Primitive, bind
+from ._common import normalize_axes, normalize_axis, numel, to_tensor
+from .shape import reshape
+
+
+def _reduce_aval(x, *, axes, out_dtype):
+    return (tuple(n for i, n in enumerate(x[0]) if i not in axes), out_dtype)
+
+
+def _arg_aval(x, *, axis):
+    return (tuple(n for i, n in enumerate(x[0]) if i != axis), _dtypes.int64)
+
+
+def _scan_aval(x, *, axis, out_dtype):
+    return (x[0], out_dtype)
+
+
+sum_p = Primitive("sum", _reduce_aval)
+prod_p = Primitive("prod", _reduce_aval)
+max_p = Primitive("max", _reduce_aval)
+min_p = Primitive("min", _reduce_aval)
+any_p = Primitive("any", _reduce_aval, differentiable=False, nondiff_reason="boolean output")
+all_p = Primitive("all", _reduce_aval, differentiable=False, nondiff_reason="boolean output")
+argmax_p = Primitive("argmax", _arg_aval, differentiable=False, nondiff_reason="integer output")
+argmin_p = Primitive("argmin", _arg_aval, differentiable=False, nondiff_reason="integer output")
+cumsum_p = Primitive("cumsum", _scan_aval)
+cumprod_p = Primitive("cumprod", _scan_aval)
+
+_ACC = {_dtypes.bool_: _dtypes.int64, _dtypes.int32: _dtypes.int64}
+
+
+def _keep(r, x, axes, keepdims):
+    if keepdims:
+        r = reshape(r, tuple(1 if i in axes else n for i, n in enumerate(x.shape)))
+    return r
+
+
+def _sum_like(prim, name, x, axis, dtype, keepdims):
+    x = to_tensor(x)
+    axes = normalize_axes(name, axis, x.ndim)
+    if dtype is not None:
+        acc = _dtypes.dtype(dtype)
+        if x.dtype != acc and not (acc == _dtypes.int64 and x.dtype in _ACC):
+            x = x.astype(acc)
+    else:
+        acc = _ACC.get(x.dtype, x.dtype)
+    return _keep(bind(prim, (x,), {"axes": axes, "out_dtype": acc}), x, axes, keepdims)
+
+
+def sum(x, axis=None, dtype=None, keepdims=False):
+    """Sum over ``axis`` (pairwise summation; bool and int32 accumulate in int64, as NumPy)."""
+    return _sum_like(sum_p, "sum", x, axis, dtype, keepdims)
+
+
+def prod(x, axis=None, dtype=None, keepdims=False):  # noqa: F811  (public name)
+    return _sum_like(prod_p, "prod", x, axis, dtype, keepdims)
+
+
+def _extreme(prim, name, x, axis, keepdims):
+    x = to_tensor(x)
+    axes = normalize_axes(name, axis, x.ndim)
+    for a in axes:
+        if x.shape[a] == 0:
+            raise ValueError("tenferro.%s: zero-size reduction along axis %d of shape %s has no "
+                             "identity" % (name, a, x.shape))
+    return _keep(bind(prim, (x,), {"axes": axes, "out_dtype": x.dtype}), x, axes, keepdims)
+
+
+def max(x, axis=None, keepdims=False):
+    """Largest element (NaN propagates, as NumPy's ``max``)."""
+    return _extreme(max_p, "max", x, axis, keepdims)
+
+
+def min(x, axis=None, keepdims=False):
+    return _extreme(min_p, "min", x, axis, keepdims)
+
+
+amax = max
+amin = min
+
+
+def _logical(prim, name, x, axis, keepdims):
+    x = to_tensor(x)
+    axes = normalize_axes(name, axis, x.ndim)
+    return _keep(bind(prim, (x,), {"axes": axes, "out_dtype": _dtypes.bool_}), x, axes, keepdims)
+
+
+def any(x, axis=None, keepdims=False):
+    return _logical(any_p, "any", x, axis, keepdims)
+
+
+def all(x, axis=None, keepdims=False):
+    return _logical(all_p, "all", x, axis, keepdims)
+
+
+def _arg(prim, name, x, axis, keepdims):
+    x = to_tensor(x)
+    if axis is None:
+        flat = reshape(x, (-1,))
+        if flat.size == 0:
+            raise ValueError("tenferro.%s: attempt to get %s of an empty sequence" % (name, name))
+        r = bind(prim, (flat,), {"axis": 0})
+        return reshape(r, (1,) * x.ndim) if keepdims else r
+    a = normalize_axis(name, axis, x.ndim)
+    if x.shape[a] == 0:
+        raise ValueError("tenferro.%s: attempt to get %s of an empty sequence (axis %d of shape "
+                         "%s)" % (name, name, a, x.shape))
+    return _keep(bind(prim, (x,), {"axis": a}), x, (a,), keepdims)
+
+
+def argmax(x, axis=None, keepdims=False):
+    """Index of the first maximum (a NaN counts as the maximum, as NumPy)."""
+    return _arg(argmax_p, "argmax", x, axis, keepdims)
+
+
+def argmin(x, axis=None, keepdims=False):
+    return _arg(argmin_p, "argmin", x, axis, keepdims)
+
+
+def _scan(prim, name, x, axis, dtype):
+    x = to_tensor(x)
+    if axis is None:
+        x = reshape(x, (-1,))
+        axis = 0
+    a = normalize_axis(name, axis, x.ndim)
+    if dtype is not None:
+        acc = _dtypes.dtype(dtype)
+        if x.dtype != acc and not (acc == _dtypes.int64 and x.dtype in _ACC):
+            x = x.astype(acc)
+    else:
+        acc = _ACC.get(x.dtype, x.dtype)
+    return bind(prim, (x,), {"axis": a, "out_dtype": acc})
+
+
+def cumsum(x, axis=None, dtype=None):
+    return _scan(cumsum_p, "cumsum", x, axis, dtype)
+
+
+def cumprod(x, axis=None, dtype=None):
+    return _scan(cumprod_p, "cumprod", x, axis, dtype)
+
+
+def mean(x, axis=None, dtype=None, keepdims=False):
+    """Arithmetic mean (integers averaged in float64, as NumPy)."""
+    x = to_tensor(x)
+    axes = normalize_axes("mean", axis, x.ndim)
+    if dtype is None:
+        dtype = _dtypes.float64 if x.dtype.kind in "biu" else x.dtype
+    n = numel(x.shape[a] for a in axes)
+    s = sum(x, axis=axes, dtype=dtype, keepdims=keepdims)
+    return s / n if n else s * float("nan")
+
+
+def var(x, axis=None, ddof=0, keepdims=False, dtype=None):
+    """Variance, ``sum(|x - mean|^2) / (n - ddof)`` (two-pass, as NumPy)."""
+    from .elementwise import conj, multiply, real, subtract
+
+    x = to_tensor(x)
+    axes = normalize_axes("var", axis, x.ndim)
+    if x.dtype.kind in "biu":
+        x = x.astype(_dtypes.float64)
+    n = numel(x.shape[a] for a in axes)
+    d = subtract(x, mean(x, axis=axes, keepdims=True))
+    sq = real(multiply(d, conj(d))) if d.dtype.kind == "c" else multiply(d, d)
+    denom = n - ddof
+    s = sum(sq, axis=axes, keepdims=keepdims)
+    return s / denom if denom > 0 else s * float("nan")
+
+
+def std(x, axis=None, ddof=0, keepdims=False):
+    from .elementwise import sqrt
+
+    return sqrt(var(x, axis=axis, ddof=ddof, keepdims=keepdims))

@@ -1,0 +1,103 @@
+"""The primitive registry: every operation defined once, with everything about it.
+
+A :class:`Primitive` carries its name, its shape/dtype rule (``abstract_eval``), and
+slots for its forward-mode (``jvp``) and reverse-mode (``vjp``) rules.  Device
+implementations live in the drivers' ``implementations`` tables, keyed by the
+primitive's name; :func:`bind` looks them up on the inputs' device.  Public ops are
+thin wrappers over ``bind`` or compositions of other public ops.
+
+Non-differentiable primitives are declared so (``differentiable=False`` plus the
+reason); a differentiable primitive with a missing rule raises ``NotImplementedError``
+naming the primitive and the mode when that rule is needed -- never a silent zero.
+"""
+from ._errors import DeviceMismatchError
+
+registry = {}
+
+# Interpreters (autodiff tapes, tracers) push themselves here; bind() hands every
+# primitive application to the innermost one.  Empty = plain eager execution.
+_interpreters = []
+
+
+class Primitive:
+    __slots__ = ("name", "abstract_eval", "jvp", "vjp", "transpose", "differentiable",
+                 "nondiff_reason", "multiple_results", "impl", "__doc__")
+
+    def __init__(self, name, abstract_eval=None, *, differentiable=True,
+                 nondiff_reason=None, multiple_results=False, doc=None):
+        if name in registry:
+            raise ValueError("tenferro: primitive %r is already registered" % name)
+        self.name = name
+        self.abstract_eval = abstract_eval
+        self.jvp = None
+        self.vjp = None
+        self.transpose = None
+        self.differentiable = differentiable
+        self.nondiff_reason = nondiff_reason
+        self.multiple_results = multiple_results
+        # A device-independent eager implementation (taking and returning Tensors), for
+        # the few primitives that are not one driver's business (e.g. device_put).
+        self.impl = None
+        self.__doc__ = doc
+        registry[name] = self
+
+    def __repr__(self):
+        return "Primitive(%r)" % self.name
+
+    def bind(self, *args, **params):
+        return bind(self, args, params)
+
+    def def_abstract_eval(self, fn):
+        self.abstract_eval = fn
+        return fn
+
+    def def_jvp(self, fn):
+        self.jvp = fn
+        return fn
+
+    def def_vjp(self, fn):
+        self.vjp = fn
+        return fn
+
+    def rule(self, mode):
+        """The JVP (``mode='fwd'``) or VJP (``mode='rev'``) rule, or a clear error."""
+        if not self.differentiable:
+            raise TypeError("%s is not differentiable (%s)" % (self.name, self.nondiff_reason))
+        fn = self.jvp if mode == "fwd" else self.vjp
+        if fn is None:
+            raise NotImplementedError(
+                "%s: no %s rule is registered (%s mode)" %
+                (self.name, "JVP" if mode == "fwd" else "VJP",
+                 "forward" if mode == "fwd" else "reverse"))
+        return fn
+
+
+def primitive(name, abstract_eval=None, **kw):
+    """Create and register a primitive (decorator-free form)."""
+    return Primitive(name, abstract_eval, **kw)
+
+
+def bind(prim, args, params):
+    """Apply ``prim`` to tensors ``args``: through the innermost interpreter, or eagerly."""
+    if _interpreters:
+        return _interpreters[-1].process(prim, args, params)
+    return eager_apply(prim, args, params)
+
+
+def eager_apply(prim, args, params):
+    """Run ``prim`` on its inputs' device with the driver's implementation."""
+    from ._tensor import Tensor
+
+    if prim.impl is not None:
+        return prim.impl(*args, **params)
+    dev = args[0]._device
+    for a in args:
+        if a._device is not dev:
+            raise DeviceMismatchError(prim.name, [x._device for x in args])
+    fn = dev.driver.implementations.get(prim.name)
+    if fn is None:
+        dev.driver.lookup(prim.name, dev, args[0].dtype)
+    out = fn(*[a._data for a in args], **params)
+    if prim.multiple_results:
+        return tuple(Tensor._wrap(o, dev) for o in out)
+    return Tensor._wrap(out, dev)

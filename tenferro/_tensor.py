@@ -1,0 +1,371 @@
+"""The Tensor type: storage on a device plus shape, strides, offset and dtype.
+
+A Tensor wraps its driver's device array (``_data``; on the CPU a NumPy ndarray
+view, so ``np.asarray(t)`` is zero-copy) and its :class:`~tenferro.devices.Device`.
+All arithmetic goes through the public ops in :mod:`tenferro._ops`, which bind
+primitives; the Tensor itself holds no compute and no gradient logic.
+"""
+import operator
+
+import numpy as np
+
+from . import _dtypes
+
+
+class Tensor:
+    """An n-dimensional array on a device (see :func:`tenferro.tensor` to make one)."""
+
+    __slots__ = ("_data", "_device", "requires_grad", "grad", "grad_fn", "_ad", "__weakref__")
+    # NumPy defers binary operators (ndarray + Tensor) to us.
+    __array_priority__ = 1000
+
+    @classmethod
+    def _wrap(cls, data, device):
+        t = object.__new__(cls)
+        t._data = data
+        t._device = device
+        t.requires_grad = False
+        t.grad = None
+        t.grad_fn = None
+        t._ad = None
+        return t
+
+    def __init__(self, data, dtype=None, device=None, copy=None):
+        src = _ops.asarray(data, dtype=dtype, device=device, copy=copy)
+        self._data = src._data
+        self._device = src._device
+        self.requires_grad = False
+        self.grad = None
+        self.grad_fn = None
+        self._ad = None
+
+    # -- metadata ------------------------------------------------------------------
+    @property
+    def shape(self):
+        return self._data.shape
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    @property
+    def size(self):
+        return self._data.size
+
+    @property
+    def dtype(self):
+        return self._data.dtype
+
+    @property
+    def device(self):
+        return self._device
+
+    @property
+    def strides(self):
+        """Strides in bytes, as NumPy reports them."""
+        return self._data.strides
+
+    @property
+    def itemsize(self):
+        return self._data.dtype.itemsize
+
+    @property
+    def nbytes(self):
+        return self._data.size * self._data.dtype.itemsize
+
+    @property
+    def T(self):
+        """All axes reversed (NumPy's ``.T``)."""
+        return _ops.permute_dims(self, tuple(range(self.ndim - 1, -1, -1)))
+
+    @property
+    def mT(self):
+        """The last two axes swapped (batched matrix transpose)."""
+        if self.ndim < 2:
+            raise ValueError("Tensor.mT: expected a tensor with at least 2 dimensions, got "
+                             "shape %s" % (self.shape,))
+        return _ops.swapaxes(self, -1, -2)
+
+    @property
+    def mH(self):
+        return _ops.conj(self.mT)
+
+    @property
+    def real(self):
+        return _ops.real(self)
+
+    @property
+    def imag(self):
+        return _ops.imag(self)
+
+    def __len__(self):
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    def __iter__(self):
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        for i in range(self.shape[0]):
+            yield self[i]
+
+    # -- conversion ------------------------------------------------------------------
+    def numpy(self):
+        """The CPU tensor's data as a NumPy array (zero-copy); other devices must ``.to('cpu')`` first."""
+        if self._device.type != "cpu":
+            raise TypeError("Tensor.numpy: tensor is on %r; copy it to the host first with "
+                            ".to('cpu')" % str(self._device))
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.numpy()
+        if dtype is not None and np.dtype(dtype) != a.dtype:
+            if copy is False:
+                raise ValueError("Tensor.__array__: a cast to %s needs a copy but copy=False"
+                                 % np.dtype(dtype))
+            return a.astype(dtype)
+        return a.copy() if copy else a
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        fn = _ops.NUMPY_UFUNCS.get(ufunc.__name__) if method == "__call__" else None
+        if fn is None or kwargs.get("out") is not None or len(kwargs) > 0:
+            return NotImplemented
+        return fn(*inputs)
+
+    def __dlpack__(self, *args, **kwargs):
+        return self.numpy().__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self):
+        return self.numpy().__dlpack_device__()
+
+    def to(self, device=None, dtype=None, copy=False):
+        """Move to ``device`` and/or cast to ``dtype`` (explicit transfer)."""
+        t = self
+        if device is not None:
+            t = _ops.to_device(t, device, copy=copy)
+            copy = False
+        if dtype is not None:
+            t = t.astype(dtype, copy=copy)
+        elif copy:
+            t = t.copy()
+        return t
+
+    def cpu(self):
+        return self.to("cpu")
+
+    def item(self):
+        if self.size != 1:
+            raise ValueError("Tensor.item: only a tensor with one element can be converted to "
+                             "a Python scalar, got shape %s" % (self.shape,))
+        return _ops.to_numpy(self).reshape(()).item()
+
+    def tolist(self):
+        return _ops.to_numpy(self).tolist()
+
+    def _scalar(self, what):
+        if self.size != 1:
+            raise TypeError("%s: only a tensor with one element can be converted to a Python "
+                            "scalar, got shape %s" % (what, self.shape))
+        return _ops.to_numpy(self).reshape(())[()]
+
+    def __bool__(self):
+        if self.size != 1:
+            raise ValueError("The truth value of a tensor with %s elements is ambiguous; use "
+                             ".any() or .all()" % self.size)
+        return bool(self._scalar("bool()"))
+
+    def __float__(self):
+        return float(self._scalar("float()"))
+
+    def __int__(self):
+        return int(self._scalar("int()"))
+
+    def __complex__(self):
+        return complex(self._scalar("complex()"))
+
+    def __index__(self):
+        if self.dtype.kind not in "biu":
+            raise TypeError("only integer tensors with one element can be used as an index, "
+                            "got dtype %s" % self.dtype)
+        return operator.index(self._scalar("__index__"))
+
+    __hash__ = object.__hash__
+
+    def __repr__(self):
+        a = _ops.to_numpy(self)
+        prefix = "tensor("
+        body = np.array2string(a, separator=", ", prefix=prefix, threshold=1000)
+        extra = ""
+        if a.dtype not in (_dtypes.float64, _dtypes.int64, _dtypes.bool_, _dtypes.complex128) \
+                or a.size == 0:
+            extra += ", dtype=%s" % a.dtype.name
+        if self._device.type != "cpu":
+            extra += ", device='%s'" % self._device
+        if self.requires_grad:
+            extra += ", requires_grad=True"
+        return prefix + body + extra + ")"
+
+    def __str__(self):
+        return np.array2string(_ops.to_numpy(self), threshold=1000)
+
+    def __format__(self, spec):
+        if self.ndim == 0:
+            return format(self.item(), spec)
+        return format(str(self), spec)
+
+    # -- methods that are public ops ---------------------------------------------------
+    def astype(self, dtype, copy=True, casting="unsafe"):
+        return _ops.astype(self, dtype, copy=copy, casting=casting)
+
+    def copy(self):
+        return _ops.copy(self)
+
+    def contiguous(self):
+        return _ops.ascontiguousarray(self)
+
+    def is_contiguous(self):
+        return _ops.is_contiguous(self)
+
+    def reshape(self, *shape, copy=None):
+        if len(shape) == 1 and not isinstance(shape[0], int):
+            shape = shape[0]
+        return _ops.reshape(self, shape, copy=copy)
+
+    def view(self, *shape):
+        if len(shape) == 1 and not isinstance(shape[0], int):
+            shape = shape[0]
+        return _ops.reshape(self, shape, copy=False)
+
+    def flatten(self):
+        return _ops.reshape(self, (-1,), copy=True)
+
+    def ravel(self):
+        return _ops.reshape(self, (-1,))
+
+    def transpose(self, *axes):
+        if not axes:
+            axes = None
+        elif len(axes) == 1 and not isinstance(axes[0], int):
+            axes = axes[0]
+        return _ops.transpose(self, axes)
+
+    def permute(self, *axes):
+        if len(axes) == 1 and not isinstance(axes[0], int):
+            axes = axes[0]
+        return _ops.permute_dims(self, axes)
+
+    def swapaxes(self, a, b):
+        return _ops.swapaxes(self, a, b)
+
+    def squeeze(self, axis=None):
+        return _ops.squeeze(self, axis)
+
+    def expand_dims(self, axis):
+        return _ops.expand_dims(self, axis)
+
+    unsqueeze = expand_dims
+
+    def broadcast_to(self, shape):
+        return _ops.broadcast_to(self, shape)
+
+    def diagonal(self, offset=0, axis1=0, axis2=1):
+        return _ops.diagonal(self, offset, axis1, axis2)
+
+    def take(self, indices, axis=None):
+        return _ops.take(self, indices, axis)
+
+    def conj(self):
+        return _ops.conj(self)
+
+    def round(self, decimals=0):
+        return _ops.round(self, decimals)
+
+    def clip(self, min=None, max=None):
+        return _ops.clip(self, min, max)
+
+    def sum(self, axis=None, dtype=None, keepdims=False):
+        return _ops.sum(self, axis=axis, dtype=dtype, keepdims=keepdims)
+
+    def prod(self, axis=None, dtype=None, keepdims=False):
+        return _ops.prod(self, axis=axis, dtype=dtype, keepdims=keepdims)
+
+    def mean(self, axis=None, dtype=None, keepdims=False):
+        return _ops.mean(self, axis=axis, dtype=dtype, keepdims=keepdims)
+
+    def var(self, axis=None, ddof=0, keepdims=False):
+        return _ops.var(self, axis=axis, ddof=ddof, keepdims=keepdims)
+
+    def std(self, axis=None, ddof=0, keepdims=False):
+        return _ops.std(self, axis=axis, ddof=ddof, keepdims=keepdims)
+
+    def max(self, axis=None, keepdims=False):
+        return _ops.max(self, axis=axis, keepdims=keepdims)
+
+    def min(self, axis=None, keepdims=False):
+        return _ops.min(self, axis=axis, keepdims=keepdims)
+
+    def argmax(self, axis=None, keepdims=False):
+        return _ops.argmax(self, axis=axis, keepdims=keepdims)
+
+    def argmin(self, axis=None, keepdims=False):
+        return _ops.argmin(self, axis=axis, keepdims=keepdims)
+
+    def any(self, axis=None, keepdims=False):
+        return _ops.any(self, axis=axis, keepdims=keepdims)
+
+    def all(self, axis=None, keepdims=False):
+        return _ops.all(self, axis=axis, keepdims=keepdims)
+
+    def cumsum(self, axis=None, dtype=None):
+        return _ops.cumsum(self, axis=axis, dtype=dtype)
+
+    def cumprod(self, axis=None, dtype=None):
+        return _ops.cumprod(self, axis=axis, dtype=dtype)
+
+    def __getitem__(self, key):
+        return _ops.getitem(self, key)
+
+    def __setitem__(self, key, value):
+        _ops.setitem(self, key, value)
+
+
+def _binop(name, reflected=False):
+    def method(self, other):
+        fn = getattr(_ops, name)
+        try:
+            return fn(other, self) if reflected else fn(self, other)
+        except _ops.NotATensor:
+            return NotImplemented
+    method.__name__ = name
+    return method
+
+
+def _inplace(name):
+    def method(self, other):
+        _ops.inplace(name, self, other)
+        return self
+    return method
+
+
+def _unop(name):
+    def method(self):
+        return getattr(_ops, name)(self)
+    return method
+
+
+for _dunder, _fn in [("add", "add"), ("sub", "subtract"), ("mul", "multiply"),
+                     ("truediv", "divide"), ("floordiv", "floor_divide"), ("mod", "remainder"),
+                     ("pow", "power"), ("matmul", "matmul"), ("and", "bitwise_and"),
+                     ("or", "bitwise_or"), ("xor", "bitwise_xor"), ("lshift", "left_shift"),
+                     ("rshift", "right_shift")]:
+    setattr(Tensor, "__%s__" % _dunder, _binop(_fn))
+    setattr(Tensor, "__r%s__" % _dunder, _binop(_fn, reflected=True))
+    setattr(Tensor, "__i%s__" % _dunder, _inplace(_fn))
+for _dunder, _fn in [("eq", "equal"), ("ne", "not_equal"), ("lt", "less"), ("le", "less_equal"),
+                     ("gt", "greater"), ("ge", "greater_equal")]:
+    setattr(Tensor, "__%s__" % _dunder, _binop(_fn))
+for _dunder, _fn in [("neg", "negative"), ("pos", "positive"), ("abs", "abs"),
+                     ("invert", "bitwise_invert")]:
+    setattr(Tensor, "__%s__" % _dunder, _unop(_fn))
+
+from . import _ops  # noqa: E402  (the ops need Tensor defined first)

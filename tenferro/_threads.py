@@ -1,0 +1,72 @@
+"""The one place that decides how many threads tenferro's kernels use.
+
+Resolution order: ``set_num_threads(n)`` > ``OMP_NUM_THREADS`` > the number of
+cores OpenMP sees.  Kernels receive this number and themselves stay on one thread
+below a size threshold.  BLAS (used by matmul, einsum and linalg) is given the same
+count, so OpenMP teams and BLAS threads never oversubscribe the cores together.
+"""
+import contextlib
+import os
+import threading
+
+from ._kernels import _openmp
+
+_lock = threading.Lock()
+_num_threads = None
+
+
+def _default():
+    env = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
+    if env.isdigit() and int(env) > 0:
+        return int(env)
+    return max(1, _openmp.num_procs())
+
+
+def have_openmp():
+    return _openmp.have_openmp()
+
+
+def get_num_threads():
+    """Threads tenferro's CPU kernels may use (1 when built without OpenMP)."""
+    n = _num_threads
+    if n is None:
+        n = _default()
+    return n if _openmp.have_openmp() else 1
+
+
+def set_num_threads(n):
+    """Set the thread count for tenferro's kernels and BLAS; ``None`` restores the default.
+
+    Negative ``n`` counts back from the number of cores, as in scikit-learn
+    (-1: all cores, -2: all but one).
+    """
+    global _num_threads
+    if n is not None:
+        if isinstance(n, bool) or not isinstance(n, int) or n == 0:
+            raise ValueError("tenferro.set_num_threads: expected a non-zero int or None, "
+                             "got %r" % (n,))
+        if n < 0:
+            n = max(1, _openmp.num_procs() + 1 + n)
+    with _lock:
+        _num_threads = n
+    _sync_blas()
+
+
+def _sync_blas():
+    from . import _blas
+
+    _blas.set_blas_threads(get_num_threads())
+
+
+@contextlib.contextmanager
+def num_threads(n):
+    """Context manager: ``with tenferro.num_threads(1): ...``."""
+    global _num_threads
+    old = _num_threads
+    set_num_threads(n)
+    try:
+        yield
+    finally:
+        with _lock:
+            _num_threads = old
+        _sync_blas()

@@ -1,0 +1,72 @@
+"""``python -m tenferro.demo``: a tour of what tenferro does today.
+
+Shows the build (kernels, threads, devices), tensors and their NumPy interop,
+views, broadcasting, reductions and matmul, each checked against NumPy, and a
+quick timing of a few kernels beside NumPy.
+"""
+import time
+
+import numpy as np
+
+import tenferro as tf
+
+
+def _time(f, repeat=5):
+    f()
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        f()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def main():
+    tf.show_config()
+    print()
+    rng = tf.random.default_rng(0)
+
+    print("== tensors")
+    x = tf.arange(12, dtype=tf.float64).reshape(3, 4)
+    print("x =", repr(x))
+    print("x.T[1:, ::-1] =", repr(x.T[1:, ::-1]), "(a view: no copy)")
+    a = np.asarray(x)
+    print("np.asarray(x) shares memory:", np.shares_memory(a, x.numpy()))
+    print("column-major data:", repr(tf.from_col_major([1, 2, 3, 4, 5, 6], (2, 3))))
+
+    print("\n== elementwise, broadcasting, promotion (NumPy 2 rules)")
+    y = tf.tensor([1, 2, 3, 4], dtype=tf.int32)
+    print("x * y + 0.5 ->", (x * y + 0.5).dtype, "; int32 tensor + 1 ->", (y + 1).dtype,
+          "; int32 tensor + 1.0 ->", (y + 1.0).dtype)
+    z = tf.exp(1j * x) * tf.sqrt(x + 1)
+    ok = np.allclose(z.numpy(), np.exp(1j * a) * np.sqrt(a + 1))
+    print("complex exp/sqrt matches NumPy:", ok)
+
+    print("\n== reductions and matmul")
+    m = rng.normal(size=(200, 300))
+    mn = m.numpy()
+    print("sum(axis=0) matches:", np.allclose(m.sum(axis=0).numpy(), mn.sum(axis=0)))
+    print("argmax:", int(m.argmax()), "==", int(mn.argmax()))
+    print("var(ddof=1) matches:", np.allclose(m.var(axis=1, ddof=1).numpy(), mn.var(axis=1, ddof=1)))
+    print("m @ m.T matches:", np.allclose((m @ m.T).numpy(), mn @ mn.T))
+
+    print("\n== indexing")
+    print("x[[0, 2], 1:3] =", repr(x[[0, 2], 1:3]))
+    print("x[x > 5] =", repr(x[x > 5]))
+
+    print("\n== speed (best of 5, %d threads)" % tf.get_num_threads())
+    n = 10_000_000
+    u = rng.uniform(size=n)
+    v = rng.uniform(size=n)
+    un, vn = u.numpy(), v.numpy()
+    rows = [("x + y, 1e7 float64", lambda: u + v, lambda: un + vn),
+            ("x*y + sin(x), 1e7", lambda: u * v + tf.sin(u), lambda: un * vn + np.sin(un)),
+            ("sum, 1e7", lambda: u.sum(), lambda: un.sum())]
+    for name, ft, fn in rows:
+        t1, t2 = _time(ft), _time(fn)
+        print("  %-22s tenferro %7.2f ms   numpy %7.2f ms   (%.1fx)"
+              % (name, t1 * 1e3, t2 * 1e3, t2 / t1))
+
+
+if __name__ == "__main__":
+    main()

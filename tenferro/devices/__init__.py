@@ -1,0 +1,115 @@
+"""Device drivers.
+
+A device is named ``"<type>"`` or ``"<type>:<index>"`` (``"cpu"``, ``"cuda:0"``,
+``"webgpu"``).  The driver for ``<type>`` is found, in this order, as
+
+1. a module ``tenferro.devices.<type>`` defining ``Driver`` (tenferro's own drivers:
+   one file each, like tinygrad's ``ops_<dev>.py``), or
+2. an entry point ``<type>`` in the group ``tenferro.devices`` (third-party drivers),
+
+so adding a device touches no existing file.  See :class:`~tenferro.devices.base.Driver`
+for the interface a driver implements.
+"""
+import importlib
+import importlib.metadata
+import pkgutil
+import threading
+
+from .base import Device, Driver, DeviceArray  # noqa: F401
+
+_drivers = {}
+_devices = {}
+_lock = threading.RLock()
+_BUILTIN_SKIP = {"base"}
+
+
+def _load_driver(kind):
+    mod = None
+    if kind.isidentifier() and kind not in _BUILTIN_SKIP:
+        try:
+            mod = importlib.import_module("tenferro.devices." + kind)
+        except ModuleNotFoundError as e:
+            if e.name != "tenferro.devices." + kind:
+                raise
+    if mod is not None:
+        return mod.Driver()
+    for ep in importlib.metadata.entry_points(group="tenferro.devices"):
+        if ep.name == kind:
+            return ep.load()()
+    return None
+
+
+def get_driver(kind):
+    """The driver object for a device type (``"cpu"``, ``"webgpu"``, ...)."""
+    with _lock:
+        drv = _drivers.get(kind)
+        if drv is None:
+            drv = _load_driver(kind)
+            if drv is None:
+                raise ValueError("tenferro.device: unknown device type %r; known: %s"
+                                 % (kind, ", ".join(known_device_types())))
+            _drivers[kind] = drv
+        return drv
+
+
+def known_device_types():
+    """Device types tenferro can look for (not all need be present on this machine)."""
+    names = {m.name for m in pkgutil.iter_modules(__path__)
+             if not m.name.startswith("_") and m.name not in _BUILTIN_SKIP}
+    try:
+        names.update(ep.name for ep in importlib.metadata.entry_points(group="tenferro.devices"))
+    except Exception:  # broken metadata must not stop tenferro
+        pass
+    return sorted(names)
+
+
+def device(spec="cpu"):
+    """Return the :class:`Device` named by ``spec`` (a string, or a Device).
+
+    ``tenferro.device("cpu")``, ``tenferro.device("cuda:1")``.  Raises ValueError for
+    an unknown type and RuntimeError for a known driver with no such device here.
+    """
+    if isinstance(spec, Device):
+        return spec
+    try:
+        return _devices[spec]
+    except (KeyError, TypeError):
+        pass
+    if not isinstance(spec, str):
+        raise TypeError("tenferro.device: expected a device name like 'cpu' or 'cuda:0', "
+                        "got %r" % (spec,))
+    kind, _, idx = spec.partition(":")
+    if idx and not idx.isdigit():
+        raise ValueError("tenferro.device: bad device index in %r; expected e.g. 'cuda:0'"
+                         % spec)
+    index = int(idx) if idx else 0
+    drv = get_driver(kind)
+    count = drv.device_count()
+    if index >= count:
+        why = drv.unavailable_reason() if count == 0 else "it has %d device(s)" % count
+        raise RuntimeError("tenferro.device: %r is not available on this machine: %s"
+                           % (spec, why))
+    with _lock:
+        dev = _devices.get(spec)
+        if dev is None:
+            dev = Device(drv, kind, index)
+            _devices[spec] = dev
+            _devices[str(dev)] = dev
+    return dev
+
+
+def available():
+    """Names of the devices usable on this machine, e.g. ``['cpu', 'webgpu']``."""
+    out = []
+    for kind in known_device_types():
+        try:
+            drv = get_driver(kind)
+            n = drv.device_count()
+        except Exception:
+            continue
+        out.extend(str(Device(drv, kind, i)) for i in range(n))
+    return out
+
+
+def cpu():
+    return device("cpu")

@@ -1,0 +1,108 @@
+"""The device-driver interface.
+
+A driver is one object per device *type*.  It owns
+
+* memory: ``empty``, ``from_numpy`` (host -> device), ``to_numpy`` (device -> host),
+  ``synchronize``;
+* ``implementations``: a dict from primitive name to a callable taking the inputs'
+  device arrays and the primitive's parameters and returning device array(s);
+* ``dtypes``: the dtypes it can hold, and optionally ``supports(op, dtype)``.
+
+A *device array* is the driver's own storage object.  It must expose ``shape``,
+``dtype``, ``strides`` (bytes), ``ndim`` and ``size`` like an ndarray (the CPU
+driver's device arrays *are* ndarrays).  Everything else -- dtype promotion,
+broadcasting rules, argument checking, autodiff -- lives above the driver, so a
+driver is only compute and memory.
+"""
+from .._errors import UnsupportedOperation
+
+
+class DeviceArray:
+    """Protocol documentation only: ndarray-like metadata every driver's storage has."""
+
+    shape: tuple
+    dtype: object
+    strides: tuple
+    ndim: int
+    size: int
+
+
+class Driver:
+    """Base class for device drivers (subclass it, set ``name``, fill ``implementations``)."""
+
+    name = None
+    dtypes = frozenset()
+    implementations = {}
+
+    # -- discovery ---------------------------------------------------------------
+    def device_count(self):
+        """How many devices of this type this machine has (0 if the runtime is missing)."""
+        return 0
+
+    def unavailable_reason(self):
+        return "no %s device found" % self.name
+
+    def info(self, index=0):
+        """A dict describing device ``index`` (shown by ``tenferro.show_config()``)."""
+        return {}
+
+    # -- memory ------------------------------------------------------------------
+    def empty(self, shape, dtype, device):
+        raise NotImplementedError
+
+    def full(self, shape, dtype, value, device):
+        import numpy as np
+
+        out = self.empty(shape, dtype, device)
+        fill = self.from_numpy(np.full((), value, dtype), device)
+        self.lookup("assign", device, dtype)(out, fill)
+        return out
+
+    def from_numpy(self, array, device):
+        raise NotImplementedError
+
+    def to_numpy(self, data):
+        raise NotImplementedError
+
+    def synchronize(self, device):
+        pass
+
+    # -- ops -----------------------------------------------------------------------
+    def supports(self, op, dtype):
+        return op in self.implementations and dtype in self.dtypes
+
+    def lookup(self, op, device, dtype=None):
+        """The implementation of primitive ``op``; UnsupportedOperation if there is none."""
+        fn = self.implementations.get(op)
+        if fn is None:
+            raise UnsupportedOperation(device, op, dtype)
+        return fn
+
+
+class Device:
+    """A concrete device: a driver plus an index.  Obtain with ``tenferro.device(name)``."""
+
+    __slots__ = ("driver", "type", "index", "_name")
+
+    def __init__(self, driver, type, index=0):
+        self.driver = driver
+        self.type = type
+        self.index = index
+        self._name = type if (type == "cpu" and index == 0) else "%s:%d" % (type, index)
+
+    def __str__(self):
+        return self._name
+
+    def __repr__(self):
+        return "device(%r)" % self._name
+
+    def __eq__(self, other):
+        if isinstance(other, str):
+            return other == self._name or (other == self.type and self.index == 0)
+        return isinstance(other, Device) and other._name == self._name
+
+    def __hash__(self):
+        return hash(self._name)
+
+    def synchronize(self):
+        self.driver.synchronize(self)

@@ -1,0 +1,313 @@
+"""The CPU driver: NumPy buffers for storage, tenferro's Cython kernels for compute.
+
+Device arrays are ndarrays, so views are NumPy's own (metadata only) and host
+transfer is free.  Every computation goes to ``tenferro._kernels``; NumPy is used
+for allocation and view metadata only.
+"""
+import numpy as np
+
+from .. import _dtypes
+from .._kernels import _elementwise as _ew, _reduce as _red, _matmul as _mm
+try:  # TEMP until the index kernels land
+    from .._kernels import _index as _ix
+except ImportError:
+    _ix = None
+from .._kernels import _views
+from .._ops.elementwise import BINARY, UNARY
+from .._threads import get_num_threads
+from .base import Driver as _Base
+
+impl = {}
+
+
+def _register(*names):
+    def deco(fn):
+        for n in names:
+            impl[n] = fn
+        return fn
+    return deco
+
+
+# -- elementwise ----------------------------------------------------------------------
+
+def _out_like(x, dtype):
+    # Keep an F-ordered input's layout (NumPy's order='K' for the common cases).
+    if x.flags.f_contiguous and not x.flags.c_contiguous:
+        return np.empty(x.shape, dtype, order="F")
+    return np.empty(x.shape, dtype)
+
+
+def _unary(op):
+    kernel = _ew.unary
+
+    def run(x, *, out_dtype, out=None):
+        if out is None:
+            out = _out_like(x, out_dtype)
+        kernel(op, x, out, get_num_threads())
+        return out
+    return run
+
+
+def _binary(op):
+    kernel = _ew.binary
+
+    def run(a, b, *, out_dtype, out=None):
+        if a.shape != b.shape:
+            shape = _views.broadcast_shape(a.shape, b.shape)
+            a = _views.broadcast_to(a, shape)
+            b = _views.broadcast_to(b, shape)
+            if out is None:
+                out = np.empty(shape, out_dtype)
+        elif out is None:
+            out = _out_like(a, out_dtype)
+        kernel(op, a, b, out, get_num_threads())
+        return out
+    return run
+
+
+for _n in UNARY:
+    impl[_n] = _unary(_n)
+for _n in ("real", "imag", "angle"):
+    impl[_n] = _unary(_n)
+for _n in BINARY:
+    impl[_n] = _binary(_n)
+
+
+def _broadcast3(*arrays):
+    shape = arrays[0].shape
+    for a in arrays[1:]:
+        shape = _views.broadcast_shape(shape, a.shape)
+    return shape, [a if a.shape == shape else _views.broadcast_to(a, shape) for a in arrays]
+
+
+@_register("where")
+def _where(c, a, b, *, out_dtype):
+    shape, (c, a, b) = _broadcast3(c, a, b)
+    out = np.empty(shape, out_dtype)
+    _ew.where(c, a, b, out, get_num_threads())
+    return out
+
+
+@_register("clip")
+def _clip(x, lo, hi, *, out_dtype):
+    shape, (x, lo, hi) = _broadcast3(x, lo, hi)
+    out = np.empty(shape, out_dtype)
+    _ew.clip(x, lo, hi, out, get_num_threads())
+    return out
+
+
+# -- casts and copies ---------------------------------------------------------------
+
+@_register("convert")
+def _convert(x, *, dtype):
+    out = _out_like(x, dtype)
+    _ew.cast(x, out, get_num_threads())
+    return out
+
+
+@_register("copy")
+def _copy(x):
+    out = np.empty(x.shape, x.dtype)
+    _ew.cast(x, out, get_num_threads())
+    return out
+
+
+@_register("assign")
+def _assign(dst, src):
+    if src.shape != dst.shape:
+        b = _views.broadcast_to(src, dst.shape)
+        if b is None:
+            raise ValueError("tenferro.setitem: could not broadcast a value of shape %s into "
+                             "shape %s" % (src.shape, dst.shape))
+        src = b
+    if not dst.flags.writeable:
+        raise ValueError("tenferro.setitem: assignment destination is read-only (a broadcast "
+                         "or diagonal view)")
+    if np.may_share_memory(dst, src):
+        src = _copy(src)
+    _ew.cast(src, dst, get_num_threads())
+
+
+@_register("put")
+def _put(dst, positions, values):
+    """dst.flat[positions] = values (C order), last write wins as in NumPy."""
+    np.put(dst, positions.reshape(-1), values.reshape(-1) if values.size else values)
+
+
+# -- views ------------------------------------------------------------------------------
+
+@_register("reshape")
+def _reshape(x, *, shape, copy=None):
+    if not copy:
+        v = x.view()
+        try:
+            v.shape = shape
+            return v
+        except AttributeError:
+            if copy is False:
+                raise ValueError("tenferro.reshape: cannot reshape a tensor of shape %s and "
+                                 "strides %s to %s without copying (copy=False)"
+                                 % (x.shape, x.strides, shape)) from None
+    return _copy(x).reshape(shape)
+
+
+@_register("permute_dims")
+def _permute(x, *, axes):
+    return x.transpose(axes)
+
+
+@_register("broadcast_to")
+def _broadcast_to(x, *, shape):
+    return _views.broadcast_to(x, shape)
+
+
+@_register("basic_index")
+def _basic_index(x, *, key):
+    k = []
+    for e in key:
+        if e[0] == "i":
+            k.append(e[1])
+        elif e[0] == "s":
+            _, start, stop, step = e
+            k.append(slice(start, None if stop < 0 else stop, step))
+        else:
+            k.append(None)
+    return x[tuple(k)]
+
+
+@_register("diagonal")
+def _diagonal(x, *, offset, axis1, axis2):
+    return x.diagonal(offset, axis1, axis2)
+
+
+@_register("concatenate")
+def _concatenate(*xs, axis):
+    shape = list(xs[0].shape)
+    shape[axis] = sum(x.shape[axis] for x in xs)
+    out = np.empty(shape, xs[0].dtype)
+    start = 0
+    key = [slice(None)] * out.ndim
+    nt = get_num_threads()
+    for x in xs:
+        n = x.shape[axis]
+        key[axis] = slice(start, start + n)
+        _ew.cast(x, out[tuple(key)], nt)
+        start += n
+    return out
+
+
+# -- indexing ---------------------------------------------------------------------------
+
+@_register("take")
+def _take(x, idx, *, axis):
+    out = np.empty(x.shape[:axis] + idx.shape + x.shape[axis + 1:], x.dtype)
+    _ix.take(x, idx, axis, out, get_num_threads())
+    return out
+
+
+@_register("take_along_axis")
+def _take_along_axis(x, idx, *, axis):
+    out = np.empty(idx.shape, x.dtype)
+    _ix.take_along_axis(x, idx, axis, out, get_num_threads())
+    return out
+
+
+@_register("scatter_add")
+def _scatter_add(values, idx, *, axis, shape):
+    out = np.zeros(shape, values.dtype)
+    _ix.scatter_add(out, idx, axis, values, get_num_threads())
+    return out
+
+
+@_register("scatter_add_along_axis")
+def _scatter_add_along_axis(values, idx, *, axis, shape):
+    out = np.zeros(shape, values.dtype)
+    _ix.scatter_add_along_axis(out, idx, axis, values, get_num_threads())
+    return out
+
+
+@_register("nonzero")
+def _nonzero(x):
+    return _ix.nonzero(x)
+
+
+# -- reductions ---------------------------------------------------------------------------
+
+def _reduction(op):
+    kernel = _red.reduce
+
+    def run(x, *, axes, out_dtype):
+        out = np.empty(tuple(n for i, n in enumerate(x.shape) if i not in axes), out_dtype)
+        kernel(op, x, axes, out, get_num_threads())
+        return out
+    return run
+
+
+def _argreduction(op):
+    def run(x, *, axis):
+        out = np.empty(x.shape[:axis] + x.shape[axis + 1:], np.int64)
+        _red.argreduce(op, x, axis, out, get_num_threads())
+        return out
+    return run
+
+
+def _scan(op):
+    def run(x, *, axis, out_dtype):
+        out = np.empty(x.shape, out_dtype)
+        _red.scan(op, x, axis, out, get_num_threads())
+        return out
+    return run
+
+
+for _n in ("sum", "prod", "max", "min", "any", "all"):
+    impl[_n] = _reduction(_n)
+for _n in ("argmax", "argmin"):
+    impl[_n] = _argreduction(_n)
+for _n in ("cumsum", "cumprod"):
+    impl[_n] = _scan(_n)
+
+
+# -- matmul --------------------------------------------------------------------------------
+
+@_register("matmul")
+def _matmul(a, b):
+    out = np.empty(a.shape[:-1] + b.shape[-1:], a.dtype)
+    _mm.matmul(a, b, out, get_num_threads())
+    return out
+
+
+class Driver(_Base):
+    """The host CPU: always present, every tenferro dtype."""
+
+    name = "cpu"
+    dtypes = frozenset(_dtypes.DTYPES)
+    implementations = impl
+
+    def device_count(self):
+        return 1
+
+    def info(self, index=0):
+        import os
+        import platform
+
+        from .. import _threads
+
+        return {"processor": platform.processor() or platform.machine(),
+                "cores": os.cpu_count(), "openmp": _threads.have_openmp(),
+                "threads": _threads.get_num_threads()}
+
+    def empty(self, shape, dtype, device):
+        return np.empty(shape, dtype)
+
+    def full(self, shape, dtype, value, device):
+        if value == 0:
+            return np.zeros(shape, dtype)  # calloc: pages arrive zeroed, lazily
+        out = np.empty(shape, dtype)
+        out.fill(value)
+        return out
+
+    def from_numpy(self, array, device):
+        return array
+
+    def to_numpy(self, data):
+        return data
