@@ -86,8 +86,6 @@ def bind(prim, args, params):
 
 def eager_apply(prim, args, params):
     """Run ``prim`` on its inputs' device with the driver's implementation."""
-    from ._tensor import Tensor
-
     if prim.impl is not None:
         return prim.impl(*args, **params)
     dev = args[0]._device
@@ -99,5 +97,8 @@ def eager_apply(prim, args, params):
         dev.driver.lookup(prim.name, dev, args[0].dtype)
     out = fn(*[a._data for a in args], **params)
     if prim.multiple_results:
-        return tuple(Tensor._wrap(o, dev) for o in out)
-    return Tensor._wrap(out, dev)
+        return tuple(_wrap(o, dev) for o in out)
+    return _wrap(out, dev)
+
+
+from ._tensor import _wrap  # noqa: E402  (_tensor imports this module's users last)

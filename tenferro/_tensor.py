@@ -12,32 +12,66 @@ import numpy as np
 from . import _dtypes
 
 
+class AutogradMeta:
+    """Autodiff state of a tensor, allocated only for tensors that take part in AD
+    (PyTorch's AutogradMeta): plain tensors carry ``_ad = None`` and stay cheap."""
+
+    __slots__ = ("requires_grad", "grad", "grad_fn", "hooks", "post_hooks", "extra")
+
+    def __init__(self):
+        self.requires_grad = False
+        self.grad = None
+        self.grad_fn = None
+        self.hooks = None
+        self.post_hooks = None
+        self.extra = None
+
+
 class Tensor:
     """An n-dimensional array on a device (see :func:`tenferro.tensor` to make one)."""
 
-    __slots__ = ("_data", "_device", "requires_grad", "grad", "grad_fn", "_ad", "__weakref__")
+    __slots__ = ("_data", "_device", "_ad", "__weakref__")
     # NumPy defers binary operators (ndarray + Tensor) to us.
     __array_priority__ = 1000
-
-    @classmethod
-    def _wrap(cls, data, device):
-        t = object.__new__(cls)
-        t._data = data
-        t._device = device
-        t.requires_grad = False
-        t.grad = None
-        t.grad_fn = None
-        t._ad = None
-        return t
 
     def __init__(self, data, dtype=None, device=None, copy=None):
         src = _ops.asarray(data, dtype=dtype, device=device, copy=copy)
         self._data = src._data
         self._device = src._device
-        self.requires_grad = False
-        self.grad = None
-        self.grad_fn = None
         self._ad = None
+
+    # -- autodiff state (see tenferro.autograd) ---------------------------------------
+    def _meta(self):
+        if self._ad is None:
+            self._ad = AutogradMeta()
+        return self._ad
+
+    @property
+    def requires_grad(self):
+        return self._ad is not None and self._ad.requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad=True):
+        if requires_grad and self.dtype.kind not in "fc":
+            raise RuntimeError("requires_grad_: only floating-point and complex tensors can "
+                               "require gradients, got dtype %s" % self.dtype)
+        self._meta().requires_grad = bool(requires_grad)
+        return self
+
+    @property
+    def grad(self):
+        return None if self._ad is None else self._ad.grad
+
+    @grad.setter
+    def grad(self, value):
+        self._meta().grad = value
+
+    @property
+    def grad_fn(self):
+        return None if self._ad is None else self._ad.grad_fn
 
     # -- metadata ------------------------------------------------------------------
     @property
@@ -327,6 +361,18 @@ class Tensor:
 
     def __setitem__(self, key, value):
         _ops.setitem(self, key, value)
+
+
+def _wrap(data, device, _new=object.__new__):
+    """A Tensor over a device array (the one constructor every op uses)."""
+    t = _new(Tensor)
+    t._data = data
+    t._device = device
+    t._ad = None
+    return t
+
+
+Tensor._wrap = staticmethod(_wrap)
 
 
 def _binop(name, reflected=False):

@@ -12,7 +12,8 @@ import threading
 from ._kernels import _openmp
 
 _lock = threading.Lock()
-_num_threads = None
+_num_threads = None   # what the user set (None: default)
+current = 1           # the resolved count kernels use (read directly on hot paths)
 
 
 def _default():
@@ -26,12 +27,15 @@ def have_openmp():
     return _openmp.have_openmp()
 
 
+def _resolve():
+    global current
+    n = _num_threads if _num_threads is not None else _default()
+    current = n if _openmp.have_openmp() else 1
+
+
 def get_num_threads():
     """Threads tenferro's CPU kernels may use (1 when built without OpenMP)."""
-    n = _num_threads
-    if n is None:
-        n = _default()
-    return n if _openmp.have_openmp() else 1
+    return current
 
 
 def set_num_threads(n):
@@ -49,6 +53,7 @@ def set_num_threads(n):
             n = max(1, _openmp.num_procs() + 1 + n)
     with _lock:
         _num_threads = n
+        _resolve()
     _sync_blas()
 
 
@@ -69,4 +74,8 @@ def num_threads(n):
     finally:
         with _lock:
             _num_threads = old
+            _resolve()
         _sync_blas()
+
+
+_resolve()

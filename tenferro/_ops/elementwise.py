@@ -106,6 +106,10 @@ def _hint(name):
 def _scalar_tensor(value, dtype, device):
     from .creation import asarray
 
+    if isinstance(value, int) and not isinstance(value, bool) and dtype.kind in "iu":
+        # NumPy 2: a weak Python int that does not fit the tensor's integer dtype is an
+        # OverflowError, never a silent wrap-around.
+        value = np.asarray(value, dtype=dtype)
     return asarray(value, dtype=dtype, device=device)
 
 
@@ -232,8 +236,42 @@ def angle(x, deg=False):
     return r * (180.0 / np.pi) if deg else r
 
 
+# Fast paths.  A plain tensor (no autodiff state, no tracer active) whose dtype is
+# already the loop dtype goes straight to its driver: on tiny tensors Python overhead
+# is the whole cost (issue: per-call cost no more than PyTorch's).  Everything else
+# takes the general path above, which handles promotion, casting and autodiff.
+from .._primitive import _interpreters  # noqa: E402
+from .._tensor import _wrap  # noqa: E402
+
+_scalars = {}
+
+
+def _cpu_scalar(v, dtype):
+    """A cached read-only 0-d host array for a weak Python scalar operand."""
+    key = (type(v), v, dtype)
+    a = _scalars.get(key)
+    if a is None:
+        a = np.asarray(v, dtype=dtype)  # raises OverflowError like NumPy
+        a.flags.writeable = False
+        if len(_scalars) > 4096:
+            _scalars.clear()
+        _scalars[key] = a
+    return a
+
+
 def _make_unary(name):
+    uf = UNARY[name][0]
+    cache = {}
+
     def f(x):
+        if type(x) is Tensor and x._ad is None and not _interpreters:
+            d = x._data
+            r = cache.get(d.dtype)
+            if r is None:
+                r = cache[d.dtype] = _resolve(name, uf, (d.dtype,))
+            if r[0] is d.dtype:
+                dev = x._device
+                return _wrap(dev.driver.implementations[name](d, out_dtype=r[1]), dev)
         return unary(name, x)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = "Elementwise ``%s`` (NumPy semantics and dtype rules)." % name
@@ -241,7 +279,33 @@ def _make_unary(name):
 
 
 def _make_binary(name):
+    uf = BINARY[name][0]
+    cache = {}
+
     def f(x1, x2):
+        if type(x1) is Tensor and x1._ad is None and not _interpreters:
+            d1 = x1._data
+            t2 = type(x2)
+            if t2 is Tensor:
+                if x2._ad is None and x2._device is x1._device:
+                    d2 = x2._data
+                    key = (d1.dtype, d2.dtype)
+                    r = cache.get(key)
+                    if r is None:
+                        r = cache[key] = _resolve(name, uf, key)
+                    if r[0] is d1.dtype and r[0] is d2.dtype:
+                        dev = x1._device
+                        return _wrap(dev.driver.implementations[name](d1, d2, out_dtype=r[1]),
+                                     dev)
+            elif (t2 is float or t2 is int or t2 is complex) and x1._device.type == "cpu":
+                key = (d1.dtype, t2)
+                r = cache.get(key)
+                if r is None:
+                    r = cache[key] = _resolve(name, uf, key)
+                if r[0] is d1.dtype:
+                    dev = x1._device
+                    return _wrap(dev.driver.implementations[name](
+                        d1, _cpu_scalar(x2, r[0]), out_dtype=r[1]), dev)
         return binary(name, x1, x2)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = "Elementwise ``%s`` with broadcasting (NumPy semantics and dtype rules)." % name

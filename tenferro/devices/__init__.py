@@ -109,7 +109,3 @@ def available():
             continue
         out.extend(str(Device(drv, kind, i)) for i in range(n))
     return out
-
-
-def cpu():
-    return device("cpu")

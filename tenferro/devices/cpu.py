@@ -7,14 +7,10 @@ for allocation and view metadata only.
 import numpy as np
 
 from .. import _dtypes
-from .._kernels import _elementwise as _ew, _reduce as _red, _matmul as _mm
-try:  # TEMP until the index kernels land
-    from .._kernels import _index as _ix
-except ImportError:
-    _ix = None
+from .._kernels import _elementwise as _ew, _reduce as _red, _matmul as _mm, _index as _ix
 from .._kernels import _views
 from .._ops.elementwise import BINARY, UNARY
-from .._threads import get_num_threads
+from .. import _threads
 from .base import Driver as _Base
 
 impl = {}
@@ -31,8 +27,9 @@ def _register(*names):
 # -- elementwise ----------------------------------------------------------------------
 
 def _out_like(x, dtype):
-    # Keep an F-ordered input's layout (NumPy's order='K' for the common cases).
-    if x.flags.f_contiguous and not x.flags.c_contiguous:
+    # Keep a transposed (F-ordered) input's layout, as NumPy's order='K' does.
+    st = x.strides
+    if len(st) > 1 and st[0] < st[-1] and x.flags.f_contiguous:
         return np.empty(x.shape, dtype, order="F")
     return np.empty(x.shape, dtype)
 
@@ -43,7 +40,7 @@ def _unary(op):
     def run(x, *, out_dtype, out=None):
         if out is None:
             out = _out_like(x, out_dtype)
-        kernel(op, x, out, get_num_threads())
+        kernel(op, x, out, _threads.current)
         return out
     return run
 
@@ -54,13 +51,17 @@ def _binary(op):
     def run(a, b, *, out_dtype, out=None):
         if a.shape != b.shape:
             shape = _views.broadcast_shape(a.shape, b.shape)
+            if shape is None:
+                from .._ops._common import broadcast_shapes
+
+                broadcast_shapes(op, a.shape, b.shape)  # raises the user-facing error
             a = _views.broadcast_to(a, shape)
             b = _views.broadcast_to(b, shape)
             if out is None:
                 out = np.empty(shape, out_dtype)
         elif out is None:
             out = _out_like(a, out_dtype)
-        kernel(op, a, b, out, get_num_threads())
+        kernel(op, a, b, out, _threads.current)
         return out
     return run
 
@@ -84,7 +85,7 @@ def _broadcast3(*arrays):
 def _where(c, a, b, *, out_dtype):
     shape, (c, a, b) = _broadcast3(c, a, b)
     out = np.empty(shape, out_dtype)
-    _ew.where(c, a, b, out, get_num_threads())
+    _ew.where(c, a, b, out, _threads.current)
     return out
 
 
@@ -92,7 +93,7 @@ def _where(c, a, b, *, out_dtype):
 def _clip(x, lo, hi, *, out_dtype):
     shape, (x, lo, hi) = _broadcast3(x, lo, hi)
     out = np.empty(shape, out_dtype)
-    _ew.clip(x, lo, hi, out, get_num_threads())
+    _ew.clip(x, lo, hi, out, _threads.current)
     return out
 
 
@@ -101,14 +102,14 @@ def _clip(x, lo, hi, *, out_dtype):
 @_register("convert")
 def _convert(x, *, dtype):
     out = _out_like(x, dtype)
-    _ew.cast(x, out, get_num_threads())
+    _ew.cast(x, out, _threads.current)
     return out
 
 
 @_register("copy")
 def _copy(x):
     out = np.empty(x.shape, x.dtype)
-    _ew.cast(x, out, get_num_threads())
+    _ew.cast(x, out, _threads.current)
     return out
 
 
@@ -125,7 +126,7 @@ def _assign(dst, src):
                          "or diagonal view)")
     if np.may_share_memory(dst, src):
         src = _copy(src)
-    _ew.cast(src, dst, get_num_threads())
+    _ew.cast(src, dst, _threads.current)
 
 
 @_register("put")
@@ -187,7 +188,7 @@ def _concatenate(*xs, axis):
     out = np.empty(shape, xs[0].dtype)
     start = 0
     key = [slice(None)] * out.ndim
-    nt = get_num_threads()
+    nt = _threads.current
     for x in xs:
         n = x.shape[axis]
         key[axis] = slice(start, start + n)
@@ -201,28 +202,28 @@ def _concatenate(*xs, axis):
 @_register("take")
 def _take(x, idx, *, axis):
     out = np.empty(x.shape[:axis] + idx.shape + x.shape[axis + 1:], x.dtype)
-    _ix.take(x, idx, axis, out, get_num_threads())
+    _ix.take(x, idx, axis, out, _threads.current)
     return out
 
 
 @_register("take_along_axis")
 def _take_along_axis(x, idx, *, axis):
     out = np.empty(idx.shape, x.dtype)
-    _ix.take_along_axis(x, idx, axis, out, get_num_threads())
+    _ix.take_along_axis(x, idx, axis, out, _threads.current)
     return out
 
 
 @_register("scatter_add")
 def _scatter_add(values, idx, *, axis, shape):
     out = np.zeros(shape, values.dtype)
-    _ix.scatter_add(out, idx, axis, values, get_num_threads())
+    _ix.scatter_add(out, idx, axis, values, _threads.current)
     return out
 
 
 @_register("scatter_add_along_axis")
 def _scatter_add_along_axis(values, idx, *, axis, shape):
     out = np.zeros(shape, values.dtype)
-    _ix.scatter_add_along_axis(out, idx, axis, values, get_num_threads())
+    _ix.scatter_add_along_axis(out, idx, axis, values, _threads.current)
     return out
 
 
@@ -238,7 +239,7 @@ def _reduction(op):
 
     def run(x, *, axes, out_dtype):
         out = np.empty(tuple(n for i, n in enumerate(x.shape) if i not in axes), out_dtype)
-        kernel(op, x, axes, out, get_num_threads())
+        kernel(op, x, axes, out, _threads.current)
         return out
     return run
 
@@ -246,7 +247,7 @@ def _reduction(op):
 def _argreduction(op):
     def run(x, *, axis):
         out = np.empty(x.shape[:axis] + x.shape[axis + 1:], np.int64)
-        _red.argreduce(op, x, axis, out, get_num_threads())
+        _red.argreduce(op, x, axis, out, _threads.current)
         return out
     return run
 
@@ -254,7 +255,7 @@ def _argreduction(op):
 def _scan(op):
     def run(x, *, axis, out_dtype):
         out = np.empty(x.shape, out_dtype)
-        _red.scan(op, x, axis, out, get_num_threads())
+        _red.scan(op, x, axis, out, _threads.current)
         return out
     return run
 
@@ -272,7 +273,7 @@ for _n in ("cumsum", "cumprod"):
 @_register("matmul")
 def _matmul(a, b):
     out = np.empty(a.shape[:-1] + b.shape[-1:], a.dtype)
-    _mm.matmul(a, b, out, get_num_threads())
+    _mm.matmul(a, b, out, _threads.current)
     return out
 
 
@@ -294,7 +295,7 @@ class Driver(_Base):
 
         return {"processor": platform.processor() or platform.machine(),
                 "cores": os.cpu_count(), "openmp": _threads.have_openmp(),
-                "threads": _threads.get_num_threads()}
+                "threads": _threads._threads.current}
 
     def empty(self, shape, dtype, device):
         return np.empty(shape, dtype)
