@@ -28,10 +28,10 @@ typedef npy_bool tf_b;
  * -------------------------------------------------------------------------- */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__FAST_MATH__) \
     && !defined(TENFERRO_NO_LIBMVEC)
-#define TF_SIMD1(f) _Pragma("omp declare simd notinbranch") extern double f(double); \
-                    _Pragma("omp declare simd notinbranch") extern float f##f(float);
-#define TF_SIMD2(f) _Pragma("omp declare simd notinbranch") extern double f(double, double); \
-                    _Pragma("omp declare simd notinbranch") extern float f##f(float, float);
+#define TF_SIMD1(F) _Pragma("omp declare simd notinbranch") extern double F(double); \
+                    _Pragma("omp declare simd notinbranch") extern float F##f(float);
+#define TF_SIMD2(F) _Pragma("omp declare simd notinbranch") extern double F(double, double); \
+                    _Pragma("omp declare simd notinbranch") extern float F##f(float, float);
 TF_SIMD1(sin) TF_SIMD1(cos) TF_SIMD1(tan) TF_SIMD1(asin) TF_SIMD1(acos) TF_SIMD1(atan)
 TF_SIMD1(sinh) TF_SIMD1(cosh) TF_SIMD1(tanh) TF_SIMD1(asinh) TF_SIMD1(acosh) TF_SIMD1(atanh)
 TF_SIMD1(exp) TF_SIMD1(exp2) TF_SIMD1(expm1) TF_SIMD1(log) TF_SIMD1(log2) TF_SIMD1(log10)
