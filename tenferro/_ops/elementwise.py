@@ -78,7 +78,10 @@ def _resolve(name, ufunc, types):
     r = _resolved.get(key)
     if r is None:
         try:
-            loop = ufunc.resolve_dtypes(types + (None,))
+            # resolve_dtypes takes int/float/complex as weak scalars but not bool; a
+            # Python bool promotes exactly like the bool dtype (the lowest kind).
+            loop = ufunc.resolve_dtypes(tuple(_dtypes.bool_ if t is bool else t
+                                              for t in types) + (None,))
         except (TypeError, np.exceptions.DTypePromotionError) as e:
             names = ", ".join(t.__name__ if isinstance(t, type) else str(t) for t in types)
             raise TypeError("tenferro.%s: not supported for input dtype%s (%s)%s"
