@@ -166,10 +166,12 @@ def var(x, axis=None, ddof=0, keepdims=False, dtype=None):
     sq = real(multiply(d, conj(d))) if d.dtype.kind == "c" else multiply(d, d)
     denom = n - ddof
     s = sum(sq, axis=axes, keepdims=keepdims)
-    return s / denom if denom > 0 else s * float("nan")
+    # n - ddof <= 0 divides by zero as NumPy does (inf, or nan for a zero sum)
+    return s / (denom if denom > 0 else 0)
 
 
 def std(x, axis=None, ddof=0, keepdims=False):
     from .elementwise import sqrt
 
+    normalize_axes("std", axis, to_tensor(x).ndim)  # errors name std, not var
     return sqrt(var(x, axis=axis, ddof=ddof, keepdims=keepdims))
