@@ -271,7 +271,7 @@ static inline npy_intp tf_chunk_start(npy_intp size, int c, int nchunks) {
  * tf_tile_setup returns the input's fastest dim `kin` (or -1 if no tiling applies).
  * Tiles of TB x TB elements over dims (kin, last); units = outer * ceil(n_kin/TB).
  * -------------------------------------------------------------------------- */
-#define TF_TILE 32
+#define TF_TILE 64
 
 static int tf_tile_setup(const tf_iter *it, npy_intp *nunits) {
     const int nd = it->ndim, last = nd - 1;
