@@ -26,11 +26,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 KDIR = os.path.join("tenferro", "_kernels")
 
 
-def render_templates():
+def render_templates(only=()):
     from Cython import Tempita
 
     for tp in glob.glob(os.path.join(HERE, KDIR, "*.tp")):
         target = tp[:-3]
+        if only and os.path.basename(target).split(".")[0] not in only:
+            continue
         with open(tp) as f:
             src = f.read()
         text = Tempita.sub(src)
@@ -73,7 +75,8 @@ def have_libmvec():
 
 
 def extensions():
-    render_templates()
+    only = [s for s in os.environ.get("TENFERRO_EXT", "").split(",") if s]
+    render_templates(only)
     openmp = compiler_has_openmp()
     march = os.environ.get("TENFERRO_MARCH", "native")
     cflags = ["-O3", "-fno-math-errno", "-fno-trapping-math", "-Wno-unused-function",
@@ -93,7 +96,6 @@ def extensions():
               file=sys.stderr)
     macros = [("NPY_NO_DEPRECATED_API", "NPY_2_0_API_VERSION"),
               ("TENFERRO_HAVE_OPENMP", "1" if openmp else "0")]
-    only = [s for s in os.environ.get("TENFERRO_EXT", "").split(",") if s]
     exts = []
     for pyx in sorted(glob.glob(os.path.join(KDIR, "*.pyx"))):
         name = os.path.splitext(os.path.basename(pyx))[0]
