@@ -208,12 +208,17 @@ def _tri_mask(op, x, k, upper):
     return x, asarray(mask, device=x.device)
 
 
+def _zero(x):
+    """A 0-d zero of ``x``'s dtype (a Python 0 would promote bool to int64)."""
+    return zeros((), dtype=x.dtype, device=x.device)
+
+
 def tril(x, k=0):
     """Lower triangle of the last two axes (elements above the k-th diagonal zeroed)."""
     from .elementwise import where
 
     x, mask = _tri_mask("tril", x, k, upper=False)
-    return where(mask, x, 0)
+    return where(mask, x, _zero(x))
 
 
 def triu(x, k=0):
@@ -221,7 +226,7 @@ def triu(x, k=0):
     from .elementwise import where
 
     x, mask = _tri_mask("triu", x, k, upper=True)
-    return where(mask, x, 0)
+    return where(mask, x, _zero(x))
 
 
 def diag(v, k=0):
@@ -244,4 +249,5 @@ def diag(v, k=0):
     mask = np.eye(n, k=k, dtype=bool)
     from .elementwise import where
 
-    return where(asarray(mask, device=v.device), take(v, asarray(idx, device=v.device)), 0)
+    return where(asarray(mask, device=v.device), take(v, asarray(idx, device=v.device)),
+                 _zero(v))

@@ -197,7 +197,9 @@ def _parse(x, key):
     out = []
     for e in entries:
         if e[0] == "e":
-            out.extend([("s", slice(None))] * (x.ndim - consumed))
+            # an ellipsis covering no axis still separates advanced indices (NumPy):
+            # keep a marker ("x") that getitem drops after judging adjacency
+            out.extend([("s", slice(None))] * (x.ndim - consumed) or [("x",)])
         else:
             out.append(e)
     if not ellipsis:
@@ -217,16 +219,21 @@ def _expand_masks(x, entries):
                 raise IndexError("tenferro.getitem: boolean index of shape %s does not match "
                                  "the indexed dimensions of shape %s" % (m.shape, shape))
             if m.ndim == 0:
-                out.append(("n",))  # x[True] adds an axis; x[False] also empties it
-                out.append(("a", _zero_d_mask_index(m)))
+                # x[True] adds an axis indexed by [0]; x[False] by [] (NumPy): "z" is an
+                # advanced index over a new axis, consuming no axis of x
+                out.append(("z", _zero_d_mask_index(m)))
                 continue
             out.extend(("a", t) for t in nonzero(m))
             axis += m.ndim
         else:
             out.append(e)
-            if e[0] != "n":
+            if e[0] not in "nx":
                 axis += 1
     return out
+
+
+def _is_adv(e):
+    return e[0] in "az"
 
 
 def _zero_d_mask_index(m):
@@ -263,27 +270,34 @@ def _basic(x, entries):
 def getitem(x, key):
     entries = _parse(x, key)
     if not any(e[0] in "am" for e in entries):
-        return _basic(x, entries)
+        return _basic(x, [e for e in entries if e[0] != "x"])
     entries = _expand_masks(x, entries)
     # Integers next to arrays are advanced indices too (NumPy).
     entries = [("a", e[1]) if e[0] == "i" else e for e in entries]
-    adv_pos = [i for i, e in enumerate(entries) if e[0] == "a"]
+    adv_pos = [i for i, e in enumerate(entries) if _is_adv(e)]
     adjacent = adv_pos == list(range(adv_pos[0], adv_pos[-1] + 1))
+    entries = [e for e in entries if e[0] != "x"]
     # 1. the basic part as a view, keeping every advanced axis whole
-    basic = [("s", slice(None)) if e[0] == "a" else e for e in entries]
+    basic = [("s", slice(None)) if e[0] == "a" else ("n",) if e[0] == "z" else e
+             for e in entries]
     y = _basic(x, basic)
     yaxes = []
     ax = 0
     for e in entries:
-        if e[0] == "a":
+        if _is_adv(e):
             yaxes.append(ax)
         if e[0] != "i":
             ax += 1
     # 2. broadcast index arrays, bounds-check them
-    idxs = [e[1] for e in entries if e[0] == "a"]
+    idxs = [e[1] for e in entries if _is_adv(e)]
     idxs = [to_tensor(np.asarray(i, dtype=np.int64), device=x._device) if not isinstance(i, Tensor)
             else i for i in idxs]
-    bshape = broadcast_shapes("getitem", *[i.shape for i in idxs])
+    try:
+        bshape = broadcast_shapes("getitem", *[i.shape for i in idxs])
+    except ValueError:
+        raise IndexError("tenferro.getitem: shape mismatch: indexing arrays could not be "
+                         "broadcast together with shapes %s"
+                         % " ".join(str(tuple(i.shape)) for i in idxs)) from None
     idxs = [_normalize_indices("getitem", i, y.shape[a], a) for i, a in zip(idxs, yaxes)]
     rest = [a for a in range(y.ndim) if a not in yaxes]
     if len(idxs) == 1:
@@ -319,7 +333,7 @@ def setitem(x, key, value):
                            "build a new tensor (e.g. with where) instead")
     entries = _parse(x, key)
     if not any(e[0] in "am" for e in entries):
-        view = _basic(x, entries)
+        view = _basic(x, [e for e in entries if e[0] != "x"])
         copy_into(view, value)
         return
     from .creation import arange

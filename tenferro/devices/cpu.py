@@ -170,10 +170,17 @@ def _basic_index(x, *, key):
             k.append(e[1])
         elif e[0] == "s":
             _, start, stop, step = e
-            k.append(slice(start, None if stop < 0 else stop, step))
+            if len(range(start, stop, step)) == 0:
+                # e.g. (-1, -1, -1) from slice(-5, None, -1).indices(3): NumPy would read
+                # start -1 as the last element, so spell the empty range explicitly
+                k.append(slice(0, 0, 1))
+            else:
+                k.append(slice(start, None if stop < 0 else stop, step))
         else:
             k.append(None)
-    return x[tuple(k)]
+    # The trailing Ellipsis keeps an all-integer key a 0-d *view* (x[i, j] alone would
+    # give a NumPy scalar: not an ndarray, and not writable through for setitem).
+    return x[tuple(k) + (Ellipsis,)]
 
 
 @_register("diagonal")
