@@ -131,8 +131,14 @@ def _assign(dst, src):
 
 @_register("put")
 def _put(dst, positions, values):
-    """dst.flat[positions] = values (C order), last write wins as in NumPy."""
-    np.put(dst, positions.reshape(-1), values.reshape(-1) if values.size else values)
+    """dst.flat[positions] = values (C-order positions), last write wins as in NumPy."""
+    if not dst.flags.writeable:
+        raise ValueError("tenferro.setitem: assignment destination is read-only")
+    target = dst if dst.flags.c_contiguous else _copy(dst)
+    _ix.put_flat(target.reshape(-1), _reshape(positions, shape=(positions.size,)),
+                 _reshape(values, shape=(values.size,)))
+    if target is not dst:  # a strided destination: write the result back
+        _ew.cast(target, dst, _threads.current)
 
 
 # -- views ------------------------------------------------------------------------------
@@ -302,7 +308,7 @@ class Driver(_Base):
 
         return {"processor": platform.processor() or platform.machine(),
                 "cores": os.cpu_count(), "openmp": _threads.have_openmp(),
-                "threads": _threads._threads.current}
+                "threads": _threads.get_num_threads()}
 
     def empty(self, shape, dtype, device):
         return np.empty(shape, dtype)
