@@ -67,6 +67,8 @@ def from_numpy_dtype(d):
     """The tenferro dtype that stores a NumPy array of dtype ``d`` (widening if needed)."""
     if d in _SUPPORTED:
         return d
+    if not d.isnative:  # byte-swapped data is stored (converted) in native order
+        return from_numpy_dtype(d.newbyteorder("="))
     w = _WIDEN.get(d)
     if w is None:
         raise TypeError("tenferro: NumPy dtype %s has no tenferro counterpart; expected one "
@@ -118,9 +120,9 @@ def result_type(*args):
     for a in args:
         if isinstance(a, Tensor):
             ops.append(a.dtype)
-        elif isinstance(a, WEAK_TYPES):
+        elif isinstance(a, WEAK_TYPES) and not isinstance(a, np.generic):
             ops.append(type(a))
-        elif isinstance(a, np.ndarray):
+        elif isinstance(a, (np.ndarray, np.generic)):
             ops.append(from_numpy_dtype(a.dtype))
         else:
             ops.append(dtype(a))

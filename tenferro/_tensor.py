@@ -230,6 +230,8 @@ class Tensor:
         prefix = "tensor("
         body = np.array2string(a, separator=", ", prefix=prefix, threshold=1000)
         extra = ""
+        if a.size == 0 and a.shape != (0,):  # as NumPy: "[]" alone would lose the shape
+            extra += ", shape=%s" % (a.shape,)
         if a.dtype not in (_dtypes.float64, _dtypes.int64, _dtypes.bool_, _dtypes.complex128) \
                 or a.size == 0:
             extra += ", dtype=%s" % a.dtype.name

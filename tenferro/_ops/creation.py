@@ -135,10 +135,12 @@ def full(shape, fill_value, dtype=None, device=None):
 
 
 def zeros(shape, dtype=None, device=None):
+    shape = shape_tuple("zeros", shape)
     return full(shape, 0, dtype if dtype is not None else _dtypes.float64, device)
 
 
 def ones(shape, dtype=None, device=None):
+    shape = shape_tuple("ones", shape)
     return full(shape, 1, dtype if dtype is not None else _dtypes.float64, device)
 
 

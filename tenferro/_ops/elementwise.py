@@ -152,8 +152,8 @@ def binary(name, a, b):
 
 def _operand(x, other):
     """A non-Tensor operand: weak Python scalars stay as they are, the rest become tensors."""
-    if isinstance(x, WEAK):
-        return x
+    if isinstance(x, WEAK) and not isinstance(x, np.generic):
+        return x  # (np.float64 subclasses float but is strongly typed in NumPy 2)
     if isinstance(x, (np.ndarray, np.generic, list, tuple)):
         return to_tensor(x, device=other._device if isinstance(other, Tensor) else None)
     raise NotATensor("tenferro: unsupported operand type %s" % type(x).__name__)
@@ -272,9 +272,9 @@ def _make_unary(name):
             r = cache.get(d.dtype)
             if r is None:
                 r = cache[d.dtype] = _resolve(name, uf, (d.dtype,))
-            if r[0] is d.dtype:
-                dev = x._device
-                return _wrap(dev.driver.implementations[name](d, out_dtype=r[1]), dev)
+            fn = x._device.driver.implementations.get(name)
+            if r[0] is d.dtype and fn is not None:  # else unary() raises UnsupportedOperation
+                return _wrap(fn(d, out_dtype=r[1]), x._device)
         return unary(name, x)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = "Elementwise ``%s`` (NumPy semantics and dtype rules)." % name
@@ -296,10 +296,9 @@ def _make_binary(name):
                     r = cache.get(key)
                     if r is None:
                         r = cache[key] = _resolve(name, uf, key)
-                    if r[0] is d1.dtype and r[0] is d2.dtype:
-                        dev = x1._device
-                        return _wrap(dev.driver.implementations[name](d1, d2, out_dtype=r[1]),
-                                     dev)
+                    fn = x1._device.driver.implementations.get(name)
+                    if r[0] is d1.dtype and r[0] is d2.dtype and fn is not None:
+                        return _wrap(fn(d1, d2, out_dtype=r[1]), x1._device)
             elif (t2 is float or t2 is int or t2 is complex) and x1._device.type == "cpu":
                 key = (d1.dtype, t2)
                 r = cache.get(key)
