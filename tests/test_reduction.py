@@ -60,7 +60,7 @@ def test_tensor_methods():
 
 
 @pytest.mark.parametrize("dtype", ["bool", "int32", "int64", "float32", "complex64"])
-@pytest.mark.parametrize("out", ["int64", "float32", "float64", "complex128"])
+@pytest.mark.parametrize("out", ["bool", "int32", "int64", "float32", "float64", "complex128"])
 @pytest.mark.parametrize("name", ["sum", "prod", "mean"])
 def test_dtype_argument(name, dtype, out):
     a = random_array((4, 5), dtype, "small", seed=4)
@@ -68,9 +68,22 @@ def test_dtype_argument(name, dtype, out):
         pytest.skip("complex -> real accumulation discards the imaginary part (ComplexWarning)")
     if name == "mean" and np.dtype(out).kind in "iu":
         pytest.skip("integer mean dtype is not meaningful")
+    if name == "mean" and out == "bool":
+        pytest.skip("bool mean dtype is not meaningful")
     exp = getattr(np, name)(a, axis=0, dtype=out)
     got = getattr(tf, name)(tf.asarray(a), axis=0, dtype=out)
     assert_close(got, exp, **_tol(out))
+    if name != "mean":
+        scan = {"sum": "cumsum", "prod": "cumprod"}[name]
+        assert_close(getattr(tf, scan)(tf.asarray(a), axis=1, dtype=out),
+                     getattr(np, scan)(a, axis=1, dtype=out), **_tol(out))
+
+
+def test_int32_dtype_wraps_like_numpy():
+    a = np.full(4, 2 ** 30, np.int32)
+    for name in ("sum", "prod", "cumsum", "cumprod"):
+        exp = getattr(np, name)(a, dtype=np.int32)
+        assert_close(getattr(tf, name)(tf.asarray(a), dtype=tf.int32), exp)
 
 
 @pytest.mark.parametrize("dtype", ["int32", "int64", "float32", "float64", "complex64",

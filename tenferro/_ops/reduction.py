@@ -40,13 +40,24 @@ def _keep(r, x, axes, keepdims):
 def _sum_like(prim, name, x, axis, dtype, keepdims):
     x = to_tensor(x)
     axes = normalize_axes(name, axis, x.ndim)
-    if dtype is not None:
-        acc = _dtypes.dtype(dtype)
-        if x.dtype != acc and not (acc == _dtypes.int64 and x.dtype in _ACC):
-            x = x.astype(acc)
-    else:
+    x, acc, want = _accumulate(x, dtype)
+    r = bind(prim, (x,), {"axes": axes, "out_dtype": acc})
+    return _keep(r if want == acc else r.astype(want), x, axes, keepdims)
+
+
+def _accumulate(x, dtype):
+    """(input for the kernel, kernel accumulator dtype, result dtype) of sum-like ops.
+
+    The kernels accumulate bool and int32 in int64 only; a requested ``dtype=int32``
+    (or bool) is cast to after accumulating, which wraps exactly as NumPy's int32 sum.
+    """
+    if dtype is None:
         acc = _ACC.get(x.dtype, x.dtype)
-    return _keep(bind(prim, (x,), {"axes": axes, "out_dtype": acc}), x, axes, keepdims)
+        return x, acc, acc
+    want = _dtypes.dtype(dtype)
+    if x.dtype != want and not (want == _dtypes.int64 and x.dtype in _ACC):
+        x = x.astype(want)
+    return x, _ACC.get(want, want), want
 
 
 def sum(x, axis=None, dtype=None, keepdims=False):
@@ -125,13 +136,9 @@ def _scan(prim, name, x, axis, dtype):
         x = reshape(x, (-1,))
         axis = 0
     a = normalize_axis(name, axis, x.ndim)
-    if dtype is not None:
-        acc = _dtypes.dtype(dtype)
-        if x.dtype != acc and not (acc == _dtypes.int64 and x.dtype in _ACC):
-            x = x.astype(acc)
-    else:
-        acc = _ACC.get(x.dtype, x.dtype)
-    return bind(prim, (x,), {"axis": a, "out_dtype": acc})
+    x, acc, want = _accumulate(x, dtype)
+    r = bind(prim, (x,), {"axis": a, "out_dtype": acc})
+    return r if want == acc else r.astype(want)
 
 
 def cumsum(x, axis=None, dtype=None):
