@@ -552,3 +552,21 @@ def test_tri_diag_errors():
         tf.tril(tf.ones(3))
     with pytest.raises(ValueError, match=r"diag: expected a 1-D or 2-D tensor, got shape"):
         tf.diag(tf.ones((2, 2, 2)))
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_indexing_on_layouts(layout):
+    a = random_array((4, 6), "float64", seed=14)
+    t = make_layout(a, layout)
+    v = layout_values(a, layout)
+    keys = [(np.array([0, 2, 3]), np.array([1, 5, 0])), (slice(None, None, -1), [4, 0]),
+            (v > 0.5,), (1, slice(1, None, 2)), (Ellipsis, -1), ([[1], [3]], [0, 2, 4])]
+    for key in keys:
+        assert_close(t[key], v[key])
+    if layout == "broadcast":
+        return  # read-only
+    for key in keys:
+        val = -np.arange(v[key].size, dtype=np.float64).reshape(v[key].shape)
+        t[key] = tf.asarray(val)
+        v[key] = val
+        assert_close(t, v)
