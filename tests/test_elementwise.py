@@ -64,7 +64,8 @@ OPS = {
     "floor": (1, REALS, "any", EXACT, None),
     "ceil": (1, REALS, "any", EXACT, None),
     "trunc": (1, REALS, "any", EXACT, None),
-    "round": (1, ALL, "any", EXACT, np.round),
+    # (NumPy's round keeps integer dtypes and rejects bool; rint is tested separately)
+    "round": (1, NUMERIC, "any", EXACT, np.round),
     "conj": (1, ALL, "any", EXACT, np.conjugate),
     "isnan": (1, ALL, "any", EXACT, None),
     "isinf": (1, ALL, "any", EXACT, None),
@@ -123,7 +124,8 @@ def reference(name, *xs):
     with np.errstate(all="ignore"):
         resolver = UNARY[name][0] if name in UNARY else (BINARY[name][0] if name in BINARY
                                                          else ref)
-        want = _canon(resolver(*xs).dtype) if name not in ("real", "imag", "angle") else None
+        want = _canon(resolver(*xs).dtype) if name not in ("real", "imag", "angle",
+                                                           "round") else None
         if want is not None and any(x.dtype != want for x in xs) and (
                 want.kind in "fc" or resolver(*xs).dtype != want):
             if not (name in ("floor_divide", "remainder", "left_shift", "right_shift")
@@ -306,6 +308,24 @@ def test_round_decimals_and_half_even():
         assert_close(tf.round(tf.asarray(a), dec), np.round(a, dec))
     assert_close(tf.round(tf.asarray(a, dtype=tf.float32), 2), np.round(a.astype(np.float32), 2),
                  rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_rint_all_dtypes(dtype):
+    a = random_array((7,), dtype, seed=3) * (3 if np.dtype(dtype).kind != "b" else 1)
+    want = _canon(np.rint(a).dtype)
+    with np.errstate(all="ignore"):
+        exp = np.rint(a.astype(want) if a.dtype.kind == "b" else a)
+    assert_close(tf.rint(tf.asarray(a)), exp.astype(want))
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+def test_round_integers_keep_dtype(dtype):
+    a = np.array([-25, -15, -5, 0, 4, 5, 15, 25, 35, 1234], dtype)
+    for dec in (0, 2, -1, -2):
+        assert_close(tf.round(tf.asarray(a), dec), np.round(a, dec))
+    t = tf.asarray(a)
+    assert not np.shares_memory(np.asarray(tf.round(t)), np.asarray(t))
 
 
 def test_angle_deg_and_int():
@@ -532,6 +552,8 @@ def test_unsupported_dtypes_raise_typeerror_naming_op(name):
         a = tf.asarray(random_array((3,), d, seed=0))
         if name == "reciprocal" and d.kind == "b":
             continue  # NumPy's bool reciprocal (1/False) is not worth copying; untested
+        if name == "round" and d.kind == "b":
+            continue  # rounds like rint (float32), tested in test_rint_all_dtypes
         with pytest.raises(TypeError, match=r"tenferro\.%s: not supported.*%s" % (name, d)):
             tf_op(name)(*([a] * arity))
         # NumPy agrees it is unsupported (or it is one of tenferro's real-only ops)

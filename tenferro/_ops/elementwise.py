@@ -336,7 +336,19 @@ _round = _g["round"]
 
 
 def round(x, decimals=0):
-    """Round half to even (NumPy's ``round``), optionally to ``decimals`` places."""
+    """Round half to even (NumPy's ``round``), optionally to ``decimals`` places.
+
+    Integer tensors keep their dtype, as in NumPy (``rint`` would give float64):
+    unchanged for ``decimals >= 0``, rounded to a multiple of ``10**-decimals``
+    (half to even, via float64) otherwise.
+    """
+    if not isinstance(x, Tensor):
+        x = to_tensor(x)
+    if x.dtype.kind in "iu":
+        if decimals >= 0:
+            return x.copy()
+        s = 10 ** -decimals
+        return astype(_round(x / s) * s, x.dtype)
     if decimals == 0:
         return _round(x)
     s = 10.0 ** decimals
