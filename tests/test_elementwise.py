@@ -610,3 +610,55 @@ def test_one_vs_two_threads_identical(name):
     exp = np.where(a > 1.0, a, b) if name == "where" else reference(
         name, *((a, b) if name in BINARY else (a,)))
     assert_close(tf.asarray(r2), exp, **_tol(name if name != "where" else "add", exp.dtype))
+
+
+# -- property: random strided, permuted and broadcast operands ------------------------------
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@st.composite
+def strided_operand(draw, shape):
+    """An ndarray-backed tensor with logical ``shape`` but random strides."""
+    nd = len(shape)
+    perm = draw(st.permutations(range(nd)))
+    steps = draw(st.lists(st.sampled_from([1, 2, -1, -3]), min_size=nd, max_size=nd))
+    bshape = [shape[p] for p in perm]
+    big = np.arange(int(np.prod([abs(s) * n for s, n in zip(steps, bshape)])),
+                    dtype=np.float64).reshape([abs(s) * n for s, n in zip(steps, bshape)])
+    key = tuple(slice(None, None, s) for s in steps)
+    inv = np.argsort(perm)
+    arr = np.transpose(big[key], inv) if nd else big
+    t = tf.permute_dims(tf.asarray(big)[key], tuple(int(i) for i in inv)) if nd else \
+        tf.asarray(big)
+    return t, arr
+
+
+@st.composite
+def binary_case(draw):
+    nd = draw(st.integers(0, 4))
+    shape = draw(st.lists(st.integers(0, 4), min_size=nd, max_size=nd))
+    # the second operand drops leading dims and sets some dims to 1 (broadcast)
+    k = draw(st.integers(0, nd))
+    s2 = [1 if draw(st.booleans()) else n for n in shape[k:]]
+    t1, a1 = draw(strided_operand(tuple(shape)))
+    t2, a2 = draw(strided_operand(tuple(s2)))
+    if draw(st.booleans()):
+        t1, a1, t2, a2 = t2, a2, t1, a1
+    return t1, a1, t2, a2
+
+
+@settings(max_examples=int(__import__("os").environ.get("TF_HYP", 100)), deadline=None)
+@given(binary_case(), st.sampled_from(["add", "multiply", "maximum", "less", "arctan2"]),
+       st.sampled_from(["float64", "float32", "int32", "complex128"]))
+def test_binary_strided_broadcast_property(case, name, dtype):
+    t1, a1, t2, a2 = case
+    if name == "arctan2" and dtype == "complex128":
+        dtype = "float64"
+    if name == "arctan2" and dtype == "int32":
+        dtype = "float32"
+    a1, a2 = a1.astype(dtype), a2.astype(dtype)
+    got = tf_op(name)(t1.astype(dtype, copy=False), t2.astype(dtype, copy=False))
+    assert_close(got, reference(name, a1, a2), **_tol(name, reference(name, a1, a2).dtype))
+    u = tf.sqrt(t1)  # the float64 original, strides intact
+    assert_close(u, np.sqrt(np.asarray(t1)), rtol=1e-14)

@@ -266,3 +266,47 @@ def test_threads_identical_reduction():
         r2 = [float(tf.sum(t)), float(tf.max(t)), int(tf.argmax(t))]
     assert r1 == r2
     assert abs(r1[0] - a.sum()) < 1e-9 and r1[1] == a.max() and r1[2] == a.argmax()
+
+
+# -- property: random shapes, axes and strided layouts ---------------------------------------
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@st.composite
+def reduce_case(draw):
+    ndim = draw(st.integers(0, 4))
+    shape = tuple(draw(st.lists(st.integers(0, 5), min_size=ndim, max_size=ndim)))
+    dtype = draw(st.sampled_from(["bool", "int32", "int64", "float32", "float64",
+                                  "complex128"]))
+    perm = draw(st.permutations(range(ndim)))
+    steps = tuple(draw(st.lists(st.sampled_from([1, 2, -1, -2]), min_size=ndim,
+                                max_size=ndim)))
+    axes = draw(st.none() | st.lists(st.integers(0, max(ndim - 1, 0)), unique=True,
+                                     max_size=ndim).map(tuple) if ndim else st.none())
+    keepdims = draw(st.booleans())
+    name = draw(st.sampled_from(["sum", "prod", "max", "min", "any", "all", "mean"]))
+    return shape, dtype, perm, steps, axes, keepdims, name
+
+
+@settings(max_examples=int(__import__("os").environ.get("TF_HYP", 100)), deadline=None)
+@given(reduce_case(), st.integers(0, 2 ** 16))
+def test_reduction_property(case, seed):
+    shape, dtype, perm, steps, axes, keepdims, name = case
+    big = random_array(tuple(abs(s) * n for s, n in zip(steps, shape)), dtype, "small",
+                       seed=seed)
+    key = tuple(slice(None, None, s) for s in steps)
+    a = np.transpose(big[key], perm) if shape else big
+    t = tf.permute_dims(tf.asarray(big)[key], perm) if shape else tf.asarray(big)
+    if name in ("max", "min") and any(a.shape[i] == 0 for i in
+                                     (axes if axes is not None else range(a.ndim))):
+        with pytest.raises(ValueError, match="zero-size reduction"):
+            getattr(tf, name)(t, axis=axes, keepdims=keepdims)
+        return
+    with np.errstate(all="ignore"):
+        import warnings
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            exp = getattr(np, name)(a, axis=axes, keepdims=keepdims)
+    got = getattr(tf, name)(t, axis=axes, keepdims=keepdims)
+    assert_close(got, exp, **_tol(exp.dtype))
