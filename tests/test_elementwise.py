@@ -537,7 +537,7 @@ def test_array_ufunc_returns_tensor():
     assert isinstance(r, tf.Tensor)
     assert_close(r, a + a)
     # an unsupported ufunc / keyword falls back to NumPy's TypeError
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="returned NotImplemented from __array_ufunc__"):
         np.sin(t, out=np.empty(4))
 
 
@@ -578,9 +578,13 @@ def test_broadcast_mismatch_message(name):
 
 
 def test_unsupported_operand_type():
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match=r"unsupported operand type\(s\) for \+: 'Tensor' and "
+                       r"'object'"):
         tf.ones(3) + object()
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match=r"unsupported operand type\(s\) for \*: 'object' and "
+                       r"'Tensor'"):
+        object() * tf.ones(3)
+    with pytest.raises(TypeError, match="unsupported operand type.*'Tensor' and 'str'"):
         tf.ones(3) + "abc"
 
 
