@@ -3,11 +3,12 @@
 Python-level overhead: ~0.1 us instead of ~2 us for ``np.broadcast_to``)."""
 cimport numpy as cnp
 from cpython.ref cimport Py_INCREF
+from cpython.object cimport PyTypeObject
 
 cnp.import_array()
 
 cdef extern from "numpy/arrayobject.h":
-    object PyArray_NewFromDescr(object subtype, cnp.dtype descr, int nd,
+    object PyArray_NewFromDescr(PyTypeObject* subtype, cnp.dtype descr, int nd,
                                 cnp.npy_intp* dims, cnp.npy_intp* strides,
                                 void* data, int flags, object obj)
 
@@ -53,7 +54,7 @@ def broadcast_to(cnp.ndarray a, tuple shape):
             return None
     cdef cnp.dtype descr = a.dtype
     Py_INCREF(descr)
-    r = PyArray_NewFromDescr(cnp.ndarray, descr, nd, dims, strides,
+    r = PyArray_NewFromDescr(<PyTypeObject*>cnp.ndarray, descr, nd, dims, strides,
                                  cnp.PyArray_DATA(a), 0, None)
     Py_INCREF(a)
     cnp.PyArray_SetBaseObject(r, a)
