@@ -559,3 +559,30 @@ def test_fake_unsupported_names_op(fake):
         tf.sin(tf.ones(2).to("fake"))
     with pytest.raises(tf.UnsupportedOperation, match="^add: .*'fake:0'.*int32$"):
         t + t
+
+
+def test_driver_found_by_entry_point(monkeypatch):
+    """A third-party driver is discovered through the 'tenferro.devices' entry points."""
+    import importlib.metadata as md
+
+    ep = md.EntryPoint(name="plugdev", value="tests.test_tensor:FakeDriver",
+                       group="tenferro.devices")
+    real = md.entry_points
+
+    def entry_points(**kw):
+        if kw.get("group") == "tenferro.devices":
+            return md.EntryPoints([ep])
+        return real(**kw)
+
+    monkeypatch.setattr(tenferro.devices.importlib.metadata, "entry_points", entry_points)
+    monkeypatch.setattr(ep.__class__, "load", lambda self: FakeDriver)
+    try:
+        assert "plugdev" in tenferro.devices.known_device_types()
+        dev = tf.device("plugdev")
+        assert isinstance(dev.driver, FakeDriver)
+        assert "plugdev:0" in tf.devices.available()
+        assert_close(tf.ones(2).to("plugdev").cpu(), np.ones(2))
+    finally:
+        tenferro.devices._drivers.pop("plugdev", None)
+        for k in [k for k in tenferro.devices._devices if str(k).startswith("plugdev")]:
+            del tenferro.devices._devices[k]
