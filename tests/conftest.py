@@ -25,6 +25,19 @@ def rng(seed=0):
     return np.random.default_rng(seed)
 
 
+def sample(gen, shape, dtype):
+    """Values of ``dtype`` from an existing Generator: ints in [-50, 50), bools, normals."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "b":
+        return np.asarray(gen.random(shape) < 0.4)
+    if dtype.kind in "iu":
+        return np.asarray(gen.integers(-50, 50, shape).astype(dtype))
+    x = gen.standard_normal(shape)
+    if dtype.kind == "c":
+        x = x + 1j * gen.standard_normal(shape)
+    return np.asarray(x.astype(dtype))
+
+
 def random_array(shape, dtype, domain="any", seed=0):
     """NumPy data of ``dtype`` and ``shape`` drawn from ``domain``.
 

@@ -2,25 +2,15 @@
 import numpy as np
 import pytest
 
-K = pytest.importorskip("tenferro._kernels._index")
+from conftest import sample
+
+from tenferro._kernels import _index as K
 
 DTYPES = [np.bool_, np.int32, np.int64, np.float32, np.float64, np.complex64, np.complex128]
 IDS = lambda d: np.dtype(d).name  # noqa: E731
 
 
-def rand(rng, shape, dt):
-    return np.asarray(_rand(rng, shape, dt))
-
-
-def _rand(rng, shape, dt):
-    if dt is np.bool_:
-        return rng.random(shape) < 0.4
-    if np.issubdtype(dt, np.integer):
-        return rng.integers(-100, 100, shape).astype(dt)
-    x = rng.standard_normal(shape)
-    if np.issubdtype(dt, np.complexfloating):
-        x = x + 1j * rng.standard_normal(shape)
-    return x.astype(dt)
+rand = sample
 
 
 def strided(x, how):

@@ -2,22 +2,16 @@
 import numpy as np
 import pytest
 
-_matmul = pytest.importorskip("tenferro._kernels._matmul")
+from conftest import sample
+
+from tenferro._kernels import _matmul
 from tenferro import _blas  # noqa: E402
 
 DTYPES = [np.bool_, np.int32, np.int64, np.float32, np.float64, np.complex64, np.complex128]
 RTOL = {np.float32: 1e-5, np.complex64: 1e-5, np.float64: 1e-12, np.complex128: 1e-12}
 
 
-def rand(rng, shape, dt):
-    if dt is np.bool_:
-        return rng.random(shape) < 0.3
-    if np.issubdtype(dt, np.integer):
-        return rng.integers(-50, 50, shape).astype(dt)
-    x = rng.standard_normal(shape)
-    if np.issubdtype(dt, np.complexfloating):
-        x = x + 1j * rng.standard_normal(shape)
-    return x.astype(dt)
+rand = sample
 
 
 def check(out, ref, dt):
