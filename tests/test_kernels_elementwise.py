@@ -325,6 +325,7 @@ def test_cast(di, do):
 @pytest.mark.parametrize("shape,perm", [((300, 200), (1, 0)), ((40, 50, 30), (2, 0, 1)),
                                         ((7, 64, 3, 65), (1, 3, 0, 2)), ((1000, 9), (1, 0))])
 @pytest.mark.parametrize("dt", [np.float64, np.complex128, np.int32, np.bool_])
+@pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")
 def test_cast_tiled_transpose(shape, perm, dt):
     x = randoms(dt, int(np.prod(shape)), np.random.default_rng(4)).reshape(shape)
     xt = x.transpose(perm)
@@ -389,6 +390,7 @@ def test_layouts(kind, op, dt):
                                         ("binary", "add", np.float64),
                                         ("binary", "floor_divide", np.int64),
                                         ("binary", "arctan2", np.float32)])
+@pytest.mark.filterwarnings("ignore:divide by zero:RuntimeWarning")
 def test_threads_identical(kind, op, dt):
     rng = np.random.default_rng(6)
     n = 70001
