@@ -1,0 +1,1 @@
+"""asv benchmarks for tenferro, each case beside its NumPy and PyTorch counterpart."""
