@@ -1,0 +1,205 @@
+#!/usr/bin/env python
+"""Standalone tenferro vs NumPy vs PyTorch comparison (no asv needed).
+
+Times the key cases of the asv suite with timeit-style best-of-N: one warm-up call,
+then ``--repeat`` repeats of ``number`` calls each (``number`` chosen so a repeat
+lasts >= ``--min-time`` seconds), reporting the minimum per-call time.  tenferro and
+PyTorch run with the same thread count (``--threads``, default 2); NumPy's ufuncs and
+reductions are single-threaded, its BLAS is capped to the same count when
+threadpoolctl is installed.  Prints a Markdown table:
+
+    case | tenferro | NumPy | PyTorch | NumPy/tenferro | PyTorch/tenferro | GB/s ...
+
+A ratio > 1 means tenferro is faster.  GB/s is the effective bandwidth of the
+minimal traffic of the case (each input read once, the output written once) for
+the memory-bound cases only.
+
+    python asv_bench/compare.py [--threads 2] [--repeat 7] [--only SUBSTR]
+"""
+import argparse
+import gc
+import os
+import platform
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "benchmarks"))
+import common  # noqa: E402  (also puts an in-place tenferro build on sys.path)
+import tenferro as tf  # noqa: E402
+
+torch = common.torch_or_none()
+LIBS = ["tenferro", "numpy", "torch"]
+
+
+def _arr(shape, dtype="float64", kind="normal", seed=0):
+    return common.get_array(shape, dtype, kind, seed)
+
+
+def _case_add(lib, out):
+    xp = common.module(lib)
+    x = common.convert(_arr(10**7, seed=1), lib)
+    y = common.convert(_arr(10**7, seed=2), lib)
+    if not out:
+        return lambda: x + y
+    o = common.empty_like(x, lib)  # NotImplementedError for tenferro
+    return lambda: xp.add(x, y, out=o)
+
+
+def _case_muladdsin(lib):
+    xp = common.module(lib)
+    x = common.convert(_arr(10**7, seed=1), lib)
+    y = common.convert(_arr(10**7, seed=2), lib)
+    return lambda: x * y + xp.sin(x)
+
+
+def _case_unary(func, dtype):
+    def make(lib):
+        f = getattr(common.module(lib), func)
+        x = common.convert(_arr(10**6, dtype, seed=3), lib)
+        return lambda: f(x)
+    return make
+
+
+def _case_tiny(lib):
+    x = common.convert(_arr(3, seed=4), lib)
+    y = common.convert(_arr(3, seed=5), lib)
+    return lambda: x + y
+
+
+def _axis_kw(lib, axis):
+    if axis is None:
+        return {}
+    return {"dim": axis} if lib == "torch" else {"axis": axis}
+
+
+def _case_reduce(func, axis, shape=(4000, 4000)):
+    def make(lib):
+        xp = common.module(lib)
+        f = getattr(xp, {"max": "amax"}.get(func, func))
+        x = common.convert(_arr(shape, seed=6), lib)
+        kw = _axis_kw(lib, axis)
+        return lambda: f(x, **kw)
+    return make
+
+
+def _case_matmul(sa, sb, dtype, kind):
+    def make(lib):
+        a = common.convert(_arr(sa, dtype, kind, seed=9), lib)
+        b = common.convert(_arr(sb, dtype, kind, seed=10), lib)
+        return lambda: a @ b
+    return make
+
+
+MB = 1e6
+# (name, factory(lib) -> callable, bytes of minimal traffic or None)
+CASES = [
+    ("x + y, 1e7 f64", lambda lib: _case_add(lib, False), 3 * 8e7),
+    ("x + y, 1e7 f64, out=", lambda lib: _case_add(lib, True), 3 * 8e7),
+    ("x*y + sin(x), 1e7 f64", _case_muladdsin, 3 * 8e7),
+    ("tiny x + y, 3 f64 (per call)", _case_tiny, None),
+]
+for _f in ("exp", "sin", "tanh"):
+    for _dt in ("float32", "float64"):
+        CASES.append(("%s, 1e6 %s" % (_f, _dt), _case_unary(_f, _dt), None))
+CASES += [
+    ("sum, 4000x4000 f64", _case_reduce("sum", None), 8 * 16e6),
+    ("sum axis=0, 4000x4000 f64", _case_reduce("sum", 0), 8 * 16e6),
+    ("sum axis=1, 4000x4000 f64", _case_reduce("sum", 1), 8 * 16e6),
+    ("max, 4000x4000 f64", _case_reduce("max", None), 8 * 16e6),
+    ("argmax, 4000x4000 f64", _case_reduce("argmax", None), 8 * 16e6),
+    ("cumsum, 1e6 f64", _case_reduce("cumsum", 0, shape=(10**6,)), 2 * 8e6),
+    ("matmul f64 1000^3", _case_matmul((1000, 1000), (1000, 1000), "float64", "normal"), None),
+    ("matmul f64 64x128^3", _case_matmul((64, 128, 128), (64, 128, 128), "float64", "normal"), None),
+    ("matmul f64 10000x4^3", _case_matmul((10000, 4, 4), (10000, 4, 4), "float64", "normal"), None),
+    ("matmul i64 256^3", _case_matmul((256, 256), (256, 256), "int64", "int"), None),
+]
+
+
+def best_of(fn, repeat, min_time):
+    fn()  # warm-up (allocator, lazy init, thread team)
+    number = 1
+    while True:  # calibrate like timeit.Timer.autorange
+        t0 = time.perf_counter()
+        for _ in range(number):
+            fn()
+        dt = time.perf_counter() - t0
+        if dt >= min_time or number >= 10**6:
+            break
+        number *= 10 if dt < min_time / 10 else 2
+    times = [dt / number]
+    gcold = gc.isenabled()
+    gc.disable()
+    try:
+        for _ in range(repeat - 1):
+            t0 = time.perf_counter()
+            for _ in range(number):
+                fn()
+            times.append((time.perf_counter() - t0) / number)
+    finally:
+        if gcold:
+            gc.enable()
+    return min(times)
+
+
+def fmt_t(t):
+    if t is None:
+        return "n/a"
+    for unit, s in (("s", 1), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9)):
+        if t >= s:
+            return "%.3g %s" % (t / s, unit)
+    return "%.3g ns" % (t / 1e-9)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--threads", type=int, default=common.N_THREADS)
+    p.add_argument("--repeat", type=int, default=7)
+    p.add_argument("--min-time", type=float, default=0.2,
+                   help="seconds per repeat (number of calls is calibrated)")
+    p.add_argument("--only", default=None, help="run cases whose name contains this")
+    args = p.parse_args(argv)
+
+    common.set_threads(args.threads)
+    print("<!-- tenferro %s, numpy %s, torch %s, python %s, %s, %d threads, "
+          "best of %d -->" % (
+              getattr(tf, "__version__", "?"), np.__version__,
+              torch.__version__ if torch else "not installed",
+              platform.python_version(), platform.machine(), args.threads, args.repeat))
+    print("| case | tenferro | NumPy | PyTorch | NumPy/tenferro | PyTorch/tenferro "
+          "| GB/s tenferro | GB/s NumPy | GB/s PyTorch |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for name, make, nbytes in CASES:
+        if args.only and args.only not in name:
+            continue
+        t = {}
+        for lib in LIBS:
+            try:
+                fn = make(lib)
+            except NotImplementedError:
+                t[lib] = None
+                continue
+            t[lib] = best_of(fn, args.repeat, args.min_time)
+            del fn
+            gc.collect()
+
+        def ratio(lib):
+            if t[lib] is None or t["tenferro"] is None:
+                return "n/a"
+            return "%.2f" % (t[lib] / t["tenferro"])
+
+        def gbs(lib):
+            if nbytes is None or t[lib] is None:
+                return ""
+            return "%.1f" % (nbytes / t[lib] / 1e9)
+
+        print("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            name, fmt_t(t["tenferro"]), fmt_t(t["numpy"]), fmt_t(t["torch"]),
+            ratio("numpy"), ratio("torch"), gbs("tenferro"), gbs("numpy"), gbs("torch")),
+            flush=True)
+
+
+if __name__ == "__main__":
+    main()
