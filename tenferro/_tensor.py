@@ -401,19 +401,20 @@ def _unop(name):
     return method
 
 
+from . import _ops  # noqa: E402  (the ops need Tensor defined first)
+from ._ops.elementwise import DUNDERS as _DUNDERS  # noqa: E402
+
 for _dunder, _fn in [("add", "add"), ("sub", "subtract"), ("mul", "multiply"),
                      ("truediv", "divide"), ("floordiv", "floor_divide"), ("mod", "remainder"),
                      ("pow", "power"), ("matmul", "matmul"), ("and", "bitwise_and"),
                      ("or", "bitwise_or"), ("xor", "bitwise_xor"), ("lshift", "left_shift"),
                      ("rshift", "right_shift")]:
-    setattr(Tensor, "__%s__" % _dunder, _binop(_fn))
+    setattr(Tensor, "__%s__" % _dunder, _DUNDERS.get(_fn) or _binop(_fn))
     setattr(Tensor, "__r%s__" % _dunder, _binop(_fn, reflected=True))
     setattr(Tensor, "__i%s__" % _dunder, _inplace(_fn))
 for _dunder, _fn in [("eq", "equal"), ("ne", "not_equal"), ("lt", "less"), ("le", "less_equal"),
                      ("gt", "greater"), ("ge", "greater_equal")]:
-    setattr(Tensor, "__%s__" % _dunder, _binop(_fn))
+    setattr(Tensor, "__%s__" % _dunder, _DUNDERS[_fn])
 for _dunder, _fn in [("neg", "negative"), ("pos", "positive"), ("abs", "abs"),
                      ("invert", "bitwise_invert")]:
     setattr(Tensor, "__%s__" % _dunder, _unop(_fn))
-
-from . import _ops  # noqa: E402  (the ops need Tensor defined first)

@@ -517,7 +517,8 @@ def test_inplace_same_kind_errors():
     f += tf.asarray(np.full(3, 0.1))
     assert f.dtype == tf.float32
     assert_close(f, np.ones(3, np.float32) + np.full(3, 0.1), dtype=np.float32, rtol=1e-7)
-    with pytest.raises(ValueError, match=r"in-place add: result of shape \(2, 3\) does not fit.*\(3,\)"):
+    with pytest.raises(ValueError, match=r"add: out has shape \(3,\) but the result has shape "
+                       r"\(2, 3\)"):
         f += tf.ones((2, 3))
     assert_close(t, np.arange(3, dtype=np.int32))  # untouched by the failed updates
 
@@ -664,3 +665,45 @@ def test_binary_strided_broadcast_property(case, name, dtype):
     assert_close(got, reference(name, a1, a2), **_tol(name, reference(name, a1, a2).dtype))
     u = tf.sqrt(t1)  # the float64 original, strides intact
     assert_close(u, np.sqrt(np.asarray(t1)), rtol=1e-14)
+
+
+# -- out= -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["add", "multiply", "less", "arctan2"])
+def test_out_argument(name):
+    a = random_array((4, 5), "float64", "pos", seed=1)
+    b = random_array((5,), "float64", "pos", seed=2)
+    exp = getattr(np, name)(a, b)
+    out = tf.empty(exp.shape, dtype=exp.dtype)
+    r = tf_op(name)(tf.asarray(a), tf.asarray(b), out=out)
+    assert r is out
+    assert_close(out, exp)
+    # a wider out dtype (same_kind cast on the way out)
+    if exp.dtype == np.float64:
+        out32 = tf.empty(exp.shape, dtype=tf.float32)
+        tf_op(name)(tf.asarray(a), tf.asarray(b), out=out32)
+        assert_close(out32, exp.astype(np.float32))
+
+
+def test_out_unary_and_overlap():
+    a = np.linspace(0, 1, 7)
+    t = tf.asarray(a.copy())
+    tf.exp(t, out=t)  # exact alias: in place
+    assert_close(t, np.exp(a))
+    z = tf.arange(8.0)
+    tf.add(z[:-1], 1.0, out=z[1:])  # partial overlap: computed as if into a fresh buffer
+    zn = np.arange(8.0)
+    np.add(zn[:-1], 1.0, out=zn[1:])
+    assert_close(z, zn)
+
+
+def test_out_errors():
+    x = tf.ones(3)
+    with pytest.raises(ValueError, match=r"add: out has shape \(2,\) but the result has shape "
+                       r"\(3,\)"):
+        tf.add(x, x, out=tf.empty(2))
+    with pytest.raises(TypeError, match="cannot cast the result from float64 to out's dtype "
+                       "int64 under the same_kind rule"):
+        tf.add(x, x, out=tf.empty(3, dtype=tf.int64))
+    with pytest.raises(TypeError, match="out must be a Tensor, got ndarray"):
+        tf.add(x, x, out=np.empty(3))

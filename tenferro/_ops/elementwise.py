@@ -116,16 +116,18 @@ def _scalar_tensor(value, dtype, device):
     return asarray(value, dtype=dtype, device=device)
 
 
-def unary(name, x):
+def unary(name, x, out=None):
     if not isinstance(x, Tensor):
         x = to_tensor(x)
-    lin, out = _resolve(name, UNARY[name][0], (x.dtype,))
+    lin, odt = _resolve(name, UNARY[name][0], (x.dtype,))
     if x.dtype != lin:
         x = astype(x, lin)
-    return bind(PRIMS[name], (x,), {"out_dtype": out})
+    if out is not None:
+        return _into(name, out, (x,), odt)
+    return bind(PRIMS[name], (x,), {"out_dtype": odt})
 
 
-def binary(name, a, b):
+def binary(name, a, b, out=None):
     ta = isinstance(a, Tensor)
     tb = isinstance(b, Tensor)
     if ta and tb:
@@ -142,12 +144,45 @@ def binary(name, a, b):
                  type(b) if not isinstance(b, Tensor) else b.dtype)
         dev = a._device if isinstance(a, Tensor) else (b._device if isinstance(b, Tensor)
                                                         else None)
-    lin, out = _resolve(name, BINARY[name][0], types)
+    lin, odt = _resolve(name, BINARY[name][0], types)
     a = _at(a, lin, dev)
     b = _at(b, lin, dev)
     if a.shape != b.shape:
         broadcast_shapes(name, a.shape, b.shape)
-    return bind(PRIMS[name], (a, b), {"out_dtype": out})
+    if out is not None:
+        return _into(name, out, (a, b), odt)
+    return bind(PRIMS[name], (a, b), {"out_dtype": odt})
+
+
+def _into(name, out, args, odt):
+    """Write ``name(*args)`` into the tensor ``out`` (NumPy's ``out=``; same_kind casting).
+
+    Not recorded for autodiff: ``out`` and the operands must not require gradients.
+    """
+    if not isinstance(out, Tensor):
+        raise TypeError("tenferro.%s: out must be a Tensor, got %s" % (name, type(out).__name__))
+    if out.requires_grad or any(a.requires_grad for a in args) or _interpreters:
+        raise RuntimeError("tenferro.%s: out= is not supported with autodiff or tracing; use "
+                           "the out-of-place form" % name)
+    dev = out._device
+    for a in args:
+        if a._device is not dev:
+            raise DeviceMismatchError(name, [dev] + [x._device for x in args])
+    shape = broadcast_shapes(name, *[a.shape for a in args])
+    if shape != out.shape:
+        raise ValueError("tenferro.%s: out has shape %s but the result has shape %s"
+                         % (name, out.shape, shape))
+    if not np.can_cast(odt, out.dtype, casting="same_kind"):
+        raise TypeError("tenferro.%s: cannot cast the result from %s to out's dtype %s under "
+                        "the same_kind rule" % (name, odt, out.dtype))
+    fn = dev.driver.lookup(name, dev, args[0].dtype)
+    if odt == out.dtype:
+        fn(*[a._data for a in args], out_dtype=odt, out=out._data)
+    else:
+        from .conversion import copy_into
+
+        copy_into(out, _wrap(fn(*[a._data for a in args], out_dtype=odt), dev))
+    return out
 
 
 def _operand(x, other):
@@ -262,53 +297,70 @@ def _cpu_scalar(v, dtype):
     return a
 
 
+def _fast_entry(name, ufunc, dev, types):
+    """(driver implementation, output dtype) when ``name`` on plain tensors of this
+    device and these dtypes needs no cast and no checks beyond the driver's, else False."""
+    lin, odt = _resolve(name, ufunc, types)
+    fn = dev.driver.implementations.get(name)
+    if fn is None or any(t is not lin for t in types if not isinstance(t, type)):
+        return False
+    return (fn, odt)
+
+
 def _make_unary(name):
     uf = UNARY[name][0]
-    cache = {}
 
-    def f(x):
-        if type(x) is Tensor and x._ad is None and not _interpreters:
+    def f(x, out=None):
+        if out is None and type(x) is Tensor and x._ad is None and not _interpreters:
             d = x._data
-            r = cache.get(d.dtype)
+            dev = x._device
+            key = (name, d.dtype)
+            r = dev._fast.get(key)
             if r is None:
-                r = cache[d.dtype] = _resolve(name, uf, (d.dtype,))
-            fn = x._device.driver.implementations.get(name)
-            if r[0] is d.dtype and fn is not None:  # else unary() raises UnsupportedOperation
-                return _wrap(fn(d, out_dtype=r[1]), x._device)
-        return unary(name, x)
+                r = dev._fast[key] = _fast_entry(name, uf, dev, (d.dtype,))
+            if r:
+                return _wrap(r[0](d, out_dtype=r[1]), dev)
+        return unary(name, x, out)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = "Elementwise ``%s`` (NumPy semantics and dtype rules)." % name
     return f
 
 
-def _make_binary(name):
+def _make_binary(name, dunder=False):
+    """``tenferro.<name>(x1, x2, out=None)``; with ``dunder`` the ``Tensor.__<op>__``
+    method, which returns NotImplemented for operands it cannot convert."""
     uf = BINARY[name][0]
-    cache = {}
 
-    def f(x1, x2):
-        if type(x1) is Tensor and x1._ad is None and not _interpreters:
-            d1 = x1._data
+    def f(x1, x2, out=None):
+        if out is None and type(x1) is Tensor and x1._ad is None and not _interpreters:
             t2 = type(x2)
             if t2 is Tensor:
-                if x2._ad is None and x2._device is x1._device:
+                dev = x1._device
+                if x2._ad is None and x2._device is dev:
+                    d1 = x1._data
                     d2 = x2._data
-                    key = (d1.dtype, d2.dtype)
-                    r = cache.get(key)
+                    key = (name, d1.dtype, d2.dtype)
+                    r = dev._fast.get(key)
                     if r is None:
-                        r = cache[key] = _resolve(name, uf, key)
-                    fn = x1._device.driver.implementations.get(name)
-                    if r[0] is d1.dtype and r[0] is d2.dtype and fn is not None:
-                        return _wrap(fn(d1, d2, out_dtype=r[1]), x1._device)
-            elif (t2 is float or t2 is int or t2 is complex) and x1._device.type == "cpu":
-                key = (d1.dtype, t2)
-                r = cache.get(key)
+                        r = dev._fast[key] = _fast_entry(name, uf, dev, key[1:])
+                    if r:
+                        return _wrap(r[0](d1, d2, out_dtype=r[1]), dev)
+            elif t2 is float or t2 is int or t2 is complex:
+                d1 = x1._data
+                dev = x1._device
+                key = (name, d1.dtype, t2)
+                r = dev._fast.get(key)
                 if r is None:
-                    r = cache[key] = _resolve(name, uf, key)
-                if r[0] is d1.dtype:
-                    dev = x1._device
-                    return _wrap(dev.driver.implementations[name](
-                        d1, _cpu_scalar(x2, r[0]), out_dtype=r[1]), dev)
-        return binary(name, x1, x2)
+                    r = dev._fast[key] = dev.type == "cpu" and _fast_entry(name, uf, dev,
+                                                                           key[1:])
+                if r:
+                    return _wrap(r[0](d1, _cpu_scalar(x2, d1.dtype), out_dtype=r[1]), dev)
+        if dunder:
+            try:
+                return binary(name, x1, x2)
+            except NotATensor:
+                return NotImplemented
+        return binary(name, x1, x2, out)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = "Elementwise ``%s`` with broadcasting (NumPy semantics and dtype rules)." % name
     return f
@@ -319,6 +371,8 @@ for _name in UNARY:
     _g[_name] = _make_unary(_name)
 for _name in BINARY:
     _g[_name] = _make_binary(_name)
+# Tensor.__add__ and friends: the same fast path, without a second call layer.
+DUNDERS = {_name: _make_binary(_name, dunder=True) for _name in BINARY}
 # Names tenferro and the Array API also use.
 absolute = _g["abs"]
 conjugate = _g["conj"]
@@ -380,10 +434,10 @@ def inplace(name, x, other):
     if x.requires_grad:
         raise RuntimeError("tenferro: in-place %s on a tensor that requires grad; use the "
                            "out-of-place form" % name)
-    if name == "matmul":
-        from .matmul import matmul as op
-    else:
-        op = _g[name]
+    if name != "matmul":
+        return binary(name, x, other, out=x)
+    from .matmul import matmul as op
+
     r = op(x, other)
     if not np.can_cast(r.dtype, x.dtype, casting="same_kind"):
         raise TypeError("tenferro: in-place %s cannot cast the result from %s to the "

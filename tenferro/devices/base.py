@@ -82,12 +82,15 @@ class Driver:
 class Device:
     """A concrete device: a driver plus an index.  Obtain with ``tenferro.device(name)``."""
 
-    __slots__ = ("driver", "type", "index", "_name")
+    __slots__ = ("driver", "type", "index", "_name", "_fast")
 
     def __init__(self, driver, type, index=0):
         self.driver = driver
         self.type = type
         self.index = index
+        # (op, dtypes...) -> (implementation, output dtype) | False: the eager fast
+        # path's cache (tenferro._ops.elementwise), kept here so lookups hash no Device.
+        self._fast = {}
         self._name = type if (type == "cpu" and index == 0) else "%s:%d" % (type, index)
 
     def __str__(self):

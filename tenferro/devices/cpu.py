@@ -28,10 +28,27 @@ def _register(*names):
 
 def _out_like(x, dtype):
     # Keep a transposed (F-ordered) input's layout, as NumPy's order='K' does.
-    st = x.strides
-    if len(st) > 1 and st[0] < st[-1] and x.flags.f_contiguous:
-        return np.empty(x.shape, dtype, order="F")
+    if x.ndim > 1:
+        flags = x.flags
+        if flags.f_contiguous and not flags.c_contiguous:
+            return np.empty(x.shape, dtype, order="F")
     return np.empty(x.shape, dtype)
+
+
+def _partial_overlap(out, x):
+    """``out`` shares memory with ``x`` other than as the very same view (kernels
+    support exact aliasing only: in-place ops)."""
+    return (np.may_share_memory(out, x) and not (
+        out.__array_interface__["data"][0] == x.__array_interface__["data"][0]
+        and out.strides == x.strides and out.shape == x.shape))
+
+
+def _safe_out(out, *inputs):
+    """A buffer the kernel may write: ``out`` itself, or a temporary when it overlaps."""
+    for x in inputs:
+        if _partial_overlap(out, x):
+            return np.empty(out.shape, out.dtype)
+    return out
 
 
 def _unary(op):
@@ -40,7 +57,12 @@ def _unary(op):
     def run(x, *, out_dtype, out=None):
         if out is None:
             out = _out_like(x, out_dtype)
-        kernel(op, x, out, _threads.current)
+            kernel(op, x, out, _threads.current)
+            return out
+        buf = _safe_out(out, x)
+        kernel(op, x, buf, _threads.current)
+        if buf is not out:
+            _ew.cast(buf, out, _threads.current)
         return out
     return run
 
@@ -57,11 +79,14 @@ def _binary(op):
                 broadcast_shapes(op, a.shape, b.shape)  # raises the user-facing error
             a = _views.broadcast_to(a, shape)
             b = _views.broadcast_to(b, shape)
-            if out is None:
-                out = np.empty(shape, out_dtype)
-        elif out is None:
+        if out is None:
             out = _out_like(a, out_dtype)
-        kernel(op, a, b, out, _threads.current)
+            kernel(op, a, b, out, _threads.current)
+            return out
+        buf = _safe_out(out, a, b)
+        kernel(op, a, b, buf, _threads.current)
+        if buf is not out:
+            _ew.cast(buf, out, _threads.current)
         return out
     return run
 
