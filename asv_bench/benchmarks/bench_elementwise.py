@@ -24,7 +24,6 @@ class BinaryAdd:
         self.x = convert(get_array(N_BIG, "float64", seed=1), lib)
         self.y = convert(get_array(N_BIG, "float64", seed=2), lib)
         if output == "out":
-            # tenferro has no out= (yet): empty_like raises -> asv marks it skipped.
             self.o = empty_like(self.x, lib)
 
     def time_add(self, lib, output):
