@@ -307,3 +307,56 @@ def test_errors():
         R.reduce("mean", np.zeros(3), (0,), np.empty(()), 1)
     assert R.REDUCE_OPS == ["sum", "prod", "max", "min", "any", "all"]
     assert R.SCAN_OPS == ["cumsum", "cumprod"]
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.complex64, np.complex128],
+                         ids=lambda d: np.dtype(d).name)
+def test_contiguous_sum_kernel_lengths_and_specials(dt):
+    # the flat leaf/stack kernel: lengths around chunk (4 vectors), leaf (16 chunks)
+    # and stack boundaries, -0.0, NaN / inf anywhere, even/odd (re/im) parity
+    import math
+    rng = np.random.default_rng(11)
+    dt = np.dtype(dt)
+    real = np.float32 if dt.itemsize == 4 or dt == np.complex64 else np.float64
+    eps = np.finfo(real).eps
+    out = np.empty((), dt)
+    lens = sorted(set(list(range(0, 80)) + [k * m + d for m in (16, 32, 64, 512, 1024)
+                                                for k in (1, 2, 3, 5, 8, 17)
+                                                for d in (-1, 0, 1, 7)]))
+    for n in lens:
+        x = make((n,), dt, rng)
+        R.reduce("sum", x, (0,), out, 1)
+        for part, ref_x in ((np.real, x.real), (np.imag, x.imag)) if dt.kind == "c" else ((np.asarray, x),):
+            ref = math.fsum(ref_x.astype(np.float64))
+            bound = 40 * eps * float(np.abs(ref_x.astype(np.float64)).sum()) + 1e-300
+            assert abs(float(part(out)) - ref) <= bound, (n, float(part(out)), ref)
+        if n == 0 or dt.kind == "c":
+            continue
+        for pos in {0, n // 2, n - 1}:
+            y = x.copy()
+            y[pos] = np.nan
+            R.reduce("sum", y, (0,), out, 1)
+            assert np.isnan(out), n
+            y[pos] = np.inf
+            R.reduce("sum", y, (0,), out, 1)
+            assert out == np.inf, n
+        z = np.full(n, -0.0, dt)
+        R.reduce("sum", z, (0,), out, 1)
+        assert out == 0 and np.signbit(out), n
+
+
+def test_contiguous_sum_accuracy_vs_numpy_float64():
+    rng = np.random.default_rng(12)
+    import math
+    for n in (10**6 + 3, 3 * 2**19 - 5):
+        x = rng.standard_normal(n) * 10.0 ** rng.integers(-8, 8, n)
+        ref = math.fsum(x)
+        out = np.empty((), np.float64)
+        R.reduce("sum", x, (0,), out, 2)
+        assert abs(float(out) - ref) <= 4 * abs(float(x.sum()) - ref) + 1e-15 * np.abs(x).sum()
+        # per-output rows (axis 1) use the same kernel
+        y = x[: (n // 1000) * 1000].reshape(-1, 1000)
+        o1 = np.empty(y.shape[0])
+        R.reduce("sum", y, (1,), o1, 2)
+        refs = np.array([math.fsum(r) for r in y[:50]])
+        assert np.all(np.abs(o1[:50] - refs) <= np.abs(y[:50].sum(1) - refs) + 1e-14 * np.abs(y[:50]).sum(1))
