@@ -586,3 +586,17 @@ def test_driver_found_by_entry_point(monkeypatch):
         tenferro.devices._drivers.pop("plugdev", None)
         for k in [k for k in tenferro.devices._devices if str(k).startswith("plugdev")]:
             del tenferro.devices._devices[k]
+
+
+@pytest.mark.parametrize("env,expected", [("1", 1), ("3", 3)])
+def test_omp_num_threads_is_the_default(env, expected):
+    import os
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    out = subprocess.run(
+        [sys.executable, "-c", "import tenferro as tf; print(tf.get_num_threads())"],
+        env=dict(os.environ, OMP_NUM_THREADS=env, PYTHONPATH=root), cwd=root,
+        capture_output=True, text=True, check=True)
+    assert int(out.stdout) == expected
