@@ -26,10 +26,15 @@ def _tal_aval(x, idx, *, axis):
 take_p = Primitive("take", _take_aval, doc="Gather along an axis with normalised int64 indices.")
 take_along_axis_p = Primitive("take_along_axis", _tal_aval,
                               doc="numpy.take_along_axis with normalised, broadcast indices.")
-scatter_add_p = Primitive("scatter_add", None,
+def _scatter_aval(values, idx, *, axis, shape):
+    return (shape, values[1])
+
+
+scatter_add_p = Primitive("scatter_add", _scatter_aval,
                           doc="Adjoint of take: zeros(shape) with values added at indices.")
-scatter_add_along_axis_p = Primitive("scatter_add_along_axis", None,
+scatter_add_along_axis_p = Primitive("scatter_add_along_axis", _scatter_aval,
                                      doc="Adjoint of take_along_axis.")
+# nonzero's output shape depends on the data: no shape rule (it cannot be traced).
 nonzero_p = Primitive("nonzero", None, differentiable=False,
                       nondiff_reason="its output is integer positions")
 

@@ -106,20 +106,17 @@ def _broadcast3(*arrays):
     return shape, [a if a.shape == shape else _views.broadcast_to(a, shape) for a in arrays]
 
 
-@_register("where")
-def _where(c, a, b, *, out_dtype):
-    shape, (c, a, b) = _broadcast3(c, a, b)
-    out = np.empty(shape, out_dtype)
-    _ew.where(c, a, b, out, _threads.current)
-    return out
+def _ternary(kernel):
+    def run(a, b, c, *, out_dtype):
+        shape, arrays = _broadcast3(a, b, c)
+        out = np.empty(shape, out_dtype)
+        kernel(*arrays, out, _threads.current)
+        return out
+    return run
 
 
-@_register("clip")
-def _clip(x, lo, hi, *, out_dtype):
-    shape, (x, lo, hi) = _broadcast3(x, lo, hi)
-    out = np.empty(shape, out_dtype)
-    _ew.clip(x, lo, hi, out, _threads.current)
-    return out
+impl["where"] = _ternary(_ew.where)
+impl["clip"] = _ternary(_ew.clip)
 
 
 # -- casts and copies ---------------------------------------------------------------
