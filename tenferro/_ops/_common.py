@@ -52,7 +52,7 @@ def normalize_axis(op, axis, ndim):
     except AttributeError:
         raise TypeError("%s: axis must be an integer, got %r" % (op, axis)) from None
     if not -ndim <= a < ndim:
-        raise AxisError("%s: axis %d is out of bounds for a tensor of dimension %d"
+        raise AxisError("tenferro.%s: axis %d is out of bounds for a tensor of dimension %d"
                         % (op, a, ndim))
     return a + ndim if a < 0 else a
 
@@ -85,7 +85,7 @@ def broadcast_shapes(op, *shapes):
                     out[i] = d
                 elif d != 1:
                     raise ValueError(
-                        "%s: shapes %s do not broadcast: dimension %d has sizes %d and %d"
+                        "tenferro.%s: shapes %s do not broadcast: dimension %d has sizes %d and %d"
                         % (op, " and ".join(str(tuple(x)) for x in shapes), i - n, o, d))
     return tuple(out)
 
