@@ -9,11 +9,14 @@ import numpy as np
 from .. import _dtypes
 from .._kernels import _elementwise as _ew, _reduce as _red, _matmul as _mm, _index as _ix
 from .._kernels import _views
+from .._kernels import _alloc
+from .._kernels._alloc import empty as _empty
 from .._ops.elementwise import BINARY, UNARY
 from .. import _threads
 from .base import Driver as _Base
 
 impl = {}
+_INT64 = np.dtype(np.int64)
 
 
 def _register(*names):
@@ -31,8 +34,8 @@ def _out_like(x, dtype):
     if x.ndim > 1:
         flags = x.flags
         if flags.f_contiguous and not flags.c_contiguous:
-            return np.empty(x.shape, dtype, order="F")
-    return np.empty(x.shape, dtype)
+            return _empty(x.shape, dtype, "F")
+    return _empty(x.shape, dtype)
 
 
 def _partial_overlap(out, x):
@@ -47,7 +50,7 @@ def _safe_out(out, *inputs):
     """A buffer the kernel may write: ``out`` itself, or a temporary when it overlaps."""
     for x in inputs:
         if _partial_overlap(out, x):
-            return np.empty(out.shape, out.dtype)
+            return _empty(out.shape, out.dtype)
     return out
 
 
@@ -109,7 +112,7 @@ def _broadcast3(*arrays):
 def _ternary(kernel):
     def run(a, b, c, *, out_dtype):
         shape, arrays = _broadcast3(a, b, c)
-        out = np.empty(shape, out_dtype)
+        out = _empty(shape, out_dtype)
         kernel(*arrays, out, _threads.current)
         return out
     return run
@@ -130,7 +133,7 @@ def _convert(x, *, dtype):
 
 @_register("copy")
 def _copy(x):
-    out = np.empty(x.shape, x.dtype)
+    out = _empty(x.shape, x.dtype)
     _ew.cast(x, out, _threads.current)
     return out
 
@@ -220,7 +223,7 @@ def _diagonal(x, *, offset, axis1, axis2):
 def _concatenate(*xs, axis):
     shape = list(xs[0].shape)
     shape[axis] = sum(x.shape[axis] for x in xs)
-    out = np.empty(shape, xs[0].dtype)
+    out = _empty(tuple(shape), xs[0].dtype)
     start = 0
     key = [slice(None)] * out.ndim
     nt = _threads.current
@@ -236,14 +239,14 @@ def _concatenate(*xs, axis):
 
 @_register("take")
 def _take(x, idx, *, axis):
-    out = np.empty(x.shape[:axis] + idx.shape + x.shape[axis + 1:], x.dtype)
+    out = _empty(x.shape[:axis] + idx.shape + x.shape[axis + 1:], x.dtype)
     _ix.take(x, idx, axis, out, _threads.current)
     return out
 
 
 @_register("take_along_axis")
 def _take_along_axis(x, idx, *, axis):
-    out = np.empty(idx.shape, x.dtype)
+    out = _empty(idx.shape, x.dtype)
     _ix.take_along_axis(x, idx, axis, out, _threads.current)
     return out
 
@@ -273,7 +276,7 @@ def _reduction(op):
     kernel = _red.reduce
 
     def run(x, *, axes, out_dtype):
-        out = np.empty(tuple(n for i, n in enumerate(x.shape) if i not in axes), out_dtype)
+        out = _empty(tuple(n for i, n in enumerate(x.shape) if i not in axes), out_dtype)
         kernel(op, x, axes, out, _threads.current)
         return out
     return run
@@ -281,7 +284,7 @@ def _reduction(op):
 
 def _argreduction(op):
     def run(x, *, axis):
-        out = np.empty(x.shape[:axis] + x.shape[axis + 1:], np.int64)
+        out = _empty(x.shape[:axis] + x.shape[axis + 1:], _INT64)
         _red.argreduce(op, x, axis, out, _threads.current)
         return out
     return run
@@ -289,7 +292,7 @@ def _argreduction(op):
 
 def _scan(op):
     def run(x, *, axis, out_dtype):
-        out = np.empty(x.shape, out_dtype)
+        out = _empty(x.shape, out_dtype)
         _red.scan(op, x, axis, out, _threads.current)
         return out
     return run
@@ -307,9 +310,41 @@ for _n in ("cumsum", "cumprod"):
 
 @_register("matmul")
 def _matmul(a, b):
-    out = np.empty(a.shape[:-1] + b.shape[-1:], a.dtype)
+    out = _empty(a.shape[:-1] + b.shape[-1:], a.dtype)
     _mm.matmul(a, b, out, _threads.current)
     return out
+
+
+def _configure_cache_from_env():
+    import os
+
+    mb = os.environ.get("TENFERRO_BUFFER_CACHE_MB")
+    if mb is not None:
+        try:
+            limit = int(mb)
+        except ValueError:
+            raise ValueError("TENFERRO_BUFFER_CACHE_MB must be an integer number of MiB, got "
+                             "%r" % mb) from None
+        _alloc.configure(enabled=limit > 0, limit_bytes=max(limit, 0) << 20)
+
+
+_configure_cache_from_env()
+
+
+def buffer_cache_info():
+    """The CPU output-buffer cache: bytes held, limit, hits, misses.
+
+    tenferro's CPU kernels write large outputs (>= 1 MiB) into buffers that are kept
+    when their tensor dies and reused for the next output of the same size, saving
+    the page faults of fresh memory.  ``TENFERRO_BUFFER_CACHE_MB`` sets the limit
+    (default 1024; 0 disables it).
+    """
+    return _alloc.cache_info()
+
+
+def clear_buffer_cache():
+    """Return the cached CPU output buffers to the system."""
+    _alloc.clear()
 
 
 class Driver(_Base):
@@ -328,17 +363,19 @@ class Driver(_Base):
 
         from .. import _threads
 
+        cache = _alloc.cache_info()
         return {"processor": platform.processor() or platform.machine(),
                 "cores": os.cpu_count(), "openmp": _threads.have_openmp(),
-                "threads": _threads.get_num_threads()}
+                "threads": _threads.get_num_threads(),
+                "buffer_cache_MiB": (cache["limit_bytes"] >> 20) if cache["enabled"] else 0}
 
     def empty(self, shape, dtype, device):
-        return np.empty(shape, dtype)
+        return _empty(tuple(shape), np.dtype(dtype))
 
     def full(self, shape, dtype, value, device):
         if value == 0:
             return np.zeros(shape, dtype)  # calloc: pages arrive zeroed, lazily
-        out = np.empty(shape, dtype)
+        out = _empty(tuple(shape), np.dtype(dtype))
         out.fill(value)
         return out
 
