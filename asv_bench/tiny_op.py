@@ -5,11 +5,17 @@ timed in turn, ten rounds, and each one's best and median are printed.
 
     python asv_bench/tiny_op.py
 """
+import os
+import sys
 import timeit
 
 import numpy as np
 
-import tenferro as tf
+try:
+    import tenferro as tf
+except ImportError:  # an in-place build that is not installed
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    import tenferro as tf
 
 
 def main(rounds=10, number=20000):
