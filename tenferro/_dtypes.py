@@ -81,35 +81,11 @@ def canon(d):
     return d if d in _SUPPORTED else _WIDEN[d]
 
 
-def is_floating(d):
-    return d.kind == "f"
-
-
-def is_complex(d):
-    return d.kind == "c"
-
-
-def is_integer(d):
-    return d.kind in "iu"
-
-
-def is_inexact(d):
-    return d.kind in "fc"
-
-
 def real_dtype(d):
     """float32 for complex64, float64 for complex128, the dtype itself otherwise."""
     if d.kind == "c":
         return float32 if d == complex64 else float64
     return d
-
-
-def complex_dtype(d):
-    return complex64 if d in (float32, complex64) else complex128
-
-
-def default_float():
-    return float64
 
 
 def result_type(*args):

@@ -72,11 +72,6 @@ class Primitive:
         return fn
 
 
-def primitive(name, abstract_eval=None, **kw):
-    """Create and register a primitive (decorator-free form)."""
-    return Primitive(name, abstract_eval, **kw)
-
-
 def bind(prim, args, params):
     """Apply ``prim`` to tensors ``args``: through the innermost interpreter, or eagerly."""
     if _interpreters:
