@@ -319,44 +319,44 @@ class Tensor:
     def clip(self, min=None, max=None):
         return _ops.clip(self, min, max)
 
-    def sum(self, axis=None, dtype=None, keepdims=False):
-        return _ops.sum(self, axis=axis, dtype=dtype, keepdims=keepdims)
+    def sum(self, axis=None, dtype=None, out=None, keepdims=False):
+        return _ops.sum(self, axis=axis, dtype=dtype, keepdims=keepdims, out=out)
 
-    def prod(self, axis=None, dtype=None, keepdims=False):
-        return _ops.prod(self, axis=axis, dtype=dtype, keepdims=keepdims)
+    def prod(self, axis=None, dtype=None, out=None, keepdims=False):
+        return _ops.prod(self, axis=axis, dtype=dtype, keepdims=keepdims, out=out)
 
-    def mean(self, axis=None, dtype=None, keepdims=False):
-        return _ops.mean(self, axis=axis, dtype=dtype, keepdims=keepdims)
+    def mean(self, axis=None, dtype=None, out=None, keepdims=False):
+        return _ops.mean(self, axis=axis, dtype=dtype, keepdims=keepdims, out=out)
 
-    def var(self, axis=None, ddof=0, keepdims=False):
-        return _ops.var(self, axis=axis, ddof=ddof, keepdims=keepdims)
+    def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+        return _ops.var(self, axis=axis, ddof=ddof, keepdims=keepdims, dtype=dtype, out=out)
 
-    def std(self, axis=None, ddof=0, keepdims=False):
-        return _ops.std(self, axis=axis, ddof=ddof, keepdims=keepdims)
+    def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+        return _ops.std(self, axis=axis, ddof=ddof, keepdims=keepdims, dtype=dtype, out=out)
 
-    def max(self, axis=None, keepdims=False):
-        return _ops.max(self, axis=axis, keepdims=keepdims)
+    def max(self, axis=None, out=None, keepdims=False):
+        return _ops.max(self, axis=axis, keepdims=keepdims, out=out)
 
-    def min(self, axis=None, keepdims=False):
-        return _ops.min(self, axis=axis, keepdims=keepdims)
+    def min(self, axis=None, out=None, keepdims=False):
+        return _ops.min(self, axis=axis, keepdims=keepdims, out=out)
 
-    def argmax(self, axis=None, keepdims=False):
-        return _ops.argmax(self, axis=axis, keepdims=keepdims)
+    def argmax(self, axis=None, out=None, keepdims=False):
+        return _ops.argmax(self, axis=axis, keepdims=keepdims, out=out)
 
-    def argmin(self, axis=None, keepdims=False):
-        return _ops.argmin(self, axis=axis, keepdims=keepdims)
+    def argmin(self, axis=None, out=None, keepdims=False):
+        return _ops.argmin(self, axis=axis, keepdims=keepdims, out=out)
 
-    def any(self, axis=None, keepdims=False):
-        return _ops.any(self, axis=axis, keepdims=keepdims)
+    def any(self, axis=None, out=None, keepdims=False):
+        return _ops.any(self, axis=axis, keepdims=keepdims, out=out)
 
-    def all(self, axis=None, keepdims=False):
-        return _ops.all(self, axis=axis, keepdims=keepdims)
+    def all(self, axis=None, out=None, keepdims=False):
+        return _ops.all(self, axis=axis, keepdims=keepdims, out=out)
 
-    def cumsum(self, axis=None, dtype=None):
-        return _ops.cumsum(self, axis=axis, dtype=dtype)
+    def cumsum(self, axis=None, dtype=None, out=None):
+        return _ops.cumsum(self, axis=axis, dtype=dtype, out=out)
 
-    def cumprod(self, axis=None, dtype=None):
-        return _ops.cumprod(self, axis=axis, dtype=dtype)
+    def cumprod(self, axis=None, dtype=None, out=None):
+        return _ops.cumprod(self, axis=axis, dtype=dtype, out=out)
 
     def __getitem__(self, key):
         return _ops.getitem(self, key)

@@ -315,3 +315,32 @@ def test_reduction_property(case, seed):
             exp = getattr(np, name)(a, axis=axes, keepdims=keepdims)
     got = getattr(tf, name)(t, axis=axes, keepdims=keepdims)
     assert_close(got, exp, **_tol(exp.dtype))
+
+
+@pytest.mark.parametrize("name", ["sum", "prod", "mean", "max", "min", "argmax", "argmin",
+                                  "any", "all", "var", "std", "cumsum", "cumprod"])
+def test_numpy_functions_dispatch_to_tensor_methods(name):
+    """np.sum(tensor) & co. call the tensor's method (with out=None) and return a Tensor."""
+    a = random_array((3, 4), "float64", "pos", seed=7)
+    t = tf.asarray(a)
+    for kw in ({}, {"axis": 1}):
+        got = getattr(np, name)(t, **kw)
+        assert isinstance(got, tf.Tensor)
+        assert_close(got, getattr(np, name)(a, **kw), rtol=1e-13)
+
+
+def test_reduction_out_argument():
+    a = random_array((3, 4), "float64", seed=8)
+    out = tf.empty(4)
+    r = tf.sum(tf.asarray(a), axis=0, out=out)
+    assert r is out
+    assert_close(out, a.sum(axis=0), rtol=1e-13)
+    out32 = tf.empty(3, dtype=tf.float32)
+    tf.max(tf.asarray(a), axis=1, out=out32)
+    assert_close(out32, a.max(axis=1).astype(np.float32))
+    with pytest.raises(ValueError, match=r"sum: out has shape \(3,\) but the result has "
+                                         r"shape \(4,\)"):
+        tf.sum(tf.asarray(a), axis=0, out=tf.empty(3))
+    with pytest.raises(TypeError, match="mean: cannot cast the result from float64 to out's "
+                                        "dtype int64 under the same_kind rule"):
+        tf.mean(tf.asarray(a), axis=0, out=tf.empty(4, dtype=tf.int64))

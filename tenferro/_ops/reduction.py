@@ -1,4 +1,6 @@
 """Reductions and scans (NumPy semantics: dtypes, NaN handling, empty inputs)."""
+import numpy as np
+
 from .. import _dtypes
 from .._primitive import Primitive, bind
 from ._common import normalize_axes, normalize_axis, numel, to_tensor
@@ -88,8 +90,6 @@ def min(x, axis=None, keepdims=False):
     return _extreme(min_p, "min", x, axis, keepdims)
 
 
-amax = max
-amin = min
 
 
 def _logical(prim, name, x, axis, keepdims):
@@ -166,7 +166,9 @@ def var(x, axis=None, ddof=0, keepdims=False, dtype=None):
 
     x = to_tensor(x)
     axes = normalize_axes("var", axis, x.ndim)
-    if x.dtype.kind in "biu":
+    if dtype is not None:
+        x = x.astype(dtype, copy=False)
+    elif x.dtype.kind in "biu":
         x = x.astype(_dtypes.float64)
     n = numel(x.shape[a] for a in axes)
     d = subtract(x, mean(x, axis=axes, keepdims=True))
@@ -177,8 +179,45 @@ def var(x, axis=None, ddof=0, keepdims=False, dtype=None):
     return s / (denom if denom > 0 else 0)
 
 
-def std(x, axis=None, ddof=0, keepdims=False):
+def std(x, axis=None, ddof=0, keepdims=False, dtype=None):
     from .elementwise import sqrt
 
     normalize_axes("std", axis, to_tensor(x).ndim)  # errors name std, not var
-    return sqrt(var(x, axis=axis, ddof=ddof, keepdims=keepdims))
+    return sqrt(var(x, axis=axis, ddof=ddof, keepdims=keepdims, dtype=dtype))
+
+
+def _store(name, r, out):
+    """NumPy's ``out=`` for reductions: ``r`` written into ``out`` (same_kind casting)."""
+    from .._tensor import Tensor
+    from .conversion import copy_into
+
+    if not isinstance(out, Tensor):
+        raise TypeError("tenferro.%s: out must be a Tensor, got %s" % (name, type(out).__name__))
+    if out.requires_grad:
+        raise RuntimeError("tenferro.%s: out= is not supported for tensors that require grad"
+                           % name)
+    if out.shape != r.shape:
+        raise ValueError("tenferro.%s: out has shape %s but the result has shape %s"
+                         % (name, out.shape, r.shape))
+    if not np.can_cast(r.dtype, out.dtype, casting="same_kind"):
+        raise TypeError("tenferro.%s: cannot cast the result from %s to out's dtype %s under "
+                        "the same_kind rule" % (name, r.dtype, out.dtype))
+    copy_into(out, r)
+    return out
+
+
+def _with_out(fn):
+    """Give a reduction NumPy's ``out=`` keyword (so ``np.sum(tensor)`` works too)."""
+    def wrapper(x, *args, out=None, **kwargs):
+        r = fn(x, *args, **kwargs)
+        return r if out is None else _store(fn.__name__, r, out)
+    wrapper.__name__ = wrapper.__qualname__ = fn.__name__
+    wrapper.__doc__ = fn.__doc__
+    wrapper.__wrapped__ = fn
+    return wrapper
+
+
+for _fn in (sum, prod, max, min, any, all, argmax, argmin, cumsum, cumprod, mean, var, std):
+    globals()[_fn.__name__] = _with_out(_fn)
+amax = max
+amin = min
