@@ -313,11 +313,13 @@ class Tensor:
     def conj(self):
         return _ops.conj(self)
 
-    def round(self, decimals=0):
-        return _ops.round(self, decimals)
+    def round(self, decimals=0, out=None):
+        r = _ops.round(self, decimals)
+        return r if out is None else _ops.store_out("round", r, out)
 
-    def clip(self, min=None, max=None):
-        return _ops.clip(self, min, max)
+    def clip(self, min=None, max=None, out=None):
+        r = _ops.clip(self, min, max)
+        return r if out is None else _ops.store_out("clip", r, out)
 
     def sum(self, axis=None, dtype=None, out=None, keepdims=False):
         return _ops.sum(self, axis=axis, dtype=dtype, keepdims=keepdims, out=out)

@@ -707,3 +707,14 @@ def test_out_errors():
         tf.add(x, x, out=tf.empty(3, dtype=tf.int64))
     with pytest.raises(TypeError, match="out must be a Tensor, got ndarray"):
         tf.add(x, x, out=np.empty(3))
+
+
+def test_numpy_clip_and_round_return_tensors():
+    a = np.linspace(-2, 2, 9)
+    t = tf.asarray(a)
+    got = np.clip(t, -1, 1)
+    assert isinstance(got, tf.Tensor)
+    assert_close(got, np.clip(a, -1, 1))
+    got = np.round(t * 1.37, 1)
+    assert isinstance(got, tf.Tensor)
+    assert_close(got, np.round(a * 1.37, 1))

@@ -1,7 +1,7 @@
 """tenferro's public ops (re-exported at the top level)."""
 from ._common import NotATensor, AxisError, broadcast_shapes  # noqa: F401
 from .conversion import (astype, copy, ascontiguousarray, is_contiguous, to_device,  # noqa
-                         to_numpy, copy_into)
+                         to_numpy, copy_into, store_out)
 from .creation import (asarray, tensor, from_numpy, from_dlpack, from_col_major,  # noqa
                        from_vec_col_major, empty, full, zeros, ones, empty_like, zeros_like,
                        ones_like, full_like, arange, linspace, eye, identity, diag, tril, triu)
@@ -34,5 +34,6 @@ NUMPY_UFUNCS = {k: v for k, v in NUMPY_UFUNCS.items() if v is not None}
 
 __all__ = [n for n in globals() if not n.startswith("_") and n not in (
     "NotATensor", "NUMPY_UFUNCS", "UNARY", "BINARY", "inplace", "copy_into", "to_numpy",
+    "store_out",
     "getitem", "setitem", "conversion", "creation", "elementwise", "shape", "indexing",
     "reduction", "joining", "matmul_mod")]

@@ -4,6 +4,7 @@ import numpy as np
 from .. import _dtypes
 from .._primitive import Primitive, bind
 from ._common import normalize_axes, normalize_axis, numel, to_tensor
+from .conversion import store_out
 from .shape import reshape
 
 
@@ -186,31 +187,11 @@ def std(x, axis=None, ddof=0, keepdims=False, dtype=None):
     return sqrt(var(x, axis=axis, ddof=ddof, keepdims=keepdims, dtype=dtype))
 
 
-def _store(name, r, out):
-    """NumPy's ``out=`` for reductions: ``r`` written into ``out`` (same_kind casting)."""
-    from .._tensor import Tensor
-    from .conversion import copy_into
-
-    if not isinstance(out, Tensor):
-        raise TypeError("tenferro.%s: out must be a Tensor, got %s" % (name, type(out).__name__))
-    if out.requires_grad:
-        raise RuntimeError("tenferro.%s: out= is not supported for tensors that require grad"
-                           % name)
-    if out.shape != r.shape:
-        raise ValueError("tenferro.%s: out has shape %s but the result has shape %s"
-                         % (name, out.shape, r.shape))
-    if not np.can_cast(r.dtype, out.dtype, casting="same_kind"):
-        raise TypeError("tenferro.%s: cannot cast the result from %s to out's dtype %s under "
-                        "the same_kind rule" % (name, r.dtype, out.dtype))
-    copy_into(out, r)
-    return out
-
-
 def _with_out(fn):
     """Give a reduction NumPy's ``out=`` keyword (so ``np.sum(tensor)`` works too)."""
     def wrapper(x, *args, out=None, **kwargs):
         r = fn(x, *args, **kwargs)
-        return r if out is None else _store(fn.__name__, r, out)
+        return r if out is None else store_out(fn.__name__, r, out)
     wrapper.__name__ = wrapper.__qualname__ = fn.__name__
     wrapper.__doc__ = fn.__doc__
     wrapper.__wrapped__ = fn
