@@ -87,19 +87,24 @@ def copy_into(dst, src):
     dev.driver.lookup("assign", dev, dst.dtype)(dst._data, src._data)
 
 
-def store_out(name, r, out):
-    """NumPy's ``out=`` for ops that compute first: ``r`` written into ``out``
-    (same_kind casting); returns ``out``."""
+def check_out(name, out, shape, dtype):
+    """Validate NumPy's ``out=``: a Tensor of ``shape`` that ``dtype`` casts into
+    (same_kind) and that takes no part in autodiff."""
     if not isinstance(out, Tensor):
         raise TypeError("tenferro.%s: out must be a Tensor, got %s" % (name, type(out).__name__))
     if out.requires_grad:
         raise RuntimeError("tenferro.%s: out= is not supported for tensors that require grad"
                            % name)
-    if out.shape != r.shape:
+    if out.shape != shape:
         raise ValueError("tenferro.%s: out has shape %s but the result has shape %s"
-                         % (name, out.shape, r.shape))
-    if not np.can_cast(r.dtype, out.dtype, casting="same_kind"):
+                         % (name, out.shape, shape))
+    if not np.can_cast(dtype, out.dtype, casting="same_kind"):
         raise TypeError("tenferro.%s: cannot cast the result from %s to out's dtype %s under "
-                        "the same_kind rule" % (name, r.dtype, out.dtype))
+                        "the same_kind rule" % (name, dtype, out.dtype))
+
+
+def store_out(name, r, out):
+    """NumPy's ``out=`` for ops that compute first: ``r`` written into ``out``; returns it."""
+    check_out(name, out, r.shape, r.dtype)
     copy_into(out, r)
     return out

@@ -159,22 +159,16 @@ def _into(name, out, args, odt):
 
     Not recorded for autodiff: ``out`` and the operands must not require gradients.
     """
-    if not isinstance(out, Tensor):
-        raise TypeError("tenferro.%s: out must be a Tensor, got %s" % (name, type(out).__name__))
-    if out.requires_grad or any(a.requires_grad for a in args) or _interpreters:
+    from .conversion import check_out
+
+    if any(a.requires_grad for a in args) or _interpreters:
         raise RuntimeError("tenferro.%s: out= is not supported with autodiff or tracing; use "
                            "the out-of-place form" % name)
+    check_out(name, out, broadcast_shapes(name, *[a.shape for a in args]), odt)
     dev = out._device
     for a in args:
         if a._device is not dev:
             raise DeviceMismatchError(name, [dev] + [x._device for x in args])
-    shape = broadcast_shapes(name, *[a.shape for a in args])
-    if shape != out.shape:
-        raise ValueError("tenferro.%s: out has shape %s but the result has shape %s"
-                         % (name, out.shape, shape))
-    if not np.can_cast(odt, out.dtype, casting="same_kind"):
-        raise TypeError("tenferro.%s: cannot cast the result from %s to out's dtype %s under "
-                        "the same_kind rule" % (name, odt, out.dtype))
     fn = dev.driver.lookup(name, dev, args[0].dtype)
     if odt == out.dtype:
         fn(*[a._data for a in args], out_dtype=odt, out=out._data)
