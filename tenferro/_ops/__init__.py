@@ -19,12 +19,6 @@ from .reduction import (sum, prod, max, min, amax, amin, any, all, argmax, argmi
 from .joining import concatenate, concat, stack, pad  # noqa: F401
 from .matmul import matmul, dot, vdot, outer  # noqa: F401
 
-for _n in list(UNARY) + list(BINARY) + ["absolute", "conjugate", "true_divide", "pow", "mod",
-                                        "invert", "bitwise_not", "bitwise_left_shift",
-                                        "bitwise_right_shift", "atan2", "rint"]:
-    globals()[_n] = getattr(_ew, _n)
-del _n
-
 # NumPy ufuncs that dispatch to tenferro when called on tensors (Tensor.__array_ufunc__).
 NUMPY_UFUNCS = {n: globals()[n] for n in list(UNARY) + list(BINARY) if n in globals()}
 NUMPY_UFUNCS.update({"absolute": _ew.abs, "conjugate": _ew.conj, "true_divide": _ew.divide,
@@ -34,6 +28,6 @@ NUMPY_UFUNCS = {k: v for k, v in NUMPY_UFUNCS.items() if v is not None}
 
 __all__ = [n for n in globals() if not n.startswith("_") and n not in (
     "NotATensor", "NUMPY_UFUNCS", "UNARY", "BINARY", "inplace", "copy_into", "to_numpy",
-    "store_out",
+    "store_out", "broadcast_shapes",
     "getitem", "setitem", "conversion", "creation", "elementwise", "shape", "indexing",
     "reduction", "joining", "matmul_mod")]

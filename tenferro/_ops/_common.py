@@ -91,8 +91,8 @@ def broadcast_shapes(op, *shapes):
 
 
 def shape_tuple(op, shape):
-    if isinstance(shape, (int, np.integer)) or hasattr(shape, "__index__") and not isinstance(shape, (tuple, list)):
-        shape = (shape,)
+    if hasattr(shape, "__index__") and not isinstance(shape, (tuple, list)):
+        shape = (shape,)  # an int (Python, NumPy or 0-d tensor)
     try:
         shape = tuple(int(s.__index__()) for s in shape)
     except (AttributeError, TypeError):

@@ -31,7 +31,6 @@ def _host_array(obj, dtype, copy):
         if arr.dtype == object:
             raise TypeError("tenferro.asarray: cannot build a tensor from objects of type %s"
                             % type(obj).__name__)
-        copy = None if copy is None else copy  # already fresh memory when converted
     target = _dtypes.dtype(dtype) if dtype is not None else _dtypes.from_numpy_dtype(arr.dtype)
     need = arr.dtype != target or not arr.dtype.isnative or not arr.flags.aligned
     if need:

@@ -11,6 +11,7 @@ from .. import _dtypes
 from .._primitive import Primitive, bind
 from .._tensor import Tensor
 from ._common import NotATensor, WEAK, broadcast_shapes, to_tensor
+from .conversion import astype
 from .._errors import DeviceMismatchError
 
 # name -> (resolver ufunc, differentiable, reason if not)
@@ -189,23 +190,14 @@ def _operand(x, other):
 
 
 def _at(x, dtype, dev):
-    """``x`` as a tensor of ``dtype`` on ``dev`` (scalars become 0-d tensors)."""
+    """``x`` as a tensor of ``dtype`` on ``dev`` (scalars, lists and ndarrays converted)."""
     if isinstance(x, Tensor):
         return x if x.dtype == dtype else astype(x, dtype)
     return _scalar_tensor(x, dtype, dev)
 
 
-def astype(x, dtype, copy=True, casting="unsafe"):
-    """Cast to ``dtype`` (NumPy's casting rules; ``copy=False`` returns ``x`` if already so)."""
-    from .conversion import astype as _astype
-
-    return _astype(x, dtype, copy=copy, casting=casting)
-
-
 def where(condition, x, y):
     """Elements of ``x`` where ``condition`` else ``y`` (broadcast, promoted as NumPy)."""
-    from .conversion import astype as _astype
-
     tensors = [t for t in (condition, x, y) if isinstance(t, Tensor)]
     dev = tensors[0]._device if tensors else None
     for t in tensors:
@@ -213,10 +205,10 @@ def where(condition, x, y):
             raise DeviceMismatchError("where", [t._device for t in tensors])
     c = to_tensor(condition, device=dev)
     if c.dtype != _dtypes.bool_:
-        c = _astype(c, _dtypes.bool_)
+        c = astype(c, _dtypes.bool_)
+    x, y = [v if isinstance(v, (Tensor,) + WEAK) else to_tensor(v, device=dev) for v in (x, y)]
     dt = _dtypes.result_type(x, y)
-    x = _at(x if not isinstance(x, (list, tuple, np.ndarray)) else to_tensor(x, dev), dt, dev)
-    y = _at(y if not isinstance(y, (list, tuple, np.ndarray)) else to_tensor(y, dev), dt, dev)
+    x, y = _at(x, dt, dev), _at(y, dt, dev)
     broadcast_shapes("where", c.shape, x.shape, y.shape)
     return bind(where_p, (c, x, y), {"out_dtype": dt})
 
@@ -440,3 +432,9 @@ def inplace(name, x, other):
         raise ValueError("tenferro: in-place %s: result of shape %s does not fit the tensor "
                          "of shape %s" % (name, r.shape, x.shape))
     copy_into(x, r)
+
+
+__all__ = (list(UNARY) + list(BINARY) + [
+    "absolute", "conjugate", "true_divide", "pow", "mod", "invert", "bitwise_not",
+    "bitwise_left_shift", "bitwise_right_shift", "atan2", "rint",
+    "where", "clip", "real", "imag", "angle", "round", "logsumexp"])

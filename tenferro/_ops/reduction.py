@@ -72,39 +72,34 @@ def prod(x, axis=None, dtype=None, keepdims=False):  # noqa: F811  (public name)
     return _sum_like(prod_p, "prod", x, axis, dtype, keepdims)
 
 
-def _extreme(prim, name, x, axis, keepdims):
+def _reduce(prim, name, x, axis, keepdims, out_dtype=None, identity=True):
+    """A reduction whose output dtype is fixed (``out_dtype``) or the input's."""
     x = to_tensor(x)
     axes = normalize_axes(name, axis, x.ndim)
-    for a in axes:
-        if x.shape[a] == 0:
-            raise ValueError("tenferro.%s: zero-size reduction along axis %d of shape %s has no "
-                             "identity" % (name, a, x.shape))
-    return _keep(bind(prim, (x,), {"axes": axes, "out_dtype": x.dtype}), x, axes, keepdims)
+    if not identity:
+        for a in axes:
+            if x.shape[a] == 0:
+                raise ValueError("tenferro.%s: zero-size reduction along axis %d of shape %s "
+                                 "has no identity" % (name, a, x.shape))
+    params = {"axes": axes, "out_dtype": out_dtype or x.dtype}
+    return _keep(bind(prim, (x,), params), x, axes, keepdims)
 
 
 def max(x, axis=None, keepdims=False):
     """Largest element (NaN propagates, as NumPy's ``max``)."""
-    return _extreme(max_p, "max", x, axis, keepdims)
+    return _reduce(max_p, "max", x, axis, keepdims, identity=False)
 
 
 def min(x, axis=None, keepdims=False):
-    return _extreme(min_p, "min", x, axis, keepdims)
-
-
-
-
-def _logical(prim, name, x, axis, keepdims):
-    x = to_tensor(x)
-    axes = normalize_axes(name, axis, x.ndim)
-    return _keep(bind(prim, (x,), {"axes": axes, "out_dtype": _dtypes.bool_}), x, axes, keepdims)
+    return _reduce(min_p, "min", x, axis, keepdims, identity=False)
 
 
 def any(x, axis=None, keepdims=False):
-    return _logical(any_p, "any", x, axis, keepdims)
+    return _reduce(any_p, "any", x, axis, keepdims, _dtypes.bool_)
 
 
 def all(x, axis=None, keepdims=False):
-    return _logical(all_p, "all", x, axis, keepdims)
+    return _reduce(all_p, "all", x, axis, keepdims, _dtypes.bool_)
 
 
 def _arg(prim, name, x, axis, keepdims):
