@@ -19,6 +19,11 @@ from ._threads import get_num_threads, set_num_threads, num_threads  # noqa: F40
 from .devices import device, Device  # noqa: F401
 from . import devices, random  # noqa: F401
 from ._config import show_config  # noqa: F401
+from . import autograd  # noqa: F401
+from .autograd import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled,  # noqa: F401
+                       value_and_grad, vjp, jvp, linearize, hvp, jacrev, jacfwd, hessian,
+                       stop_gradient, checkpoint, checkpoint_sequential)
+from .autograd import functional_grad as grad  # noqa: F401
 
 if not _threads.have_openmp():
     import warnings as _w

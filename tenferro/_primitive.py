@@ -21,7 +21,7 @@ _interpreters = []
 
 class Primitive:
     __slots__ = ("name", "abstract_eval", "jvp", "vjp", "transpose", "differentiable",
-                 "nondiff_reason", "multiple_results", "impl", "__doc__")
+                 "nondiff_reason", "multiple_results", "impl", "zero_derivative", "__doc__")
 
     def __init__(self, name, abstract_eval=None, *, differentiable=True,
                  nondiff_reason=None, multiple_results=False, doc=None):
@@ -38,6 +38,9 @@ class Primitive:
         # A device-independent eager implementation (taking and returning Tensors), for
         # the few primitives that are not one driver's business (e.g. device_put).
         self.impl = None
+        # Float-valued but piecewise constant (floor, sign, ...): not differentiable, yet
+        # the eager tape passes zero gradients through it as PyTorch does.
+        self.zero_derivative = False
         self.__doc__ = doc
         registry[name] = self
 
@@ -72,11 +75,33 @@ class Primitive:
         return fn
 
 
+# Set by tenferro.autograd: records eager operations on tensors that require grad.
+_tape = None
+
+
 def bind(prim, args, params):
-    """Apply ``prim`` to tensors ``args``: through the innermost interpreter, or eagerly."""
+    """Apply ``prim`` to tensors ``args``.
+
+    The highest-level active trace owning one of the arguments (autodiff levels,
+    tracers) processes the application; with none, it runs eagerly on the device and,
+    when an argument takes part in eager autodiff, is recorded on the tape.
+    """
     if _interpreters:
-        return _interpreters[-1].process(prim, args, params)
-    return eager_apply(prim, args, params)
+        top = None
+        for a in args:
+            t = a._trace
+            if t is not None and (top is None or t.level > top.level):
+                top = t
+        if top is not None:
+            if not top.active:
+                top.leaked(prim)
+            return top.process(prim, args, params)
+    out = eager_apply(prim, args, params)
+    if _tape is not None:
+        for a in args:
+            if a._ad is not None:
+                return _tape(prim, args, params, out)
+    return out
 
 
 def eager_apply(prim, args, params):

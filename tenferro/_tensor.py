@@ -16,15 +16,18 @@ class AutogradMeta:
     """Autodiff state of a tensor, allocated only for tensors that take part in AD
     (PyTorch's AutogradMeta): plain tensors carry ``_ad = None`` and stay cheap."""
 
-    __slots__ = ("requires_grad", "grad", "grad_fn", "hooks", "post_hooks", "extra")
+    __slots__ = ("requires_grad", "grad", "grad_fn", "output_nr", "hooks", "post_hooks",
+                 "accumulator", "retains_grad")
 
     def __init__(self):
         self.requires_grad = False
         self.grad = None
-        self.grad_fn = None
-        self.hooks = None
-        self.post_hooks = None
-        self.extra = None
+        self.grad_fn = None     # the Node that made this tensor (None for leaves)
+        self.output_nr = 0      # which output of grad_fn it is
+        self.hooks = None       # leaf tensor hooks (non-leaf ones live on grad_fn)
+        self.post_hooks = None  # post-accumulate-grad hooks (leaves)
+        self.accumulator = None  # weak reference to the leaf's AccumulateGrad node
+        self.retains_grad = False
 
 
 class Tensor:
@@ -33,12 +36,16 @@ class Tensor:
     __slots__ = ("_data", "_device", "_ad", "__weakref__")
     # NumPy defers binary operators (ndarray + Tensor) to us.
     __array_priority__ = 1000
+    # The autodiff trace owning this value; tracers (tenferro.autograd) override it.
+    _trace = None
 
-    def __init__(self, data, dtype=None, device=None, copy=None):
+    def __init__(self, data, dtype=None, device=None, copy=None, requires_grad=False):
         src = _ops.asarray(data, dtype=dtype, device=device, copy=copy)
         self._data = src._data
         self._device = src._device
         self._ad = None
+        if requires_grad:
+            self.requires_grad_(True)
 
     # -- autodiff state (see tenferro.autograd) ---------------------------------------
     def _meta(self):
@@ -71,7 +78,49 @@ class Tensor:
 
     @property
     def grad_fn(self):
+        """The node that made this tensor (its name, ``next_functions`` and ``inputs``
+        can be inspected), or None for a leaf."""
         return None if self._ad is None else self._ad.grad_fn
+
+    @property
+    def is_leaf(self):
+        """True for tensors not made by a recorded operation (their ``.grad`` fills)."""
+        return self._ad is None or self._ad.grad_fn is None
+
+    @property
+    def retains_grad(self):
+        return self._ad is not None and self._ad.retains_grad
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Accumulate the gradient of this tensor into the leaves' ``.grad`` (PyTorch's
+        ``backward``; a non-scalar tensor needs ``gradient``)."""
+        _engine.backward(self, gradient, retain_graph, create_graph, inputs)
+
+    def detach(self):
+        """The same data, cut from every autodiff graph and transform."""
+        return _engine.detach(self)
+
+    def zero_grad(self, set_to_none=True):
+        """Clear ``.grad`` (``None``, or zeros in place with ``set_to_none=False``)."""
+        if self._ad is None or self._ad.grad is None:
+            return
+        if set_to_none:
+            self._ad.grad = None
+        else:
+            _ops.copy_into(self._ad.grad, 0)
+
+    def register_hook(self, hook):
+        """``hook(grad)`` runs when this tensor's gradient is computed; it may return a
+        replacement.  Returns a handle with ``remove()``."""
+        return _engine.register_hook(self, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """``hook(tensor)`` runs after a leaf's ``.grad`` was accumulated."""
+        return _engine.register_post_accumulate_grad_hook(self, hook)
+
+    def retain_grad(self):
+        """Keep the gradient of a non-leaf tensor in its ``.grad``."""
+        _engine.retain_grad(self)
 
     # -- metadata ------------------------------------------------------------------
     @property
@@ -404,6 +453,7 @@ def _unop(name):
 
 
 from . import _ops  # noqa: E402  (the ops need Tensor defined first)
+from .autograd import _engine  # noqa: E402
 from ._ops.elementwise import DUNDERS as _DUNDERS  # noqa: E402
 
 for _dunder, _fn in [("add", "add"), ("sub", "subtract"), ("mul", "multiply"),

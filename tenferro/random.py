@@ -9,7 +9,8 @@ import numpy as np
 from . import _dtypes
 from ._ops.creation import asarray
 
-__all__ = ["Generator", "default_rng", "seed", "normal", "standard_normal", "uniform",
+__all__ = ["Generator", "default_rng", "seed", "get_state", "set_state", "normal",
+           "standard_normal", "uniform",
            "integers", "random"]
 
 
@@ -104,3 +105,13 @@ def random(size=None, dtype=None, device=None):
 
 def integers(low, high=None, size=None, dtype=None, device=None):
     return _global.integers(low, high, size, dtype, device)
+
+
+def get_state():
+    """The state of the global generator (a dict; restore it with :func:`set_state`)."""
+    return _global.bit_generator.state
+
+
+def set_state(state):
+    """Restore the global generator to a state from :func:`get_state`."""
+    _global.bit_generator.state = state

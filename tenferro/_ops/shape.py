@@ -49,6 +49,22 @@ diagonal_p = Primitive("diagonal", _diagonal_aval,
                        doc="Diagonal view (params: offset, axis1, axis2).")
 
 
+def _transpose_aval(ct, *, shape, **params):
+    return (shape, ct[1])
+
+
+# The adjoints of the two views that select part of a tensor (their VJPs): a new
+# tensor of zeros with the input written into the selected positions.
+basic_index_transpose_p = Primitive(
+    "basic_index_transpose", _transpose_aval,
+    doc="Adjoint of basic_index: zeros(shape) with the input written at [key] "
+        "(params: key, shape).")
+diagonal_transpose_p = Primitive(
+    "diagonal_transpose", _transpose_aval,
+    doc="Adjoint of diagonal: zeros(shape) with the input written on the diagonal "
+        "(params: offset, axis1, axis2, shape).")
+
+
 def reshape(x, shape, copy=None):
     """Same data with a new shape; a view unless the strides make that impossible.
 

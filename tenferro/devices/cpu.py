@@ -219,6 +219,22 @@ def _diagonal(x, *, offset, axis1, axis2):
     return x.diagonal(offset, axis1, axis2)
 
 
+@_register("basic_index_transpose")
+def _basic_index_transpose(ct, *, key, shape):
+    out = np.zeros(shape, ct.dtype)  # calloc, as Driver.full(.., 0)
+    _assign(_basic_index(out, key=key), ct)
+    return out
+
+
+@_register("diagonal_transpose")
+def _diagonal_transpose(ct, *, offset, axis1, axis2, shape):
+    out = np.zeros(shape, ct.dtype)
+    view = out.diagonal(offset, axis1, axis2)
+    view.flags.writeable = True  # NumPy hands diagonals out read-only; out is our own
+    _assign(view, ct)
+    return out
+
+
 @_register("concatenate")
 def _concatenate(*xs, axis):
     shape = list(xs[0].shape)

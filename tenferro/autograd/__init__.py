@@ -1,0 +1,25 @@
+"""Automatic differentiation: an eager tape (PyTorch-style) and functional transforms
+(JAX-style), over the primitive registry.
+
+* Eager: ``x.requires_grad_()``, operations are recorded, ``y.backward()`` fills
+  ``x.grad``; :func:`grad` here is PyTorch's ``torch.autograd.grad``.
+* Functional: :func:`tenferro.grad`, ``vjp``, ``jvp``, ``jacfwd``, ``jacrev``,
+  ``hessian``, ``hvp``, ``linearize``, nestable to any order.
+* Rules: every differentiable primitive has a JVP and a VJP rule written with tenferro
+  ops (``tenferro/autograd/_rules``), registered with the public API of
+  :mod:`tenferro.autograd.extend`.
+* :func:`gradcheck` compares both modes with finite differences.
+
+Complex numbers follow PyTorch's convention: for a real loss L of complex z the
+gradient is dL/dRe z + i dL/dIm z (JAX's is its conjugate).  See docs/autodiff.md.
+"""
+from ._engine import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled,  # noqa: F401
+                      backward, grad, Node)
+from ._functional import (value_and_grad, vjp, jvp, linearize, hvp, jacrev,  # noqa: F401
+                          jacfwd, hessian, stop_gradient, Tracer)
+from ._functional import grad as functional_grad  # noqa: F401
+from ._checkpoint import checkpoint, checkpoint_sequential  # noqa: F401
+from ._tree import tree_flatten, tree_unflatten, tree_map  # noqa: F401
+from . import extend  # noqa: F401
+from . import _rules  # noqa: F401  (registers every rule)
+from ._gradcheck import gradcheck  # noqa: F401

@@ -1,0 +1,128 @@
+"""Gradient checkpointing: drop a function's intermediates, recompute them in backward."""
+from .. import random as _random
+from .._tensor import AutogradMeta, Tensor
+from ._engine import Node, detach, enable_grad, grad, is_grad_enabled, no_grad, accumulator
+from ._tree import tree_flatten, tree_unflatten
+
+__all__ = ["checkpoint", "checkpoint_sequential"]
+
+
+class CheckpointNode(Node):
+    """Holds only ``f`` and its inputs; backward re-runs ``f`` with grad enabled (the
+    global random generator replayed from its state at the first call) and
+    differentiates the recomputed outputs."""
+
+    __slots__ = ("fn", "rng_state")
+
+    def __init__(self, fn, inputs, edges, nout, rng_state):
+        Node.__init__(self, None, None, inputs, None, edges, nout)
+        self.fn = fn
+        self.rng_state = rng_state
+
+    @property
+    def name(self):
+        return "CheckpointBackward"
+
+    def apply(self, cts, needs, create_graph):
+        from .._ops import positive, zeros_like
+        from ._engine import _FREED
+
+        if self.freed:
+            raise RuntimeError(_FREED % self.name)
+        with enable_grad():
+            # Stand-ins for the inputs: fresh leaves, or (for a differentiable backward)
+            # identity ops still connected to the real inputs.
+            xs = [(positive(x) if create_graph else detach(x).requires_grad_()) if n
+                  else detach(x) for x, n in zip(self.primals, needs)]
+            if self.rng_state is None:
+                outs = self.fn(*xs)
+            else:
+                saved = _random.get_state()
+                _random.set_state(self.rng_state)
+                try:
+                    outs = self.fn(*xs)
+                finally:
+                    _random.set_state(saved)
+        outs = outs if isinstance(outs, tuple) else (outs,)
+        pairs = [(o, c) for o, c in zip(outs, cts)
+                 if c is not None and o._ad is not None and o.requires_grad]
+        wanted = [x for x, n in zip(xs, needs) if n]
+        if not pairs:
+            return tuple(zeros_like(x) if n else None for x, n in zip(self.primals, needs))
+        gs = iter(grad([o for o, _ in pairs], wanted, [c for _, c in pairs],
+                       create_graph=create_graph, materialize_grads=True))
+        return tuple(next(gs) if n else None for n in needs)
+
+    def release(self):
+        Node.release(self)
+        self.fn = None
+
+
+def checkpoint(f, *args, preserve_rng_state=True):
+    """``f(*args)`` without keeping its intermediates for backward: they are recomputed
+    when the gradient is needed (memory for compute).  ``f`` takes and returns tensors
+    (a tensor or a tuple of tensors).  Draws from ``tenferro.random``'s global generator
+    inside ``f`` are replayed identically during the recomputation.
+
+    Under the functional transforms (``grad``, ``jvp``, ...) ``f`` is simply called.
+    """
+    from .. import _primitive
+
+    tensors = [a for a in args if isinstance(a, Tensor)]
+    if _primitive._interpreters or not is_grad_enabled() or not any(
+            t._ad is not None and (t._ad.requires_grad or t._ad.grad_fn is not None)
+            for t in tensors):
+        return f(*args)
+    if len(tensors) != len(args):
+        raise TypeError("tenferro.checkpoint: positional arguments must be tensors (close over "
+                        "other values), got %s" % ", ".join(type(a).__name__ for a in args))
+    rng_state = _random.get_state() if preserve_rng_state else None
+    with no_grad():
+        out = f(*[detach(a) for a in args])
+    outs = out if isinstance(out, tuple) else (out,)
+    for o in outs:
+        if not isinstance(o, Tensor):
+            raise TypeError("tenferro.checkpoint: the function must return a tensor or a tuple "
+                            "of tensors, got %s" % type(o).__name__)
+    edges = []
+    for a in args:
+        m = a._ad
+        if m is not None and m.grad_fn is not None:
+            edges.append((m.grad_fn, m.output_nr))
+        elif m is not None and m.requires_grad:
+            edges.append((accumulator(a), 0))
+        else:
+            edges.append(None)
+    node = CheckpointNode(f, tuple(args), tuple(edges), len(outs), rng_state)
+    res = []
+    for i, o in enumerate(outs):
+        o = detach(o)
+        if o.dtype.kind in "fc":
+            m = o._ad = AutogradMeta()
+            m.requires_grad = True
+            m.grad_fn = node
+            m.output_nr = i
+        res.append(o)
+    return tuple(res) if isinstance(out, tuple) else res[0]
+
+
+def checkpoint_sequential(functions, segments, input, preserve_rng_state=True):
+    """Run ``functions`` (callables applied in turn) in ``segments`` chunks, each chunk
+    but the last under :func:`checkpoint` (PyTorch's ``checkpoint_sequential``)."""
+    functions = list(functions)
+    if not 1 <= segments <= max(len(functions), 1):
+        raise ValueError("tenferro.checkpoint_sequential: segments must be between 1 and the "
+                         "number of functions (%d), got %d" % (len(functions), segments))
+    size = -(-len(functions) // segments)
+    chunks = [functions[i:i + size] for i in range(0, len(functions), size)]
+
+    def run(chunk):
+        def g(x):
+            for fn in chunk:
+                x = fn(x)
+            return x
+        return g
+    x = input
+    for chunk in chunks[:-1]:
+        x = checkpoint(run(chunk), x, preserve_rng_state=preserve_rng_state)
+    return run(chunks[-1])(x)

@@ -1,0 +1,520 @@
+"""Functional transforms (JAX-style): ``grad``, ``vjp``, ``jvp`` and what they compose into.
+
+Each transform opens a *trace* at a new level on the interpreter stack and wraps its
+inputs in *tracers* of that trace (Tensors carrying the primal value plus a tangent,
+or plus a graph node for reverse mode).  ``bind`` hands every primitive applied to a
+tracer to the highest-level trace among its arguments, which computes the primal by
+binding again one level down and then applies the primitive's JVP rule (forward mode)
+or records a node for its VJP rule (reverse mode).  Levels keep nested transforms
+apart (no perturbation confusion); a tracer used after its transform has returned is
+reported as leaked.  Forward mode is real forward mode: tangents travel through the
+JVP rules alongside the primal computation.
+"""
+import numpy as np
+
+from .. import _primitive
+from .._primitive import bind
+from .._tensor import Tensor
+from ._engine import InputNode, Node, run_backward
+from ._tree import tree_flatten, tree_unflatten
+
+__all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "hvp", "jacrev", "jacfwd",
+           "hessian", "stop_gradient"]
+
+
+# -- traces and tracers ----------------------------------------------------------------
+
+class Trace:
+    __slots__ = ("level", "active", "kind")
+
+    def __init__(self, kind):
+        self.kind = kind
+        self.level = len(_primitive._interpreters)
+        self.active = True
+
+    def __enter__(self):
+        _primitive._interpreters.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        self.active = False
+        _primitive._interpreters.remove(self)
+
+    def leaked(self, prim):
+        raise RuntimeError(
+            "tenferro.%s: got a tracer of a %s transform that has already returned (a value "
+            "that depends on the inputs being differentiated escaped the function, e.g. "
+            "through a global or a closure); return it from the function instead"
+            % (prim.name, self.kind))
+
+
+class Tracer(Tensor):
+    """A value being differentiated by a functional transform.
+
+    It behaves as a Tensor whose data is its primal's (shape, dtype and device are the
+    primal's; so are concrete reads such as ``float(x)``), but every operation on it is
+    seen by its transform.
+    """
+
+    __slots__ = ("_trace", "primal")
+
+    def _init(self, trace, primal):
+        self._trace = trace
+        self.primal = primal
+        self._data = primal._data
+        self._device = primal._device
+        self._ad = None
+
+    def __repr__(self):
+        return "%s(level=%d, primal=%r)" % (type(self).__name__, self._trace.level,
+                                            self.primal)
+
+
+class JVPTracer(Tracer):
+    __slots__ = ("tangent",)
+
+    def __init__(self, trace, primal, tangent):
+        self._init(trace, primal)
+        self.tangent = tangent
+
+
+class VJPTracer(Tracer):
+    __slots__ = ("node", "index")
+
+    def __init__(self, trace, primal, node, index=0):
+        self._init(trace, primal)
+        self.node = node
+        self.index = index
+
+
+def _inexact(t):
+    return t.dtype.kind in "fc"
+
+
+def _fit_tangent(prim, t, out):
+    """A JVP rule's result at the output's shape and dtype (a rule bug otherwise)."""
+    from .._ops import astype, broadcast_to
+
+    if t.dtype != out.dtype:
+        if t.dtype.kind == "c" and out.dtype.kind != "c":
+            raise RuntimeError("tenferro internal error: the JVP of %s returned a complex "
+                               "tangent for a real output" % prim.name)
+        t = astype(t, out.dtype)
+    if t.shape != out.shape:
+        t = broadcast_to(t, out.shape)
+    return t
+
+
+class JVPTrace(Trace):
+    __slots__ = ()
+
+    def __init__(self):
+        Trace.__init__(self, "jvp")
+
+    def process(self, prim, args, params):
+        primals = []
+        tangents = []
+        live = False
+        for a in args:
+            if a._trace is self:
+                primals.append(a.primal)
+                tangents.append(a.tangent)
+                live = True
+            else:
+                primals.append(a)
+                tangents.append(None)
+        primals = tuple(primals)
+        out = bind(prim, primals, params)
+        if not live or not prim.differentiable:
+            return out
+        outs = out if prim.multiple_results else (out,)
+        if not any(_inexact(o) for o in outs):
+            return out
+        rule = prim.jvp if prim.jvp is not None else prim.rule("fwd")
+        t = rule(tuple(tangents), primals, out, params)
+        if not prim.multiple_results:
+            return out if t is None else JVPTracer(self, out, _fit_tangent(prim, t, out))
+        return tuple(o if ti is None or not _inexact(o) else
+                     JVPTracer(self, o, _fit_tangent(prim, ti, o)) for o, ti in zip(outs, t))
+
+
+class VJPTrace(Trace):
+    __slots__ = ()
+
+    def __init__(self):
+        Trace.__init__(self, "vjp")
+
+    def process(self, prim, args, params):
+        primals = []
+        edges = []
+        live = False
+        for a in args:
+            if a._trace is self:
+                primals.append(a.primal)
+                edges.append((a.node, a.index))
+                live = True
+            else:
+                primals.append(a)
+                edges.append(None)
+        primals = tuple(primals)
+        out = bind(prim, primals, params)
+        if not live or not prim.differentiable:
+            return out
+        outs = out if prim.multiple_results else (out,)
+        if not any(_inexact(o) for o in outs):
+            return out
+        node = Node(prim, params, primals, out, tuple(edges), len(outs))
+        if not prim.multiple_results:
+            return VJPTracer(self, out, node, 0)
+        return tuple(VJPTracer(self, o, node, i) if _inexact(o) else o
+                     for i, o in enumerate(outs))
+
+
+def stop_gradient(x):
+    """``x``'s value with no derivative at any level (eager tape and transforms)."""
+    from ._engine import detach
+
+    flat, tree = tree_flatten(x)
+    return tree_unflatten(tree, [detach(v) if isinstance(v, Tensor) else v for v in flat])
+
+
+# -- argument handling ---------------------------------------------------------------------
+
+def _as_tensor(op, v, what):
+    from .._ops import asarray
+
+    if isinstance(v, Tensor):
+        t = v
+    elif isinstance(v, (int, float, complex, np.ndarray, np.generic)) and not isinstance(v, bool):
+        t = asarray(v)
+        if t.dtype.kind in "iu":
+            t = t.astype("float64")
+    else:
+        raise TypeError("tenferro.%s: %s must be tensors (or nested tuples/lists/dicts of "
+                        "them), got %s" % (op, what, type(v).__name__))
+    if not _inexact(t):
+        raise TypeError("tenferro.%s: %s must have a floating-point or complex dtype, got %s "
+                        "(shape %s)" % (op, what, t.dtype, t.shape))
+    return t
+
+
+def _argnums(op, argnums, nargs):
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    for n in nums:
+        if not -nargs <= n < nargs:
+            raise ValueError("tenferro.%s: argnums %r out of range for a function called with %d "
+                             "positional arguments" % (op, argnums, nargs))
+    return tuple(n % nargs for n in nums)
+
+
+def _split(f, args, nums):
+    """(the function of the differentiated arguments only, those arguments)."""
+    def g(*dyn):
+        a = list(args)
+        for n, v in zip(nums, dyn):
+            a[n] = v
+        return f(*a)
+    return g, tuple(args[n] for n in nums)
+
+
+def _unwrap_out(op, out, trace, has_aux):
+    """(flat primal outputs, tree, flat per-output tracers-or-None, aux)."""
+    aux = None
+    if has_aux:
+        if not (isinstance(out, (tuple, list)) and len(out) == 2):
+            raise TypeError("tenferro.%s: with has_aux=True the function must return a pair "
+                            "(output, aux), got %s" % (op, type(out).__name__))
+        out, aux = out
+        aux = _strip(aux, trace)
+    flat, tree = tree_flatten(out)
+    primals, tracers = [], []
+    for v in flat:
+        if isinstance(v, Tracer) and v._trace is trace:
+            primals.append(v.primal)
+            tracers.append(v)
+        else:
+            primals.append(_as_tensor(op, v, "outputs") if not isinstance(v, Tensor) else v)
+            tracers.append(None)
+    return primals, tree, tracers, aux
+
+
+def _strip(x, trace):
+    flat, tree = tree_flatten(x)
+    return tree_unflatten(tree, [v.primal if isinstance(v, Tracer) and v._trace is trace else v
+                                 for v in flat])
+
+
+# -- reverse mode ----------------------------------------------------------------------------
+
+def vjp(f, *primals, has_aux=False):
+    """``(f(*primals), vjp_fn)``: ``vjp_fn(ct)`` maps an output cotangent (same structure as
+    the output) to the tuple of input cotangents.  With ``has_aux``, ``f`` returns
+    ``(output, aux)`` and the result is ``(output, vjp_fn, aux)``."""
+    flat, in_tree = tree_flatten(primals)
+    flat = [_as_tensor("vjp", v, "primals") for v in flat]
+    with VJPTrace() as trace:
+        nodes = [InputNode() for _ in flat]
+        tracers = [VJPTracer(trace, p, n) for p, n in zip(flat, nodes)]
+        out = f(*tree_unflatten(in_tree, tracers))
+        outs, out_tree, out_tracers, aux = _unwrap_out("vjp", out, trace, has_aux)
+
+    def vjp_fn(ct):
+        from .._ops import zeros_like
+
+        cts, ct_tree = tree_flatten(ct)
+        if ct_tree != out_tree:
+            raise ValueError("tenferro.vjp: the cotangent's structure %s does not match the "
+                             "output's %s" % (ct_tree, out_tree))
+        roots, root_cts = [], []
+        for i, (o, tr, c) in enumerate(zip(outs, out_tracers, cts)):
+            c = _check_like("vjp", "cotangent", c, o, i)
+            if tr is not None:
+                roots.append((tr.node, tr.index))
+                root_cts.append(c)
+        captured = run_backward(roots, root_cts, targets=[(n, 0) for n in nodes],
+                                accumulate=False) if roots else {}
+        grads = [captured.get((n, 0)) for n in nodes]
+        grads = [zeros_like(p) if g is None else g for g, p in zip(grads, flat)]
+        return tuple(tree_unflatten(in_tree, grads))
+
+    out = tree_unflatten(out_tree, outs)
+    return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
+
+
+def _check_like(op, what, c, o, i):
+    from .._ops import asarray
+
+    if not isinstance(c, Tensor):
+        c = asarray(c, dtype=o.dtype, device=o.device)
+    if c.shape != o.shape:
+        raise ValueError("tenferro.%s: %s %d has shape %s but the value it goes with has shape "
+                         "%s" % (op, what, i, c.shape, o.shape))
+    if c._device is not o._device:
+        from .._errors import DeviceMismatchError
+
+        raise DeviceMismatchError(op, [o._device, c._device])
+    if c.dtype != o.dtype:
+        if c.dtype.kind == "c" and o.dtype.kind != "c" or not _inexact(c) and c.size:
+            raise TypeError("tenferro.%s: %s %d has dtype %s but the value it goes with has "
+                            "dtype %s" % (op, what, i, c.dtype, o.dtype))
+        c = c.astype(o.dtype)
+    return c
+
+
+def value_and_grad(f, argnums=0, has_aux=False):
+    """``f``'s value and its gradient with respect to the ``argnums`` arguments.
+
+    ``f`` must return a real scalar.  For complex inputs the gradient follows tenferro's
+    convention, ``dL/dRe z + i dL/dIm z`` (PyTorch's; JAX's is its conjugate)."""
+    def wrapped(*args, **kwargs):
+        from .._ops import ones_like
+
+        nums = _argnums("grad", argnums, len(args))
+        g, dyn = _split(lambda *a: f(*a, **kwargs), args, nums)
+        res = vjp(g, *dyn, has_aux=has_aux)
+        out, fn = res[0], res[1]
+        if not isinstance(out, Tensor) or out.shape != ():
+            raise TypeError("tenferro.grad: the function must return a scalar (a 0-d tensor), "
+                            "got %s" % ("shape %s" % (out.shape,) if isinstance(out, Tensor)
+                                        else type(out).__name__))
+        if out.dtype.kind == "c":
+            raise TypeError("tenferro.grad: the function must return a real scalar, got dtype "
+                            "%s; use vjp for complex outputs" % out.dtype)
+        grads = fn(ones_like(out))
+        grads = grads[0] if isinstance(argnums, int) else grads
+        return ((out, res[2]), grads) if has_aux else (out, grads)
+    _name(wrapped, "value_and_grad", f)
+    return wrapped
+
+
+def grad(f, argnums=0, has_aux=False):
+    """The gradient of a real-scalar function (JAX's ``grad``; nestable)."""
+    vg = value_and_grad(f, argnums, has_aux)
+
+    def wrapped(*args, **kwargs):
+        (out, g) = vg(*args, **kwargs)
+        return (g, out[1]) if has_aux else g
+    _name(wrapped, "grad", f)
+    return wrapped
+
+
+def _name(wrapped, what, f):
+    wrapped.__name__ = "%s(%s)" % (what, getattr(f, "__name__", "f"))
+    wrapped.__doc__ = getattr(f, "__doc__", None)
+    wrapped.__wrapped__ = f
+
+
+# -- forward mode ----------------------------------------------------------------------------
+
+def jvp(f, primals, tangents, has_aux=False):
+    """``(f(*primals), J t)``: the output and its directional derivative along
+    ``tangents`` (same structure, shapes and dtypes as ``primals``), by forward mode."""
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError("tenferro.jvp: primals and tangents must be tuples or lists (of the "
+                        "function's positional arguments), got %s and %s"
+                        % (type(primals).__name__, type(tangents).__name__))
+    flat, in_tree = tree_flatten(tuple(primals))
+    tflat, t_tree = tree_flatten(tuple(tangents))
+    if in_tree != t_tree:
+        raise ValueError("tenferro.jvp: tangents structure %s does not match primals %s"
+                         % (t_tree, in_tree))
+    flat = [_as_tensor("jvp", v, "primals") for v in flat]
+    tflat = [_check_like("jvp", "tangent", t, p, i) for i, (t, p) in enumerate(zip(tflat, flat))]
+    with JVPTrace() as trace:
+        tracers = [JVPTracer(trace, p, t) for p, t in zip(flat, tflat)]
+        out = f(*tree_unflatten(in_tree, tracers))
+        outs, out_tree, out_tracers, aux = _unwrap_out("jvp", out, trace, has_aux)
+    from .._ops import zeros_like
+
+    touts = [zeros_like(o) if tr is None else tr.tangent for o, tr in zip(outs, out_tracers)]
+    res = (tree_unflatten(out_tree, outs), tree_unflatten(out_tree, touts))
+    return res + (aux,) if has_aux else res
+
+
+def linearize(f, *primals):
+    """``(f(*primals), f_jvp)`` with ``f_jvp(*tangents)`` the JVP at ``primals``.
+
+    Eager tenferro re-runs ``f`` in forward mode for each call of ``f_jvp``; the traced
+    graphs of :mod:`tenferro.graph` evaluate the primal once."""
+    from .._ops import zeros_like
+
+    flat, tree = tree_flatten(primals)
+    out = jvp(f, primals, tree_unflatten(tree, [zeros_like(_as_tensor("linearize", p, "primals"))
+                                                for p in flat]))[0]
+
+    def f_jvp(*tangents):
+        return jvp(f, primals, tangents)[1]
+    return out, f_jvp
+
+
+def hvp(f, primals, tangents):
+    """Hessian-vector product of a real-scalar ``f`` (forward-over-reverse): the JVP of
+    ``grad(f)`` with respect to all ``primals`` along ``tangents``.  Returns a tuple
+    like ``primals``."""
+    primals, tangents = tuple(primals), tuple(tangents)
+    g = grad(f, argnums=tuple(range(len(primals))))
+    return jvp(g, primals, tangents)[1]
+
+
+def _basis(x, k):
+    """The ``k``-th unit tensor shaped like ``x``."""
+    from .._ops import zeros
+
+    e = np.zeros(x.size, dtype=x.dtype)
+    e[k] = 1
+    from .._ops import asarray
+
+    return asarray(e.reshape(x.shape), device=x.device) if x.size else zeros(x.shape, x.dtype)
+
+
+def _check_real(op, values, holomorphic, what):
+    for v in values:
+        c = v.dtype.kind == "c"
+        if c and not holomorphic:
+            raise TypeError("tenferro.%s: %s of dtype %s; for holomorphic functions of complex "
+                            "values pass holomorphic=True, otherwise split real and imaginary "
+                            "parts" % (op, what, v.dtype))
+        if holomorphic and not c:
+            raise TypeError("tenferro.%s: holomorphic=True needs complex %s, got dtype %s"
+                            % (op, what, v.dtype))
+
+
+def _stack_jac(blocks, lead, trail):
+    """Stack per-basis-vector results into a tensor of shape ``lead + trail``."""
+    from .._ops import reshape, stack, zeros
+
+    if not blocks:
+        return zeros(lead + trail)
+    return reshape(stack(blocks, axis=0), lead + trail)
+
+
+def jacrev(f, argnums=0, has_aux=False, holomorphic=False):
+    """The Jacobian by reverse mode, one VJP per output element; for output shape
+    ``O`` and input shape ``I`` each block has shape ``O + I``."""
+    def wrapped(*args, **kwargs):
+        from .._ops import moveaxis, reshape, zeros_like
+
+        nums = _argnums("jacrev", argnums, len(args))
+        g, dyn = _split(lambda *a: f(*a, **kwargs), args, nums)
+        res = vjp(g, *dyn, has_aux=has_aux)
+        out, fn = res[0], res[1]
+        outs, out_tree = tree_flatten(out)
+        ins, in_tree = tree_flatten(dyn)
+        _check_real("jacrev", outs, holomorphic, "outputs")
+        _check_real("jacrev", [_as_tensor("jacrev", v, "inputs") for v in ins], holomorphic,
+                    "inputs")
+        per_out = []
+        for j, o in enumerate(outs):
+            rows = [[] for _ in ins]
+            for k in range(o.size):
+                cts = [zeros_like(x) for x in outs]
+                cts[j] = _basis(o, k)
+                gs, _ = tree_flatten(fn(tree_unflatten(out_tree, cts)))
+                for r, gk in zip(rows, gs):
+                    r.append(gk.conj() if holomorphic else gk)
+            blocks = [_stack_jac(r, o.shape, x.shape) for r, x in zip(rows, ins)]
+            per_out.append(_inner(in_tree, blocks, argnums))
+        jac = tree_unflatten(out_tree, per_out)
+        return (jac, res[2]) if has_aux else jac
+    _name(wrapped, "jacrev", f)
+    return wrapped
+
+
+def _inner(in_tree, blocks, argnums):
+    t = tree_unflatten(in_tree, blocks)
+    return t[0] if isinstance(argnums, int) else t
+
+
+def jacfwd(f, argnums=0, has_aux=False, holomorphic=False):
+    """The Jacobian by forward mode, one JVP per input element (blocks ``O + I``)."""
+    def wrapped(*args, **kwargs):
+        from .._ops import moveaxis, reshape, zeros_like
+
+        nums = _argnums("jacfwd", argnums, len(args))
+        g, dyn = _split(lambda *a: f(*a, **kwargs), args, nums)
+        ins, in_tree = tree_flatten(dyn)
+        ins = [_as_tensor("jacfwd", v, "inputs") for v in ins]
+        _check_real("jacfwd", ins, holomorphic, "inputs")
+        dyn = tree_unflatten(in_tree, ins)
+        cols = []  # cols[i][j]: per input leaf i, per output leaf j, the list of tangents
+        out = aux = None
+        for i, x in enumerate(ins):
+            per = None
+            for k in range(x.size):
+                ts = [zeros_like(v) for v in ins]
+                ts[i] = _basis(x, k)
+                r = jvp(g, dyn, tree_unflatten(in_tree, ts), has_aux=has_aux)
+                out, tout = r[0], r[1]
+                if has_aux:
+                    aux = r[2]
+                touts, out_tree = tree_flatten(tout)
+                if per is None:
+                    per = [[] for _ in touts]
+                for p, t in zip(per, touts):
+                    p.append(t)
+            cols.append(per)
+        if out is None:  # all inputs empty: one evaluation for the output structure
+            r = jvp(g, dyn, tree_unflatten(in_tree, [zeros_like(v) for v in ins]),
+                    has_aux=has_aux)
+            out = r[0]
+            aux = r[2] if has_aux else None
+        outs, out_tree = tree_flatten(out)
+        _check_real("jacfwd", outs, holomorphic, "outputs")
+        per_out = []
+        for j, o in enumerate(outs):
+            blocks = []
+            for i, x in enumerate(ins):
+                ts = cols[i][j] if cols[i] is not None else []
+                b = _stack_jac(ts, (x.size,), o.shape)  # (n_in, *O)
+                b = moveaxis(b, 0, -1) if o.ndim else b
+                blocks.append(reshape(b, o.shape + x.shape))
+            per_out.append(_inner(in_tree, blocks, argnums))
+        jac = tree_unflatten(out_tree, per_out)
+        return (jac, aux) if has_aux else jac
+    _name(wrapped, "jacfwd", f)
+    return wrapped
+
+
+def hessian(f, argnums=0, has_aux=False, holomorphic=False):
+    """The Hessian of a scalar function: ``jacfwd(jacrev(f))`` (forward over reverse)."""
+    return jacfwd(jacrev(f, argnums, has_aux, holomorphic), argnums, has_aux, holomorphic)

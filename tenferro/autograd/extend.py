@@ -1,0 +1,117 @@
+"""The public extension API: define a primitive, its device kernels and its derivatives.
+
+tenferro's own rules are registered with exactly these functions (see
+``tenferro/autograd/_rules``).  A rule is written with tenferro ops, so derivatives
+of derivatives work by composition.
+
+Rule signatures (``primals`` are the primitive's inputs, ``out`` its output -- a tuple
+for multiple-result primitives --, ``params`` its keyword parameters):
+
+* per-argument JVP, ``defjvp(prim, f0, f1, ...)``: ``fi(t, *primals, out=out, **params)``
+  returns argument i's contribution to the output tangent for the input tangent ``t``
+  (the contributions are summed; arguments with a zero tangent are skipped);
+* per-argument VJP, ``defvjp(prim, g0, g1, ...)``: ``gi(ct, *primals, out=out, **params)``
+  returns the cotangent of argument i for the output cotangent ``ct`` (only called for
+  arguments that need it);
+* ``None`` in place of ``fi``/``gi`` marks an argument without derivative (an index, a
+  condition mask).
+
+Complex numbers follow tenferro's (PyTorch's) convention: a VJP maps the cotangent of the
+output to that of the input under the real inner product ``<a, b> = Re sum(conj(a) b)``,
+so for a holomorphic ``f`` the VJP is ``ct * conj(f'(z))``; JVPs are convention-free.
+
+Example (see docs/autodiff.md)::
+
+    import numpy as np
+    import tenferro as tf
+    from tenferro.autograd.extend import Primitive, defjvp, defvjp, def_impl
+
+    softplus_p = Primitive("softplus", lambda x: x)       # (shape, dtype) -> same
+    def_impl(softplus_p, "cpu", lambda x: np.logaddexp(0.0, x))
+    defjvp(softplus_p, lambda t, x, *, out: t * tf.sigmoid(x))
+    defvjp(softplus_p, lambda ct, x, *, out: ct * tf.sigmoid(x))
+
+    def softplus(x):
+        return softplus_p.bind(tf.asarray(x))
+"""
+from .._primitive import Primitive, bind, registry  # noqa: F401  (re-exported)
+
+__all__ = ["Primitive", "bind", "defjvp", "defvjp", "def_jvp_rule", "def_vjp_rule",
+           "deflinear", "def_impl", "zero_derivative"]
+
+
+def def_jvp_rule(prim, fn):
+    """Register the full JVP rule ``fn(tangents, primals, out, params) -> tangent``
+    (``tangents`` has ``None`` for zero tangents; return ``None`` for a zero output
+    tangent, a tuple for multiple-result primitives)."""
+    prim.jvp = fn
+    return fn
+
+
+def def_vjp_rule(prim, fn):
+    """Register the full VJP rule ``fn(ct, primals, out, params, needs) -> cotangents``
+    (one entry per primal, ``None`` where ``needs[i]`` is false or the cotangent is
+    zero; ``ct`` is a tuple, with ``None`` for zero cotangents, for multiple-result
+    primitives)."""
+    prim.vjp = fn
+    return fn
+
+
+def defjvp(prim, *fns):
+    """Per-argument JVP rules (see the module docstring)."""
+    if len(fns) == 1 and fns[0] is not None:
+        f0 = fns[0]
+
+        def jvp(tangents, primals, out, params):  # the common unary case, unrolled
+            t = tangents[0]
+            return None if t is None else f0(t, *primals, out=out, **params)
+    else:
+        def jvp(tangents, primals, out, params):
+            acc = None
+            for f, t in zip(fns, tangents):
+                if t is None:
+                    continue
+                if f is None:
+                    raise TypeError("%s: a tangent was given for an argument without "
+                                    "derivative" % prim.name)
+                r = f(t, *primals, out=out, **params)
+                if r is not None:
+                    acc = r if acc is None else acc + r
+            return acc
+    return def_jvp_rule(prim, jvp)
+
+
+def defvjp(prim, *fns):
+    """Per-argument VJP rules (see the module docstring)."""
+    def vjp(ct, primals, out, params, needs):
+        return tuple(f(ct, *primals, out=out, **params) if n and f is not None else None
+                     for f, n in zip(fns, needs))
+    return def_vjp_rule(prim, vjp)
+
+
+def deflinear(prim, transpose):
+    """Rules of a primitive linear in its (single differentiable, first) argument:
+    the JVP applies the primitive to the tangent; the VJP is ``transpose(ct, *primals,
+    out=out, **params)``."""
+    def jvp(tangents, primals, out, params):
+        t = tangents[0]
+        if t is None:
+            return None
+        return bind(prim, (t,) + tuple(primals[1:]), params)
+    def_jvp_rule(prim, jvp)
+    defvjp(prim, transpose)
+
+
+def zero_derivative(prim):
+    """Mark a float-valued primitive whose derivative is zero almost everywhere
+    (floor, sign, ...): the eager tape gives zero gradients through it, as PyTorch."""
+    prim.zero_derivative = True
+
+
+def def_impl(prim, device_type, fn):
+    """Register ``fn`` (device arrays in, device array out, ``**params``) as the
+    implementation of ``prim`` on devices of ``device_type`` (e.g. ``"cpu"``)."""
+    from ..devices import get_driver
+
+    get_driver(device_type).implementations[prim.name] = fn
+    return fn
