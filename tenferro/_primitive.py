@@ -96,11 +96,15 @@ def bind(prim, args, params):
             if not top.active:
                 top.leaked(prim)
             return top.process(prim, args, params)
+    taped = False
+    for a in args:
+        if a._ad is not None:
+            taped = True
+        elif a._trace is not None:  # a tracer whose transform has returned
+            a._trace.leaked(prim)
     out = eager_apply(prim, args, params)
-    if _tape is not None:
-        for a in args:
-            if a._ad is not None:
-                return _tape(prim, args, params, out)
+    if taped and _tape is not None:
+        return _tape(prim, args, params, out)
     return out
 
 

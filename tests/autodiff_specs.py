@@ -59,3 +59,272 @@ def sample(arg, dtype, rng):
     d = np.dtype(dtype)
     v = draw() + 1j * draw() if d.kind == "c" else draw()
     return tf.asarray(np.asarray(v, dtype=d))
+
+
+# -- elementwise --
+from tenferro._ops.conversion import device_put_p as _device_put_p  # noqa: E402
+
+
+def _unary_spec(name, dtypes=BOTH, **arg):
+    fn = getattr(tf, name)
+    return spec(name, lambda x: fn(x), args=(Arg((3, 4), **arg),), dtypes=dtypes,
+                prims=(name,))
+
+
+# Linear
+_unary_spec("negative")
+_unary_spec("positive")
+_unary_spec("conj")
+spec("real", lambda z: tf.real(z), args=(Arg((3, 4)),), dtypes=COMPLEX, prims=("real",))
+spec("imag", lambda z: tf.imag(z), args=(Arg((3, 4)),), dtypes=COMPLEX, prims=("imag",))
+# Entire functions (no singularity on the sampled domain)
+for _name in ("exp", "expm1", "exp2", "square", "sin", "cos", "sinh", "cosh"):
+    _unary_spec(_name)
+_unary_spec("erf", dtypes=REAL)
+_unary_spec("tanh", low=-1.0, high=1.0)      # complex poles at i pi/2
+_unary_spec("sigmoid", low=-1.5, high=1.5)   # complex poles at i pi
+_unary_spec("tan", low=-1.2, high=1.2)       # poles at pi/2
+_unary_spec("reciprocal", away=0.2)
+# Logarithms and roots: positive real part (complex: first quadrant, off the branch cut)
+for _name in ("log", "log2", "log10", "sqrt", "rsqrt"):
+    _unary_spec(_name, low=0.1, high=2.0)
+_unary_spec("log1p", low=-0.9, high=2.0)
+# Inverse trigonometric / hyperbolic functions, inside their domains and off the cuts
+_unary_spec("arcsin", low=-0.9, high=0.9)
+_unary_spec("arccos", low=-0.9, high=0.9)
+_unary_spec("arctanh", low=-0.9, high=0.9)
+_unary_spec("arctan", away=0.1)              # complex cuts on the imaginary axis
+_unary_spec("arcsinh", away=0.1)
+_unary_spec("arccosh", low=1.1, high=3.0)
+# Non-holomorphic / kinks
+_unary_spec("abs", away=0.1)
+_unary_spec("angle", away=0.1)               # real input: zero derivative
+
+
+def _binary_spec(name, x=Arg((3, 1)), y=Arg((4,)), dtypes=BOTH, suffix=""):
+    fn = getattr(tf, name)
+    return spec(name + suffix, lambda a, b: fn(a, b), args=(x, y), dtypes=dtypes,
+                prims=(name,))
+
+
+_binary_spec("add")
+_binary_spec("add", Arg(()), Arg((2, 3)), suffix="_0d")
+_binary_spec("subtract")
+_binary_spec("subtract", Arg((2, 3)), Arg(()), suffix="_0d")
+_binary_spec("multiply")
+_binary_spec("multiply", Arg(()), Arg((2, 3)), suffix="_0d")
+_binary_spec("divide", y=Arg((4,), away=0.3))
+_binary_spec("divide", Arg((2, 3)), Arg((), away=0.3), suffix="_0d")
+_binary_spec("power", Arg((3, 1), low=0.1, high=2.0), Arg((4,)))
+_binary_spec("power", Arg((), low=0.5, high=2.0), Arg((2, 3)), suffix="_0d")
+_binary_spec("remainder", y=Arg((4,), away=0.5), dtypes=REAL)
+for _name in ("maximum", "minimum", "fmax", "fmin", "logaddexp"):
+    _binary_spec(_name, dtypes=REAL)
+_binary_spec("maximum", Arg((2, 3)), Arg(()), dtypes=REAL, suffix="_0d")
+_binary_spec("arctan2", Arg((3, 1), away=0.1), Arg((4,), away=0.1), dtypes=REAL)
+_binary_spec("hypot", Arg((3, 1), away=0.1), Arg((4,), away=0.1), dtypes=REAL)
+_binary_spec("copysign", Arg((3, 1), away=0.1), Arg((4,), away=0.1), dtypes=REAL)
+
+_WHERE_MASK = np.array([[True], [False], [True]])
+spec("where", lambda x, y: tf.where(tf.asarray(_WHERE_MASK), x, y),
+     args=(Arg((4,)), Arg((3, 4))), dtypes=BOTH, prims=("where",))
+# lo and hi drawn independently: some lo > hi, where clip gives hi (as NumPy, PyTorch)
+spec("clip", lambda x, lo, hi: tf.clip(x, lo, hi),
+     args=(Arg((3, 4)), Arg((3, 1), -1.0, 1.0), Arg((4,), -1.0, 1.0)), dtypes=REAL,
+     prims=("clip",))
+spec("clip_0d", lambda x, lo, hi: tf.clip(x, lo, hi),
+     args=(Arg(()), Arg((), -1.0, 0.0), Arg((2,), 0.0, 1.0)), dtypes=REAL, prims=("clip",))
+spec("convert_to_complex", lambda x: tf.astype(x, tf.complex128), args=(Arg((3, 4)),),
+     dtypes=REAL, prims=("convert",))
+spec("convert_to_real", lambda z: tf.astype(z, tf.float64), args=(Arg((3, 4)),),
+     dtypes=COMPLEX, prims=("convert",))
+spec("copy", lambda x: tf.copy(x), args=(Arg((3, 4)),), dtypes=BOTH, prims=("copy",))
+# to_device to the same device returns its input: bind the primitive itself
+spec("device_put", lambda x: _device_put_p.bind(x, device=x.device), args=(Arg((3, 4)),),
+     dtypes=BOTH, prims=("device_put",))
+
+
+# -- structural --
+# Reductions, scans, views, gathers/scatters, joining and matmul through the public ops.
+# Index tensors, masks and constant operands live in the closures.  Max/min specs use
+# continuous random inputs (ties have probability zero: finite differences are not
+# defined at ties; tie-splitting is unit-tested).  Arguments drawn with low == high == 0
+# put exact zeros where prod/cumprod must differentiate through them.
+
+def _i64(a):
+    return tf.asarray(np.asarray(a, dtype=np.int64))
+
+
+_MASK23 = tf.asarray(np.array([[True, False, True], [False, True, True]]))
+_COND34 = tf.asarray(np.array([[True, False, True, False], [False, False, True, True],
+                               [True, True, False, True]]))
+_ZERO = Arg((1,), low=0.0, high=0.0)
+_ZEROS2 = Arg((2,), low=0.0, high=0.0)
+
+# reductions
+spec("sum_axes", lambda x: tf.sum(x, axis=(0, 2)), (Arg((3, 4, 5)),), BOTH, prims=("sum",))
+spec("sum_all", lambda x: tf.sum(x), (Arg((3, 4)),), BOTH, prims=("sum",))
+spec("sum_keepdims", lambda x: tf.sum(x, axis=-1, keepdims=True), (Arg((3, 4)),), BOTH,
+     prims=("sum", "reshape"))
+spec("sum_empty_axes", lambda x: tf.sum(x, axis=()), (Arg((3, 2)),), BOTH, prims=("sum",))
+spec("prod_axis", lambda x: tf.prod(x, axis=1), (Arg((3, 4, 2)),), BOTH, prims=("prod",))
+spec("prod_axes_keepdims", lambda x: tf.prod(x, axis=(0, -1), keepdims=True),
+     (Arg((2, 3, 3)),), BOTH, prims=("prod", "reshape"))
+spec("prod_all", lambda x: tf.prod(x), (Arg((2, 3)),), BOTH, prims=("prod",))
+spec("prod_one_zero", lambda x, z: tf.prod(tf.concatenate([x[:2], z, x[2:]])),
+     (Arg((4,)), _ZERO), BOTH, prims=("prod", "concatenate", "basic_index"))
+spec("prod_two_zeros", lambda x, z: tf.prod(tf.concatenate([z[:1], x, z[1:]])),
+     (Arg((3,)), _ZEROS2), BOTH, prims=("prod", "concatenate", "basic_index"))
+spec("max_axis", lambda x: tf.max(x, axis=1), (Arg((3, 4, 2)),), BOTH, prims=("max",))
+spec("max_all", lambda x: tf.max(x), (Arg((3, 4)),), BOTH, prims=("max",))
+spec("min_axes_keepdims", lambda x: tf.min(x, axis=(0, 2), keepdims=True),
+     (Arg((3, 4, 2)),), BOTH, prims=("min", "reshape"))
+spec("min_neg_axis", lambda x: tf.min(x, axis=-1), (Arg((3, 5)),), BOTH, prims=("min",))
+spec("mean", lambda x: tf.mean(x, axis=0), (Arg((3, 4)),), BOTH, prims=("sum", "divide"))
+spec("mean_keepdims", lambda x: tf.mean(x, axis=(0, 1), keepdims=True), (Arg((3, 4, 2)),),
+     BOTH, prims=("sum", "reshape", "divide"))
+spec("var_ddof", lambda x: tf.var(x, axis=1, ddof=1), (Arg((3, 5)),), BOTH,
+     prims=("sum", "subtract", "multiply", "broadcast_to"))
+spec("std_keepdims", lambda x: tf.std(x, axis=(0, 1), keepdims=True), (Arg((3, 4, 2)),),
+     BOTH, prims=("sum", "sqrt", "reshape"))
+spec("logsumexp", lambda x: tf.logsumexp(x, axis=-1), (Arg((3, 4)),), BOTH,
+     prims=("max", "sum", "exp", "log", "where"))
+spec("logsumexp_all_keepdims", lambda x: tf.logsumexp(x, keepdims=True), (Arg((3, 4)),),
+     REAL, prims=("max", "sum", "exp", "log"))
+
+# scans
+spec("cumsum_axis", lambda x: tf.cumsum(x, axis=1), (Arg((3, 4, 2)),), BOTH,
+     prims=("cumsum",))
+spec("cumsum_flat", lambda x: tf.cumsum(x), (Arg((3, 4)),), BOTH,
+     prims=("cumsum", "reshape"))
+spec("cumprod_axis", lambda x: tf.cumprod(x, axis=0), (Arg((5, 3)),), BOTH,
+     prims=("cumprod",))
+spec("cumprod_neg_axis", lambda x: tf.cumprod(x, axis=-1), (Arg((2, 3, 9)),), BOTH,
+     prims=("cumprod",))
+spec("cumprod_one_zero", lambda x, z: tf.cumprod(tf.concatenate([x[:2], z, x[2:]])),
+     (Arg((5,)), _ZERO), BOTH, prims=("cumprod", "concatenate", "basic_index"))
+spec("cumprod_first_zero", lambda x, z: tf.cumprod(tf.concatenate([z, x])),
+     (Arg((4,)), _ZERO), BOTH, prims=("cumprod", "concatenate"))
+spec("cumprod_two_zeros",
+     lambda x, z: tf.cumprod(tf.concatenate([x[:1], z[:1], x[1:3], z[1:], x[3:]])),
+     (Arg((5,)), _ZEROS2), BOTH, prims=("cumprod", "concatenate", "basic_index"))
+
+# shape ops
+spec("reshape", lambda x: tf.reshape(x, (6, -1)), (Arg((3, 4, 2)),), BOTH,
+     prims=("reshape",))
+spec("reshape_of_transpose", lambda x: tf.reshape(x.T, (-1,)), (Arg((3, 4)),), BOTH,
+     prims=("reshape", "permute_dims"))
+spec("transpose", lambda x: tf.transpose(x, (1, 2, 0)), (Arg((2, 3, 4)),), BOTH,
+     prims=("permute_dims",))
+spec("matrix_transpose", lambda x: x.mT, (Arg((2, 3, 4)),), BOTH, prims=("permute_dims",))
+spec("moveaxis", lambda x: tf.moveaxis(x, 0, -1), (Arg((2, 3, 4)),), BOTH,
+     prims=("permute_dims",))
+spec("broadcast_to", lambda x: tf.broadcast_to(x, (2, 3, 4)), (Arg((3, 1)),), BOTH,
+     prims=("broadcast_to",))
+spec("broadcast_to_0d", lambda x: tf.broadcast_to(x, (2, 3)), (Arg(()),), BOTH,
+     prims=("broadcast_to",))
+spec("expand_dims", lambda x: tf.expand_dims(x, (0, -1)), (Arg((3, 4)),), BOTH,
+     prims=("reshape",))
+spec("squeeze", lambda x: tf.squeeze(x, 1), (Arg((3, 1, 4)),), BOTH, prims=("reshape",))
+spec("flip", lambda x: tf.flip(x, axis=(0, 2)), (Arg((2, 3, 4)),), BOTH,
+     prims=("basic_index",))
+spec("slice_mixed", lambda x: x[1:3, ::-1, None, 0], (Arg((4, 5, 6)),), BOTH,
+     prims=("basic_index",))
+spec("slice_ellipsis_int", lambda x: x[..., -1, 1::2], (Arg((2, 3, 5)),), BOTH,
+     prims=("basic_index",))
+spec("slice_all_ints", lambda x: x[1, 2], (Arg((3, 4)),), BOTH, prims=("basic_index",))
+spec("diagonal", lambda x: tf.diagonal(x, 1), (Arg((3, 4)),), BOTH, prims=("diagonal",))
+spec("diagonal_3d", lambda x: tf.diagonal(x, -1, 0, 2), (Arg((4, 2, 3)),), BOTH,
+     prims=("diagonal",))
+spec("trace_batched", lambda x: tf.sum(tf.diagonal(x, axis1=-2, axis2=-1), axis=-1),
+     (Arg((2, 3, 3)),), BOTH, prims=("diagonal", "sum"))
+spec("diag_extract", lambda x: tf.diag(x, -1), (Arg((4, 3)),), BOTH,
+     prims=("diagonal", "copy"))
+spec("diag_build", lambda v: tf.diag(v, 1), (Arg((3,)),), BOTH, prims=("take", "where"))
+
+# gathers, scatters, advanced indexing
+spec("take_repeated", lambda x: tf.take(x, [0, 2, 2, 1], axis=1), (Arg((3, 4)),), BOTH,
+     prims=("take",))
+spec("take_flat_2d_index", lambda x: tf.take(x, [[0, 5], [5, 11]]), (Arg((3, 4)),), BOTH,
+     prims=("take", "reshape"))
+spec("take_along_axis", lambda x: tf.take_along_axis(x, _i64([[0, 0, 3], [1, 1, 1],
+                                                             [2, 3, 3]]), axis=1),
+     (Arg((3, 4)),), BOTH, prims=("take_along_axis",))
+spec("take_along_axis_broadcast",
+     lambda x: tf.take_along_axis(x, _i64([[2, 0, 2]]), axis=0), (Arg((3, 3)),), BOTH,
+     prims=("take_along_axis", "broadcast_to"))
+spec("scatter_add", lambda v: tf.scatter_add((4, 3), _i64([0, 2, 2]), v, 0),
+     (Arg((3, 3)),), BOTH, prims=("scatter_add",))
+spec("scatter_add_along_axis",
+     lambda v: tf.scatter_add_along_axis((3, 4), _i64([[0, 0], [3, 1], [2, 2]]), v, 1),
+     (Arg((3, 2)),), BOTH, prims=("scatter_add_along_axis",))
+spec("mask_index", lambda x: x[_MASK23], (Arg((2, 3)),), BOTH,
+     prims=("take", "reshape", "permute_dims"))
+spec("advanced_index_rows", lambda x: x[[0, 2, 2]], (Arg((3, 4)),), BOTH, prims=("take",))
+spec("advanced_index_pairs", lambda x: x[[0, 2, 2], [1, 1, 3]], (Arg((3, 4)),), BOTH,
+     prims=("take", "reshape"))
+spec("advanced_index_split", lambda x: x[[1, 0], :, [2, 2]], (Arg((2, 3, 4)),), BOTH,
+     prims=("take", "reshape", "permute_dims"))
+
+# joining and padding
+spec("concatenate3", lambda a, b, c: tf.concatenate([a, b, c], axis=1),
+     (Arg((2, 3)), Arg((2, 1)), Arg((2, 2))), BOTH, prims=("concatenate",))
+spec("concatenate_flat", lambda a, b: tf.concatenate([a, b], axis=None),
+     (Arg((2, 3)), Arg((4,))), BOTH, prims=("concatenate", "reshape"))
+spec("concatenate_with_constant",
+     lambda a: tf.concatenate([a, tf.ones((1, 3), dtype=a.dtype)], axis=0),
+     (Arg((2, 3)),), BOTH, prims=("concatenate",))
+spec("stack", lambda a, b: tf.stack([a, b], axis=1), (Arg((2, 3)), Arg((2, 3))), BOTH,
+     prims=("concatenate", "reshape"))
+for _mode, _w in (("constant", ((1, 2), (0, 3))), ("edge", ((2, 1), (1, 0))),
+                  ("reflect", ((4, 3), (1, 2))), ("symmetric", ((3, 4), (2, 0))),
+                  ("wrap", ((5, 2), (1, 3)))):
+    spec("pad_" + _mode, lambda x, _m=_mode, _pw=_w: tf.pad(x, _pw, mode=_m),
+         (Arg((3, 2)),), BOTH,
+         prims=("concatenate", "basic_index") + (("broadcast_to", "copy")
+                                                 if _mode == "edge" else ()))
+spec("pad_constant_value", lambda x: tf.pad(x, 2, constant_values=1.5), (Arg((2, 2)),),
+     BOTH, prims=("concatenate",))
+spec("tril", lambda x: tf.tril(x, -1), (Arg((2, 3, 4)),), BOTH, prims=("where",))
+spec("triu", lambda x: tf.triu(x, 1), (Arg((4, 3)),), BOTH, prims=("where",))
+spec("where_fixed_cond", lambda x, y: tf.where(_COND34, x, y), (Arg((3, 4)), Arg((4,))),
+     BOTH, prims=("where",))
+
+# matmul
+spec("matmul_batched", lambda a, b: tf.matmul(a, b), (Arg((2, 3, 4)), Arg((2, 4, 5))),
+     BOTH, prims=("matmul",))
+spec("matmul_broadcast", lambda a, b: a @ b, (Arg((3, 4)), Arg((2, 4, 2))), BOTH,
+     prims=("matmul", "broadcast_to"))
+spec("matmul_broadcast_both", lambda a, b: a @ b, (Arg((2, 1, 3, 4)), Arg((3, 4, 2))),
+     BOTH, prims=("matmul", "broadcast_to"))
+spec("matmul_vec_mat", lambda v, m: v @ m, (Arg((3,)), Arg((2, 3, 4))), BOTH,
+     prims=("matmul", "reshape", "broadcast_to"))
+spec("matmul_mat_vec", lambda m, v: m @ v, (Arg((3, 4)), Arg((4,))), BOTH,
+     prims=("matmul", "reshape"))
+spec("matmul_vec_vec", lambda u, v: tf.matmul(u, v), (Arg((4,)), Arg((4,))), BOTH,
+     prims=("matmul", "reshape"))
+spec("dot", lambda a, b: tf.dot(a, b), (Arg((3, 4)), Arg((4, 2))), BOTH, prims=("matmul",))
+spec("vdot", lambda a, b: tf.vdot(a, b), (Arg((2, 3)), Arg((6,))), BOTH,
+     prims=("matmul", "conj", "reshape"))
+spec("outer", lambda a, b: tf.outer(a, b), (Arg((3,)), Arg((2, 2))), BOTH,
+     prims=("multiply", "reshape"))
+
+
+# The adjoint primitives the VJPs of basic_index and diagonal introduce (not public ops).
+def _basic_index_transpose(x):
+    from tenferro._ops.shape import basic_index_transpose_p
+
+    return basic_index_transpose_p.bind(x, key=(("s", 4, 0, -2), ("n",), ("i", 1)),
+                                        shape=(5, 3))
+
+
+def _diagonal_transpose(x):
+    from tenferro._ops.shape import diagonal_transpose_p
+
+    return diagonal_transpose_p.bind(x, offset=-1, axis1=2, axis2=0, shape=(4, 2, 3))
+
+
+spec("basic_index_transpose", _basic_index_transpose, (Arg((2, 1)),), BOTH,
+     prims=("basic_index_transpose",))
+spec("diagonal_transpose", _diagonal_transpose, (Arg((2, 2)),), BOTH,
+     prims=("diagonal_transpose",))

@@ -4,6 +4,7 @@ import numpy as np
 from .. import _dtypes
 from .._primitive import Primitive, bind
 from .._tensor import Tensor
+from .. import _versions
 from ._common import to_tensor
 
 
@@ -83,8 +84,23 @@ def copy_into(dst, src):
         from .._errors import DeviceMismatchError
 
         raise DeviceMismatchError("assign", [dst._device, src._device])
+    check_mutable("assign", dst, src)
     dev = dst._device
     dev.driver.lookup("assign", dev, dst.dtype)(dst._data, src._data)
+
+
+def check_mutable(name, dst, src=None):
+    """Refuse in-place writes autodiff cannot follow; note the write otherwise."""
+    if dst._trace is not None or (isinstance(src, Tensor) and src._trace is not None):
+        raise RuntimeError("tenferro.%s: in-place writes are not supported on values being "
+                           "differentiated by a transform (grad, jvp, ...); build a new tensor "
+                           "(e.g. with where or concatenate) instead" % name)
+    if isinstance(src, Tensor) and src._ad is not None and (
+            src._ad.requires_grad or src._ad.grad_fn is not None) and not dst.requires_grad:
+        raise RuntimeError("tenferro.%s: writing a tensor that requires grad into one that "
+                           "does not would lose its gradient; build a new tensor (e.g. with "
+                           "where or concatenate) instead" % name)
+    _versions.note_mutation(dst._data)
 
 
 def check_out(name, out, shape, dtype):

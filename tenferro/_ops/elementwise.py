@@ -160,7 +160,7 @@ def _into(name, out, args, odt):
 
     Not recorded for autodiff: ``out`` and the operands must not require gradients.
     """
-    from .conversion import check_out
+    from .conversion import check_mutable, check_out
 
     if any(a.requires_grad for a in args) or _interpreters:
         raise RuntimeError("tenferro.%s: out= is not supported with autodiff or tracing; use "
@@ -171,6 +171,7 @@ def _into(name, out, args, odt):
         if a._device is not dev:
             raise DeviceMismatchError(name, [dev] + [x._device for x in args])
     fn = dev.driver.lookup(name, dev, args[0].dtype)
+    check_mutable(name, out)
     if odt == out.dtype:
         fn(*[a._data for a in args], out_dtype=odt, out=out._data)
     else:

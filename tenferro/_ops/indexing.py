@@ -350,5 +350,8 @@ def setitem(x, key, value):
 
         raise DeviceMismatchError("setitem", [x._device, v._device])
     v = broadcast_to(v.astype(x.dtype, copy=False), positions.shape)
+    from .conversion import check_mutable
+
+    check_mutable("setitem", x, v)
     dev = x._device
     dev.driver.lookup("put", dev, x.dtype)(x._data, positions._data, v._data)

@@ -16,7 +16,7 @@ tensor is, without the garbage collector's help.
 import functools
 import weakref
 
-from .. import _primitive
+from .. import _primitive, _versions
 from .._tensor import AutogradMeta, Tensor, _wrap
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "backward",
@@ -105,7 +105,7 @@ class Node:
     """A recorded primitive application (``tensor.grad_fn``)."""
 
     __slots__ = ("prim", "params", "primals", "out", "edges", "nout", "pre_hooks", "freed",
-                 "__weakref__")
+                 "epoch", "__weakref__")
 
     def __init__(self, prim, params, primals, out, edges, nout=1):
         self.prim = prim
@@ -116,6 +116,7 @@ class Node:
         self.nout = nout
         self.pre_hooks = None
         self.freed = False
+        self.epoch = _versions.epoch
 
     @property
     def name(self):
@@ -143,6 +144,8 @@ class Node:
         """The input cotangents for output cotangents ``cts`` (a list, one per output)."""
         if self.freed:
             raise RuntimeError(_FREED % self.name)
+        if _versions.epoch != self.epoch:
+            self.check_unmodified()
         ct = cts[0] if self.nout == 1 else tuple(cts)
         rule = self.prim.vjp
         if rule is None:
@@ -155,6 +158,19 @@ class Node:
                     "and dtype %s for an input of shape %s and dtype %s"
                     % (self.prim.name, g.shape, g.dtype, p.shape, p.dtype))
         return res
+
+    def check_unmodified(self):
+        outs = self.out if self.nout > 1 else (self.out,)
+        for i, t in enumerate(tuple(self.primals) + tuple(outs)):
+            d = getattr(t, "_data", t)
+            if d is not None and _versions.modified_since(d, self.epoch):
+                what = ("input %d" % i if i < len(self.primals)
+                        else "output %d" % (i - len(self.primals)))
+                raise RuntimeError(
+                    "tenferro: %s of %s (shape %s), saved for the gradient, was modified by "
+                    "an in-place operation after it was recorded; the gradient would be wrong. "
+                    "Use out-of-place operations, or copy the tensor before modifying it"
+                    % (what, self.name, d.shape))
 
     def release(self):
         self.primals = self.out = None
@@ -222,12 +238,17 @@ class AccumulateGrad(Node):
                     g = _check_hook_result(r, g, "leaf tensor")
         if not create_graph:
             g = detach(g)
-        if id(g) in owned:  # the same tensor reached another leaf: give each its own
-            from .._ops import copy
+        if m.grad is None:
+            from .._ops import copy, is_contiguous
 
-            g = copy(g)
-        owned.add(id(g))
-        m.grad = g if m.grad is None else m.grad + g
+            # .grad is the leaf's own writable tensor: not a broadcast view of a
+            # cotangent, nor a tensor that another leaf (or the caller) also holds.
+            if id(g) in owned or not is_contiguous(g):
+                g = copy(g)
+            owned.add(id(g))
+            m.grad = g
+        else:
+            m.grad = m.grad + g
         if m.post_hooks:
             for h in list(m.post_hooks):
                 h(t)
