@@ -570,3 +570,22 @@ def test_indexing_on_layouts(layout):
         t[key] = tf.asarray(val)
         v[key] = val
         assert_close(t, v)
+
+
+def test_scatter_add_public_api():
+    idx = np.array([0, 0, 2])
+    vals = np.arange(6.0).reshape(3, 2)
+    want = np.zeros((3, 2))
+    np.add.at(want, idx, vals)
+    np.testing.assert_array_equal(tf.scatter_add((3, 2), list(idx), vals, 0).numpy(), want)
+    np.testing.assert_array_equal(tf.scatter_add((2, 3), idx, vals.T, -1).numpy(), want.T)
+    want2 = np.zeros((2, 3))
+    np.add.at(want2, (np.array([[0, 0], [1, 1]]), np.array([[0, 0], [2, 1]])), 1.0)
+    np.testing.assert_array_equal(
+        tf.scatter_add_along_axis((2, 3), [[0, 0], [2, 1]], 1.0, -1).numpy(), want2)
+    with pytest.raises(IndexError, match="scatter_add: index 5 is out of bounds"):
+        tf.scatter_add((3,), [5], tf.ones(1), 0)
+    with pytest.raises(ValueError, match=r"scatter_add: .*\(2,\)"):
+        tf.scatter_add((3,), [0, 1, 2], tf.ones(2), 0)
+    with pytest.raises(ValueError, match="do not match shape"):
+        tf.scatter_add_along_axis((2, 3), [[0, 0]], 1.0, 1)

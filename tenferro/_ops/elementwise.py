@@ -220,9 +220,12 @@ def clip(x, min=None, max=None):
         x = to_tensor(x)
     if min is None and max is None:
         raise ValueError("tenferro.clip: at least one of min and max must be given")
-    if min is None:
+    if x.dtype.kind == "f":  # one primitive, so the gradient at a bound goes to x (PyTorch)
+        min = float("-inf") if min is None else min
+        max = float("inf") if max is None else max
+    elif min is None:
         return minimum(x, max)
-    if max is None:
+    elif max is None:
         return maximum(x, min)
     dt = _dtypes.result_type(x, min, max)
     dev = x._device
@@ -403,7 +406,8 @@ def logsumexp(x, axis=None, keepdims=False):
     x = to_tensor(x)
     if x.dtype.kind in "biu":
         x = astype(x, _dtypes.float64)
-    m = _max(x, axis=axis, keepdims=True)
+    # The shift m cancels exactly, so it carries no derivative (and records nothing).
+    m = _max(x.detach(), axis=axis, keepdims=True)
     m = where(isfinite(m), m, 0.0)
     r = log(_sum(exp(x - m), axis=axis, keepdims=True)) + m
     if not keepdims:

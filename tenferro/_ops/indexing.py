@@ -111,14 +111,48 @@ def take_along_axis(x, indices, axis):
     return bind(take_along_axis_p, (broadcast_to(x, bx), broadcast_to(idx, bi)), {"axis": axis})
 
 
+def _scatter_args(op, shape, indices, values, axis):
+    from ._common import shape_tuple
+
+    values = to_tensor(values)
+    shape = shape_tuple(op, shape)
+    axis = normalize_axis(op, axis, len(shape))
+    idx = _index_tensor(op, indices, values._device)
+    idx = _normalize_indices(op, idx, shape[axis], axis)
+    return shape, idx, values, axis
+
+
 def scatter_add(shape, indices, values, axis):
-    """zeros(shape) with ``values`` added at ``indices`` along ``axis`` (take's adjoint)."""
-    return bind(scatter_add_p, (values, indices), {"axis": axis, "shape": tuple(shape)})
+    """zeros(shape) with ``values`` added at ``indices`` along ``axis`` (take's adjoint):
+    ``values`` has shape ``shape[:axis] + indices.shape + shape[axis + 1:]``."""
+    shape, idx, values, axis = _scatter_args("scatter_add", shape, indices, values, axis)
+    want = shape[:axis] + idx.shape + shape[axis + 1:]
+    if values.shape != want:
+        values = _broadcast_values("scatter_add", values, want)
+    return bind(scatter_add_p, (values, idx), {"axis": axis, "shape": shape})
 
 
 def scatter_add_along_axis(shape, indices, values, axis):
-    return bind(scatter_add_along_axis_p, (values, indices),
-                {"axis": axis, "shape": tuple(shape)})
+    """zeros(shape) with ``values`` added at ``indices`` along ``axis`` (the adjoint of
+    take_along_axis): ``indices`` has ``len(shape)`` dimensions and ``shape``'s sizes
+    off ``axis``; ``values`` broadcasts to ``indices.shape``."""
+    shape, idx, values, axis = _scatter_args("scatter_add_along_axis", shape, indices, values,
+                                             axis)
+    if idx.ndim != len(shape) or any(n != m for d, (n, m) in enumerate(zip(idx.shape, shape))
+                                     if d != axis):
+        raise ValueError("tenferro.scatter_add_along_axis: indices of shape %s do not match "
+                         "shape %s off axis %d" % (idx.shape, shape, axis))
+    if values.shape != idx.shape:
+        values = _broadcast_values("scatter_add_along_axis", values, idx.shape)
+    return bind(scatter_add_along_axis_p, (values, idx), {"axis": axis, "shape": shape})
+
+
+def _broadcast_values(op, values, shape):
+    if len(broadcast_shapes(op, values.shape, shape)) != len(shape) or \
+            broadcast_shapes(op, values.shape, shape) != shape:
+        raise ValueError("tenferro.%s: values of shape %s cannot be broadcast to %s"
+                         % (op, values.shape, shape))
+    return broadcast_to(values, shape)
 
 
 def argwhere(x):

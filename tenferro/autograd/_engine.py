@@ -291,6 +291,14 @@ def accumulator(t):
     return acc
 
 
+def check_zero_derivative(prim, args):
+    """Piecewise-constant is a statement about real inputs (complex sign is z/|z|)."""
+    for a in args:
+        if a.dtype.kind == "c":
+            raise TypeError("tenferro.%s: not differentiable for complex input (dtype %s); "
+                            "for the complex sign use z / abs(z)" % (prim.name, a.dtype))
+
+
 def record(prim, args, params, out):
     """Record an eager primitive application whose inputs take part in autodiff."""
     if not _mode.enabled:
@@ -309,6 +317,7 @@ def record(prim, args, params, out):
     if not prim.differentiable:
         if not prim.zero_derivative:
             return out
+        check_zero_derivative(prim, args)
         cls = ZeroNode
     if not any(o.dtype.kind in "fc" for o in outs):
         return out

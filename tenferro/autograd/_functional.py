@@ -15,7 +15,7 @@ import numpy as np
 from .. import _primitive
 from .._primitive import bind
 from .._tensor import Tensor
-from ._engine import InputNode, Node, run_backward
+from ._engine import InputNode, Node, check_zero_derivative, run_backward
 from ._tree import tree_flatten, tree_unflatten
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "hvp", "jacrev", "jacfwd",
@@ -126,6 +126,8 @@ class JVPTrace(Trace):
         primals = tuple(primals)
         out = bind(prim, primals, params)
         if not live or not prim.differentiable:
+            if live and prim.zero_derivative:
+                check_zero_derivative(prim, primals)
             return out
         outs = out if prim.multiple_results else (out,)
         if not any(_inexact(o) for o in outs):
@@ -159,6 +161,8 @@ class VJPTrace(Trace):
         primals = tuple(primals)
         out = bind(prim, primals, params)
         if not live or not prim.differentiable:
+            if live and prim.zero_derivative:
+                check_zero_derivative(prim, primals)
             return out
         outs = out if prim.multiple_results else (out,)
         if not any(_inexact(o) for o in outs):

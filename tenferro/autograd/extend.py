@@ -67,6 +67,7 @@ def defjvp(prim, *fns):
             return None if t is None else f0(t, *primals, out=out, **params)
     else:
         def jvp(tangents, primals, out, params):
+            _arity(prim, fns, primals)
             acc = None
             for f, t in zip(fns, tangents):
                 if t is None:
@@ -84,9 +85,16 @@ def defjvp(prim, *fns):
 def defvjp(prim, *fns):
     """Per-argument VJP rules (see the module docstring)."""
     def vjp(ct, primals, out, params, needs):
+        _arity(prim, fns, primals)
         return tuple(f(ct, *primals, out=out, **params) if n and f is not None else None
                      for f, n in zip(fns, needs))
     return def_vjp_rule(prim, vjp)
+
+
+def _arity(prim, fns, primals):
+    if len(fns) != len(primals):
+        raise TypeError("%s: rules were registered for %d arguments but it was applied to %d"
+                        % (prim.name, len(fns), len(primals)))
 
 
 def deflinear(prim, transpose):
@@ -99,7 +107,11 @@ def deflinear(prim, transpose):
             return None
         return bind(prim, (t,) + tuple(primals[1:]), params)
     def_jvp_rule(prim, jvp)
-    defvjp(prim, transpose)
+
+    def vjp(ct, primals, out, params, needs):
+        g = transpose(ct, *primals, out=out, **params) if needs[0] else None
+        return (g,) + (None,) * (len(primals) - 1)
+    def_vjp_rule(prim, vjp)
 
 
 def zero_derivative(prim):

@@ -176,8 +176,9 @@ def _cumprod_vjp(ct, x, *, out, axis, out_dtype):
 
 # PyTorch FunctionsManual.cpp cumprod_jvp (the same derivative, as a division-free scan)
 defjvp(cumprod_p, _cumprod_jvp)
-# PyTorch FunctionsManual.cpp cumprod_backward formula (2), dy_j/dx_k = prod_{i<=j,i!=k} x_i,
-# evaluated by a division-free scan: exact with zeros and differentiable to any order
+# PyTorch cumprod_backward (aten ReductionOps.cpp, formerly FunctionsManual.cpp) formula
+# (2), dy_j/dx_k = prod_{i<=j,i!=k} x_i, evaluated by a division-free scan instead of its
+# data-dependent branches: exact with zeros, differentiable to any order, traceable
 defvjp(cumprod_p, _cumprod_vjp)
 
 
@@ -197,7 +198,7 @@ deflinear(broadcast_to_p, lambda ct, x, *, out, shape: _fit(unbroadcast(ct, x.sh
 # JAX lax slicing.py _slice_transpose_rule (zeros with the cotangent in the slice)
 deflinear(basic_index_p, lambda ct, x, *, out, key:
           _fit(bind(basic_index_transpose_p, (ct,), {"key": key, "shape": x.shape}), x))
-# JAX lax slicing.py _pad_transpose (the transpose of a transpose is the forward op)
+# JAX lax.py _pad_transpose (the transpose of "zeros with a slice written" is the slice)
 deflinear(basic_index_transpose_p, lambda ct, x, *, out, key, shape:
           _fit(bind(basic_index_p, (ct,), {"key": key}), x))
 
@@ -236,7 +237,7 @@ _linear_in_first(scatter_add_along_axis_p, lambda ct, v, idx, *, out, axis, shap
 # -- concatenate ---------------------------------------------------------------------------
 
 def _concatenate_jvp(tangents, primals, out, params):
-    # JAX lax.py _concatenate_jvp_rule (zero tangents instantiated)
+    # PyTorch FunctionsManual.cpp cat_jvp (zero tangents instantiated)
     if all(t is None for t in tangents):
         return None
     ts = tuple(_ops.zeros_like(x, dtype=out.dtype) if t is None else _fit(t, out)
@@ -262,7 +263,7 @@ def_vjp_rule(concatenate_p, _concatenate_vjp)
 
 # -- matmul ----------------------------------------------------------------------------------
 
-# JAX lax.py _dot_general (bilinear: the product rule)
+# JAX lax.py dot_general_p, ad.defbilinear (the product rule)
 defjvp(matmul_p,
        lambda ta, a, b, *, out: bind(matmul_p, (_fit(ta, a), b), {}),
        lambda tb, a, b, *, out: bind(matmul_p, (a, _fit(tb, b)), {}))
