@@ -54,6 +54,27 @@ def main():
     print("x[[0, 2], 1:3] =", repr(x[[0, 2], 1:3]))
     print("x[x > 5] =", repr(x[x > 5]))
 
+    print("\n== autodiff")
+    w = tf.tensor([[0.5, -1.0], [2.0, 0.1]], requires_grad=True)
+    xin = tf.tensor([1.0, 2.0])
+    loss = (tf.tanh(w @ xin) ** 2).sum()
+    loss.backward()
+    th = np.tanh(w.detach().numpy() @ xin.numpy())
+    want = np.outer(2 * th * (1 - th ** 2), xin.numpy())
+    print("loss.grad_fn:", loss.grad_fn, "; w.grad matches the formula:",
+          np.allclose(w.grad.numpy(), want))
+    f = lambda v: tf.sin(v).sum()  # noqa: E731
+    v = tf.tensor([0.3, 1.2])
+    print("grad(grad(sum sin)) = -sin:", np.allclose(tf.grad(lambda v: tf.grad(f)(v).sum())(v)
+                                                      .numpy(), -np.sin(v.numpy())))
+    print("jacfwd == jacrev:", np.allclose(tf.jacfwd(tf.exp)(v).numpy(),
+                                           tf.jacrev(tf.exp)(v).numpy()))
+    z = tf.tensor([1 + 2j])
+    print("complex: grad |z|^2 = 2z (PyTorch's convention):",
+          tf.grad(lambda z: (tf.abs(z) ** 2).sum())(z).numpy())
+    print("gradcheck(tanh(x) * x), fwd and rev, order 2:",
+          tf.autograd.gradcheck(lambda a: tf.tanh(a) * a, (v,), modes=("fwd", "rev")))
+
     print("\n== speed (best of 5, %d threads)" % tf.get_num_threads())
     n = 10_000_000
     u = rng.uniform(size=n)

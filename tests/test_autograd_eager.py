@@ -361,3 +361,11 @@ def test_checkpoint_sequential_and_double_backward():
     np.testing.assert_allclose(h2.numpy(), h1.numpy(), rtol=1e-12)
     with pytest.raises(ValueError, match="segments"):
         tf.checkpoint_sequential(fns, 9, x2)
+
+
+def test_factories_take_requires_grad():
+    for t in (tf.ones((2, 2), requires_grad=True), tf.zeros(3, requires_grad=True),
+              tf.full((2,), 1.5, requires_grad=True), tf.arange(3.0, requires_grad=True),
+              tf.eye(2, requires_grad=True), tf.zeros_like(tf.ones(2), requires_grad=True)):
+        assert t.requires_grad and t.is_leaf
+    assert not tf.ones(2).requires_grad

@@ -252,3 +252,19 @@ def diag(v, k=0):
 
     return where(asarray(mask, device=v.device), take(v, asarray(idx, device=v.device)),
                  _zero(v))
+
+
+def _requires_grad_keyword(fn):
+    """Give a factory PyTorch's ``requires_grad=`` keyword."""
+    def wrapper(*args, requires_grad=False, **kwargs):
+        t = fn(*args, **kwargs)
+        return t.requires_grad_() if requires_grad else t
+    wrapper.__name__ = wrapper.__qualname__ = fn.__name__
+    wrapper.__doc__ = fn.__doc__
+    wrapper.__wrapped__ = fn
+    return wrapper
+
+
+for _fn in (empty, full, zeros, ones, empty_like, zeros_like, ones_like, full_like, arange,
+            linspace, eye, identity):
+    globals()[_fn.__name__] = _requires_grad_keyword(_fn)

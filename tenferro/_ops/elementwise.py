@@ -268,6 +268,7 @@ def angle(x, deg=False):
 # already the loop dtype goes straight to its driver: on tiny tensors Python overhead
 # is the whole cost (issue: per-call cost no more than PyTorch's).  Everything else
 # takes the general path above, which handles promotion, casting and autodiff.
+from .. import _primitive  # noqa: E402
 from .._primitive import _interpreters  # noqa: E402
 from .._tensor import _wrap  # noqa: E402
 
@@ -288,20 +289,22 @@ def _cpu_scalar(v, dtype):
 
 
 def _fast_entry(name, ufunc, dev, types):
-    """(driver implementation, output dtype) when ``name`` on plain tensors of this
-    device and these dtypes needs no cast and no checks beyond the driver's, else False."""
+    """(driver implementation, output dtype, primitive params) when ``name`` on tensors of
+    this device and these dtypes needs no cast and no checks beyond the driver's, else
+    False."""
     lin, odt = _resolve(name, ufunc, types)
     fn = dev.driver.implementations.get(name)
     if fn is None or any(t is not lin for t in types if not isinstance(t, type)):
         return False
-    return (fn, odt)
+    return (fn, odt, {"out_dtype": odt})
 
 
 def _make_unary(name):
     uf = UNARY[name][0]
+    prim = PRIMS[name]
 
     def f(x, out=None):
-        if out is None and type(x) is Tensor and x._ad is None and not _interpreters:
+        if out is None and type(x) is Tensor and not _interpreters:
             d = x._data
             dev = x._device
             key = (name, d.dtype)
@@ -309,7 +312,10 @@ def _make_unary(name):
             if r is None:
                 r = dev._fast[key] = _fast_entry(name, uf, dev, (d.dtype,))
             if r:
-                return _wrap(r[0](d, out_dtype=r[1]), dev)
+                o = _wrap(r[0](d, out_dtype=r[1]), dev)
+                if x._ad is None or _primitive._tape is None:
+                    return o
+                return _primitive._tape(prim, (x,), r[2], o)  # record for autodiff
         return unary(name, x, out)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = "Elementwise ``%s`` (NumPy semantics and dtype rules)." % name
@@ -320,13 +326,14 @@ def _make_binary(name, dunder=False):
     """``tenferro.<name>(x1, x2, out=None)``; with ``dunder`` the ``Tensor.__<op>__``
     method, which returns NotImplemented for operands it cannot convert."""
     uf = BINARY[name][0]
+    prim = PRIMS[name]
 
     def f(x1, x2, out=None):
-        if out is None and type(x1) is Tensor and x1._ad is None and not _interpreters:
+        if out is None and type(x1) is Tensor and not _interpreters:
             t2 = type(x2)
             if t2 is Tensor:
                 dev = x1._device
-                if x2._ad is None and x2._device is dev:
+                if x2._device is dev:
                     d1 = x1._data
                     d2 = x2._data
                     key = (name, d1.dtype, d2.dtype)
@@ -334,7 +341,10 @@ def _make_binary(name, dunder=False):
                     if r is None:
                         r = dev._fast[key] = _fast_entry(name, uf, dev, key[1:])
                     if r:
-                        return _wrap(r[0](d1, d2, out_dtype=r[1]), dev)
+                        o = _wrap(r[0](d1, d2, out_dtype=r[1]), dev)
+                        if x1._ad is None and x2._ad is None or _primitive._tape is None:
+                            return o
+                        return _primitive._tape(prim, (x1, x2), r[2], o)
             elif t2 is float or t2 is int or t2 is complex:
                 d1 = x1._data
                 dev = x1._device
@@ -344,7 +354,11 @@ def _make_binary(name, dunder=False):
                     r = dev._fast[key] = dev.type == "cpu" and _fast_entry(name, uf, dev,
                                                                            key[1:])
                 if r:
-                    return _wrap(r[0](d1, _cpu_scalar(x2, d1.dtype), out_dtype=r[1]), dev)
+                    s2 = _cpu_scalar(x2, d1.dtype)
+                    o = _wrap(r[0](d1, s2, out_dtype=r[1]), dev)
+                    if x1._ad is None or _primitive._tape is None:
+                        return o
+                    return _primitive._tape(prim, (x1, _wrap(s2, dev)), r[2], o)
         if dunder:
             try:
                 return binary(name, x1, x2)

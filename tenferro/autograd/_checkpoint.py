@@ -1,7 +1,7 @@
 """Gradient checkpointing: drop a function's intermediates, recompute them in backward."""
 from .. import random as _random
-from .._tensor import AutogradMeta, Tensor
-from ._engine import Node, detach, enable_grad, grad, is_grad_enabled, no_grad, accumulator
+from .._tensor import Tensor
+from ._engine import Node, _nonleaf_meta, detach, enable_grad, grad, is_grad_enabled, no_grad, accumulator
 from ._tree import tree_flatten, tree_unflatten
 
 __all__ = ["checkpoint", "checkpoint_sequential"]
@@ -98,10 +98,7 @@ def checkpoint(f, *args, preserve_rng_state=True):
     for i, o in enumerate(outs):
         o = detach(o)
         if o.dtype.kind in "fc":
-            m = o._ad = AutogradMeta()
-            m.requires_grad = True
-            m.grad_fn = node
-            m.output_nr = i
+            o._ad = _nonleaf_meta(node, i)
         res.append(o)
     return tuple(res) if isinstance(out, tuple) else res[0]
 

@@ -32,6 +32,13 @@ class _GradMode:
 _mode = _GradMode()
 
 
+def _set_mode(enabled):
+    """Grad mode is whether the tape is installed: ``bind`` and the ops' fast paths call
+    ``_primitive._tape`` only when it is set, so disabled grad mode costs nothing."""
+    _mode.enabled = enabled
+    _primitive._tape = record if enabled else None
+
+
 def is_grad_enabled():
     """Whether eager operations on tensors that require grad are recorded."""
     return _mode.enabled
@@ -43,10 +50,10 @@ class _GradModeContext:
 
     def __enter__(self):
         self._prev = _mode.enabled
-        _mode.enabled = self._value
+        _set_mode(self._value)
 
     def __exit__(self, *exc):
-        _mode.enabled = self._prev
+        _set_mode(self._prev)
 
     def __call__(self, fn):
         @functools.wraps(fn)
@@ -77,13 +84,13 @@ class set_grad_enabled(_GradModeContext):
     def __init__(self, mode):
         self._value = bool(mode)
         self._prev = _mode.enabled
-        _mode.enabled = self._value
+        _set_mode(self._value)
 
     def __enter__(self):
         pass
 
     def __call__(self, fn):
-        _mode.enabled = self._prev  # as a decorator the call above must not stick
+        _set_mode(self._prev)  # as a decorator the call above must not stick
         value = self._value
 
         @functools.wraps(fn)
@@ -105,7 +112,7 @@ class Node:
     """A recorded primitive application (``tensor.grad_fn``)."""
 
     __slots__ = ("prim", "params", "primals", "out", "edges", "nout", "pre_hooks", "freed",
-                 "epoch", "__weakref__")
+                 "epoch", "live", "__weakref__")
 
     def __init__(self, prim, params, primals, out, edges, nout=1):
         self.prim = prim
@@ -117,6 +124,7 @@ class Node:
         self.pre_hooks = None
         self.freed = False
         self.epoch = _versions.epoch
+        self.live = tuple(e is not None for e in edges)  # inputs a gradient flows to
 
     @property
     def name(self):
@@ -146,18 +154,22 @@ class Node:
             raise RuntimeError(_FREED % self.name)
         if _versions.epoch != self.epoch:
             self.check_unmodified()
-        ct = cts[0] if self.nout == 1 else tuple(cts)
-        rule = self.prim.vjp
-        if rule is None:
-            rule = self.prim.rule("rev")  # raises, naming the primitive and the mode
-        res = rule(ct, self.primals, self.outputs(create_graph), self.params, needs)
-        for g, p, n in zip(res, self.primals, needs):
-            if g is not None and n and (g.shape != p.shape or g.dtype != p.dtype):
-                raise RuntimeError(
-                    "tenferro internal error: the VJP of %s returned a cotangent of shape %s "
-                    "and dtype %s for an input of shape %s and dtype %s"
-                    % (self.prim.name, g.shape, g.dtype, p.shape, p.dtype))
+        rule = self.prim.vjp or self.prim.rule("rev")  # rule() raises, naming prim and mode
+        res = rule(cts[0] if self.nout == 1 else tuple(cts), self.primals,
+                   self.outputs(create_graph), self.params, needs)
+        for g, p in zip(res, self.primals):
+            if g is not None:
+                gd = g._data
+                pd = p._data
+                if gd.shape != pd.shape or gd.dtype != pd.dtype:
+                    self.bad_cotangent(g, p)
         return res
+
+    def bad_cotangent(self, g, p):
+        raise RuntimeError(
+            "tenferro internal error: the VJP of %s returned a cotangent of shape %s and dtype "
+            "%s for an input of shape %s and dtype %s"
+            % (self.prim.name, g.shape, g.dtype, p.shape, p.dtype))
 
     def check_unmodified(self):
         outs = self.out if self.nout > 1 else (self.out,)
@@ -183,22 +195,30 @@ class TapeNode(Node):
 
     __slots__ = ("device",)
 
-    def __init__(self, prim, params, primals, out, edges, nout, device):
-        Node.__init__(self, prim, params, primals, out, edges, nout)
+    def __init__(self, prim, params, primals, out, edges, live, nout, device):
+        self.prim = prim
+        self.params = params
+        self.primals = primals
+        self.out = out
+        self.edges = edges
+        self.live = live
+        self.nout = nout
+        self.pre_hooks = None
+        self.freed = False
+        self.epoch = _versions.epoch
         self.device = device
 
     def outputs(self, create_graph):
         if self.nout == 1:
+            if not create_graph:
+                return _wrap(self.out, self.device)
             return self._rebuild(self.out, 0, create_graph)
         return tuple(self._rebuild(d, i, create_graph) for i, d in enumerate(self.out))
 
     def _rebuild(self, data, i, create_graph):
         t = _wrap(data, self.device)
         if create_graph and data.dtype.kind in "fc":
-            m = t._ad = AutogradMeta()
-            m.requires_grad = True
-            m.grad_fn = self
-            m.output_nr = i
+            t._ad = _nonleaf_meta(self, i)
         return t
 
 
@@ -300,36 +320,65 @@ def check_zero_derivative(prim, args):
 
 
 def record(prim, args, params, out):
-    """Record an eager primitive application whose inputs take part in autodiff."""
-    if not _mode.enabled:
-        return out
-    edges = None
-    for i, a in enumerate(args):
+    """Record an eager primitive application whose inputs take part in autodiff
+    (installed as ``_primitive._tape`` while grad mode is enabled)."""
+    edges = []
+    live = []
+    taped = False
+    for a in args:
         m = a._ad
-        if m is not None and (m.grad_fn is not None or m.requires_grad):
-            if edges is None:
-                edges = [None] * len(args)
-            edges[i] = (m.grad_fn, m.output_nr) if m.grad_fn is not None else (accumulator(a), 0)
-    if edges is None:
+        if m is not None:
+            fn = m.grad_fn
+            if fn is not None:
+                edges.append((fn, m.output_nr))
+                live.append(True)
+                taped = True
+                continue
+            if m.requires_grad:
+                ref = m.accumulator
+                acc = ref() if ref is not None else None
+                edges.append((acc if acc is not None else accumulator(a), 0))
+                live.append(True)
+                taped = True
+                continue
+        edges.append(None)
+        live.append(False)
+    if not taped:
         return out
-    outs = out if prim.multiple_results else (out,)
     cls = TapeNode
     if not prim.differentiable:
         if not prim.zero_derivative:
             return out
         check_zero_derivative(prim, args)
         cls = ZeroNode
-    if not any(o.dtype.kind in "fc" for o in outs):
+    if prim.multiple_results:
+        if not any(o._data.dtype.kind in "fc" for o in out):
+            return out
+        node = cls(prim, params, args, tuple(o._data for o in out), tuple(edges), tuple(live),
+                   len(out), out[0]._device)
+        for i, o in enumerate(out):
+            if o._data.dtype.kind in "fc":
+                o._ad = _nonleaf_meta(node, i)
         return out
-    data = tuple(o._data for o in outs) if prim.multiple_results else out._data
-    node = cls(prim, params, args, data, tuple(edges), len(outs), outs[0]._device)
-    for i, o in enumerate(outs):
-        if o.dtype.kind in "fc":
-            m = o._ad = AutogradMeta()
-            m.requires_grad = True
-            m.grad_fn = node
-            m.output_nr = i
+    d = out._data
+    if d.dtype.kind not in "fc":
+        return out
+    out._ad = _nonleaf_meta(cls(prim, params, args, d, tuple(edges), tuple(live), 1,
+                                out._device), 0)
     return out
+
+
+def _nonleaf_meta(node, i, _new=object.__new__):
+    m = _new(AutogradMeta)
+    m.requires_grad = True
+    m.grad = None
+    m.grad_fn = node
+    m.output_nr = i
+    m.hooks = None
+    m.post_hooks = None
+    m.accumulator = None
+    m.retains_grad = False
+    return m
 
 
 _primitive._tape = record
@@ -337,8 +386,8 @@ _primitive._tape = record
 
 # -- the engine ----------------------------------------------------------------------------
 
-def _topological_order(roots):
-    """Every node reachable from ``roots``, each after all nodes that feed it (Kahn)."""
+def _dependencies(roots):
+    """For every node reachable from ``roots``: how many edges of the graph enter it."""
     deps = {}
     stack = []
     for n in roots:
@@ -346,18 +395,24 @@ def _topological_order(roots):
             deps[n] = 0
             stack.append(n)
     while stack:
-        n = stack.pop()
-        for e in n.edges:
+        for e in stack.pop().edges:
             if e is not None:
                 c = e[0]
-                if c in deps:
-                    deps[c] += 1
-                else:
+                d = deps.get(c)
+                if d is None:
                     deps[c] = 1
                     stack.append(c)
+                else:
+                    deps[c] = d + 1
+    return deps
+
+
+def _needed(deps, roots, targets):
+    """The nodes from which a target can be reached (the graph pruned for ``targets``)."""
+    deps = dict(deps)
     ready = [n for n in dict.fromkeys(roots) if deps[n] == 0]
     order = []
-    while ready:
+    while ready:  # Kahn's algorithm: every node after all the nodes that feed it
         n = ready.pop()
         order.append(n)
         for e in n.edges:
@@ -366,13 +421,19 @@ def _topological_order(roots):
                 deps[c] -= 1
                 if deps[c] == 0:
                     ready.append(c)
-    return order
+    tnodes = {n for n, _ in targets}
+    needed = set()
+    for n in reversed(order):
+        if n in tnodes or any(e is not None and e[0] in needed for e in n.edges):
+            needed.add(n)
+    return needed
 
 
 def run_backward(roots, cts, *, create_graph=None, keep_graph=True, targets=None,
                  accumulate=True, owned=None):
     """Propagate cotangents ``cts`` from ``roots`` (``(node, output index)`` pairs).
 
+    Nodes run in Kahn's order (each once every node feeding it has run), iteratively.
     ``targets``: ``(node, index)`` pairs whose incoming cotangent is captured and
     returned as a dict (the graph is pruned to what reaches them).  ``accumulate``:
     AccumulateGrad nodes add into their leaves' ``.grad``.  ``create_graph``: record
@@ -381,14 +442,11 @@ def run_backward(roots, cts, *, create_graph=None, keep_graph=True, targets=None
     """
     from .._ops import add
 
-    order = _topological_order([n for n, _ in roots])
+    root_nodes = [n for n, _ in roots]
+    deps = _dependencies(root_nodes)
     needed = None
     if targets is not None:
-        tnodes = {n for n, _ in targets}
-        needed = set()
-        for n in reversed(order):
-            if n in tnodes or any(e is not None and e[0] in needed for e in n.edges):
-                needed.add(n)
+        needed = _needed(deps, root_nodes, targets)
         targets = set(targets)
     buffers = {}
     for (n, i), g in zip(roots, cts):
@@ -400,46 +458,64 @@ def run_backward(roots, cts, *, create_graph=None, keep_graph=True, targets=None
     owned = set() if owned is None else owned
     prev = _mode.enabled
     if create_graph is not None:
-        _mode.enabled = bool(create_graph)
+        _set_mode(bool(create_graph))
+    ready = [n for n in dict.fromkeys(root_nodes) if deps[n] == 0]
     try:
-        for n in order:
+        while ready:
+            n = ready.pop()
+            edges = n.edges
+            for e in edges:  # n's consumers have all run: its children may be ready now
+                if e is not None:
+                    c = e[0]
+                    d = deps[c] - 1
+                    deps[c] = d
+                    if d == 0:
+                        ready.append(c)
             b = buffers.pop(n, None)
             if b is None or (needed is not None and n not in needed):
                 continue
             if n.pre_hooks:
-                for i, hooks in n.pre_hooks.items():
-                    for h in list(hooks):
-                        if b[i] is not None:
-                            r = h(b[i])
-                            if r is not None:
-                                b[i] = _check_hook_result(r, b[i], "tensor")
+                _run_pre_hooks(n, b)
             if targets is not None:
                 for i in range(n.nout):
-                    if (n, i) in targets and b[i] is not None:
+                    if b[i] is not None and (n, i) in targets:
                         captured[(n, i)] = b[i]
-            if type(n) is AccumulateGrad:
-                if accumulate:
+            if not edges:
+                if accumulate and type(n) is AccumulateGrad:
                     n.accumulate(b[0], _mode.enabled, owned)
                 continue
-            if not n.edges:
-                continue
-            needs = tuple(e is not None and (needed is None or e[0] in needed) for e in n.edges)
-            if not any(needs):
+            if needed is None:
+                needs = n.live
+            else:
+                needs = tuple(e is not None and e[0] in needed for e in edges)
+            if True not in needs:
                 continue
             res = n.apply(b, needs, _mode.enabled)
             if not keep_graph:
                 n.release()
-            for e, g, need in zip(n.edges, res, needs):
-                if g is None or not need:
-                    continue
-                c, i = e
-                cb = buffers.get(c)
-                if cb is None:
-                    cb = buffers[c] = [None] * c.nout
-                cb[i] = g if cb[i] is None else add(cb[i], g)
+            for e, g in zip(edges, res):
+                if g is not None and e is not None:
+                    c, i = e
+                    cb = buffers.get(c)
+                    if cb is None:
+                        cb = buffers[c] = [None] * c.nout
+                        cb[i] = g
+                    elif cb[i] is None:
+                        cb[i] = g
+                    else:
+                        cb[i] = add(cb[i], g)
     finally:
-        _mode.enabled = prev
+        _set_mode(prev)
     return captured
+
+
+def _run_pre_hooks(n, b):
+    for i, hooks in n.pre_hooks.items():
+        for h in list(hooks):
+            if b[i] is not None:
+                r = h(b[i])
+                if r is not None:
+                    b[i] = _check_hook_result(r, b[i], "tensor")
 
 
 # -- the eager API ---------------------------------------------------------------------------

@@ -84,10 +84,27 @@ def defjvp(prim, *fns):
 
 def defvjp(prim, *fns):
     """Per-argument VJP rules (see the module docstring)."""
-    def vjp(ct, primals, out, params, needs):
-        _arity(prim, fns, primals)
-        return tuple(f(ct, *primals, out=out, **params) if n and f is not None else None
-                     for f, n in zip(fns, needs))
+    if len(fns) == 1:
+        f0, = fns
+
+        def vjp(ct, primals, out, params, needs):  # the common arities, unrolled
+            if len(primals) != 1:
+                _arity(prim, fns, primals)
+            return (f0(ct, *primals, out=out, **params) if needs[0] and f0 else None,)
+    elif len(fns) == 2:
+        f0, f1 = fns
+
+        def vjp(ct, primals, out, params, needs):
+            if len(primals) != 2:
+                _arity(prim, fns, primals)
+            x, y = primals
+            return (f0(ct, x, y, out=out, **params) if needs[0] and f0 else None,
+                    f1(ct, x, y, out=out, **params) if needs[1] and f1 else None)
+    else:
+        def vjp(ct, primals, out, params, needs):
+            _arity(prim, fns, primals)
+            return tuple(f(ct, *primals, out=out, **params) if n and f is not None else None
+                         for f, n in zip(fns, needs))
     return def_vjp_rule(prim, vjp)
 
 

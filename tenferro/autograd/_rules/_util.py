@@ -1,5 +1,7 @@
 """Helpers shared by the rules (all written with tenferro ops, so they differentiate)."""
 from ... import _ops
+from ..._primitive import bind
+from ..._ops.shape import broadcast_to_p, reshape_p
 
 
 def unbroadcast(g, shape):
@@ -17,6 +19,8 @@ def unbroadcast(g, shape):
 def unbroadcast_to(g, x):
     """``g`` summed to ``x``'s shape and cast to ``x``'s dtype (real part for a real
     ``x`` receiving a complex cotangent: the real inner product convention)."""
+    if g._data.dtype == x._data.dtype and g._data.shape == x._data.shape:
+        return g
     if g.dtype != x.dtype:
         if g.dtype.kind == "c" and x.dtype.kind != "c":
             g = _ops.real(g)
@@ -28,7 +32,11 @@ def unbroadcast_to(g, x):
 def expand_to(g, shape, axes):
     """Broadcast a reduction result ``g`` (``axes`` removed) back to ``shape``."""
     kept = tuple(1 if i in axes else n for i, n in enumerate(shape))
-    return _ops.broadcast_to(_ops.reshape(g, kept), shape)
+    if g._data.shape != kept:  # (primitives bound directly: the shapes are known valid)
+        g = bind(reshape_p, (g,), {"shape": kept, "copy": None})
+    if kept != shape:
+        g = bind(broadcast_to_p, (g,), {"shape": shape})
+    return g
 
 
 def conj(x):
