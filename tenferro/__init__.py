@@ -6,6 +6,16 @@ linear algebra.  The Python rendering of the Rust library tenferro-rs.
 """
 __version__ = "0.1.0"
 
+import os as _os
+
+# tenferro's OpenMP kernels and scipy's OpenBLAS keep separate thread pools; threads of
+# one pool that spin-wait after a call (libgomp's default: ~ms) steal the cores the other
+# pool needs next (tanh(A @ B) took 3x longer on 2 cores).  A short spin keeps back-to-back
+# kernels warm and lets BLAS have the cores.  Must be set before libgomp loads; the
+# user's own OMP_WAIT_POLICY / GOMP_SPINCOUNT win.  See docs/performance.md.
+if "OMP_WAIT_POLICY" not in _os.environ and "GOMP_SPINCOUNT" not in _os.environ:
+    _os.environ["GOMP_SPINCOUNT"] = "20000"
+
 from ._dtypes import (bool_, int32, int64, float32, float64, complex64, complex128,  # noqa
                       dtype, result_type, can_cast, finfo, iinfo)
 from ._dtypes import bool_ as bool  # noqa: F401  (tenferro.bool, like torch.bool)

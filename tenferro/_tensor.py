@@ -26,7 +26,7 @@ class AutogradMeta:
         self.output_nr = 0      # which output of grad_fn it is
         self.hooks = None       # leaf tensor hooks (non-leaf ones live on grad_fn)
         self.post_hooks = None  # post-accumulate-grad hooks (leaves)
-        self.accumulator = None  # weak reference to the leaf's AccumulateGrad node
+        self.accumulator = None  # the leaf's AccumulateGrad node (it refers back weakly)
         self.retains_grad = False
 
 

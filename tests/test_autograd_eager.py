@@ -369,3 +369,21 @@ def test_factories_take_requires_grad():
               tf.eye(2, requires_grad=True), tf.zeros_like(tf.ones(2), requires_grad=True)):
         assert t.requires_grad and t.is_leaf
     assert not tf.ones(2).requires_grad
+
+
+def test_create_graph_leaves_no_cycle():
+    # (backward(create_graph=True) itself makes leaf -> .grad -> graph -> leaf, as in
+    # PyTorch, which warns about it; autograd.grad returns the gradient instead)
+    gc.collect()
+    gc.disable()
+    try:
+        x = leaf([1.0, 2.0])
+        g, = autograd.grad((x ** 3).sum(), [x], create_graph=True)
+        h, = autograd.grad(g.sum(), [x])
+        np.testing.assert_allclose(h.numpy(), [6.0, 12.0])
+        ref = weakref.ref(g)
+        del x, g
+        assert ref() is None
+        assert gc.collect() == 0
+    finally:
+        gc.enable()

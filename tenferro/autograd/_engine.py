@@ -18,6 +18,7 @@ import weakref
 
 from .. import _primitive, _versions
 from .._tensor import AutogradMeta, Tensor, _wrap
+from .._ops import add, asarray, copy, is_contiguous, ones_like, zeros_like
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "backward",
            "grad", "Node", "AccumulateGrad"]
@@ -157,12 +158,13 @@ class Node:
         rule = self.prim.vjp or self.prim.rule("rev")  # rule() raises, naming prim and mode
         res = rule(cts[0] if self.nout == 1 else tuple(cts), self.primals,
                    self.outputs(create_graph), self.params, needs)
-        for g, p in zip(res, self.primals):
-            if g is not None:
-                gd = g._data
-                pd = p._data
-                if gd.shape != pd.shape or gd.dtype != pd.dtype:
-                    self.bad_cotangent(g, p)
+        if not getattr(rule, "trusted", False):  # tenferro's rules are verified by its tests
+            for g, p in zip(res, self.primals):
+                if g is not None:
+                    gd = g._data
+                    pd = p._data
+                    if gd.shape != pd.shape or gd.dtype != pd.dtype:
+                        self.bad_cotangent(g, p)
         return res
 
     def bad_cotangent(self, g, p):
@@ -172,7 +174,7 @@ class Node:
             % (self.prim.name, g.shape, g.dtype, p.shape, p.dtype))
 
     def check_unmodified(self):
-        outs = self.out if self.nout > 1 else (self.out,)
+        outs = () if self.out is None else self.out if self.nout > 1 else (self.out,)
         for i, t in enumerate(tuple(self.primals) + tuple(outs)):
             d = getattr(t, "_data", t)
             if d is not None and _versions.modified_since(d, self.epoch):
@@ -209,6 +211,8 @@ class TapeNode(Node):
         self.device = device
 
     def outputs(self, create_graph):
+        if self.out is None:  # not kept: the rule does not use it
+            return None
         if self.nout == 1:
             if not create_graph:
                 return _wrap(self.out, self.device)
@@ -230,26 +234,40 @@ class ZeroNode(TapeNode):
     def apply(self, cts, needs, create_graph):
         if self.freed:
             raise RuntimeError(_FREED % self.name)
-        from .._ops import zeros_like
-
         return tuple(zeros_like(p) if n else None for p, n in zip(self.primals, needs))
 
 
 class AccumulateGrad(Node):
-    """The end of the graph at a leaf tensor that requires grad: adds into ``.grad``."""
+    """The end of the graph at a leaf tensor that requires grad: adds into ``.grad``.
 
-    __slots__ = ("variable",)
+    The leaf keeps its accumulator (created once); the accumulator refers back to the
+    leaf weakly, so neither a leaf nor a ``.grad`` made with ``create_graph=True`` forms
+    a reference cycle.
+    """
+
+    __slots__ = ("_ref",)
 
     def __init__(self, variable):
-        Node.__init__(self, None, None, (), None, (), 1)
-        self.variable = variable
+        self.prim = self.params = self.out = self.pre_hooks = None
+        self.primals = self.edges = self.live = ()
+        self.nout = 1
+        self.freed = False
+        self.epoch = 0
+        self._ref = weakref.ref(variable)
+
+    @property
+    def variable(self):
+        """The leaf tensor (None once it has been deleted)."""
+        return self._ref()
 
     @property
     def name(self):
         return "AccumulateGrad"
 
     def accumulate(self, g, create_graph, owned):
-        t = self.variable
+        t = self._ref()
+        if t is None:  # the leaf is gone: nobody can see its gradient
+            return
         m = t._ad
         if m.hooks:
             for h in list(m.hooks):
@@ -259,8 +277,6 @@ class AccumulateGrad(Node):
         if not create_graph:
             g = detach(g)
         if m.grad is None:
-            from .._ops import copy, is_contiguous
-
             # .grad is the leaf's own writable tensor: not a broadcast view of a
             # cotangent, nor a tensor that another leaf (or the caller) also holds.
             if id(g) in owned or not is_contiguous(g):
@@ -301,13 +317,11 @@ def detach(t):
 
 
 def accumulator(t):
-    """The leaf's AccumulateGrad node (alive while some graph uses it)."""
+    """The leaf's AccumulateGrad node."""
     m = t._ad
-    ref = m.accumulator
-    acc = ref() if ref is not None else None
+    acc = m.accumulator
     if acc is None:
-        acc = AccumulateGrad(t)
-        m.accumulator = weakref.ref(acc)
+        acc = m.accumulator = AccumulateGrad(t)
     return acc
 
 
@@ -335,8 +349,7 @@ def record(prim, args, params, out):
                 taped = True
                 continue
             if m.requires_grad:
-                ref = m.accumulator
-                acc = ref() if ref is not None else None
+                acc = m.accumulator
                 edges.append((acc if acc is not None else accumulator(a), 0))
                 live.append(True)
                 taped = True
@@ -351,11 +364,13 @@ def record(prim, args, params, out):
             return out
         check_zero_derivative(prim, args)
         cls = ZeroNode
+    rule = prim.vjp
+    keep = cls is TapeNode and (rule is None or getattr(rule, "uses_out", True))
     if prim.multiple_results:
         if not any(o._data.dtype.kind in "fc" for o in out):
             return out
-        node = cls(prim, params, args, tuple(o._data for o in out), tuple(edges), tuple(live),
-                   len(out), out[0]._device)
+        node = cls(prim, params, args, tuple(o._data for o in out) if keep else None,
+                   tuple(edges), tuple(live), len(out), out[0]._device)
         for i, o in enumerate(out):
             if o._data.dtype.kind in "fc":
                 o._ad = _nonleaf_meta(node, i)
@@ -363,8 +378,8 @@ def record(prim, args, params, out):
     d = out._data
     if d.dtype.kind not in "fc":
         return out
-    out._ad = _nonleaf_meta(cls(prim, params, args, d, tuple(edges), tuple(live), 1,
-                                out._device), 0)
+    out._ad = _nonleaf_meta(cls(prim, params, args, d if keep else None, tuple(edges),
+                                tuple(live), 1, out._device), 0)
     return out
 
 
@@ -430,7 +445,7 @@ def _needed(deps, roots, targets):
 
 
 def run_backward(roots, cts, *, create_graph=None, keep_graph=True, targets=None,
-                 accumulate=True, owned=None):
+                 accumulate=True, owned=None, prune=True):
     """Propagate cotangents ``cts`` from ``roots`` (``(node, output index)`` pairs).
 
     Nodes run in Kahn's order (each once every node feeding it has run), iteratively.
@@ -439,14 +454,14 @@ def run_backward(roots, cts, *, create_graph=None, keep_graph=True, targets=None
     AccumulateGrad nodes add into their leaves' ``.grad``.  ``create_graph``: record
     the backward computation on the eager tape (``None`` leaves grad mode as it is,
     as functional transforms do).  ``keep_graph``: keep saved tensors for another pass.
+    ``prune=False``: the caller knows every node reaches a target.
     """
-    from .._ops import add
-
     root_nodes = [n for n, _ in roots]
     deps = _dependencies(root_nodes)
     needed = None
     if targets is not None:
-        needed = _needed(deps, root_nodes, targets)
+        if prune:
+            needed = _needed(deps, root_nodes, targets)
         targets = set(targets)
     buffers = {}
     for (n, i), g in zip(roots, cts):
@@ -536,8 +551,6 @@ def _root(op, t, i):
 
 
 def _root_grad(op, t, g, i):
-    from .._ops import asarray, ones_like
-
     if g is None:
         if t.size != 1:
             raise RuntimeError("tenferro.%s: grad can be implicitly created only for scalar "
@@ -608,8 +621,6 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          allow_unused=None, materialize_grads=False):
     """The gradients of ``outputs`` with respect to ``inputs`` (``.grad`` untouched)."""
-    from .._ops import zeros_like
-
     single = isinstance(inputs, Tensor)
     outputs = _as_tuple(outputs)
     inputs = _as_tuple(inputs)

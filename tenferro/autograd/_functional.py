@@ -275,8 +275,9 @@ def vjp(f, *primals, has_aux=False):
             if tr is not None:
                 roots.append((tr.node, tr.index))
                 root_cts.append(c)
+        # every node of a vjp graph reaches an input (no pruning pass needed)
         captured = run_backward(roots, root_cts, targets=[(n, 0) for n in nodes],
-                                accumulate=False) if roots else {}
+                                accumulate=False, prune=False) if roots else {}
         grads = [captured.get((n, 0)) for n in nodes]
         grads = [zeros_like(p) if g is None else g for g, p in zip(grads, flat)]
         return tuple(tree_unflatten(in_tree, grads))

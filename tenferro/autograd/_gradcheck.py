@@ -113,6 +113,12 @@ def _check(f, args, modes, order, k, given, rng, name):
                 _close(_host(t), d, atol, rtol, "forward mode (jvp) of %s, output %d" % (where, j))
         else:
             gs = _reverse(mode, f, args, cs, inexact)
+            for i, (g, a) in enumerate(zip(gs, args)):
+                if g.shape != a.shape or g.dtype != a.dtype:
+                    raise GradcheckError(
+                        "tenferro.autograd.gradcheck: reverse mode (%s) of %s gave a cotangent "
+                        "of shape %s and dtype %s for argument %d of shape %s and dtype %s"
+                        % (mode, where, g.shape, g.dtype, i, a.shape, a.dtype))
             lhs = sum(np.vdot(_host(c), d).real for c, d in zip(cs, fd))
             rhs = sum(np.vdot(_host(g), _host(t)).real for g, t in zip(gs, ts))
             scale = max(abs(lhs), abs(rhs), 1.0)

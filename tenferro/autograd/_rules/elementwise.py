@@ -37,15 +37,15 @@ def _safe(d):
 # -- linear unary ---------------------------------------------------------------------
 
 # PyTorch derivatives.yaml (neg): grad.neg()
-deflinear(PRIMS["negative"], lambda ct, x, **p: -ct)
+deflinear(PRIMS["negative"], lambda ct, x: -ct)
 # PyTorch derivatives.yaml (positive: an alias; the identity)
-deflinear(PRIMS["positive"], lambda ct, x, **p: ct)
+deflinear(PRIMS["positive"], lambda ct, x: ct)
 # PyTorch derivatives.yaml (conj_physical): grad.conj_physical()
-deflinear(PRIMS["conj"], lambda ct, x, **p: conj(ct))
+deflinear(PRIMS["conj"], lambda ct, x: conj(ct))
 # PyTorch derivatives.yaml (real): at::real(grad) forward, grad cast to complex backward
-deflinear(PRIMS["real"], lambda ct, x, **p: _ops.astype(ct, x.dtype))
+deflinear(PRIMS["real"], lambda ct, x: _ops.astype(ct, x.dtype))
 # PyTorch derivatives.yaml (imag): at::imag(grad) forward, 1j * grad backward
-deflinear(PRIMS["imag"], lambda ct, x, **p: _ops.astype(ct, x.dtype) * 1j)
+deflinear(PRIMS["imag"], lambda ct, x: _ops.astype(ct, x.dtype) * 1j)
 
 
 # -- holomorphic unary: f'(x) from (x, out) -------------------------------------------
@@ -53,15 +53,15 @@ deflinear(PRIMS["imag"], lambda ct, x, **p: _ops.astype(ct, x.dtype) * 1j)
 def _holomorphic(name, deriv):
     """JVP ``t * f'``, VJP ``ct * conj(f')`` with ``f' = deriv(x, out)``."""
     prim = PRIMS[name]
-    defjvp(prim, lambda t, x, *, out, **p: t * deriv(x, out))
-    defvjp(prim, lambda ct, x, *, out, **p: ct * conj(deriv(x, out)))
+    defjvp(prim, lambda t, x, *, out: t * deriv(x, out))
+    defvjp(prim, lambda ct, x, *, out: ct * conj(deriv(x, out)))
 
 
 def _holomorphic_div(name, denom):
     """``f' = 1 / denom(x, out)``: JVP ``t / denom``, VJP ``ct / conj(denom)``."""
     prim = PRIMS[name]
-    defjvp(prim, lambda t, x, *, out, **p: t / denom(x, out))
-    defvjp(prim, lambda ct, x, *, out, **p: ct / conj(denom(x, out)))
+    defjvp(prim, lambda t, x, *, out: t / denom(x, out))
+    defvjp(prim, lambda ct, x, *, out: ct / conj(denom(x, out)))
 
 
 # PyTorch derivatives.yaml (exp): grad * result.conj()
@@ -125,13 +125,13 @@ def _sgn(z, a):
     return z / _safe(a)
 
 
-def _abs_jvp(t, x, *, out, **p):
+def _abs_jvp(t, x, *, out):
     if x.dtype.kind != "c":
         return t * _ops.sign(x)
     return _ops.real(_ops.conj(x) * t) / _safe(out)
 
 
-def _abs_vjp(ct, x, *, out, **p):
+def _abs_vjp(ct, x, *, out):
     if x.dtype.kind != "c":
         return ct * _ops.sign(x)
     return ct * _sgn(x, out)
@@ -147,13 +147,13 @@ def _abs2(z):
     return a * a
 
 
-def _angle_jvp(t, x, *, out, **p):
+def _angle_jvp(t, x, *, out):
     if x.dtype.kind != "c":
         return _ops.zeros_like(out)
     return _ops.imag(_ops.conj(x) * t) / _safe(_abs2(x))
 
 
-def _angle_vjp(ct, x, *, out, **p):
+def _angle_vjp(ct, x, *, out):
     if x.dtype.kind != "c":
         return _ops.zeros_like(x)
     return ct * (x * 1j) / _safe(_abs2(x))
@@ -172,34 +172,34 @@ for _name in ("sign", "floor", "ceil", "trunc", "round", "floor_divide"):
 # -- binary ---------------------------------------------------------------------------
 
 # PyTorch derivatives.yaml (add.Tensor): self_t + other_t; grad to both
-defjvp(PRIMS["add"], lambda t, x, y, *, out, **p: _full(t, out),
-       lambda t, x, y, *, out, **p: _full(t, out))
-defvjp(PRIMS["add"], lambda ct, x, y, **p: unbroadcast_to(ct, x),
-       lambda ct, x, y, **p: unbroadcast_to(ct, y))
+defjvp(PRIMS["add"], lambda t, x, y, *, out: _full(t, out),
+       lambda t, x, y, *, out: _full(t, out))
+defvjp(PRIMS["add"], lambda ct, x, y: unbroadcast_to(ct, x),
+       lambda ct, x, y: unbroadcast_to(ct, y))
 
 # PyTorch derivatives.yaml (sub.Tensor): self_t - other_t; grad, -grad
-defjvp(PRIMS["subtract"], lambda t, x, y, *, out, **p: _full(t, out),
-       lambda t, x, y, *, out, **p: _full(-t, out))
-defvjp(PRIMS["subtract"], lambda ct, x, y, **p: unbroadcast_to(ct, x),
-       lambda ct, x, y, **p: unbroadcast_to(-ct, y))
+defjvp(PRIMS["subtract"], lambda t, x, y, *, out: _full(t, out),
+       lambda t, x, y, *, out: _full(-t, out))
+defvjp(PRIMS["subtract"], lambda ct, x, y: unbroadcast_to(ct, x),
+       lambda ct, x, y: unbroadcast_to(-ct, y))
 
 # PyTorch derivatives.yaml (mul.Tensor): mul_tensor_backward, grad * other.conj()
-defjvp(PRIMS["multiply"], lambda t, x, y, **p: t * y, lambda t, x, y, **p: x * t)
-defvjp(PRIMS["multiply"], lambda ct, x, y, **p: unbroadcast_to(ct * conj(y), x),
-       lambda ct, x, y, **p: unbroadcast_to(conj(x) * ct, y))
+defjvp(PRIMS["multiply"], lambda t, x, y: t * y, lambda t, x, y: x * t)
+defvjp(PRIMS["multiply"], lambda ct, x, y: unbroadcast_to(ct * conj(y), x),
+       lambda ct, x, y: unbroadcast_to(conj(x) * ct, y))
 
 # PyTorch derivatives.yaml (div.Tensor): div_tensor_self/other_backward,
 # grad / other.conj() and -grad * (self / other / other).conj() (= -grad * conj(out / other))
-defjvp(PRIMS["divide"], lambda t, x, y, **p: t / y,
-       lambda t, x, y, *, out, **p: -t * (out / y))
-defvjp(PRIMS["divide"], lambda ct, x, y, **p: unbroadcast_to(ct / conj(y), x),
-       lambda ct, x, y, *, out, **p: unbroadcast_to(-ct * conj(out / y), y))
+defjvp(PRIMS["divide"], lambda t, x, y: t / y,
+       lambda t, x, y, *, out: -t * (out / y))
+defvjp(PRIMS["divide"], lambda ct, x, y: unbroadcast_to(ct / conj(y), x),
+       lambda ct, x, y, *, out: unbroadcast_to(-ct * conj(out / y), y))
 
 # PyTorch derivatives.yaml (remainder.Tensor): grad; -grad * self.div(other, "floor")
-defjvp(PRIMS["remainder"], lambda t, x, y, *, out, **p: _full(t, out),
-       lambda t, x, y, **p: -t * _ops.floor_divide(x, y))
-defvjp(PRIMS["remainder"], lambda ct, x, y, **p: unbroadcast_to(ct, x),
-       lambda ct, x, y, **p: unbroadcast_to(-ct * _ops.floor_divide(x, y), y))
+defjvp(PRIMS["remainder"], lambda t, x, y, *, out: _full(t, out),
+       lambda t, x, y: -t * _ops.floor_divide(x, y))
+defvjp(PRIMS["remainder"], lambda ct, x, y: unbroadcast_to(ct, x),
+       lambda ct, x, y: unbroadcast_to(-ct * _ops.floor_divide(x, y), y))
 
 
 def _pow_dx(x, y):
@@ -220,10 +220,10 @@ def _pow_dy(x, y, out):
 
 # PyTorch derivatives.yaml (pow.Tensor_Tensor), FunctionsManual.cpp pow_backward_self /
 # pow_backward_exponent
-defjvp(PRIMS["power"], lambda t, x, y, **p: t * _pow_dx(x, y),
-       lambda t, x, y, *, out, **p: t * _pow_dy(x, y, out))
-defvjp(PRIMS["power"], lambda ct, x, y, **p: unbroadcast_to(ct * conj(_pow_dx(x, y)), x),
-       lambda ct, x, y, *, out, **p: unbroadcast_to(ct * conj(_pow_dy(x, y, out)), y))
+defjvp(PRIMS["power"], lambda t, x, y: t * _pow_dx(x, y),
+       lambda t, x, y, *, out: t * _pow_dy(x, y, out))
+defvjp(PRIMS["power"], lambda ct, x, y: unbroadcast_to(ct * conj(_pow_dx(x, y)), x),
+       lambda ct, x, y, *, out: unbroadcast_to(ct * conj(_pow_dy(x, y, out)), y))
 
 
 # PyTorch derivatives.yaml (maximum): where(self == other, grad / 2, grad) masked to 0
@@ -236,15 +236,15 @@ def _max_y(g, x, y):
     return _ops.where(x == y, g * 0.5, _ops.where(x > y, 0.0, g))
 
 
-defjvp(PRIMS["maximum"], lambda t, x, y, **p: _max_x(t, x, y),
-       lambda t, x, y, **p: _max_y(t, x, y))
-defvjp(PRIMS["maximum"], lambda ct, x, y, **p: unbroadcast_to(_max_x(ct, x, y), x),
-       lambda ct, x, y, **p: unbroadcast_to(_max_y(ct, x, y), y))
+defjvp(PRIMS["maximum"], lambda t, x, y: _max_x(t, x, y),
+       lambda t, x, y: _max_y(t, x, y))
+defvjp(PRIMS["maximum"], lambda ct, x, y: unbroadcast_to(_max_x(ct, x, y), x),
+       lambda ct, x, y: unbroadcast_to(_max_y(ct, x, y), y))
 # PyTorch derivatives.yaml (minimum): the mirror image of maximum
-defjvp(PRIMS["minimum"], lambda t, x, y, **p: _max_x(t, y, x),
-       lambda t, x, y, **p: _max_y(t, y, x))
-defvjp(PRIMS["minimum"], lambda ct, x, y, **p: unbroadcast_to(_max_x(ct, y, x), x),
-       lambda ct, x, y, **p: unbroadcast_to(_max_y(ct, y, x), y))
+defjvp(PRIMS["minimum"], lambda t, x, y: _max_x(t, y, x),
+       lambda t, x, y: _max_y(t, y, x))
+defvjp(PRIMS["minimum"], lambda ct, x, y: unbroadcast_to(_max_x(ct, y, x), x),
+       lambda ct, x, y: unbroadcast_to(_max_y(ct, y, x), y))
 
 
 def _fmax_x(g, x, y, beats=_ops.greater):
@@ -261,15 +261,15 @@ def _fmin_x(g, x, y):
 
 # PyTorch derivatives.yaml (fmax): grad masked where !(self >= other || isnan(other));
 # ties split 0.5/0.5 here (as maximum), a NaN operand gives all to the other
-defjvp(PRIMS["fmax"], lambda t, x, y, **p: _fmax_x(t, x, y),
-       lambda t, x, y, **p: _fmax_x(t, y, x))
-defvjp(PRIMS["fmax"], lambda ct, x, y, **p: unbroadcast_to(_fmax_x(ct, x, y), x),
-       lambda ct, x, y, **p: unbroadcast_to(_fmax_x(ct, y, x), y))
+defjvp(PRIMS["fmax"], lambda t, x, y: _fmax_x(t, x, y),
+       lambda t, x, y: _fmax_x(t, y, x))
+defvjp(PRIMS["fmax"], lambda ct, x, y: unbroadcast_to(_fmax_x(ct, x, y), x),
+       lambda ct, x, y: unbroadcast_to(_fmax_x(ct, y, x), y))
 # PyTorch derivatives.yaml (fmin): the mirror image of fmax
-defjvp(PRIMS["fmin"], lambda t, x, y, **p: _fmin_x(t, x, y),
-       lambda t, x, y, **p: _fmin_x(t, y, x))
-defvjp(PRIMS["fmin"], lambda ct, x, y, **p: unbroadcast_to(_fmin_x(ct, x, y), x),
-       lambda ct, x, y, **p: unbroadcast_to(_fmin_x(ct, y, x), y))
+defjvp(PRIMS["fmin"], lambda t, x, y: _fmin_x(t, x, y),
+       lambda t, x, y: _fmin_x(t, y, x))
+defvjp(PRIMS["fmin"], lambda ct, x, y: unbroadcast_to(_fmin_x(ct, x, y), x),
+       lambda ct, x, y: unbroadcast_to(_fmin_x(ct, y, x), y))
 
 
 def _atan2_den(x, y):
@@ -278,16 +278,16 @@ def _atan2_den(x, y):
 
 # PyTorch FunctionsManual.cpp atan2_backward: grad * other / (self^2 + other^2),
 # grad * -self / (self^2 + other^2); JAX lax.py (atan2) alike
-defjvp(PRIMS["arctan2"], lambda t, x, y, **p: t * (y / _atan2_den(x, y)),
-       lambda t, x, y, **p: t * (-x / _atan2_den(x, y)))
-defvjp(PRIMS["arctan2"], lambda ct, x, y, **p: unbroadcast_to(ct * (y / _atan2_den(x, y)), x),
-       lambda ct, x, y, **p: unbroadcast_to(ct * (-x / _atan2_den(x, y)), y))
+defjvp(PRIMS["arctan2"], lambda t, x, y: t * (y / _atan2_den(x, y)),
+       lambda t, x, y: t * (-x / _atan2_den(x, y)))
+defvjp(PRIMS["arctan2"], lambda ct, x, y: unbroadcast_to(ct * (y / _atan2_den(x, y)), x),
+       lambda ct, x, y: unbroadcast_to(ct * (-x / _atan2_den(x, y)), y))
 
 # PyTorch derivatives.yaml (hypot): grad * self / result, grad * other / result
-defjvp(PRIMS["hypot"], lambda t, x, y, *, out, **p: t * (x / out),
-       lambda t, x, y, *, out, **p: t * (y / out))
-defvjp(PRIMS["hypot"], lambda ct, x, y, *, out, **p: unbroadcast_to(ct * (x / out), x),
-       lambda ct, x, y, *, out, **p: unbroadcast_to(ct * (y / out), y))
+defjvp(PRIMS["hypot"], lambda t, x, y, *, out: t * (x / out),
+       lambda t, x, y, *, out: t * (y / out))
+defvjp(PRIMS["hypot"], lambda ct, x, y, *, out: unbroadcast_to(ct * (x / out), x),
+       lambda ct, x, y, *, out: unbroadcast_to(ct * (y / out), y))
 
 
 def _copysign_ratio(x, out):
@@ -297,29 +297,29 @@ def _copysign_ratio(x, out):
 
 
 # PyTorch derivatives.yaml (copysign.Tensor): copysign_tensor_self_backward; other: 0
-defjvp(PRIMS["copysign"], lambda t, x, y, *, out, **p: t * _copysign_ratio(x, out),
-       lambda t, x, y, **p: None)
+defjvp(PRIMS["copysign"], lambda t, x, y, *, out: t * _copysign_ratio(x, out),
+       lambda t, x, y: None)
 defvjp(PRIMS["copysign"],
-       lambda ct, x, y, *, out, **p: unbroadcast_to(ct * _copysign_ratio(x, out), x),
-       lambda ct, x, y, **p: _ops.zeros_like(y))
+       lambda ct, x, y, *, out: unbroadcast_to(ct * _copysign_ratio(x, out), x),
+       lambda ct, x, y: _ops.zeros_like(y))
 
 # PyTorch derivatives.yaml (logaddexp): grad / (1 + exp(other - self)), and symmetric
-defjvp(PRIMS["logaddexp"], lambda t, x, y, **p: t / (1.0 + _ops.exp(y - x)),
-       lambda t, x, y, **p: t / (1.0 + _ops.exp(x - y)))
+defjvp(PRIMS["logaddexp"], lambda t, x, y: t / (1.0 + _ops.exp(y - x)),
+       lambda t, x, y: t / (1.0 + _ops.exp(x - y)))
 defvjp(PRIMS["logaddexp"],
-       lambda ct, x, y, **p: unbroadcast_to(ct / (1.0 + _ops.exp(y - x)), x),
-       lambda ct, x, y, **p: unbroadcast_to(ct / (1.0 + _ops.exp(x - y)), y))
+       lambda ct, x, y: unbroadcast_to(ct / (1.0 + _ops.exp(y - x)), x),
+       lambda ct, x, y: unbroadcast_to(ct / (1.0 + _ops.exp(x - y)), y))
 
 
 # -- where, clip ----------------------------------------------------------------------
 
 # PyTorch derivatives.yaml (where.self): where(condition, grad, 0), where(condition, 0, grad)
 defjvp(where_p, None,
-       lambda t, c, x, y, *, out, **p: _full(_ops.where(c, t, 0.0), out),
-       lambda t, c, x, y, *, out, **p: _full(_ops.where(c, 0.0, t), out))
+       lambda t, c, x, y, *, out: _full(_ops.where(c, t, 0.0), out),
+       lambda t, c, x, y, *, out: _full(_ops.where(c, 0.0, t), out))
 defvjp(where_p, None,
-       lambda ct, c, x, y, **p: unbroadcast_to(_ops.where(c, ct, 0.0), x),
-       lambda ct, c, x, y, **p: unbroadcast_to(_ops.where(c, 0.0, ct), y))
+       lambda ct, c, x, y: unbroadcast_to(_ops.where(c, ct, 0.0), x),
+       lambda ct, c, x, y: unbroadcast_to(_ops.where(c, 0.0, ct), y))
 
 
 def _clip_masks(x, lo, hi):
@@ -332,13 +332,13 @@ def _clip_masks(x, lo, hi):
 
 
 def _clip_jvp(k):
-    def f(t, x, lo, hi, *, out, **p):
+    def f(t, x, lo, hi, *, out):
         return _full(_ops.where(_clip_masks(x, lo, hi)[k], t, 0.0), out)
     return f
 
 
 def _clip_vjp(k):
-    def f(ct, x, lo, hi, **p):
+    def f(ct, x, lo, hi):
         return unbroadcast_to(_ops.where(_clip_masks(x, lo, hi)[k], ct, 0.0),
                               (x, lo, hi)[k])
     return f
@@ -372,6 +372,6 @@ def_jvp_rule(convert_p, _convert_jvp)
 def_vjp_rule(convert_p, _convert_vjp)
 
 # PyTorch derivatives.yaml (clone): grad
-deflinear(copy_p, lambda ct, x, **p: ct)
+deflinear(copy_p, lambda ct, x: ct)
 # PyTorch derivatives.yaml (_to_copy, device change): grad.to(self.device())
-deflinear(device_put_p, lambda ct, x, **p: _ops.to_device(ct, x.device))
+deflinear(device_put_p, lambda ct, x: _ops.to_device(ct, x.device))
