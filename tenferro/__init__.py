@@ -8,13 +8,18 @@ __version__ = "0.1.0"
 
 import os as _os
 
-# tenferro's OpenMP kernels and scipy's OpenBLAS keep separate thread pools; threads of
-# one pool that spin-wait after a call (libgomp's default: ~ms) steal the cores the other
-# pool needs next (tanh(A @ B) took 3x longer on 2 cores).  A short spin keeps back-to-back
-# kernels warm and lets BLAS have the cores.  Must be set before libgomp loads; the
-# user's own OMP_WAIT_POLICY / GOMP_SPINCOUNT win.  See docs/performance.md.
-if "OMP_WAIT_POLICY" not in _os.environ and "GOMP_SPINCOUNT" not in _os.environ:
-    _os.environ["GOMP_SPINCOUNT"] = "20000"
+# tenferro's OpenMP kernels (libgomp) and scipy's OpenBLAS keep separate thread pools.
+# Threads of one pool spin-waiting after a call steal the cores the other pool needs
+# next: on 2 cores tanh(A @ B) took 3x longer and a 512^2 MLP step 1.5x.  Short spins
+# fix it.  The runtimes read these variables once, when they load during the imports
+# below; the user's own settings win, and ours are removed again afterwards so that
+# other libraries loaded later (PyTorch's libgomp, say) keep their defaults.
+# See docs/performance.md.
+_RUNTIME_ENV = {"GOMP_SPINCOUNT": "1000", "OPENBLAS_THREAD_TIMEOUT": "4"}
+_runtime_env_set = [k for k in _RUNTIME_ENV if k not in _os.environ and not (
+    k == "GOMP_SPINCOUNT" and "OMP_WAIT_POLICY" in _os.environ)]
+for _k in _runtime_env_set:
+    _os.environ[_k] = _RUNTIME_ENV[_k]
 
 from ._dtypes import (bool_, int32, int64, float32, float64, complex64, complex128,  # noqa
                       dtype, result_type, can_cast, finfo, iinfo)
@@ -46,3 +51,7 @@ pi = 3.141592653589793
 e = 2.718281828459045
 inf = float("inf")
 nan = float("nan")
+
+for _k in _runtime_env_set:
+    _os.environ.pop(_k, None)
+runtime_env = {k: _RUNTIME_ENV[k] for k in _runtime_env_set}  # what tenferro set at load

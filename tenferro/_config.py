@@ -9,6 +9,7 @@ def config():
     import numpy
     import scipy
 
+    import tenferro
     from . import __version__, _blas, _threads
     from .devices import available, get_driver
 
@@ -31,6 +32,7 @@ def config():
         "threads": _threads.get_num_threads(),
         "blas": _blas.blas_info(),
         "blas_threads": _blas.get_blas_threads(),
+        "runtime_env": dict(tenferro.runtime_env),
         "devices": devs,
     }
 
@@ -45,6 +47,9 @@ def show_config():
              "  openmp:    %s" % ("yes" if c["openmp"] else
                                   "no (kernels run on one thread)"),
              "  threads:   %d (tenferro kernels)   BLAS: %s" % (c["threads"], c["blas_threads"])]
+    if c["runtime_env"]:
+        lines.append("  set at load: %s" % " ".join("%s=%s" % kv
+                                                    for kv in c["runtime_env"].items()))
     b = c["blas"] or {}
     lines.append("  blas/lapack: %s %s (%s)" % (b.get("name", "?"), b.get("version", ""),
                                                  b.get("library_path", "via scipy")))

@@ -113,7 +113,7 @@ class Node:
     """A recorded primitive application (``tensor.grad_fn``)."""
 
     __slots__ = ("prim", "params", "primals", "out", "edges", "nout", "pre_hooks", "freed",
-                 "epoch", "live", "__weakref__")
+                 "epoch", "__weakref__")
 
     def __init__(self, prim, params, primals, out, edges, nout=1):
         self.prim = prim
@@ -125,7 +125,6 @@ class Node:
         self.pre_hooks = None
         self.freed = False
         self.epoch = _versions.epoch
-        self.live = tuple(e is not None for e in edges)  # inputs a gradient flows to
 
     @property
     def name(self):
@@ -197,13 +196,12 @@ class TapeNode(Node):
 
     __slots__ = ("device",)
 
-    def __init__(self, prim, params, primals, out, edges, live, nout, device):
+    def __init__(self, prim, params, primals, out, edges, nout, device):
         self.prim = prim
         self.params = params
         self.primals = primals
         self.out = out
         self.edges = edges
-        self.live = live
         self.nout = nout
         self.pre_hooks = None
         self.freed = False
@@ -249,7 +247,7 @@ class AccumulateGrad(Node):
 
     def __init__(self, variable):
         self.prim = self.params = self.out = self.pre_hooks = None
-        self.primals = self.edges = self.live = ()
+        self.primals = self.edges = ()
         self.nout = 1
         self.freed = False
         self.epoch = 0
@@ -337,7 +335,6 @@ def record(prim, args, params, out):
     """Record an eager primitive application whose inputs take part in autodiff
     (installed as ``_primitive._tape`` while grad mode is enabled)."""
     edges = []
-    live = []
     taped = False
     for a in args:
         m = a._ad
@@ -345,17 +342,14 @@ def record(prim, args, params, out):
             fn = m.grad_fn
             if fn is not None:
                 edges.append((fn, m.output_nr))
-                live.append(True)
                 taped = True
                 continue
             if m.requires_grad:
                 acc = m.accumulator
                 edges.append((acc if acc is not None else accumulator(a), 0))
-                live.append(True)
                 taped = True
                 continue
         edges.append(None)
-        live.append(False)
     if not taped:
         return out
     cls = TapeNode
@@ -370,7 +364,7 @@ def record(prim, args, params, out):
         if not any(o._data.dtype.kind in "fc" for o in out):
             return out
         node = cls(prim, params, args, tuple(o._data for o in out) if keep else None,
-                   tuple(edges), tuple(live), len(out), out[0]._device)
+                   edges, len(out), out[0]._device)
         for i, o in enumerate(out):
             if o._data.dtype.kind in "fc":
                 o._ad = _nonleaf_meta(node, i)
@@ -378,8 +372,8 @@ def record(prim, args, params, out):
     d = out._data
     if d.dtype.kind not in "fc":
         return out
-    out._ad = _nonleaf_meta(cls(prim, params, args, d if keep else None, tuple(edges),
-                                tuple(live), 1, out._device), 0)
+    out._ad = _nonleaf_meta(cls(prim, params, args, d if keep else None, edges, 1,
+                                out._device), 0)
     return out
 
 
@@ -500,11 +494,13 @@ def run_backward(roots, cts, *, create_graph=None, keep_graph=True, targets=None
                     n.accumulate(b[0], _mode.enabled, owned)
                 continue
             if needed is None:
-                needs = n.live
+                needs = edges  # an edge (truthy) or None per input: whether it needs a cotangent
+                if edges.count(None) == len(edges):
+                    continue
             else:
                 needs = tuple(e is not None and e[0] in needed for e in edges)
-            if True not in needs:
-                continue
+                if True not in needs:
+                    continue
             res = n.apply(b, needs, _mode.enabled)
             if not keep_graph:
                 n.release()
