@@ -153,16 +153,38 @@ def fmt_t(t):
     return "%.3g ns" % (t / 1e-9)
 
 
-def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def parse_args(argv, doc):
+    """The options every comparison script takes (threads, repeats, a case filter)."""
+    p = argparse.ArgumentParser(description=doc.splitlines()[0])
     p.add_argument("--threads", type=int, default=common.N_THREADS)
     p.add_argument("--repeat", type=int, default=7)
     p.add_argument("--min-time", type=float, default=0.2,
                    help="seconds per repeat (number of calls is calibrated)")
     p.add_argument("--only", default=None, help="run cases whose name contains this")
     args = p.parse_args(argv)
-
     common.set_threads(args.threads)
+    return args
+
+
+def time_libs(make, libs, args, name=""):
+    """Best per-call time of ``make(lib)()`` for each lib (None where a lib lacks the
+    case or a rule is not implemented)."""
+    t = {}
+    for lib in libs:
+        try:
+            fn = make(lib)
+            t[lib] = best_of(fn, args.repeat, args.min_time)
+        except NotImplementedError as e:
+            print("<!-- %s, %s: %s -->" % (name, lib, e), flush=True)
+            t[lib] = None
+            continue
+        del fn
+        gc.collect()
+    return t
+
+
+def main(argv=None):
+    args = parse_args(argv, __doc__)
     print("<!-- tenferro %s, numpy %s, torch %s, python %s, %s, %d threads, "
           "best of %d -->" % (
               getattr(tf, "__version__", "?"), np.__version__,
@@ -174,16 +196,7 @@ def main(argv=None):
     for name, make, nbytes in CASES:
         if args.only and args.only not in name:
             continue
-        t = {}
-        for lib in LIBS:
-            try:
-                fn = make(lib)
-            except NotImplementedError:
-                t[lib] = None
-                continue
-            t[lib] = best_of(fn, args.repeat, args.min_time)
-            del fn
-            gc.collect()
+        t = time_libs(make, LIBS, args, name)
 
         def ratio(lib):
             if t[lib] is None or t["tenferro"] is None:

@@ -13,8 +13,6 @@ A ratio > 1 means tenferro is faster.  Without PyTorch its column reads n/a.
 
     python asv_bench/compare_autograd.py [--threads 2] [--repeat 7] [--only SUBSTR]
 """
-import argparse
-import gc
 import os
 import platform
 import sys
@@ -49,15 +47,7 @@ for _st in ("forward", "forward_backward", "backward"):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--threads", type=int, default=common.N_THREADS)
-    p.add_argument("--repeat", type=int, default=7)
-    p.add_argument("--min-time", type=float, default=0.2,
-                   help="seconds per repeat (number of calls is calibrated)")
-    p.add_argument("--only", default=None, help="run cases whose name contains this")
-    args = p.parse_args(argv)
-
-    common.set_threads(args.threads)
+    args = compare.parse_args(argv, __doc__)
     print("<!-- tenferro %s, torch %s, python %s, %s, %d threads, best of %d -->" % (
         getattr(tf, "__version__", "?"), torch.__version__ if torch else "not installed",
         platform.python_version(), platform.machine(), args.threads, args.repeat))
@@ -66,20 +56,7 @@ def main(argv=None):
     for name, make in CASES:
         if args.only and args.only not in name:
             continue
-        t = {}
-        for lib in LIBS:
-            try:
-                fn = make(lib)
-            except NotImplementedError:
-                t[lib] = None
-                continue
-            try:
-                t[lib] = compare.best_of(fn, args.repeat, args.min_time)
-            except NotImplementedError as e:  # a rule not written yet
-                print("<!-- %s, %s: %s -->" % (name, lib, e), flush=True)
-                t[lib] = None
-            del fn
-            gc.collect()
+        t = compare.time_libs(make, LIBS, args, name)
         ratio = ("n/a" if t["torch"] is None or t["tenferro"] is None
                  else "%.2f" % (t["torch"] / t["tenferro"]))
         print("| %s | %s | %s | %s |" % (name, compare.fmt_t(t["tenferro"]),

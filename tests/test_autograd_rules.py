@@ -25,11 +25,8 @@ def test_every_differentiable_primitive_is_covered_by_a_spec():
     from tenferro.autograd.extend import registry
 
     covered = {p for s in SPECS for p in s.prims}
-    # device_put needs a second device (tests/test_autograd_devices.py covers it)
-    skip = {"device_put"}
     missing = sorted(n for n, p in registry.items()
-                     if p.differentiable and n not in covered and n not in skip
-                     and not n.startswith("_test"))
+                     if p.differentiable and n not in covered and not n.startswith("_test"))
     assert not missing, "no gradcheck spec covers: %s" % ", ".join(missing)
 
 

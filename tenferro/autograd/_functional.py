@@ -40,6 +40,18 @@ class Trace:
         self.active = False
         _primitive._interpreters.remove(self)
 
+    def split(self, args):
+        """(the primals one level down, whether any argument is this level's tracer)."""
+        mine = False
+        primals = []
+        for a in args:
+            if a._trace is self:
+                primals.append(a.primal)
+                mine = True
+            else:
+                primals.append(a)
+        return tuple(primals), mine
+
     def leaked(self, prim):
         raise RuntimeError(
             "tenferro.%s: got a tracer of a %s transform that has already returned (a value "
@@ -105,6 +117,18 @@ def _fit_tangent(prim, t, out):
     return t
 
 
+def _differentiated(prim, primals, live, out):
+    """Whether the output of ``prim`` applied to a tracer of this level gets a derivative."""
+    if not live:
+        return False
+    if not prim.differentiable:
+        if prim.zero_derivative:
+            check_zero_derivative(prim, primals)
+        return False
+    outs = out if prim.multiple_results else (out,)
+    return any(_inexact(o) for o in outs)
+
+
 class JVPTrace(Trace):
     __slots__ = ()
 
@@ -112,32 +136,17 @@ class JVPTrace(Trace):
         Trace.__init__(self, "jvp")
 
     def process(self, prim, args, params):
-        primals = []
-        tangents = []
-        live = False
-        for a in args:
-            if a._trace is self:
-                primals.append(a.primal)
-                tangents.append(a.tangent)
-                live = True
-            else:
-                primals.append(a)
-                tangents.append(None)
-        primals = tuple(primals)
+        primals, mine = self.split(args)
         out = bind(prim, primals, params)
-        if not live or not prim.differentiable:
-            if live and prim.zero_derivative:
-                check_zero_derivative(prim, primals)
+        if not _differentiated(prim, primals, mine, out):
             return out
-        outs = out if prim.multiple_results else (out,)
-        if not any(_inexact(o) for o in outs):
-            return out
+        tangents = tuple(a.tangent if a._trace is self else None for a in args)
         rule = prim.jvp if prim.jvp is not None else prim.rule("fwd")
-        t = rule(tuple(tangents), primals, out, params)
+        t = rule(tangents, primals, out, params)
         if not prim.multiple_results:
             return out if t is None else JVPTracer(self, out, _fit_tangent(prim, t, out))
         return tuple(o if ti is None or not _inexact(o) else
-                     JVPTracer(self, o, _fit_tangent(prim, ti, o)) for o, ti in zip(outs, t))
+                     JVPTracer(self, o, _fit_tangent(prim, ti, o)) for o, ti in zip(out, t))
 
 
 class VJPTrace(Trace):
@@ -147,27 +156,13 @@ class VJPTrace(Trace):
         Trace.__init__(self, "vjp")
 
     def process(self, prim, args, params):
-        primals = []
-        edges = []
-        live = False
-        for a in args:
-            if a._trace is self:
-                primals.append(a.primal)
-                edges.append((a.node, a.index))
-                live = True
-            else:
-                primals.append(a)
-                edges.append(None)
-        primals = tuple(primals)
+        primals, mine = self.split(args)
         out = bind(prim, primals, params)
-        if not live or not prim.differentiable:
-            if live and prim.zero_derivative:
-                check_zero_derivative(prim, primals)
+        if not _differentiated(prim, primals, mine, out):
             return out
+        edges = tuple((a.node, a.index) if a._trace is self else None for a in args)
         outs = out if prim.multiple_results else (out,)
-        if not any(_inexact(o) for o in outs):
-            return out
-        node = Node(prim, params, primals, out, tuple(edges), len(outs))
+        node = Node(prim, params, primals, out, edges, len(outs))
         if not prim.multiple_results:
             return VJPTracer(self, out, node, 0)
         return tuple(VJPTracer(self, o, node, i) if _inexact(o) else o

@@ -236,15 +236,21 @@ def _max_y(g, x, y):
     return _ops.where(x == y, g * 0.5, _ops.where(x > y, 0.0, g))
 
 
-defjvp(PRIMS["maximum"], lambda t, x, y: _max_x(t, x, y),
-       lambda t, x, y: _max_y(t, x, y))
-defvjp(PRIMS["maximum"], lambda ct, x, y: unbroadcast_to(_max_x(ct, x, y), x),
-       lambda ct, x, y: unbroadcast_to(_max_y(ct, x, y), y))
+def _shared(name, share_x, share_y):
+    """Rules of a binary op whose derivative hands ``g`` to x and y in shares
+    ``share_x(g, x, y)`` and ``share_y(g, x, y)`` (masks of the operands)."""
+    defjvp(PRIMS[name], lambda t, x, y: share_x(t, x, y), lambda t, x, y: share_y(t, x, y))
+    defvjp(PRIMS[name], lambda ct, x, y: unbroadcast_to(share_x(ct, x, y), x),
+           lambda ct, x, y: unbroadcast_to(share_y(ct, x, y), y))
+
+
+def _swap(share):
+    return lambda g, x, y: share(g, y, x)
+
+
+_shared("maximum", _max_x, _max_y)
 # PyTorch derivatives.yaml (minimum): the mirror image of maximum
-defjvp(PRIMS["minimum"], lambda t, x, y: _max_x(t, y, x),
-       lambda t, x, y: _max_y(t, y, x))
-defvjp(PRIMS["minimum"], lambda ct, x, y: unbroadcast_to(_max_x(ct, y, x), x),
-       lambda ct, x, y: unbroadcast_to(_max_y(ct, y, x), y))
+_shared("minimum", _swap(_max_x), _swap(_max_y))
 
 
 def _fmax_x(g, x, y, beats=_ops.greater):
@@ -261,15 +267,9 @@ def _fmin_x(g, x, y):
 
 # PyTorch derivatives.yaml (fmax): grad masked where !(self >= other || isnan(other));
 # ties split 0.5/0.5 here (as maximum), a NaN operand gives all to the other
-defjvp(PRIMS["fmax"], lambda t, x, y: _fmax_x(t, x, y),
-       lambda t, x, y: _fmax_x(t, y, x))
-defvjp(PRIMS["fmax"], lambda ct, x, y: unbroadcast_to(_fmax_x(ct, x, y), x),
-       lambda ct, x, y: unbroadcast_to(_fmax_x(ct, y, x), y))
+_shared("fmax", _fmax_x, _swap(_fmax_x))
 # PyTorch derivatives.yaml (fmin): the mirror image of fmax
-defjvp(PRIMS["fmin"], lambda t, x, y: _fmin_x(t, x, y),
-       lambda t, x, y: _fmin_x(t, y, x))
-defvjp(PRIMS["fmin"], lambda ct, x, y: unbroadcast_to(_fmin_x(ct, x, y), x),
-       lambda ct, x, y: unbroadcast_to(_fmin_x(ct, y, x), y))
+_shared("fmin", _fmin_x, _swap(_fmin_x))
 
 
 def _atan2_den(x, y):
