@@ -2,7 +2,8 @@
 
 Every ``tenferro/_kernels/*.pyx.tp`` is rendered with Tempita into a ``.pyx``
 (generated, never committed), then every ``.pyx`` there becomes one extension
-module compiled with ``-O3`` and OpenMP.
+module compiled with ``-O3`` and OpenMP (``_tape.pyx``, the eager autodiff tape's
+compiled core, is built the same way: it has no loops for the flags to matter).
 
 Environment knobs:
 

@@ -10,24 +10,9 @@ import operator
 import numpy as np
 
 from . import _dtypes
-
-
-class AutogradMeta:
-    """Autodiff state of a tensor, allocated only for tensors that take part in AD
-    (PyTorch's AutogradMeta): plain tensors carry ``_ad = None`` and stay cheap."""
-
-    __slots__ = ("requires_grad", "grad", "grad_fn", "output_nr", "hooks", "post_hooks",
-                 "accumulator", "retains_grad")
-
-    def __init__(self):
-        self.requires_grad = False
-        self.grad = None
-        self.grad_fn = None     # the Node that made this tensor (None for leaves)
-        self.output_nr = 0      # which output of grad_fn it is
-        self.hooks = None       # leaf tensor hooks (non-leaf ones live on grad_fn)
-        self.post_hooks = None  # post-accumulate-grad hooks (leaves)
-        self.accumulator = None  # the leaf's AccumulateGrad node (it refers back weakly)
-        self.retains_grad = False
+# Autodiff state of a tensor, allocated only for tensors that take part in AD (compiled
+# with the rest of the eager tape's hot path; see tenferro.autograd._engine).
+from ._kernels._tape import AutogradMeta  # noqa: F401
 
 
 class Tensor:

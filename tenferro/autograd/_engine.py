@@ -12,12 +12,19 @@ eagerly bound primitive with an input that requires grad gets a node.  Nothing h
 refers back from a node to its outputs (outputs saved for the rule are kept as
 device arrays and rebuilt at backward time), so a graph is freed as soon as its root
 tensor is, without the garbage collector's help.
+
+The per-op path (:func:`record`, the nodes of the eager tape) and the backward pass
+(:func:`run_backward`) are compiled: they live in ``tenferro/_kernels/_tape.pyx`` and
+are connected to this module by ``_tape.init`` below.
 """
 import functools
 import weakref
 
 from .. import _primitive, _versions
-from .._tensor import AutogradMeta, Tensor, _wrap
+from .._kernels import _tape
+from .._kernels._tape import (Node, TapeNode, ZeroNode, _FREED, _nonleaf_meta,  # noqa: F401
+                              check_zero_derivative, record, run_backward)
+from .._tensor import Tensor, _wrap
 from .._ops import add, asarray, copy, is_contiguous, ones_like, zeros_like
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "backward",
@@ -102,138 +109,8 @@ class set_grad_enabled(_GradModeContext):
 
 
 # -- graph nodes -------------------------------------------------------------------------
-
-_FREED = ("tenferro: trying to backward through the graph a second time (or to use saved "
-          "tensors after they were freed): the buffers of %s were released by the first "
-          "backward. Specify retain_graph=True in the first backward() or autograd.grad() "
-          "call if you need to backward through the graph again.")
-
-
-class Node:
-    """A recorded primitive application (``tensor.grad_fn``)."""
-
-    __slots__ = ("prim", "params", "primals", "out", "edges", "nout", "pre_hooks", "freed",
-                 "epoch", "__weakref__")
-
-    def __init__(self, prim, params, primals, out, edges, nout=1):
-        self.prim = prim
-        self.params = params
-        self.primals = primals
-        self.out = out
-        self.edges = edges
-        self.nout = nout
-        self.pre_hooks = None
-        self.freed = False
-        self.epoch = _versions.epoch
-
-    @property
-    def name(self):
-        return "".join(p.capitalize() for p in self.prim.name.split("_")) + "Backward"
-
-    def __repr__(self):
-        return "<%s>" % self.name
-
-    @property
-    def next_functions(self):
-        """``(node, output index)`` per input, ``(None, 0)`` where no gradient flows."""
-        return tuple(e if e is not None else (None, 0) for e in self.edges)
-
-    @property
-    def inputs(self):
-        """The inputs saved for the VJP rule (an error once freed by backward)."""
-        if self.freed:
-            raise RuntimeError(_FREED % self.name)
-        return self.primals
-
-    def outputs(self, create_graph):
-        return self.out
-
-    def apply(self, cts, needs, create_graph):
-        """The input cotangents for output cotangents ``cts`` (a list, one per output)."""
-        if self.freed:
-            raise RuntimeError(_FREED % self.name)
-        if _versions.epoch != self.epoch:
-            self.check_unmodified()
-        rule = self.prim.vjp or self.prim.rule("rev")  # rule() raises, naming prim and mode
-        res = rule(cts[0] if self.nout == 1 else tuple(cts), self.primals,
-                   self.outputs(create_graph), self.params, needs)
-        if not getattr(rule, "trusted", False):  # tenferro's rules are verified by its tests
-            for g, p in zip(res, self.primals):
-                if g is not None:
-                    gd = g._data
-                    pd = p._data
-                    if gd.shape != pd.shape or gd.dtype != pd.dtype:
-                        self.bad_cotangent(g, p)
-        return res
-
-    def bad_cotangent(self, g, p):
-        raise RuntimeError(
-            "tenferro internal error: the VJP of %s returned a cotangent of shape %s and dtype "
-            "%s for an input of shape %s and dtype %s"
-            % (self.prim.name, g.shape, g.dtype, p.shape, p.dtype))
-
-    def check_unmodified(self):
-        outs = () if self.out is None else self.out if self.nout > 1 else (self.out,)
-        for i, t in enumerate(tuple(self.primals) + tuple(outs)):
-            d = getattr(t, "_data", t)
-            if d is not None and _versions.modified_since(d, self.epoch):
-                what = ("input %d" % i if i < len(self.primals)
-                        else "output %d" % (i - len(self.primals)))
-                raise RuntimeError(
-                    "tenferro: %s of %s (shape %s), saved for the gradient, was modified by "
-                    "an in-place operation after it was recorded; the gradient would be wrong. "
-                    "Use out-of-place operations, or copy the tensor before modifying it"
-                    % (what, self.name, d.shape))
-
-    def release(self):
-        self.primals = self.out = None
-        self.freed = True
-
-
-class TapeNode(Node):
-    """A node of the eager tape: outputs are kept as device arrays (no reference cycle
-    through the output tensors) and rebuilt, connected to this node, for the rule."""
-
-    __slots__ = ("device",)
-
-    def __init__(self, prim, params, primals, out, edges, nout, device):
-        self.prim = prim
-        self.params = params
-        self.primals = primals
-        self.out = out
-        self.edges = edges
-        self.nout = nout
-        self.pre_hooks = None
-        self.freed = False
-        self.epoch = _versions.epoch
-        self.device = device
-
-    def outputs(self, create_graph):
-        if self.out is None:  # not kept: the rule does not use it
-            return None
-        if self.nout == 1:
-            if not create_graph:
-                return _wrap(self.out, self.device)
-            return self._rebuild(self.out, 0, create_graph)
-        return tuple(self._rebuild(d, i, create_graph) for i, d in enumerate(self.out))
-
-    def _rebuild(self, data, i, create_graph):
-        t = _wrap(data, self.device)
-        if create_graph and data.dtype.kind in "fc":
-            t._ad = _nonleaf_meta(self, i)
-        return t
-
-
-class ZeroNode(TapeNode):
-    """A piecewise-constant float primitive (floor, sign, ...): zero gradients."""
-
-    __slots__ = ()
-
-    def apply(self, cts, needs, create_graph):
-        if self.freed:
-            raise RuntimeError(_FREED % self.name)
-        return tuple(zeros_like(p) if n else None for p, n in zip(self.primals, needs))
-
+# Node, the eager tape's TapeNode and ZeroNode, record and run_backward are compiled
+# (tenferro/_kernels/_tape.pyx); the nodes below are not on the per-op path.
 
 class AccumulateGrad(Node):
     """The end of the graph at a leaf tensor that requires grad: adds into ``.grad``.
@@ -323,203 +200,6 @@ def accumulator(t):
     return acc
 
 
-def check_zero_derivative(prim, args):
-    """Piecewise-constant is a statement about real inputs (complex sign is z/|z|)."""
-    for a in args:
-        if a.dtype.kind == "c":
-            raise TypeError("tenferro.%s: not differentiable for complex input (dtype %s); "
-                            "for the complex sign use z / abs(z)" % (prim.name, a.dtype))
-
-
-def record(prim, args, params, out):
-    """Record an eager primitive application whose inputs take part in autodiff
-    (installed as ``_primitive._tape`` while grad mode is enabled)."""
-    edges = []
-    taped = False
-    for a in args:
-        m = a._ad
-        if m is not None:
-            fn = m.grad_fn
-            if fn is not None:
-                edges.append((fn, m.output_nr))
-                taped = True
-                continue
-            if m.requires_grad:
-                acc = m.accumulator
-                edges.append((acc if acc is not None else accumulator(a), 0))
-                taped = True
-                continue
-        edges.append(None)
-    if not taped:
-        return out
-    cls = TapeNode
-    if not prim.differentiable:
-        if not prim.zero_derivative:
-            return out
-        check_zero_derivative(prim, args)
-        cls = ZeroNode
-    rule = prim.vjp
-    keep = cls is TapeNode and (rule is None or getattr(rule, "uses_out", True))
-    if prim.multiple_results:
-        if not any(o._data.dtype.kind in "fc" for o in out):
-            return out
-        node = cls(prim, params, args, tuple(o._data for o in out) if keep else None,
-                   edges, len(out), out[0]._device)
-        for i, o in enumerate(out):
-            if o._data.dtype.kind in "fc":
-                o._ad = _nonleaf_meta(node, i)
-        return out
-    d = out._data
-    if d.dtype.kind not in "fc":
-        return out
-    out._ad = _nonleaf_meta(cls(prim, params, args, d if keep else None, edges, 1,
-                                out._device), 0)
-    return out
-
-
-def _nonleaf_meta(node, i, _new=object.__new__):
-    m = _new(AutogradMeta)
-    m.requires_grad = True
-    m.grad = None
-    m.grad_fn = node
-    m.output_nr = i
-    m.hooks = None
-    m.post_hooks = None
-    m.accumulator = None
-    m.retains_grad = False
-    return m
-
-
-_primitive._tape = record
-
-
-# -- the engine ----------------------------------------------------------------------------
-
-def _dependencies(roots):
-    """For every node reachable from ``roots``: how many edges of the graph enter it."""
-    deps = {}
-    stack = []
-    for n in roots:
-        if n not in deps:
-            deps[n] = 0
-            stack.append(n)
-    while stack:
-        for e in stack.pop().edges:
-            if e is not None:
-                c = e[0]
-                d = deps.get(c)
-                if d is None:
-                    deps[c] = 1
-                    stack.append(c)
-                else:
-                    deps[c] = d + 1
-    return deps
-
-
-def _needed(deps, roots, targets):
-    """The nodes from which a target can be reached (the graph pruned for ``targets``)."""
-    deps = dict(deps)
-    ready = [n for n in dict.fromkeys(roots) if deps[n] == 0]
-    order = []
-    while ready:  # Kahn's algorithm: every node after all the nodes that feed it
-        n = ready.pop()
-        order.append(n)
-        for e in n.edges:
-            if e is not None:
-                c = e[0]
-                deps[c] -= 1
-                if deps[c] == 0:
-                    ready.append(c)
-    tnodes = {n for n, _ in targets}
-    needed = set()
-    for n in reversed(order):
-        if n in tnodes or any(e is not None and e[0] in needed for e in n.edges):
-            needed.add(n)
-    return needed
-
-
-def run_backward(roots, cts, *, create_graph=None, keep_graph=True, targets=None,
-                 accumulate=True, owned=None, prune=True):
-    """Propagate cotangents ``cts`` from ``roots`` (``(node, output index)`` pairs).
-
-    Nodes run in Kahn's order (each once every node feeding it has run), iteratively.
-    ``targets``: ``(node, index)`` pairs whose incoming cotangent is captured and
-    returned as a dict (the graph is pruned to what reaches them).  ``accumulate``:
-    AccumulateGrad nodes add into their leaves' ``.grad``.  ``create_graph``: record
-    the backward computation on the eager tape (``None`` leaves grad mode as it is,
-    as functional transforms do).  ``keep_graph``: keep saved tensors for another pass.
-    ``prune=False``: the caller knows every node reaches a target.
-    """
-    root_nodes = [n for n, _ in roots]
-    deps = _dependencies(root_nodes)
-    needed = None
-    if targets is not None:
-        if prune:
-            needed = _needed(deps, root_nodes, targets)
-        targets = set(targets)
-    buffers = {}
-    for (n, i), g in zip(roots, cts):
-        b = buffers.get(n)
-        if b is None:
-            b = buffers[n] = [None] * n.nout
-        b[i] = g if b[i] is None else add(b[i], g)
-    captured = {}
-    owned = set() if owned is None else owned
-    prev = _mode.enabled
-    if create_graph is not None:
-        _set_mode(bool(create_graph))
-    ready = [n for n in dict.fromkeys(root_nodes) if deps[n] == 0]
-    try:
-        while ready:
-            n = ready.pop()
-            edges = n.edges
-            for e in edges:  # n's consumers have all run: its children may be ready now
-                if e is not None:
-                    c = e[0]
-                    d = deps[c] - 1
-                    deps[c] = d
-                    if d == 0:
-                        ready.append(c)
-            b = buffers.pop(n, None)
-            if b is None or (needed is not None and n not in needed):
-                continue
-            if n.pre_hooks:
-                _run_pre_hooks(n, b)
-            if targets is not None:
-                for i in range(n.nout):
-                    if b[i] is not None and (n, i) in targets:
-                        captured[(n, i)] = b[i]
-            if not edges:
-                if accumulate and type(n) is AccumulateGrad:
-                    n.accumulate(b[0], _mode.enabled, owned)
-                continue
-            if needed is None:
-                needs = edges  # an edge (truthy) or None per input: whether it needs a cotangent
-                if edges.count(None) == len(edges):
-                    continue
-            else:
-                needs = tuple(e is not None and e[0] in needed for e in edges)
-                if True not in needs:
-                    continue
-            res = n.apply(b, needs, _mode.enabled)
-            if not keep_graph:
-                n.release()
-            for e, g in zip(edges, res):
-                if g is not None and e is not None:
-                    c, i = e
-                    cb = buffers.get(c)
-                    if cb is None:
-                        cb = buffers[c] = [None] * c.nout
-                        cb[i] = g
-                    elif cb[i] is None:
-                        cb[i] = g
-                    else:
-                        cb[i] = add(cb[i], g)
-    finally:
-        _set_mode(prev)
-    return captured
-
-
 def _run_pre_hooks(n, b):
     for i, hooks in n.pre_hooks.items():
         for h in list(hooks):
@@ -527,6 +207,11 @@ def _run_pre_hooks(n, b):
                 r = h(b[i])
                 if r is not None:
                     b[i] = _check_hook_result(r, b[i], "tensor")
+
+
+_tape.init(_versions, _wrap, add, zeros_like, _mode, _set_mode, accumulator, AccumulateGrad,
+           _run_pre_hooks)
+_primitive._tape = record
 
 
 # -- the eager API ---------------------------------------------------------------------------

@@ -1,0 +1,537 @@
+# cython: language_level=3, boundscheck=True, wraparound=True, nonecheck=False
+"""The hot core of tenferro's eager autodiff (see :mod:`tenferro.autograd._engine`).
+
+Not a compute kernel: the per-op recording (:func:`record`, installed as
+``tenferro._primitive._tape`` while grad mode is enabled), the graph nodes
+(:class:`Node` and the eager tape's :class:`TapeNode` / :class:`ZeroNode`), the
+per-tensor autodiff state (:class:`AutogradMeta`) and the backward pass
+(:func:`run_backward`), compiled so that recording and backward on tiny tensors cost
+little more than the ops themselves.  ``tenferro.autograd._engine`` calls :func:`init`
+at import with what this module needs from the Python side (it cannot import
+``tenferro`` itself: ``tenferro._tensor`` imports it first).
+
+A :class:`Node` is one recorded primitive application (PyTorch's ``grad_fn``): the
+primitive, its parameters, the inputs its VJP rule needs and, per input, an edge
+``(node, output index)`` to the node that produced it (``None`` when no gradient
+flows there).  Nothing here refers back from a node to its outputs (outputs saved for
+the rule are kept as device arrays and rebuilt at backward time), so a graph is freed
+as soon as its root tensor is, without the garbage collector's help.
+"""
+cimport cython
+cimport numpy as cnp
+from cpython.ref cimport Py_INCREF
+from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
+
+cnp.import_array()
+
+# -- what the Python side provides (init) ----------------------------------------------
+
+cdef dict _vdict = None           # tenferro._versions.__dict__ (its ``epoch``)
+cdef object _versions = None
+cdef object _wrap = None          # tenferro._tensor._wrap
+cdef object _add = None           # tenferro.add
+cdef object _zeros_like = None
+cdef object _mode = None          # the grad-mode state (``_mode.enabled``)
+cdef object _set_mode = None
+cdef object _accumulator = None   # the leaf's AccumulateGrad node, created on first use
+cdef object _AccumulateGrad = None
+cdef object _run_pre_hooks = None
+
+
+def init(versions, wrap, add, zeros_like, mode, set_mode, accumulator, accumulate_grad,
+         run_pre_hooks):
+    """Connect the engine to tenferro (called once by ``tenferro.autograd._engine``)."""
+    global _vdict, _versions, _wrap, _add, _zeros_like, _mode, _set_mode, _accumulator
+    global _AccumulateGrad, _run_pre_hooks
+    _versions = versions
+    _vdict = versions.__dict__
+    _wrap = wrap
+    _add = add
+    _zeros_like = zeros_like
+    _mode = mode
+    _set_mode = set_mode
+    _accumulator = accumulator
+    _AccumulateGrad = accumulate_grad
+    _run_pre_hooks = run_pre_hooks
+
+
+cdef inline object _epoch():
+    return _vdict["epoch"]
+
+
+cdef inline bint _inexact(d) except -1:
+    """Whether device array ``d`` has a floating-point or complex dtype."""
+    cdef char k
+    if type(d) is cnp.ndarray:
+        k = (<cnp.dtype>cnp.PyArray_DESCR(<cnp.ndarray>d)).kind
+        return k == b'f' or k == b'c'
+    return d.dtype.kind in "fc"
+
+
+# -- per-tensor autodiff state -----------------------------------------------------------
+
+@cython.final
+@cython.freelist(64)
+cdef class AutogradMeta:
+    """Autodiff state of a tensor, allocated only for tensors that take part in AD
+    (PyTorch's AutogradMeta): plain tensors carry ``_ad = None`` and stay cheap."""
+
+    cdef public bint requires_grad
+    cdef public object grad
+    cdef public object grad_fn       # the Node that made this tensor (None for leaves)
+    cdef public Py_ssize_t output_nr  # which output of grad_fn it is
+    cdef public object hooks         # leaf tensor hooks (non-leaf ones live on grad_fn)
+    cdef public object post_hooks    # post-accumulate-grad hooks (leaves)
+    cdef public object accumulator   # the leaf's AccumulateGrad node (it refers back weakly)
+    cdef public bint retains_grad
+
+    def __init__(self):
+        self.requires_grad = False
+        self.grad = None
+        self.grad_fn = None
+        self.output_nr = 0
+        self.hooks = None
+        self.post_hooks = None
+        self.accumulator = None
+        self.retains_grad = False
+
+
+cpdef AutogradMeta _nonleaf_meta(node, Py_ssize_t i):
+    """The state of output ``i`` of ``node``."""
+    cdef AutogradMeta m = AutogradMeta.__new__(AutogradMeta)
+    m.requires_grad = True
+    m.grad_fn = node
+    m.output_nr = i
+    return m
+
+
+# -- graph nodes -------------------------------------------------------------------------
+
+_FREED = ("tenferro: trying to backward through the graph a second time (or to use saved "
+          "tensors after they were freed): the buffers of %s were released by the first "
+          "backward. Specify retain_graph=True in the first backward() or autograd.grad() "
+          "call if you need to backward through the graph again.")
+
+
+cdef class Node:
+    """A recorded primitive application (``tensor.grad_fn``)."""
+
+    cdef public object prim
+    cdef public object params
+    cdef public object primals
+    cdef public object out
+    cdef public object edges
+    cdef public Py_ssize_t nout
+    cdef public object pre_hooks
+    cdef public bint freed
+    cdef public object epoch
+    cdef object __weakref__
+
+    def __init__(self, prim, params, primals, out, edges, nout=1):
+        self.prim = prim
+        self.params = params
+        self.primals = primals
+        self.out = out
+        self.edges = edges
+        self.nout = nout
+        self.pre_hooks = None
+        self.freed = False
+        self.epoch = _epoch()
+
+    @property
+    def name(self):
+        return "".join(p.capitalize() for p in self.prim.name.split("_")) + "Backward"
+
+    def __repr__(self):
+        return "<%s>" % self.name
+
+    @property
+    def next_functions(self):
+        """``(node, output index)`` per input, ``(None, 0)`` where no gradient flows."""
+        return tuple([e if e is not None else (None, 0) for e in self.edges])
+
+    @property
+    def inputs(self):
+        """The inputs saved for the VJP rule (an error once freed by backward)."""
+        if self.freed:
+            raise RuntimeError(_FREED % self.name)
+        return self.primals
+
+    cpdef outputs(self, create_graph):
+        return self.out
+
+    cpdef apply(self, cts, needs, create_graph):
+        """The input cotangents for output cotangents ``cts`` (a list, one per output)."""
+        if self.freed:
+            raise RuntimeError(_FREED % self.name)
+        if _epoch() != self.epoch:
+            self.check_unmodified()
+        prim = self.prim
+        rule = prim.vjp or prim.rule("rev")  # rule() raises, naming prim and mode
+        res = rule(cts[0] if self.nout == 1 else tuple(cts), self.primals,
+                   self.outputs(create_graph), self.params, needs)
+        if not getattr(rule, "trusted", False):  # tenferro's rules are verified by its tests
+            for g, p in zip(res, self.primals):
+                if g is not None:
+                    gd = g._data
+                    pd = p._data
+                    if gd.shape != pd.shape or gd.dtype != pd.dtype:
+                        self.bad_cotangent(g, p)
+        return res
+
+    def bad_cotangent(self, g, p):
+        raise RuntimeError(
+            "tenferro internal error: the VJP of %s returned a cotangent of shape %s and dtype "
+            "%s for an input of shape %s and dtype %s"
+            % (self.prim.name, g.shape, g.dtype, p.shape, p.dtype))
+
+    def check_unmodified(self):
+        outs = () if self.out is None else self.out if self.nout > 1 else (self.out,)
+        for i, t in enumerate(tuple(self.primals) + tuple(outs)):
+            d = getattr(t, "_data", t)
+            if d is not None and _versions.modified_since(d, self.epoch):
+                what = ("input %d" % i if i < len(self.primals)
+                        else "output %d" % (i - len(self.primals)))
+                raise RuntimeError(
+                    "tenferro: %s of %s (shape %s), saved for the gradient, was modified by "
+                    "an in-place operation after it was recorded; the gradient would be wrong. "
+                    "Use out-of-place operations, or copy the tensor before modifying it"
+                    % (what, self.name, d.shape))
+
+    cpdef release(self):
+        self.primals = self.out = None
+        self.freed = True
+
+
+cdef class TapeNode(Node):
+    """A node of the eager tape: outputs are kept as device arrays (no reference cycle
+    through the output tensors) and rebuilt, connected to this node, for the rule."""
+
+    cdef public object device
+
+    def __init__(self, prim, params, primals, out, edges, nout, device):
+        Node.__init__(self, prim, params, primals, out, edges, nout)
+        self.device = device
+
+    cpdef outputs(self, create_graph):
+        if self.out is None:  # not kept: the rule does not use it
+            return None
+        if self.nout == 1:
+            if not create_graph:
+                return _wrap(self.out, self.device)
+            return self._rebuild(self.out, 0, create_graph)
+        return tuple([self._rebuild(d, i, create_graph) for i, d in enumerate(self.out)])
+
+    cdef _rebuild(self, data, Py_ssize_t i, create_graph):
+        t = _wrap(data, self.device)
+        if create_graph and _inexact(data):
+            t._ad = _nonleaf_meta(self, i)
+        return t
+
+
+cdef class ZeroNode(TapeNode):
+    """A piecewise-constant float primitive (floor, sign, ...): zero gradients."""
+
+    cpdef apply(self, cts, needs, create_graph):
+        if self.freed:
+            raise RuntimeError(_FREED % self.name)
+        return tuple([_zeros_like(p) if n else None for p, n in zip(self.primals, needs)])
+
+
+cdef inline TapeNode _tape_node(bint zero, prim, params, primals, out, edges, Py_ssize_t nout,
+                                device):
+    cdef TapeNode n = (ZeroNode.__new__(ZeroNode) if zero else TapeNode.__new__(TapeNode))
+    n.prim = prim
+    n.params = params
+    n.primals = primals
+    n.out = out
+    n.edges = edges
+    n.nout = nout
+    n.freed = False
+    n.epoch = _epoch()
+    n.device = device
+    return n
+
+
+# -- recording ---------------------------------------------------------------------------
+
+def check_zero_derivative(prim, args):
+    """Piecewise-constant is a statement about real inputs (complex sign is z/|z|)."""
+    for a in args:
+        if a.dtype.kind == "c":
+            raise TypeError("tenferro.%s: not differentiable for complex input (dtype %s); "
+                            "for the complex sign use z / abs(z)" % (prim.name, a.dtype))
+
+
+def record(prim, args, params, out):
+    """Record an eager primitive application whose inputs take part in autodiff
+    (installed as ``_primitive._tape`` while grad mode is enabled)."""
+    cdef Py_ssize_t na = len(args), k
+    cdef tuple edges = PyTuple_New(na)
+    cdef bint taped = False, zero = False, keep
+    cdef AutogradMeta m
+    cdef TapeNode node
+    for k in range(na):
+        a = args[k]
+        e = None
+        mo = a._ad
+        if mo is not None:
+            m = <AutogradMeta?>mo
+            if m.grad_fn is not None:
+                e = (m.grad_fn, m.output_nr)
+                taped = True
+            elif m.requires_grad:
+                acc = m.accumulator
+                e = (acc if acc is not None else _accumulator(a), 0)
+                taped = True
+        Py_INCREF(e)
+        PyTuple_SET_ITEM(edges, k, e)
+    if not taped:
+        return out
+    if not prim.differentiable:
+        if not prim.zero_derivative:
+            return out
+        check_zero_derivative(prim, args)
+        zero = True
+    rule = prim.vjp
+    keep = not zero and (rule is None or getattr(rule, "uses_out", True))
+    if prim.multiple_results:
+        if not any([_inexact(o._data) for o in out]):
+            return out
+        node = _tape_node(zero, prim, params, args,
+                          tuple([o._data for o in out]) if keep else None,
+                          edges, len(out), out[0]._device)
+        for k, o in enumerate(out):
+            if _inexact(o._data):
+                o._ad = _nonleaf_meta(node, k)
+        return out
+    d = out._data
+    if not _inexact(d):
+        return out
+    out._ad = _nonleaf_meta(_tape_node(zero, prim, params, args, d if keep else None, edges,
+                                       1, out._device), 0)
+    return out
+
+
+# -- the engine ----------------------------------------------------------------------------
+
+@cython.final
+@cython.no_gc  # referenced only by one backward pass's table: never part of a cycle
+@cython.freelist(64)
+cdef class _Slot:
+    """A node's state during one backward pass."""
+    cdef Node node
+    cdef Py_ssize_t deps    # edges from nodes that have not run yet
+    cdef Py_ssize_t left    # scratch count (_needed)
+    cdef bint needed        # a target can be reached from it (when pruning)
+    cdef list buf           # its output cotangents (None until one arrives)
+
+
+@cython.final
+cdef class _Stack:
+    """A LIFO stack that keeps its storage: a list that shrinks to empty and grows again
+    at every step (as Kahn's ready list on a chain) reallocates twice per step."""
+    cdef list items
+    cdef Py_ssize_t top
+
+    def __cinit__(self):
+        self.items = []
+        self.top = 0
+
+    cdef inline void push(self, x) except *:
+        if self.top < len(self.items):
+            self.items[self.top] = x
+        else:
+            self.items.append(x)
+        self.top += 1
+
+    cdef inline object pop(self):
+        self.top -= 1
+        x = self.items[self.top]
+        self.items[self.top] = None
+        return x
+
+
+cdef inline _Slot _new_slot(Node n, Py_ssize_t deps):
+    cdef _Slot s = _Slot.__new__(_Slot)
+    s.node = n
+    s.deps = deps
+    return s
+
+
+cdef dict _dependencies(list roots):
+    """For every node reachable from ``roots``: its slot, counting how many edges of the
+    graph enter it."""
+    cdef dict deps = {}
+    cdef _Stack stack = _Stack()
+    cdef Node n
+    cdef _Slot s
+    for n in roots:
+        if n not in deps:
+            deps[n] = _new_slot(n, 0)
+            stack.push(n)
+    while stack.top:
+        n = <Node>stack.pop()
+        for e in n.edges:
+            if e is not None:
+                c = e[0]
+                so = deps.get(c)
+                if so is None:
+                    deps[c] = _new_slot(c, 1)
+                    stack.push(c)
+                else:
+                    s = <_Slot>so
+                    s.deps += 1
+    return deps
+
+
+cdef void _needed(dict deps, list roots, targets) except *:
+    """Mark the nodes from which a target can be reached (the graph pruned for
+    ``targets``)."""
+    cdef _Slot s, cs
+    cdef Node n
+    cdef _Stack ready = _Stack()
+    cdef list order = []
+    cdef Py_ssize_t k
+    for so in deps.values():
+        s = <_Slot>so
+        s.left = s.deps
+    for n in dict.fromkeys(roots):
+        s = <_Slot>deps[n]
+        if s.left == 0:
+            ready.push(s)
+    while ready.top:  # Kahn's algorithm: every node after all the nodes that feed it
+        s = <_Slot>ready.pop()
+        order.append(s)
+        for e in s.node.edges:
+            if e is not None:
+                cs = <_Slot>deps[e[0]]
+                cs.left -= 1
+                if cs.left == 0:
+                    ready.push(cs)
+    tnodes = {n for n, _ in targets}
+    for k in range(len(order) - 1, -1, -1):
+        s = <_Slot>order[k]
+        if s.node in tnodes:
+            s.needed = True
+            continue
+        for e in s.node.edges:
+            if e is not None and (<_Slot>deps[e[0]]).needed:
+                s.needed = True
+                break
+
+
+def run_backward(roots, cts, *, create_graph=None, keep_graph=True, targets=None,
+                 accumulate=True, owned=None, prune=True):
+    """Propagate cotangents ``cts`` from ``roots`` (``(node, output index)`` pairs).
+
+    Nodes run in Kahn's order (each once every node feeding it has run), iteratively.
+    ``targets``: ``(node, index)`` pairs whose incoming cotangent is captured and
+    returned as a dict (the graph is pruned to what reaches them).  ``accumulate``:
+    AccumulateGrad nodes add into their leaves' ``.grad``.  ``create_graph``: record
+    the backward computation on the eager tape (``None`` leaves grad mode as it is,
+    as functional transforms do).  ``keep_graph``: keep saved tensors for another pass.
+    ``prune=False``: the caller knows every node reaches a target.
+    """
+    cdef list root_nodes = [r[0] for r in roots]
+    cdef dict deps = _dependencies(root_nodes)
+    cdef bint pruned = False, keep = keep_graph, acc = accumulate, fast
+    cdef Node n
+    cdef _Slot s, cs
+    cdef list b, cb
+    cdef _Stack ready = _Stack()
+    cdef Py_ssize_t k, ne, nr, i
+    cdef object tset = None, tnodes = None
+    if targets is not None:
+        if prune:
+            _needed(deps, root_nodes, targets)
+            pruned = True
+        tset = set(targets)
+        tnodes = {t[0] for t in tset}
+    for r, g in zip(roots, cts):
+        n, i = r
+        s = <_Slot>deps[n]
+        b = s.buf
+        if b is None:
+            b = s.buf = [None] * n.nout
+        b[i] = g if b[i] is None else _add(b[i], g)
+    captured = {}
+    owned = set() if owned is None else owned
+    prev = _mode.enabled
+    if create_graph is not None:
+        _set_mode(bool(create_graph))
+    for n in dict.fromkeys(root_nodes):
+        s = <_Slot>deps[n]
+        if s.deps == 0:
+            ready.push(s)
+    try:
+        while ready.top:
+            s = <_Slot>ready.pop()
+            n = s.node
+            edges = n.edges
+            b = s.buf
+            s.buf = None
+            res = None
+            if b is not None and (not pruned or s.needed):
+                if n.pre_hooks:
+                    _run_pre_hooks(n, b)
+                if tnodes is not None and n in tnodes:
+                    for i in range(n.nout):
+                        if b[i] is not None and (n, i) in tset:
+                            captured[(n, i)] = b[i]
+                if not edges:
+                    if acc and type(n) is _AccumulateGrad:
+                        n.accumulate(b[0], _mode.enabled, owned)
+                else:
+                    if not pruned:
+                        needs = edges  # an edge (truthy) or None per input
+                        for e in edges:
+                            if e is not None:
+                                break
+                        else:
+                            needs = None
+                    else:
+                        needs = tuple([e is not None and (<_Slot>deps[e[0]]).needed
+                                       for e in edges])
+                        if True not in needs:
+                            needs = None
+                    if needs is not None:
+                        res = n.apply(b, needs, _mode.enabled)
+                        if not keep:
+                            n.release()
+            b = None
+            # n has run: its children may be ready now; pass on its cotangents
+            ne = len(edges)
+            fast = res is None or type(res) is tuple or type(res) is list
+            nr = len(res) if fast and res is not None else 0
+            it = None if fast else iter(res)
+            for k in range(ne):
+                e = edges[k]
+                g = None
+                if fast:
+                    if k < nr:
+                        g = res[k]
+                elif it is not None:
+                    try:
+                        g = next(it)
+                    except StopIteration:
+                        it = None
+                if e is None:
+                    continue
+                cs = <_Slot>deps[e[0]]
+                if g is not None:
+                    i = e[1]
+                    cb = cs.buf
+                    if cb is None:
+                        cb = cs.buf = [None] * cs.node.nout
+                        cb[i] = g
+                    elif cb[i] is None:
+                        cb[i] = g
+                    else:
+                        cb[i] = _add(cb[i], g)
+                cs.deps -= 1
+                if cs.deps == 0:
+                    ready.push(cs)
+    finally:
+        _set_mode(prev)
+    return captured
