@@ -116,8 +116,7 @@ class AccumulateGrad(Node):
     """The end of the graph at a leaf tensor that requires grad: adds into ``.grad``.
 
     The leaf keeps its accumulator (created once); the accumulator refers back to the
-    leaf weakly, so neither a leaf nor a ``.grad`` made with ``create_graph=True`` forms
-    a reference cycle.
+    leaf weakly, so the pair forms no reference cycle.
     """
 
     __slots__ = ("_ref",)
