@@ -219,14 +219,15 @@ def _as_tuple(x):
     return tuple(x) if isinstance(x, (tuple, list)) else (x,)
 
 
-def _root(op, t, i):
+def _graph_edge(op, t, i, what):
+    """``(node, output index)`` where a gradient for tensor ``t`` enters the graph."""
     if not isinstance(t, Tensor):
-        raise TypeError("tenferro.%s: expected tensors as outputs, got %s at position %d"
-                        % (op, type(t).__name__, i))
+        raise TypeError("tenferro.%s: %ss must be tensors, got %s at position %d"
+                        % (op, what, type(t).__name__, i))
     m = t._ad
     if m is None or not (m.requires_grad or m.grad_fn is not None):
-        raise RuntimeError("tenferro.%s: element %d of tensors does not require grad and does "
-                           "not have a grad_fn (shape %s, dtype %s)" % (op, i, t.shape, t.dtype))
+        raise RuntimeError("tenferro.%s: %s %d does not require grad and does not have a "
+                           "grad_fn (shape %s, dtype %s)" % (op, what, i, t.shape, t.dtype))
     return (m.grad_fn, m.output_nr) if m.grad_fn is not None else (accumulator(t), 0)
 
 
@@ -258,17 +259,7 @@ def _root_grad(op, t, g, i):
 
 
 def _targets(op, inputs):
-    ts = []
-    for i, x in enumerate(inputs):
-        if not isinstance(x, Tensor):
-            raise TypeError("tenferro.%s: inputs must be tensors, got %s at position %d"
-                            % (op, type(x).__name__, i))
-        m = x._ad
-        if m is None or not (m.requires_grad or m.grad_fn is not None):
-            raise RuntimeError("tenferro.%s: input %d does not require grad (shape %s)"
-                               % (op, i, x.shape))
-        ts.append((m.grad_fn, m.output_nr) if m.grad_fn is not None else (accumulator(x), 0))
-    return ts
+    return [_graph_edge(op, x, i, "input") for i, x in enumerate(inputs)]
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
@@ -278,7 +269,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     if len(grads) != len(tensors):
         raise ValueError("tenferro.backward: got %d gradients for %d tensors"
                          % (len(grads), len(tensors)))
-    roots = [_root("backward", t, i) for i, t in enumerate(tensors)]
+    roots = [_graph_edge("backward", t, i, "output") for i, t in enumerate(tensors)]
     cts = [_root_grad("backward", t, g, i) for i, (t, g) in enumerate(zip(tensors, grads))]
     keep = create_graph if retain_graph is None else retain_graph
     owned = {id(g) for g in cts}
@@ -311,7 +302,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                          % (len(grads), len(outputs)))
     if allow_unused is None:
         allow_unused = materialize_grads
-    roots = [_root("autograd.grad", t, i) for i, t in enumerate(outputs)]
+    roots = [_graph_edge("autograd.grad", t, i, "output") for i, t in enumerate(outputs)]
     cts = [_root_grad("autograd.grad", t, g, i) for i, (t, g) in enumerate(zip(outputs, grads))]
     targets = _targets("autograd.grad", inputs)
     keep = create_graph if retain_graph is None else retain_graph
