@@ -2,7 +2,6 @@
 from .. import random as _random
 from .._tensor import Tensor
 from ._engine import Node, _nonleaf_meta, detach, enable_grad, grad, is_grad_enabled, no_grad, accumulator
-from ._tree import tree_flatten, tree_unflatten
 
 __all__ = ["checkpoint", "checkpoint_sequential"]
 

@@ -432,7 +432,7 @@ def jacrev(f, argnums=0, has_aux=False, holomorphic=False):
     """The Jacobian by reverse mode, one VJP per output element; for output shape
     ``O`` and input shape ``I`` each block has shape ``O + I``."""
     def wrapped(*args, **kwargs):
-        from .._ops import moveaxis, reshape, zeros_like
+        from .._ops import zeros_like
 
         nums = _argnums("jacrev", argnums, len(args))
         g, dyn = _split(lambda *a: f(*a, **kwargs), args, nums)
