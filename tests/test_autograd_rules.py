@@ -113,3 +113,35 @@ def test_complex_sign_is_not_passed_off_as_piecewise_constant():
 def test_one_sided_clip_gives_the_bound_gradient_to_x():
     np.testing.assert_allclose(_g(lambda x: tf.clip(x, 1.0, None), [1.0, 0.0, 2.0]), [1, 0, 1])
     np.testing.assert_allclose(_g(lambda x: tf.clip(x, None, 1.0), [1.0, 0.0, 2.0]), [1, 1, 0])
+
+
+# -- random compositions ---------------------------------------------------------------
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+_UNARY_CHAIN = [tf.sin, tf.tanh, tf.exp, lambda v: v * v, lambda v: v * 0.5 + 1.0,
+                lambda v: tf.sum(v, axis=-1, keepdims=True) * v, lambda v: tf.flip(v, axis=0),
+                lambda v: tf.cumsum(v, axis=-1), lambda v: v.T.T[::-1] * 2.0,
+                lambda v: tf.concatenate([v[:1], v[1:] * 3.0]), lambda v: tf.logsumexp(v) - v]
+
+
+@settings(max_examples=int(__import__("os").environ.get("TF_HYP", 25)), deadline=None)
+@given(st.lists(st.integers(0, len(_UNARY_CHAIN) - 1), min_size=1, max_size=4),
+       st.sampled_from(["float64", "complex128"]), st.integers(0, 2**32 - 1))
+def test_random_compositions_against_finite_differences(ops, dtype, seed):
+    fns = [_UNARY_CHAIN[i] for i in ops]
+    if dtype == "complex128":  # logsumexp of complex and exp chains: keep values tame
+        fns = [f for f in fns if f is not tf.exp]
+        if not fns:
+            fns = [tf.sin]
+
+    def f(x):
+        for g in fns:
+            x = g(x)
+        return x
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-0.5, 0.5, (3, 2))
+    if dtype == "complex128":
+        x = x + 1j * rng.uniform(-0.5, 0.5, (3, 2))
+    autograd.gradcheck(f, (tf.asarray(x),), modes=("fwd", "rev", "eager"), order=2,
+                       atol=1e-5, rtol=1e-4)
