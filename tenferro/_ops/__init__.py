@@ -18,6 +18,8 @@ from .reduction import (sum, prod, max, min, amax, amin, any, all, argmax, argmi
                         cumsum, cumprod, mean, var, std)
 from .joining import concatenate, concat, stack, pad  # noqa: F401
 from .matmul import matmul, dot, vdot, outer  # noqa: F401
+from .einsum import (einsum, einsum_path, einsum_cache_info, einsum_cache_clear,  # noqa
+                     einsum_cache_resize)
 
 # NumPy ufuncs that dispatch to tenferro when called on tensors (Tensor.__array_ufunc__).
 NUMPY_UFUNCS = {n: globals()[n] for n in list(UNARY) + list(BINARY) if n in globals()}
@@ -30,4 +32,4 @@ __all__ = [n for n in globals() if not n.startswith("_") and n not in (
     "NotATensor", "NUMPY_UFUNCS", "UNARY", "BINARY", "inplace", "copy_into", "to_numpy",
     "store_out", "broadcast_shapes",
     "getitem", "setitem", "conversion", "creation", "elementwise", "shape", "indexing",
-    "reduction", "joining", "matmul_mod")]
+    "reduction", "joining", "matmul_mod", "einsum_mod")]
