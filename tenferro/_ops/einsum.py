@@ -258,10 +258,20 @@ def _plan(spec, shapes, optimize):
         plan.pre.append(pre)
         terms.append(labels)
     # opt_einsum's contraction order over the prepared terms
+    # symbols for opt_einsum: the user's letters where there are letters (so the report
+    # reads like the subscripts), fresh ones for '...' dimensions and integer labels
     symbol = {}
+    if isinstance(spec, str):
+        symbol = {l: chr(l) for t in terms for l in t if not isinstance(l, tuple)}
+        symbol.update({l: chr(l) for l in out if not isinstance(l, tuple)})
+    taken = set(symbol.values())
+    k = 0
     for l in [l for t in terms for l in t] + out:
         if l not in symbol:
-            symbol[l] = oe.get_symbol(len(symbol))
+            while oe.get_symbol(k) in taken:
+                k += 1
+            symbol[l] = oe.get_symbol(k)
+            taken.add(symbol[l])
     eq = ",".join("".join(symbol[l] for l in t) for t in terms) + "->" + \
         "".join(symbol[l] for l in dict.fromkeys(out))
     tshapes = [tuple(size[l] for l in t) for t in terms]
