@@ -206,11 +206,11 @@ class _Plan:
 
     def run(self, ops):
         ts = [self._prepare(t, p) for t, p in zip(ops, self.pre)]
-        for (i, j), step in zip(self.path, self.steps):
-            a, b = ts[i], ts[j]
-            for k in sorted((i, j), reverse=True):
+        for con, step in zip(self.path, self.steps):  # opt_einsum's order
+            args = [ts[i] for i in con]
+            for k in sorted(con, reverse=True):
                 del ts[k]
-            ts.append(step(a, b))
+            ts.append(step(args))
         return self.final(ts[0])
 
     @staticmethod
@@ -276,19 +276,18 @@ def _plan(spec, shapes, optimize):
         "".join(symbol[l] for l in dict.fromkeys(out))
     tshapes = [tuple(size[l] for l in t) for t in terms]
     if len(terms) == 1:
-        path, info = [], None
+        path, info = [(0,)], None
     else:
         path, info = oe.contract_path(eq, *tshapes, shapes=True, optimize=optimize)
     plan.path = [tuple(p) for p in path]
     plan.report = str(info) if info is not None else "  Complete contraction:  %s\n" % eq
     plan.steps = []
     cur = list(terms)
-    for i, j in plan.path:
-        a, b = cur[i], cur[j]
-        for k in sorted((i, j), reverse=True):
+    for con in plan.path:
+        group = [cur[i] for i in con]
+        for k in sorted(con, reverse=True):
             del cur[k]
-        keep = set(out).union(*[set(t) for t in cur])
-        step, labels = _pair_step(a, b, keep, size)
+        step, labels = _group_step(group, set(out).union(*[set(t) for t in cur]), size)
         plan.steps.append(step)
         cur.append(labels)
     plan.final = _final_step(cur[0], out, size)
@@ -311,6 +310,29 @@ def _apply_reshape(t, shape):
 
 def _apply_sum(t, axes):
     return t if not axes else _sum(t, axis=axes)
+
+
+def _group_step(group, keep, size):
+    """(function of the list of tensors of one contraction, the result's labels): one
+    operand alone sums what nothing else needs; several are folded pairwise."""
+    if len(group) == 1:
+        la = group[0]
+        axes = tuple(i for i, l in enumerate(la) if l not in keep)
+        labels = [l for l in la if l in keep]
+        return (lambda ts: _apply_sum(ts[0], axes)), labels
+    steps = []
+    cur = group[0]
+    for k in range(1, len(group)):
+        later = set().union(*[set(t) for t in group[k + 1:]])
+        step, cur = _pair_step(cur, group[k], keep | later, size)
+        steps.append(step)
+
+    def run(ts):
+        t = ts[0]
+        for step, u in zip(steps, ts[1:]):
+            t = step(t, u)
+        return t
+    return run, cur
 
 
 def _pair_step(la, lb, keep, size):
