@@ -1,5 +1,7 @@
 """Shared helpers of tenferro's public-API tests: data per dtype and domain, a per-dtype
 tolerance table, and a generator of memory layouts holding the same logical values."""
+import zlib
+
 import numpy as np
 import pytest
 
@@ -23,6 +25,12 @@ ATOL = {np.dtype("float32"): 1e-6, np.dtype("float64"): 1e-15,
 
 def rng(seed=0):
     return np.random.default_rng(seed)
+
+
+def stable_rng(*key):
+    """A generator seeded from ``key`` the same way in every run (``hash`` of a string
+    changes between processes, so it would make a test's data differ from run to run)."""
+    return np.random.default_rng(zlib.crc32(repr(key).encode()))
 
 
 def sample(gen, shape, dtype):

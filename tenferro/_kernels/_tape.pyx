@@ -128,15 +128,7 @@ cdef class Node:
     cdef object __weakref__
 
     def __init__(self, prim, params, primals, out, edges, nout=1):
-        self.prim = prim
-        self.params = params
-        self.primals = primals
-        self.out = out
-        self.edges = edges
-        self.nout = nout
-        self.pre_hooks = None
-        self.freed = False
-        self.epoch = _epoch()
+        _fill(self, prim, params, primals, out, edges, nout)
 
     @property
     def name(self):
@@ -238,17 +230,23 @@ cdef class ZeroNode(TapeNode):
         return tuple([_zeros_like(p) if n else None for p, n in zip(self.primals, needs)])
 
 
-cdef inline TapeNode _tape_node(bint zero, prim, params, primals, out, edges, Py_ssize_t nout,
-                                device):
-    cdef TapeNode n = (ZeroNode.__new__(ZeroNode) if zero else TapeNode.__new__(TapeNode))
+cdef inline void _fill(Node n, prim, params, primals, out, edges, Py_ssize_t nout):
+    """Every node's fields (``__init__`` and the tape's direct construction alike)."""
     n.prim = prim
     n.params = params
     n.primals = primals
     n.out = out
     n.edges = edges
     n.nout = nout
+    n.pre_hooks = None
     n.freed = False
     n.epoch = _epoch()
+
+
+cdef inline TapeNode _tape_node(bint zero, prim, params, primals, out, edges, Py_ssize_t nout,
+                                device):
+    cdef TapeNode n = (ZeroNode.__new__(ZeroNode) if zero else TapeNode.__new__(TapeNode))
+    _fill(n, prim, params, primals, out, edges, nout)
     n.device = device
     return n
 

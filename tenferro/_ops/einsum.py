@@ -22,7 +22,7 @@ import numpy as np
 from .. import _dtypes
 from .._primitive import bind
 from .._tensor import Tensor
-from ._common import to_tensor
+from ._common import common_device, to_tensor
 
 __all__ = ["einsum", "einsum_path", "einsum_cache_info", "einsum_cache_clear",
            "einsum_cache_resize"]
@@ -377,70 +377,68 @@ def _pair_step(la, lb, keep, size):
 
 
 def _final_step(labels, out, size):
-    """Permute to the output's order; embed labels repeated in the output as diagonals."""
-    uniq = list(dict.fromkeys(out))
-    perm = _perm([labels.index(l) for l in uniq])
+    """Permute to the output's order; embed labels repeated in the output as diagonals.
 
-    def embed(t, t_labels, want):
-        """``t`` (unique labels ``t_labels``) as the tensor with labels ``want``."""
+    Planned once: a list of (primitive, params) applied in turn."""
+    ops = []
+
+    def embed(want):
+        # the steps that turn the result (unique ``labels``) into labels ``want``
         for q, l in enumerate(want):
             p0 = want.index(l)
             if p0 != q:
                 break
         else:
-            return _apply_perm(t, _perm([t_labels.index(x) for x in want]))
+            ops.append((_permute_dims_p, _perm([labels.index(x) for x in want])))
+            return
         inner = want[:q] + want[q + 1:]  # position q is the diagonal partner of p0
-        t = embed(t, t_labels, inner)
+        embed(inner)
         # diagonal(result, 0, p0, q) = the other axes in order, then the diagonal
-        t = _apply_perm(t, _perm([i for i in range(len(inner)) if i != p0] + [p0]))
-        return bind(_diagonal_transpose_p, (t,), {
-            "offset": 0, "axis1": p0, "axis2": q, "shape": tuple(size[x] for x in want)})
+        ops.append((_permute_dims_p, _perm([i for i in range(len(inner)) if i != p0] + [p0])))
+        ops.append((_diagonal_transpose_p, {"offset": 0, "axis1": p0, "axis2": q,
+                                            "shape": tuple(size[x] for x in want)}))
 
-    if uniq == list(out):
-        return lambda t: _apply_perm(t, perm)
-    return lambda t: embed(t, labels, list(out))
+    embed(list(out))
+    ops = [(prim, params) for prim, params in ops if params is not None]
+
+    def final(t):
+        for prim, params in ops:
+            t = bind(prim, (t,), params)
+        return t
+    return final
 
 
 # -- entry points --------------------------------------------------------------------------
 
-def _opt_key(optimize):
-    if optimize is True:
-        return "auto"
-    if optimize is False or optimize is None:
-        return False
-    if isinstance(optimize, str):
-        return optimize
-    if isinstance(optimize, (list, tuple)):
-        path = [p for p in optimize if p != "einsum_path"]
-        return ("path",) + tuple(tuple(p) for p in path)
-    return ("object", id(optimize))
-
-
 def _oe_optimize(optimize):
-    """What opt_einsum's ``contract_path`` takes for tenferro's ``optimize``."""
+    """What opt_einsum's ``contract_path`` takes for tenferro's ``optimize``: a string,
+    a tuple path (both hashable: part of the plan cache key) or a PathOptimizer."""
     if optimize is True:
         return "auto"
     if optimize is False or optimize is None:
         return "greedy"  # one pair at a time, in opt_einsum's cheapest-first order
     if isinstance(optimize, (list, tuple)):
-        return [tuple(p) for p in optimize if p != "einsum_path"]
+        return tuple(tuple(p) for p in optimize if p != "einsum_path")
     return optimize
 
 
 def _get_plan(spec, ops, optimize, dtype):
     """The cached plan for these operands (and the dtypes to compute in and return)."""
-    key = (spec, tuple(t._data.shape for t in ops), tuple(t._data.dtype for t in ops),
-           _opt_key(optimize), dtype)
+    opt = _oe_optimize(optimize)
+    shapes = tuple(t._data.shape for t in ops)
+    key = None
+    if isinstance(opt, (str, tuple)):  # an optimizer object may be stateful: never cached
+        key = (spec, shapes, tuple(t._data.dtype for t in ops), opt, dtype)
     try:
-        plan = _cache.get(key)
-    except TypeError:  # an unhashable optimizer or label: no caching
+        plan = _cache.get(key) if key is not None else None
+    except TypeError:  # an unhashable label: no caching
         key, plan = None, None
     if plan is not None:
         _stats["hits"] += 1
         _cache.move_to_end(key)
         return plan
     _stats["misses"] += 1
-    plan = _plan(spec, key[1] if key else tuple(t.shape for t in ops), _oe_optimize(optimize))
+    plan = _plan(spec, shapes, opt)
     dt = _dtypes.dtype(dtype) if dtype is not None else _dtypes.result_type(*ops)
     plan.dtype = dt
     plan.work = _dtypes.int64 if dt.kind in "bi" else dt  # exact integer sums, cast at the end
@@ -460,12 +458,7 @@ def einsum(*args, optimize="auto", out=None, dtype=None):
     ops = [t if isinstance(t, Tensor) else to_tensor(t) for t in ops]
     if not ops:
         raise ValueError("tenferro.einsum: at least one operand is needed")
-    dev = ops[0]._device
-    for t in ops:
-        if t._device is not dev:
-            from .._errors import DeviceMismatchError
-
-            raise DeviceMismatchError("einsum", [o._device for o in ops])
+    common_device("einsum", ops)
     plan = _get_plan(spec, ops, optimize, dtype)
     work = plan.work
     ops = [t if t._data.dtype == work else t.astype(work) for t in ops]

@@ -148,8 +148,7 @@ def scatter_add_along_axis(shape, indices, values, axis):
 
 
 def _broadcast_values(op, values, shape):
-    if len(broadcast_shapes(op, values.shape, shape)) != len(shape) or \
-            broadcast_shapes(op, values.shape, shape) != shape:
+    if broadcast_shapes(op, values.shape, shape) != shape:
         raise ValueError("tenferro.%s: values of shape %s cannot be broadcast to %s"
                          % (op, values.shape, shape))
     return broadcast_to(values, shape)

@@ -1,8 +1,7 @@
 """Joining and padding: concatenate, stack, pad (all modes built from slices)."""
 from .. import _dtypes
-from .._errors import DeviceMismatchError
 from .._primitive import Primitive, bind
-from ._common import normalize_axis, to_tensor
+from ._common import common_device, normalize_axis, to_tensor
 from .shape import expand_dims, flip, reshape
 
 
@@ -20,10 +19,7 @@ def concatenate(tensors, axis=0, dtype=None):
     ts = [to_tensor(t) for t in tensors]
     if not ts:
         raise ValueError("tenferro.concatenate: need at least one tensor to concatenate")
-    dev = ts[0]._device
-    for t in ts:
-        if t._device is not dev:
-            raise DeviceMismatchError("concatenate", [t._device for t in ts])
+    common_device("concatenate", ts)
     if axis is None:
         ts = [reshape(t, (-1,)) for t in ts]
         axis = 0

@@ -1,7 +1,9 @@
 """Gradient checkpointing: drop a function's intermediates, recompute them in backward."""
-from .. import random as _random
+from .. import _primitive, random as _random
+from .._ops import positive, zeros_like
 from .._tensor import Tensor
-from ._engine import Node, _nonleaf_meta, detach, enable_grad, grad, is_grad_enabled, no_grad, accumulator
+from ._engine import (_FREED, Node, _nonleaf_meta, accumulator, detach, enable_grad, grad,
+                      is_grad_enabled, no_grad)
 
 __all__ = ["checkpoint", "checkpoint_sequential"]
 
@@ -23,8 +25,6 @@ class CheckpointNode(Node):
         return "CheckpointBackward"
 
     def apply(self, cts, needs, create_graph):
-        from .._ops import positive, zeros_like
-        from ._engine import _FREED
 
         if self.freed:
             raise RuntimeError(_FREED % self.name)
@@ -65,8 +65,6 @@ def checkpoint(f, *args, preserve_rng_state=True):
 
     Under the functional transforms (``grad``, ``jvp``, ...) ``f`` is simply called.
     """
-    from .. import _primitive
-
     tensors = [a for a in args if isinstance(a, Tensor)]
     if _primitive._interpreters or not is_grad_enabled() or not any(
             t._ad is not None and (t._ad.requires_grad or t._ad.grad_fn is not None)

@@ -13,6 +13,9 @@ JVP rules alongside the primal computation.
 import numpy as np
 
 from .. import _primitive
+from .._errors import DeviceMismatchError
+from .._ops import (asarray, astype, broadcast_to, moveaxis, ones_like, reshape, stack,
+                    zeros, zeros_like)
 from .._primitive import bind
 from .._tensor import Tensor
 from ._engine import InputNode, Node, check_zero_derivative, run_backward
@@ -105,8 +108,6 @@ def _inexact(t):
 
 def _fit_tangent(prim, t, out):
     """A JVP rule's result at the output's shape and dtype (a rule bug otherwise)."""
-    from .._ops import astype, broadcast_to
-
     if t.dtype != out.dtype:
         if t.dtype.kind == "c" and out.dtype.kind != "c":
             raise RuntimeError("tenferro internal error: the JVP of %s returned a complex "
@@ -180,8 +181,6 @@ def stop_gradient(x):
 # -- argument handling ---------------------------------------------------------------------
 
 def _as_tensor(op, v, what):
-    from .._ops import asarray
-
     if isinstance(v, Tensor):
         t = v
     elif isinstance(v, (int, float, complex, np.ndarray, np.generic)) and not isinstance(v, bool):
@@ -258,8 +257,6 @@ def vjp(f, *primals, has_aux=False):
         outs, out_tree, out_tracers, aux = _unwrap_out("vjp", out, trace, has_aux)
 
     def vjp_fn(ct):
-        from .._ops import zeros_like
-
         cts, ct_tree = tree_flatten(ct)
         if ct_tree != out_tree:
             raise ValueError("tenferro.vjp: the cotangent's structure %s does not match the "
@@ -282,16 +279,12 @@ def vjp(f, *primals, has_aux=False):
 
 
 def _check_like(op, what, c, o, i):
-    from .._ops import asarray
-
     if not isinstance(c, Tensor):
         c = asarray(c, dtype=o.dtype, device=o.device)
     if c.shape != o.shape:
         raise ValueError("tenferro.%s: %s %d has shape %s but the value it goes with has shape "
                          "%s" % (op, what, i, c.shape, o.shape))
     if c._device is not o._device:
-        from .._errors import DeviceMismatchError
-
         raise DeviceMismatchError(op, [o._device, c._device])
     if c.dtype != o.dtype:
         if c.dtype.kind == "c" and o.dtype.kind != "c" or not _inexact(c) and c.size:
@@ -307,8 +300,6 @@ def value_and_grad(f, argnums=0, has_aux=False):
     ``f`` must return a real scalar.  For complex inputs the gradient follows tenferro's
     convention, ``dL/dRe z + i dL/dIm z`` (PyTorch's; JAX's is its conjugate)."""
     def wrapped(*args, **kwargs):
-        from .._ops import ones_like
-
         nums = _argnums("grad", argnums, len(args))
         g, dyn = _split(lambda *a: f(*a, **kwargs), args, nums)
         res = vjp(g, *dyn, has_aux=has_aux)
@@ -364,8 +355,6 @@ def jvp(f, primals, tangents, has_aux=False):
         tracers = [JVPTracer(trace, p, t) for p, t in zip(flat, tflat)]
         out = f(*tree_unflatten(in_tree, tracers))
         outs, out_tree, out_tracers, aux = _unwrap_out("jvp", out, trace, has_aux)
-    from .._ops import zeros_like
-
     touts = [zeros_like(o) if tr is None else tr.tangent for o, tr in zip(outs, out_tracers)]
     res = (tree_unflatten(out_tree, outs), tree_unflatten(out_tree, touts))
     return res + (aux,) if has_aux else res
@@ -376,11 +365,9 @@ def linearize(f, *primals):
 
     Eager tenferro re-runs ``f`` in forward mode for each call of ``f_jvp``; the traced
     graphs of :mod:`tenferro.graph` evaluate the primal once."""
-    from .._ops import zeros_like
-
     flat, tree = tree_flatten(primals)
-    out = jvp(f, primals, tree_unflatten(tree, [zeros_like(_as_tensor("linearize", p, "primals"))
-                                                for p in flat]))[0]
+    primals = tree_unflatten(tree, [_as_tensor("linearize", p, "primals") for p in flat])
+    out = f(*primals)
 
     def f_jvp(*tangents):
         return jvp(f, primals, tangents)[1]
@@ -398,13 +385,9 @@ def hvp(f, primals, tangents):
 
 def _basis(x, k):
     """The ``k``-th unit tensor shaped like ``x``."""
-    from .._ops import zeros
-
-    e = np.zeros(x.size, dtype=x.dtype)
-    e[k] = 1
-    from .._ops import asarray
-
-    return asarray(e.reshape(x.shape), device=x.device) if x.size else zeros(x.shape, x.dtype)
+    e = np.zeros(x.shape, dtype=x.dtype)
+    e.flat[k] = 1
+    return asarray(e, device=x.device)
 
 
 def _check_real(op, values, holomorphic, what):
@@ -421,8 +404,6 @@ def _check_real(op, values, holomorphic, what):
 
 def _stack_jac(blocks, lead, trail):
     """Stack per-basis-vector results into a tensor of shape ``lead + trail``."""
-    from .._ops import reshape, stack, zeros
-
     if not blocks:
         return zeros(lead + trail)
     return reshape(stack(blocks, axis=0), lead + trail)
@@ -432,8 +413,6 @@ def jacrev(f, argnums=0, has_aux=False, holomorphic=False):
     """The Jacobian by reverse mode, one VJP per output element; for output shape
     ``O`` and input shape ``I`` each block has shape ``O + I``."""
     def wrapped(*args, **kwargs):
-        from .._ops import zeros_like
-
         nums = _argnums("jacrev", argnums, len(args))
         g, dyn = _split(lambda *a: f(*a, **kwargs), args, nums)
         res = vjp(g, *dyn, has_aux=has_aux)
@@ -468,8 +447,6 @@ def _inner(in_tree, blocks, argnums):
 def jacfwd(f, argnums=0, has_aux=False, holomorphic=False):
     """The Jacobian by forward mode, one JVP per input element (blocks ``O + I``)."""
     def wrapped(*args, **kwargs):
-        from .._ops import moveaxis, reshape, zeros_like
-
         nums = _argnums("jacfwd", argnums, len(args))
         g, dyn = _split(lambda *a: f(*a, **kwargs), args, nums)
         ins, in_tree = tree_flatten(dyn)

@@ -12,6 +12,7 @@ the same way, so second-order rules (rules of rules) are covered.
 """
 import numpy as np
 
+from .._ops import asarray, to_numpy, zeros_like
 from .._tensor import Tensor
 from ._engine import detach, enable_grad, grad as _autograd_grad, no_grad
 from ._functional import jvp, vjp
@@ -64,8 +65,6 @@ def gradcheck(f, args, modes=("fwd", "rev"), order=2, eps=None, atol=None, rtol=
 
 
 def _random_like(t, rng):
-    from .._ops import asarray
-
     v = rng.standard_normal(t.shape)
     if t.dtype.kind == "c":
         v = v + 1j * rng.standard_normal(t.shape)
@@ -73,8 +72,6 @@ def _random_like(t, rng):
 
 
 def _host(t):
-    from .._ops import to_numpy
-
     return np.asarray(to_numpy(t))
 
 
@@ -138,8 +135,6 @@ def _check(f, args, modes, order, k, given, rng, name):
 
 def _reverse(mode, f, args, cs, inexact):
     """Input cotangents of ``f`` at ``args`` for output cotangents ``cs``."""
-    from .._ops import zeros_like
-
     if mode == "rev":
         out, fn = vjp(f, *args)
         flat, tree = tree_flatten(out)
