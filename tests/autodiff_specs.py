@@ -290,6 +290,12 @@ spec("triu", lambda x: tf.triu(x, 1), (Arg((4, 3)),), BOTH, prims=("where",))
 spec("where_fixed_cond", lambda x, y: tf.where(_COND34, x, y), (Arg((3, 4)), Arg((4,))),
      BOTH, prims=("where",))
 
+# einsum (its own rules; tests/test_einsum.py checks many more expressions)
+spec("einsum_chain", lambda a, b, c: tf.einsum("ij,jk,kl->il", a, b, c),
+     (Arg((2, 3)), Arg((3, 2)), Arg((2, 3))), BOTH, prims=("einsum",))
+spec("einsum_trace_diag", lambda a, v: tf.einsum("iij,j->i", a, v),
+     (Arg((3, 3, 2)), Arg((2,))), BOTH, prims=("einsum",))
+
 # matmul
 spec("matmul_batched", lambda a, b: tf.matmul(a, b), (Arg((2, 3, 4)), Arg((2, 4, 5))),
      BOTH, prims=("matmul",))

@@ -964,6 +964,19 @@ GRAD = [
     (",ij->ij", [(), (2, 3)]),
     ("ai,ibj,jc->abc", [(2, 2), (2, 2, 3), (3, 2)]),
     ("ij,jk", [(2, 3), (3, 2)]),
+    # the dedicated VJP's edge cases: a diagonal beside another operand, a repeated
+    # label no other operand carries, labels summed inside one operand, size-1
+    # broadcasting on either side, ellipsis with a diagonal
+    ("ii,i->i", [(3, 3), (3,)]),
+    ("iij,j->", [(2, 2, 3), (3,)]),
+    ("iij,j->j", [(2, 2, 3), (3,)]),
+    ("ij->i", [(2, 3)]),
+    ("ijk,k->", [(2, 3, 2), (2,)]),
+    ("ij,j->ij", [(2, 1), (3,)]),
+    ("ij,kj->ik", [(2, 3), (1, 1)]),
+    ("...ii->...i", [(2, 3, 3)]),
+    ("i,i,i->i", [(3,), (3,), (3,)]),
+    ("ij,jk,kl,lm,mn->in", [(2, 3), (3, 2), (2, 2), (2, 3), (3, 2)]),
 ]
 
 
@@ -991,6 +1004,17 @@ def test_gradcheck_named(dtype):
     for opt in (False, "optimal", [(1, 2), (0, 1)]):
         autograd.gradcheck(lambda a, b, c: tf.einsum("ij,jk,kl->il", a, b, c, optimize=opt),
                            (a, b, c), modes=("fwd", "rev"), order=1)
+
+
+def test_einsum_is_one_node_with_its_own_rule():
+    # the tape records one einsum node (not its steps), and its VJP is itself an einsum
+    a = tf.tensor(random_array((2, 3), "float64", seed=1), requires_grad=True)
+    b = tf.tensor(random_array((3, 4), "float64", seed=2), requires_grad=True)
+    r = tf.einsum("ij,jk->ik", a, b)
+    assert r.grad_fn.name == "EinsumBackward"
+    assert {n.name for n, _ in r.grad_fn.next_functions} == {"AccumulateGrad"}
+    g = autograd.grad(r.sum(), [a], create_graph=True)[0]
+    assert g.grad_fn.name == "EinsumBackward"
 
 
 def test_gradient_values_of_matmul():

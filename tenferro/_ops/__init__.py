@@ -19,7 +19,7 @@ from .reduction import (sum, prod, max, min, amax, amin, any, all, argmax, argmi
 from .joining import concatenate, concat, stack, pad  # noqa: F401
 from .matmul import matmul, dot, vdot, outer  # noqa: F401
 from .einsum import (einsum, einsum_path, einsum_cache_info, einsum_cache_clear,  # noqa
-                     einsum_cache_resize)
+                     einsum_cache_resize, tensordot, inner, kron, trace)
 
 # NumPy ufuncs that dispatch to tenferro when called on tensors (Tensor.__array_ufunc__).
 NUMPY_UFUNCS = {n: globals()[n] for n in list(UNARY) + list(BINARY) if n in globals()}

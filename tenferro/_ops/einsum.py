@@ -1,31 +1,36 @@
 """``einsum``: NumPy's grammar, opt_einsum's contraction order, cached plans.
 
-A call is parsed once per (subscripts, shapes, dtypes, optimize) into a :class:`_Plan`
-kept in a bounded LRU cache (:func:`einsum_cache_info`).  A plan is a list of steps
-on tenferro primitives, so every einsum is differentiable by composition:
+A call is parsed once per (subscripts, shapes, dtypes, strides, optimize, device
+driver) into a :class:`_Plan` kept in a bounded LRU cache (:func:`einsum_cache_info`).
+The whole einsum is one primitive, ``einsum_p``, whose rules are einsums again; its
+plan runs on the driver's raw arrays:
 
 1. per operand: repeated labels become diagonals (strided views), size-1 axes of a
    broadcast label are dropped, labels found in this operand only (and not in the
    output) are summed;
-2. pairs are contracted in opt_einsum's order (``optimize=``), each as one batched
-   matrix product ``[batch, M, K] @ [batch, K, N]`` after a permutation of each side
-   (views where the strides allow) -- or, with no label to contract, as a broadcast
-   product (outer and Hadamard products);
-3. the result is permuted to the output's order, and labels repeated in the output
-   (``i->ii``, which NumPy rejects) are embedded as diagonals of zeros.
+2. groups are contracted in opt_einsum's order (``optimize=``), pair by pair, each as
+   the driver's grouped contraction ``[batch, M, K] x [batch, K, N]`` (on the CPU one
+   Cython call: axis groups folded into BLAS strides where the layout allows, one
+   blocked copy of an operand where it does not) -- or, with no label to contract, as
+   a broadcast product (outer and Hadamard products);
+3. the result is permuted to the output's order (a view), and labels repeated in the
+   output (``i->ii``, which NumPy rejects) are embedded as diagonals of zeros.
 """
 import collections
+import operator
 import string
 
 import numpy as np
 
 from .. import _dtypes
-from .._primitive import bind
-from .._tensor import Tensor
-from ._common import common_device, to_tensor
+from .._primitive import Primitive, bind
+from .._tensor import Tensor, _wrap
+from ._common import common_device, normalize_axis, to_tensor
+from .reduction import sum as _sum
+from .shape import diagonal
 
 __all__ = ["einsum", "einsum_path", "einsum_cache_info", "einsum_cache_clear",
-           "einsum_cache_resize"]
+           "einsum_cache_resize", "tensordot", "inner", "kron", "trace"]
 
 _ELL = "..."
 
@@ -198,68 +203,151 @@ def _sizes(ins, shapes):
 
 
 # -- planning ----------------------------------------------------------------------------
+#
+# A plan is built once per signature for one device driver and runs on the driver's raw
+# arrays (no Tensor, no bind per step): the whole einsum is one primitive, ``einsum_p``,
+# whose derivative rules are einsums again (tenferro/autograd/_rules/einsum.py).
+#
+# While planning, each intermediate carries its *layout*: its labels from the largest
+# stride to the smallest.  Inside a group of labels (M, K or N of a pairwise product)
+# the order follows the layout, so that the group folds into one matrix dimension
+# without a copy whenever the strides allow it (the kernel checks, and copies otherwise).
 
 class _Plan:
     """The steps of one einsum, replayable on any operands of the same signature."""
 
-    __slots__ = ("pre", "steps", "final", "path", "report", "dtype", "work")
+    __slots__ = ("pre", "steps", "final", "path", "report", "dtype", "work", "shape",
+                 "params", "__weakref__")
 
-    def run(self, ops):
-        ts = [self._prepare(t, p) for t, p in zip(ops, self.pre)]
+    def run(self, xs):
+        """The result (a device array) for the operands' device arrays ``xs``."""
+        xs = [x if f is None else f(x) for f, x in zip(self.pre, xs)]
         for con, step in zip(self.path, self.steps):  # opt_einsum's order
-            args = [ts[i] for i in con]
+            args = [xs[i] for i in con]
             for k in sorted(con, reverse=True):
-                del ts[k]
-            ts.append(step(args))
-        return self.final(ts[0])
+                del xs[k]
+            xs.append(step(args))
+        return self.final(xs[0])
 
-    @staticmethod
-    def _prepare(t, pre):
-        for kind, arg in pre:
-            if kind == "diag":
-                t = bind(_diagonal_p, (t,), {"offset": 0, "axis1": arg[0], "axis2": arg[1]})
-            elif kind == "reshape":
-                t = _apply_reshape(t, arg)
-            elif kind == "sum":
-                t = _sum(t, axis=arg)
-        return t
+    def __repr__(self):
+        return "<einsum plan %s>" % self.report.splitlines()[0].strip()
 
 
-def _plan(spec, shapes, optimize):
+def _layout(labels, strides):
+    """Labels from the outermost (largest stride) to the innermost axis."""
+    return [l for _, _, l in sorted(zip([-abs(s) for s in strides], range(len(labels)),
+                                        labels))]
+
+
+def _ordered(labels, layout):
+    return sorted(labels, key=layout.index)
+
+
+def _ops_of(driver, names):
+    """The driver's implementations of ``names`` (UnsupportedOperation for a missing
+    one, at planning time: before anything runs)."""
+    return [driver.lookup(n, driver.name) for n in names]
+
+
+def _prepare_step(labels, shape, strides, size, counts, out_set, fns, dt):
+    """(function of the operand's device array or None, its labels, its layout): repeated
+    labels become diagonals (views), size-1 axes of broadcast labels are dropped, labels
+    found in this operand only (and not in the output) are summed."""
+    diagonal, reshape, total = fns
+    labels, shape, strides = list(labels), list(shape), list(strides)
+    ops = []
+    while len(set(labels)) != len(labels):  # repeated label: its diagonal (a view)
+        l = next(l for l in labels if labels.count(l) > 1)
+        p = labels.index(l)
+        q = labels.index(l, p + 1)
+        ops.append((diagonal, {"offset": 0, "axis1": p, "axis2": q}))
+        n, s = min(shape[p], shape[q]), strides[p] + strides[q]
+        keep = [i for i in range(len(labels)) if i not in (p, q)]
+        labels = [labels[i] for i in keep] + [l]
+        shape = [shape[i] for i in keep] + [n]
+        strides = [strides[i] for i in keep] + [s]
+    drop = [i for i, (l, n) in enumerate(zip(labels, shape)) if n == 1 and size[l] != 1]
+    if drop:  # a size-1 axis broadcast against a longer one: independent of that label
+        keep = [i for i in range(len(labels)) if i not in drop]
+        labels = [labels[i] for i in keep]
+        shape = [shape[i] for i in keep]
+        strides = [strides[i] for i in keep]
+        ops.append((reshape, {"shape": tuple(shape), "copy": None}))
+    layout = _layout(labels, strides)
+    own = tuple(i for i, l in enumerate(labels) if counts[l] == 1 and l not in out_set)
+    if own:
+        ops.append((total, {"axes": own, "out_dtype": dt}))
+        labels = [l for i, l in enumerate(labels) if i not in own]
+        layout = list(labels)  # the reduction's result is C-contiguous
+    return _chain(ops), labels, layout
+
+
+def _chain(ops):
+    """One function applying ``(fn, params)`` pairs in turn (None for no op)."""
+    if not ops:
+        return None
+    if len(ops) == 1:
+        (f, kw), = ops
+        return lambda x: f(x, **kw)
+
+    def run(x):
+        for f, kw in ops:
+            x = f(x, **kw)
+        return x
+    return run
+
+
+def _plan(spec, shapes, strides, optimize, driver, dt):
     import opt_einsum as oe
 
     ins, out = _parse(spec, shapes)
     size = _sizes(ins, shapes)
     out_set = set(out)
     counts = collections.Counter(l for labels in ins for l in set(labels))
+    fns = _ops_of(driver, ("diagonal", "reshape", "sum"))
     plan = _Plan()
-    plan.pre = []
-    terms = []
-    for labels, shape in zip(ins, shapes):
-        labels, shape = list(labels), list(shape)
-        pre = []
-        while len(set(labels)) != len(labels):  # repeated label: its diagonal (a view)
-            l = next(l for l in labels if labels.count(l) > 1)
-            p = labels.index(l)
-            q = labels.index(l, p + 1)
-            pre.append(("diag", (p, q)))
-            n = min(shape[p], shape[q])
-            labels = [x for i, x in enumerate(labels) if i not in (p, q)] + [l]
-            shape = [x for i, x in enumerate(shape) if i not in (p, q)] + [n]
-        drop = [i for i, (l, n) in enumerate(zip(labels, shape)) if n == 1 and size[l] != 1]
-        if drop:  # a size-1 axis broadcast against a longer one: independent of that label
-            labels = [l for i, l in enumerate(labels) if i not in drop]
-            shape = [n for i, n in enumerate(shape) if i not in drop]
-            pre.append(("reshape", tuple(shape)))
-        own = tuple(i for i, l in enumerate(labels) if counts[l] == 1 and l not in out_set)
-        if own:
-            pre.append(("sum", own))
-            labels = [l for i, l in enumerate(labels) if i not in own]
-        plan.pre.append(pre)
+    plan.pre, terms, layouts = [], [], []
+    for labels, shape, st in zip(ins, shapes, strides):
+        f, labels, layout = _prepare_step(labels, shape, st, size, counts, out_set, fns, dt)
+        plan.pre.append(f)
         terms.append(labels)
-    # opt_einsum's contraction order over the prepared terms
-    # symbols for opt_einsum: the user's letters where there are letters (so the report
-    # reads like the subscripts), fresh ones for '...' dimensions and integer labels
+        layouts.append(layout)
+    eq, symbol = _oe_equation(spec, terms, out)
+    tshapes = [tuple(size[l] for l in t) for t in terms]
+    if len(terms) == 1:
+        path, info = [(0,)], None
+    else:
+        path, info = oe.contract_path(eq, *tshapes, shapes=True, optimize=optimize)
+    plan.path = [tuple(p) for p in path]
+    plan.report = str(info) if info is not None else "  Complete contraction:  %s\n" % eq
+    plan.steps = []
+    cur = list(zip(terms, layouts))
+    for con in plan.path:
+        group = [cur[i] for i in con]
+        for k in sorted(con, reverse=True):
+            del cur[k]
+        keep = out_set.union(*[set(t) for t, _ in cur])
+        step, res = _group_step(group, keep, size, driver, dt)
+        plan.steps.append(step)
+        cur.append(res)
+    plan.final = _final_step(cur[0][0], out, size, driver)
+    plan.shape = tuple(size[l] for l in out)
+    # the primitive's parameters: labels renumbered 0, 1, ... (the rules' interleaved
+    # einsums), and the plan itself
+    number = {}
+    for l in [l for t in ins for l in t] + out:
+        number.setdefault(l, len(number))
+    plan.params = {"ins": tuple(tuple(number[l] for l in t) for t in ins),
+                   "out": tuple(number[l] for l in out), "plan": plan}
+    return plan
+
+
+def _oe_equation(spec, terms, out):
+    """opt_einsum's equation for the prepared terms: the user's letters where there are
+    letters (so the report reads like the subscripts), fresh symbols for '...'
+    dimensions and integer labels."""
+    import opt_einsum as oe
+
     symbol = {}
     if isinstance(spec, str):
         symbol = {l: chr(l) for t in terms for l in t if not isinstance(l, tuple)}
@@ -274,112 +362,122 @@ def _plan(spec, shapes, optimize):
             taken.add(symbol[l])
     eq = ",".join("".join(symbol[l] for l in t) for t in terms) + "->" + \
         "".join(symbol[l] for l in dict.fromkeys(out))
-    tshapes = [tuple(size[l] for l in t) for t in terms]
-    if len(terms) == 1:
-        path, info = [(0,)], None
-    else:
-        path, info = oe.contract_path(eq, *tshapes, shapes=True, optimize=optimize)
-    plan.path = [tuple(p) for p in path]
-    plan.report = str(info) if info is not None else "  Complete contraction:  %s\n" % eq
-    plan.steps = []
-    cur = list(terms)
-    for con in plan.path:
-        group = [cur[i] for i in con]
-        for k in sorted(con, reverse=True):
-            del cur[k]
-        step, labels = _group_step(group, set(out).union(*[set(t) for t in cur]), size)
-        plan.steps.append(step)
-        cur.append(labels)
-    plan.final = _final_step(cur[0], out, size)
-    return plan
+    return eq, symbol
 
 
 def _perm(perm):
-    """A permutation step (``None`` for the identity)."""
+    """Axes for ``permute_dims`` (``None`` for the identity)."""
     perm = tuple(perm)
-    return None if perm == tuple(range(len(perm))) else {"axes": perm}
+    return None if perm == tuple(range(len(perm))) else perm
 
 
-def _apply_perm(t, params):
-    return t if params is None else bind(_permute_dims_p, (t,), params)
-
-
-def _apply_reshape(t, shape):
-    return t if t._data.shape == shape else bind(_reshape_p, (t,), {"shape": shape, "copy": None})
-
-
-def _apply_sum(t, axes):
-    return t if not axes else _sum(t, axis=axes)
-
-
-def _group_step(group, keep, size):
-    """(function of the list of tensors of one contraction, the result's labels): one
-    operand alone sums what nothing else needs; several are folded pairwise."""
+def _group_step(group, keep, size, driver, dt):
+    """(function of the list of device arrays of one contraction, (result labels,
+    layout)): one operand alone sums what nothing else needs; several are folded
+    pairwise."""
     if len(group) == 1:
-        la = group[0]
+        (la, lay), = group
         axes = tuple(i for i, l in enumerate(la) if l not in keep)
         labels = [l for l in la if l in keep]
-        return (lambda ts: _apply_sum(ts[0], axes)), labels
+        if not axes:
+            return (lambda xs: xs[0]), (labels, lay)
+        total, = _ops_of(driver, ("sum",))
+        return (lambda xs: total(xs[0], axes=axes, out_dtype=dt)), (labels, labels)
     steps = []
     cur = group[0]
     for k in range(1, len(group)):
-        later = set().union(*[set(t) for t in group[k + 1:]])
-        step, cur = _pair_step(cur, group[k], keep | later, size)
+        later = set().union(*[set(t) for t, _ in group[k + 1:]])
+        step, cur = _pair_step(cur, group[k], keep | later, size, driver, dt)
         steps.append(step)
+    if len(steps) == 1:
+        s0, = steps
+        return (lambda xs: s0(xs[0], xs[1])), cur
 
-    def run(ts):
-        t = ts[0]
-        for step, u in zip(steps, ts[1:]):
-            t = step(t, u)
-        return t
+    def run(xs):
+        x = xs[0]
+        for step, y in zip(steps, xs[1:]):
+            x = step(x, y)
+        return x
     return run, cur
 
 
-def _pair_step(la, lb, keep, size):
-    """(function contracting tensors with labels la and lb, the result's labels)."""
+def _pair_step(a, b, keep, size, driver, dt):
+    """(function contracting the device arrays of terms ``a`` and ``b``, (result labels,
+    layout)); a term is (labels, layout)."""
+    (la, lay_a), (lb, lay_b) = a, b
     sa, sb = set(la), set(lb)
     # labels of one side that nothing else needs: summed first
     ra = tuple(i for i, l in enumerate(la) if l not in sb and l not in keep)
     rb = tuple(i for i, l in enumerate(lb) if l not in sa and l not in keep)
-    la = [l for i, l in enumerate(la) if i not in ra]
-    lb = [l for i, l in enumerate(lb) if i not in rb]
-    batch = [l for l in la if l in sb and l in keep]
-    contract = [l for l in la if l in sb and l not in keep]
-    left = [l for l in la if l not in sb]
-    right = [l for l in lb if l not in sa]
+    if ra:
+        la = lay_a = [l for i, l in enumerate(la) if i not in ra]
+    if rb:
+        lb = lay_b = [l for i, l in enumerate(lb) if i not in rb]
     n = lambda ls: int(np.prod([size[l] for l in ls], dtype=np.int64))  # noqa: E731
-    if not contract:
-        # outer / Hadamard-like: a broadcast product in the order batch, left, right
-        res = batch + left + right
+    # group orders follow the layouts: M and batch a's, N b's, K the larger operand's
+    batch = _ordered([l for l in la if l in sb and l in keep], lay_a)
+    contract = _ordered([l for l in la if l in sb and l not in keep],
+                        lay_a if n(la) >= n(lb) else lay_b)
+    left = _ordered([l for l in la if l not in sb], lay_a)
+    right = _ordered([l for l in lb if l not in sa], lay_b)
+    res = batch + left + right
+    permute, total = _ops_of(driver, ("permute_dims", "sum"))
+    sum_a = _chain([(total, {"axes": ra, "out_dtype": dt})] if ra else [])
+    sum_b = _chain([(total, {"axes": rb, "out_dtype": dt})] if rb else [])
+    if contract:
+        pa = _perm([la.index(l) for l in batch + left + contract])
+        pb = _perm([lb.index(l) for l in batch + contract + right])
+        product = _contraction(driver, tuple(map(len, (batch, left, contract, right))),
+                               tuple(map(n, (batch, left, contract, right))),
+                               tuple(size[l] for l in res))
+    else:  # outer / Hadamard-like: a broadcast product in the order batch, left, right
         pa = _perm([la.index(l) for l in batch + left])
         pb = _perm([lb.index(l) for l in batch + right])
         sha = tuple(size[l] for l in batch + left) + (1,) * len(right)
         shb = tuple(size[l] for l in batch) + (1,) * len(left) + tuple(size[l] for l in right)
+        reshape, multiply = _ops_of(driver, ("reshape", "multiply"))
 
-        def step(a, b):
-            a = _apply_reshape(_apply_perm(_apply_sum(a, ra), pa), sha)
-            b = _apply_reshape(_apply_perm(_apply_sum(b, rb), pb), shb)
-            return _multiply(a, b)
-        return step, res
-    pa = _perm([la.index(l) for l in batch + left + contract])
-    pb = _perm([lb.index(l) for l in batch + contract + right])
-    B, M, K, N = n(batch), n(left), n(contract), n(right)
-    res = batch + left + right
-    shape = tuple(size[l] for l in res)
+        def product(x, y):
+            x = reshape(x, shape=sha, copy=None)
+            y = reshape(y, shape=shb, copy=None)
+            return multiply(x, y, out_dtype=dt)
 
-    ash, bsh = ((B, M, K), (B, K, N)) if batch else ((M, K), (K, N))
-
-    def step(a, b):
-        a = _apply_reshape(_apply_perm(_apply_sum(a, ra), pa), ash)
-        b = _apply_reshape(_apply_perm(_apply_sum(b, rb), pb), bsh)
-        return _apply_reshape(bind(_matmul_p, (a, b), {}), shape)
-    return step, res
+    def step(x, y):
+        if sum_a is not None:
+            x = sum_a(x)
+        if sum_b is not None:
+            y = sum_b(y)
+        if pa is not None:
+            x = permute(x, axes=pa)
+        if pb is not None:
+            y = permute(y, axes=pb)
+        return product(x, y)
+    return step, (res, res)
 
 
-def _final_step(labels, out, size):
+def _contraction(driver, groups, dims, shape):
+    """``f(a, b)`` for ``a`` in [batch, M, K] and ``b`` in [batch, K, N] axis groups
+    (``groups`` their numbers of axes, ``dims`` the groups' sizes (B, M, K, N)): the
+    driver's grouped ``contract`` when it has one, else a reshape to (batched) matrices
+    around its ``matmul``."""
+    nb, nm, nk, nn = groups
+    contract = driver.implementations.get("contract")
+    if contract is not None:
+        return lambda x, y: contract(x, y, nb=nb, nm=nm, nk=nk, nn=nn)
+    reshape, matmul = _ops_of(driver, ("reshape", "matmul"))
+    B, M, K, N = dims
+    sha, shb = ((B, M, K), (B, K, N)) if nb else ((M, K), (K, N))
+
+    def run(x, y):
+        z = matmul(reshape(x, shape=sha, copy=None), reshape(y, shape=shb, copy=None))
+        return reshape(z, shape=shape, copy=None)
+    return run
+
+
+def _final_step(labels, out, size, driver):
     """Permute to the output's order; embed labels repeated in the output as diagonals.
-
-    Planned once: a list of (primitive, params) applied in turn."""
+    Planned once: a function of the last intermediate's device array."""
+    permute, embed_diag = _ops_of(driver, ("permute_dims", "diagonal_transpose"))
     ops = []
 
     def embed(want):
@@ -389,26 +487,38 @@ def _final_step(labels, out, size):
             if p0 != q:
                 break
         else:
-            ops.append((_permute_dims_p, _perm([labels.index(x) for x in want])))
+            ops.append((permute, _perm([labels.index(x) for x in want])))
             return
         inner = want[:q] + want[q + 1:]  # position q is the diagonal partner of p0
         embed(inner)
         # diagonal(result, 0, p0, q) = the other axes in order, then the diagonal
-        ops.append((_permute_dims_p, _perm([i for i in range(len(inner)) if i != p0] + [p0])))
-        ops.append((_diagonal_transpose_p, {"offset": 0, "axis1": p0, "axis2": q,
-                                            "shape": tuple(size[x] for x in want)}))
+        ops.append((permute, _perm([i for i in range(len(inner)) if i != p0] + [p0])))
+        ops.append((embed_diag, {"offset": 0, "axis1": p0, "axis2": q,
+                                 "shape": tuple(size[x] for x in want)}))
 
     embed(list(out))
-    ops = [(prim, params) for prim, params in ops if params is not None]
-
-    def final(t):
-        for prim, params in ops:
-            t = bind(prim, (t,), params)
-        return t
-    return final
+    return _chain([(f, kw if f is not permute else {"axes": kw})
+                   for f, kw in ops if kw is not None]) or (lambda x: x)
 
 
-# -- entry points --------------------------------------------------------------------------
+# -- the primitive and the entry points ---------------------------------------------------
+
+def _einsum_aval(*avals, ins, out, plan):
+    return plan.shape, avals[0][1]
+
+
+einsum_p = Primitive("einsum", _einsum_aval,
+                     doc="Einstein summation of operands of one dtype (params: ins, out -- "
+                         "the labels renumbered 0, 1, ... per operand and of the output -- "
+                         "and plan, the cached execution plan for these shapes).")
+
+
+def _einsum_impl(*xs, ins, out, plan):
+    return _wrap(plan.run([x._data for x in xs]), xs[0]._device)
+
+
+einsum_p.impl = _einsum_impl
+
 
 def _oe_optimize(optimize):
     """What opt_einsum's ``contract_path`` takes for tenferro's ``optimize``: a string,
@@ -422,13 +532,15 @@ def _oe_optimize(optimize):
     return optimize
 
 
-def _get_plan(spec, ops, optimize, dtype):
+def _get_plan(spec, ops, optimize, dtype, driver):
     """The cached plan for these operands (and the dtypes to compute in and return)."""
     opt = _oe_optimize(optimize)
-    shapes = tuple(t._data.shape for t in ops)
+    datas = [t._data for t in ops]
+    shapes = tuple([x.shape for x in datas])
+    strides = tuple([x.strides for x in datas])
     key = None
     if isinstance(opt, (str, tuple)):  # an optimizer object may be stateful: never cached
-        key = (spec, shapes, tuple(t._data.dtype for t in ops), opt, dtype)
+        key = (spec, shapes, tuple([x.dtype for x in datas]), strides, opt, dtype, driver)
     try:
         plan = _cache.get(key) if key is not None else None
     except TypeError:  # an unhashable label: no caching
@@ -438,10 +550,10 @@ def _get_plan(spec, ops, optimize, dtype):
         _cache.move_to_end(key)
         return plan
     _stats["misses"] += 1
-    plan = _plan(spec, shapes, opt)
     dt = _dtypes.dtype(dtype) if dtype is not None else _dtypes.result_type(*ops)
-    plan.dtype = dt
-    plan.work = _dtypes.int64 if dt.kind in "bi" else dt  # exact integer sums, cast at the end
+    work = _dtypes.int64 if dt.kind in "bi" else dt  # exact integer sums, cast at the end
+    plan = _plan(spec, shapes, strides, opt, driver, work)
+    plan.dtype, plan.work = dt, work
     if key is not None and _stats["maxsize"]:
         _cache[key] = plan
         if len(_cache) > _stats["maxsize"]:
@@ -453,16 +565,16 @@ def einsum(*args, optimize="auto", out=None, dtype=None):
     """Einstein summation with NumPy's grammar (``tenferro.einsum('ij,jk->ik', a, b)``
     or the interleaved ``einsum(a, [0, 1], b, [1, 2], [0, 2])``), plus diagonal
     embedding (``'i->ii'``).  ``optimize``: False, "auto", "greedy", "optimal", "dp",
-    an explicit path, or an opt_einsum PathOptimizer."""
+    an explicit path, an opt_einsum PathOptimizer or a cotengra optimizer."""
     spec, ops = _split_operands(args)
     ops = [t if isinstance(t, Tensor) else to_tensor(t) for t in ops]
     if not ops:
         raise ValueError("tenferro.einsum: at least one operand is needed")
-    common_device("einsum", ops)
-    plan = _get_plan(spec, ops, optimize, dtype)
+    dev = common_device("einsum", ops)
+    plan = _get_plan(spec, ops, optimize, dtype, dev.driver)
     work = plan.work
     ops = [t if t._data.dtype == work else t.astype(work) for t in ops]
-    r = plan.run(ops)
+    r = bind(einsum_p, ops, plan.params)
     dt = plan.dtype
     if dt == _dtypes.bool_:
         r = r != 0
@@ -479,13 +591,87 @@ def einsum_path(*args, optimize="greedy"):
     """``(path, report)`` as ``numpy.einsum_path``: the pairwise contraction order
     (``['einsum_path', (i, j), ...]``) and a readable description of it."""
     spec, ops = _split_operands(args)
-    shapes = tuple(tuple(np.shape(t)) if not isinstance(t, Tensor) else t.shape for t in ops)
-    plan = _plan(spec, shapes, _oe_optimize(optimize))
+    ops = [t if isinstance(t, Tensor) else to_tensor(t) for t in ops]
+    dev = common_device("einsum_path", ops)
+    plan = _plan(spec, tuple(t.shape for t in ops), tuple(t._data.strides for t in ops),
+                 _oe_optimize(optimize), dev.driver, _dtypes.result_type(*ops))
     return ["einsum_path"] + list(plan.path), plan.report
 
 
-from .shape import diagonal_p as _diagonal_p, diagonal_transpose_p as _diagonal_transpose_p  # noqa
-from .shape import reshape_p as _reshape_p, permute_dims_p as _permute_dims_p  # noqa: E402
-from .reduction import sum as _sum  # noqa: E402
-from .elementwise import multiply as _multiply  # noqa: E402
-from .matmul import matmul_p as _matmul_p  # noqa: E402
+# -- contractions on the einsum engine -------------------------------------------------------
+
+def _tensors(op, a, b):
+    a = to_tensor(a)
+    b = to_tensor(b, device=a.device)
+    common_device(op, [a, b])
+    return a, b
+
+
+def tensordot(a, b, axes=2):
+    """NumPy's ``tensordot``: ``axes`` an int N (the last N axes of ``a`` with the first N
+    of ``b``) or a pair of axis sequences; one pairwise step of the einsum engine."""
+    a, b = _tensors("tensordot", a, b)
+    try:
+        n = operator.index(axes)
+    except TypeError:
+        try:
+            xa, xb = axes
+        except (TypeError, ValueError):
+            raise TypeError("tenferro.tensordot: axes must be an int or a pair of axis "
+                            "sequences, got %r" % (axes,)) from None
+        xa = [xa] if np.ndim(xa) == 0 else list(xa)
+        xb = [xb] if np.ndim(xb) == 0 else list(xb)
+    else:
+        if n < 0 or n > min(a.ndim, b.ndim):
+            raise ValueError("tenferro.tensordot: axes=%d is out of range for operands of "
+                             "%d and %d dimensions" % (n, a.ndim, b.ndim))
+        xa, xb = list(range(a.ndim - n, a.ndim)), list(range(n))
+    if len(xa) != len(xb):
+        raise ValueError("tenferro.tensordot: axes of a %s and of b %s differ in number"
+                         % (xa, xb))
+    xa = [normalize_axis("tensordot", i, a.ndim) for i in xa]
+    xb = [normalize_axis("tensordot", i, b.ndim) for i in xb]
+    if len(set(xa)) != len(xa) or len(set(xb)) != len(xb):
+        raise ValueError("tenferro.tensordot: repeated axis in axes %r" % (axes,))
+    for i, j in zip(xa, xb):
+        if a.shape[i] != b.shape[j]:
+            raise ValueError("tenferro.tensordot: shape mismatch for sum: axis %d of a "
+                             "(shape %s) has %d elements, axis %d of b (shape %s) has %d"
+                             % (i, a.shape, a.shape[i], j, b.shape, b.shape[j]))
+    la = list(range(a.ndim))
+    lb = list(range(a.ndim, a.ndim + b.ndim))
+    for i, j in zip(xa, xb):
+        lb[j] = la[i]
+    out = [l for i, l in enumerate(la) if i not in xa] + \
+        [l for j, l in enumerate(lb) if j not in xb]
+    return einsum(a, la, b, lb, out)
+
+
+def inner(a, b):
+    """NumPy's ``inner``: the sum over the last axes (scalars multiply)."""
+    a, b = _tensors("inner", a, b)
+    if a.ndim == 0 or b.ndim == 0:
+        return a * b
+    if a.shape[-1] != b.shape[-1]:
+        raise ValueError("tenferro.inner: the last dimensions differ: shapes %s and %s "
+                         "(%d != %d)" % (a.shape, b.shape, a.shape[-1], b.shape[-1]))
+    return tensordot(a, b, ([-1], [-1]))
+
+
+def kron(a, b):
+    """NumPy's ``kron``: the Kronecker product (block ``i`` of the result is
+    ``a[i] * b``), the operands padded to the same number of dimensions."""
+    a, b = _tensors("kron", a, b)
+    nd = max(a.ndim, b.ndim)
+    a = a.reshape((1,) * (nd - a.ndim) + a.shape)
+    b = b.reshape((1,) * (nd - b.ndim) + b.shape)
+    interleaved = [l for i in range(nd) for l in (i, nd + i)]
+    r = einsum(a, list(range(nd)), b, list(range(nd, 2 * nd)), interleaved)
+    return r.reshape(tuple(m * n for m, n in zip(a.shape, b.shape)))
+
+
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None):
+    """NumPy's ``trace``: sums of the diagonals of the (axis1, axis2) planes (a strided
+    diagonal view and one reduction, as einsum's ``'ii->'``)."""
+    a = to_tensor(a)
+    return _sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)

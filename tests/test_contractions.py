@@ -1,0 +1,181 @@
+"""``tensordot``, ``inner``, ``kron`` and ``trace`` (on the einsum engine) against NumPy,
+their errors and gradients; einsum with a cotengra optimizer; einsum on a driver
+without a grouped ``contract`` (the reshape + ``matmul`` route)."""
+import numpy as np
+import pytest
+
+import tenferro as tf
+from tenferro import autograd
+
+from conftest import assert_close, random_array
+
+DTYPES = ["float32", "float64", "complex64", "complex128", "int32", "int64", "bool"]
+
+
+def _tol(dtype):
+    d = np.dtype(dtype)
+    return {} if d.kind in "biu" else ({"rtol": 1e-4, "atol": 1e-5} if d.itemsize <= 8
+                                       and d.kind == "f" or d == np.complex64
+                                       else {"rtol": 1e-12, "atol": 1e-12})
+
+
+TENSORDOT = [
+    ((3, 4, 5), (4, 5, 2), 2),
+    ((3, 4, 5), (4, 5, 2), ([1, 2], [0, 1])),
+    ((3, 4, 5), (5, 4, 2), ([2, 1], [0, 1])),
+    ((3, 4), (4, 2), 1),
+    ((3, 4), (2, 5), 0),
+    ((3, 4, 5), (2, 3), ([0], [1])),
+    ((3, 4, 5), (2, 3), (0, 1)),
+    ((3, 4, 5), (5, 3, 4), ([-1, 0], [0, -2])),
+    ((2, 3), (2, 3), ([0, 1], [0, 1])),
+    ((0, 3), (3, 2), 1),
+    ((), (), 0),
+]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("sa,sb,axes", TENSORDOT)
+def test_tensordot_vs_numpy(sa, sb, axes, dtype):
+    a, b = random_array(sa, dtype, seed=1), random_array(sb, dtype, seed=2)
+    got = tf.tensordot(tf.asarray(a), tf.asarray(b), axes)
+    want = np.tensordot(a, b, axes)
+    assert got.dtype == want.dtype
+    assert_close(got, want, **_tol(dtype))
+
+
+def test_tensordot_mixed_dtypes_and_arrays():
+    a = random_array((3, 4), "float32", seed=1)
+    b = random_array((4, 2), "int64", seed=2)
+    got = tf.tensordot(a, tf.asarray(b), 1)
+    want = np.tensordot(a, b, 1)
+    assert got.dtype == want.dtype
+    assert_close(got, want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("axes,pattern", [
+    (([0], [0]), r"tensordot: shape mismatch for sum: axis 0 of a \(shape \(3, 4\)\) has 3 "
+                 r"elements, axis 0 of b \(shape \(4, 2\)\) has 4"),
+    (3, r"tensordot: axes=3 is out of range for operands of 2 and 2 dimensions"),
+    (-1, r"tensordot: axes=-1 is out of range"),
+    (([0, 1], [0]), r"tensordot: axes of a \[0, 1\] and of b \[0\] differ in number"),
+    (([1, 1], [0, 0]), r"tensordot: repeated axis"),
+    (1.5, r"tensordot: axes must be an int or a pair of axis sequences"),
+    ("ab", r"tensordot: axis must be an integer, got .a."),
+])
+def test_tensordot_errors(axes, pattern):
+    a, b = tf.ones((3, 4)), tf.ones((4, 2))
+    with pytest.raises((ValueError, TypeError), match=pattern):
+        tf.tensordot(a, b, axes)
+
+
+def test_tensordot_axis_out_of_bounds():
+    with pytest.raises(tf.AxisError, match="tensordot: axis 5 is out of bounds"):
+        tf.tensordot(tf.ones((3, 4)), tf.ones((4, 2)), ([5], [0]))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("sa,sb", [((4,), (4,)), ((3, 4), (4,)), ((3, 4), (2, 4)),
+                                   ((2, 3, 4), (5, 4)), ((), (3, 4)), ((3,), ())])
+def test_inner_vs_numpy(sa, sb, dtype):
+    a, b = random_array(sa, dtype, seed=3), random_array(sb, dtype, seed=4)
+    got = tf.inner(tf.asarray(a), tf.asarray(b))
+    want = np.inner(a, b)
+    assert got.dtype == want.dtype
+    assert_close(got, want, **_tol(dtype))
+
+
+def test_inner_error():
+    with pytest.raises(ValueError, match=r"inner: the last dimensions differ: shapes "
+                                         r"\(3, 4\) and \(2, 5\) \(4 != 5\)"):
+        tf.inner(tf.ones((3, 4)), tf.ones((2, 5)))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("sa,sb", [((3,), (4,)), ((2, 3), (4, 5)), ((2, 3), (4,)),
+                                   ((3,), (2, 2)), ((2, 1, 3), (1, 4, 2)), ((), (3,)),
+                                   ((0, 2), (3, 3))])
+def test_kron_vs_numpy(sa, sb, dtype):
+    a, b = random_array(sa, dtype, seed=5), random_array(sb, dtype, seed=6)
+    got = tf.kron(tf.asarray(a), tf.asarray(b))
+    want = np.kron(a, b)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    assert_close(got, want, **_tol(dtype))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape,kw", [((4, 4), {}), ((4, 5), {"offset": 1}),
+                                      ((4, 5), {"offset": -2}), ((3, 4, 5), {}),
+                                      ((3, 4, 5), {"axis1": 1, "axis2": 2}),
+                                      ((3, 4, 5), {"axis1": 2, "axis2": 0, "offset": 1}),
+                                      ((3, 3), {"offset": 5})])
+def test_trace_vs_numpy(shape, kw, dtype):
+    a = random_array(shape, dtype, seed=7)
+    got = tf.trace(tf.asarray(a), **kw)
+    want = np.trace(a, **kw)
+    assert got.dtype == want.dtype
+    assert_close(got, want, **_tol(dtype))
+
+
+def test_trace_dtype_and_errors():
+    a = random_array((3, 3), "int32", seed=8)
+    assert_close(tf.trace(tf.asarray(a), dtype="float32"), np.trace(a, dtype="float32"))
+    with pytest.raises(ValueError, match="diagonal"):
+        tf.trace(tf.ones(3))
+
+
+def _rand(shape, dtype, seed):
+    r = np.random.default_rng(seed)
+    v = r.uniform(-1.5, 1.5, shape)
+    if np.dtype(dtype).kind == "c":
+        v = v + 1j * r.uniform(-1.5, 1.5, shape)
+    return tf.asarray(v.astype(dtype))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+@pytest.mark.parametrize("name,fn,shapes", [
+    ("tensordot", lambda a, b: tf.tensordot(a, b, ([0, 2], [1, 0])), [(2, 3, 2), (2, 2, 3)]),
+    ("inner", tf.inner, [(2, 3), (4, 3)]),
+    ("kron", tf.kron, [(2, 3), (2, 2)]),
+    ("trace", lambda a: tf.trace(a, 1), [(3, 4)]),
+])
+def test_gradients(name, fn, shapes, dtype):
+    args = tuple(_rand(s, dtype, seed=i + 1) for i, s in enumerate(shapes))
+    autograd.gradcheck(fn, args, modes=("fwd", "rev", "eager"), order=2)
+
+
+@pytest.mark.filterwarnings("ignore:Couldn.t import")
+def test_cotengra_optimizer():
+    ctg = pytest.importorskip("cotengra")
+    shapes = [(4, 5), (5, 6, 3), (6, 4), (3, 2)]
+    arrays = [random_array(s, "float64", seed=10 + i) for i, s in enumerate(shapes)]
+    want = np.einsum("ij,jkl,ki,lm->m", *arrays)
+    opt = ctg.HyperOptimizer(max_repeats=4, progbar=False)
+    assert_close(tf.einsum("ij,jkl,ki,lm->m", *arrays, optimize=opt), want, rtol=1e-12)
+    path, report = tf.einsum_path("ij,jkl,ki,lm->m", *arrays, optimize=opt)
+    assert path[0] == "einsum_path" and len(path) == 4
+    # cotengra registers its presets with opt_einsum by name
+    assert_close(tf.einsum("ij,jkl,ki,lm->m", *arrays, optimize="hyper"), want, rtol=1e-12)
+
+
+@pytest.fixture
+def without_grouped_contract(monkeypatch):
+    """The CPU driver as a driver with only ``matmul`` would be."""
+    drv = tf.device("cpu").driver
+    monkeypatch.delitem(drv.implementations, "contract", raising=False)
+    tf.einsum_cache_clear()
+    yield
+    tf.einsum_cache_clear()
+
+
+@pytest.mark.parametrize("subs,shapes", [
+    ("ij,jk->ik", [(3, 4), (4, 5)]),
+    ("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]),
+    ("ijkl,klmn->minj", [(2, 3, 4, 2), (4, 2, 3, 2)]),
+    ("abc,cde,efa->bdf", [(3, 4, 2), (2, 3, 4), (4, 2, 3)]),
+    ("i,i->", [(5,), (5,)]),
+])
+def test_reshape_matmul_route(without_grouped_contract, subs, shapes):
+    arrays = [random_array(s, "float64", seed=20 + i) for i, s in enumerate(shapes)]
+    got = tf.einsum(subs, *[tf.asarray(a) for a in arrays])
+    assert_close(got, np.einsum(subs, *arrays), rtol=1e-12, atol=1e-12)
