@@ -23,7 +23,7 @@ import string
 import numpy as np
 
 from .. import _dtypes
-from .._primitive import Primitive, bind
+from .._primitive import Primitive, bind, _interpreters
 from .._tensor import Tensor, _wrap
 from ._common import common_device, normalize_axis, to_tensor
 from .reduction import sum as _sum
@@ -214,23 +214,46 @@ def _sizes(ins, shapes):
 # without a copy whenever the strides allow it (the kernel checks, and copies otherwise).
 
 class _Plan:
-    """The steps of one einsum, replayable on any operands of the same signature."""
+    """The steps of one einsum, replayable on any operands of the same signature.
 
-    __slots__ = ("pre", "steps", "final", "path", "report", "dtype", "work", "shape",
-                 "params", "__weakref__")
+    ``run(xs)`` maps the operands' device arrays to the result's device array."""
 
-    def run(self, xs):
-        """The result (a device array) for the operands' device arrays ``xs``."""
-        xs = [x if f is None else f(x) for f, x in zip(self.pre, xs)]
-        for con, step in zip(self.path, self.steps):  # opt_einsum's order
-            args = [xs[i] for i in con]
-            for k in sorted(con, reverse=True):
-                del xs[k]
-            xs.append(step(args))
-        return self.final(xs[0])
+    __slots__ = ("run", "path", "report", "dtype", "work", "cast", "shape", "params",
+                 "__weakref__")
 
     def __repr__(self):
         return "<einsum plan %s>" % self.report.splitlines()[0].strip()
+
+
+def _compile_run(pre, path, steps, final):
+    """``run(xs)`` for the planned steps; the one-step plans (most calls) unrolled."""
+    if len(path) == 1 and path[0] == tuple(range(len(pre))) and len(pre) <= 2:
+        step, = steps
+        if len(pre) == 2 and pre == [None, None] and final is None:
+            return lambda xs: step(xs[0], xs[1])
+        pre = [f or _identity for f in pre]
+        final = final or _identity
+        if len(pre) == 1:
+            p0, = pre
+            return lambda xs: final(step(p0(xs[0])))
+        p0, p1 = pre
+        return lambda xs: final(step(p0(xs[0]), p1(xs[1])))
+    pre = [f or _identity for f in pre]
+    final = final or _identity
+
+    def run(xs):
+        xs = [f(x) for f, x in zip(pre, xs)]
+        for con, step in zip(path, steps):  # opt_einsum's order
+            args = [xs[i] for i in con]
+            for k in sorted(con, reverse=True):
+                del xs[k]
+            xs.append(step(*args))
+        return final(xs[0])
+    return run
+
+
+def _identity(x):
+    return x
 
 
 def _layout(labels, strides):
@@ -305,11 +328,10 @@ def _plan(spec, shapes, strides, optimize, driver, dt):
     out_set = set(out)
     counts = collections.Counter(l for labels in ins for l in set(labels))
     fns = _ops_of(driver, ("diagonal", "reshape", "sum"))
-    plan = _Plan()
-    plan.pre, terms, layouts = [], [], []
+    pre, terms, layouts = [], [], []
     for labels, shape, st in zip(ins, shapes, strides):
         f, labels, layout = _prepare_step(labels, shape, st, size, counts, out_set, fns, dt)
-        plan.pre.append(f)
+        pre.append(f)
         terms.append(labels)
         layouts.append(layout)
     eq, symbol = _oe_equation(spec, terms, out)
@@ -317,10 +339,13 @@ def _plan(spec, shapes, strides, optimize, driver, dt):
     if len(terms) == 1:
         path, info = [(0,)], None
     else:
+        if isinstance(optimize, str) and 0 in size.values():
+            optimize = "greedy"  # every order costs nothing ("dp" fails on a zero cost)
         path, info = oe.contract_path(eq, *tshapes, shapes=True, optimize=optimize)
+    plan = _Plan()
     plan.path = [tuple(p) for p in path]
     plan.report = str(info) if info is not None else "  Complete contraction:  %s\n" % eq
-    plan.steps = []
+    steps = []
     cur = list(zip(terms, layouts))
     for con in plan.path:
         group = [cur[i] for i in con]
@@ -328,9 +353,9 @@ def _plan(spec, shapes, strides, optimize, driver, dt):
             del cur[k]
         keep = out_set.union(*[set(t) for t, _ in cur])
         step, res = _group_step(group, keep, size, driver, dt)
-        plan.steps.append(step)
+        steps.append(step)
         cur.append(res)
-    plan.final = _final_step(cur[0][0], out, size, driver)
+    plan.run = _compile_run(pre, plan.path, steps, _final_step(cur[0][0], out, size, driver))
     plan.shape = tuple(size[l] for l in out)
     # the primitive's parameters: labels renumbered 0, 1, ... (the rules' interleaved
     # einsums), and the plan itself
@@ -372,17 +397,16 @@ def _perm(perm):
 
 
 def _group_step(group, keep, size, driver, dt):
-    """(function of the list of device arrays of one contraction, (result labels,
-    layout)): one operand alone sums what nothing else needs; several are folded
-    pairwise."""
+    """(function of the device arrays of one contraction, (result labels, layout)): one
+    operand alone sums what nothing else needs; several are folded pairwise."""
     if len(group) == 1:
         (la, lay), = group
         axes = tuple(i for i, l in enumerate(la) if l not in keep)
         labels = [l for l in la if l in keep]
         if not axes:
-            return (lambda xs: xs[0]), (labels, lay)
+            return _identity, (labels, lay)
         total, = _ops_of(driver, ("sum",))
-        return (lambda xs: total(xs[0], axes=axes, out_dtype=dt)), (labels, labels)
+        return (lambda x: total(x, axes=axes, out_dtype=dt)), (labels, labels)
     steps = []
     cur = group[0]
     for k in range(1, len(group)):
@@ -390,12 +414,10 @@ def _group_step(group, keep, size, driver, dt):
         step, cur = _pair_step(cur, group[k], keep | later, size, driver, dt)
         steps.append(step)
     if len(steps) == 1:
-        s0, = steps
-        return (lambda xs: s0(xs[0], xs[1])), cur
+        return steps[0], cur
 
-    def run(xs):
-        x = xs[0]
-        for step, y in zip(steps, xs[1:]):
+    def run(x, *ys):
+        for step, y in zip(steps, ys):
             x = step(x, y)
         return x
     return run, cur
@@ -422,8 +444,6 @@ def _pair_step(a, b, keep, size, driver, dt):
     right = _ordered([l for l in lb if l not in sa], lay_b)
     res = batch + left + right
     permute, total = _ops_of(driver, ("permute_dims", "sum"))
-    sum_a = _chain([(total, {"axes": ra, "out_dtype": dt})] if ra else [])
-    sum_b = _chain([(total, {"axes": rb, "out_dtype": dt})] if rb else [])
     if contract:
         pa = _perm([la.index(l) for l in batch + left + contract])
         pb = _perm([lb.index(l) for l in batch + contract + right])
@@ -442,17 +462,14 @@ def _pair_step(a, b, keep, size, driver, dt):
             y = reshape(y, shape=shb, copy=None)
             return multiply(x, y, out_dtype=dt)
 
-    def step(x, y):
-        if sum_a is not None:
-            x = sum_a(x)
-        if sum_b is not None:
-            y = sum_b(y)
-        if pa is not None:
-            x = permute(x, axes=pa)
-        if pb is not None:
-            y = permute(y, axes=pb)
-        return product(x, y)
-    return step, (res, res)
+    fa = _chain(([(total, {"axes": ra, "out_dtype": dt})] if ra else []) +
+                ([(permute, {"axes": pa})] if pa else []))
+    fb = _chain(([(total, {"axes": rb, "out_dtype": dt})] if rb else []) +
+                ([(permute, {"axes": pb})] if pb else []))
+    if fa is None and fb is None:
+        return product, (res, res)
+    fa, fb = fa or _identity, fb or _identity
+    return (lambda x, y: product(fa(x), fb(y))), (res, res)
 
 
 def _contraction(driver, groups, dims, shape):
@@ -476,7 +493,8 @@ def _contraction(driver, groups, dims, shape):
 
 def _final_step(labels, out, size, driver):
     """Permute to the output's order; embed labels repeated in the output as diagonals.
-    Planned once: a function of the last intermediate's device array."""
+    Planned once: a function of the last intermediate's device array (None: nothing
+    to do)."""
     permute, embed_diag = _ops_of(driver, ("permute_dims", "diagonal_transpose"))
     ops = []
 
@@ -498,7 +516,7 @@ def _final_step(labels, out, size, driver):
 
     embed(list(out))
     return _chain([(f, kw if f is not permute else {"axes": kw})
-                   for f, kw in ops if kw is not None]) or (lambda x: x)
+                   for f, kw in ops if kw is not None])
 
 
 # -- the primitive and the entry points ---------------------------------------------------
@@ -514,7 +532,7 @@ einsum_p = Primitive("einsum", _einsum_aval,
 
 
 def _einsum_impl(*xs, ins, out, plan):
-    return _wrap(plan.run([x._data for x in xs]), xs[0]._device)
+    return _wrap(plan.run([x._data for x in xs]), xs[0]._device)  # as einsum's plain path
 
 
 einsum_p.impl = _einsum_impl
@@ -534,16 +552,17 @@ def _oe_optimize(optimize):
 
 def _get_plan(spec, ops, optimize, dtype, driver):
     """The cached plan for these operands (and the dtypes to compute in and return)."""
-    opt = _oe_optimize(optimize)
     datas = [t._data for t in ops]
-    shapes = tuple([x.shape for x in datas])
-    strides = tuple([x.strides for x in datas])
     key = None
-    if isinstance(opt, (str, tuple)):  # an optimizer object may be stateful: never cached
-        key = (spec, shapes, tuple([x.dtype for x in datas]), strides, opt, dtype, driver)
+    if optimize.__class__ is str or optimize is True or optimize is False or optimize is None:
+        key = (spec, optimize, dtype, driver, *[(x.shape, x.strides, x.dtype) for x in datas])
+    elif isinstance(optimize, (list, tuple)):  # an explicit path
+        key = (spec, _oe_optimize(optimize), dtype, driver,
+               *[(x.shape, x.strides, x.dtype) for x in datas])
+    # (an optimizer object may be stateful: never cached)
     try:
         plan = _cache.get(key) if key is not None else None
-    except TypeError:  # an unhashable label: no caching
+    except TypeError:  # an unhashable label or dtype: no caching
         key, plan = None, None
     if plan is not None:
         _stats["hits"] += 1
@@ -552,8 +571,10 @@ def _get_plan(spec, ops, optimize, dtype, driver):
     _stats["misses"] += 1
     dt = _dtypes.dtype(dtype) if dtype is not None else _dtypes.result_type(*ops)
     work = _dtypes.int64 if dt.kind in "bi" else dt  # exact integer sums, cast at the end
-    plan = _plan(spec, shapes, strides, opt, driver, work)
+    plan = _plan(spec, tuple(x.shape for x in datas), tuple(x.strides for x in datas),
+                 _oe_optimize(optimize), driver, work)
     plan.dtype, plan.work = dt, work
+    plan.cast = None if dt == work else dt
     if key is not None and _stats["maxsize"]:
         _cache[key] = plan
         if len(_cache) > _stats["maxsize"]:
@@ -567,19 +588,26 @@ def einsum(*args, optimize="auto", out=None, dtype=None):
     embedding (``'i->ii'``).  ``optimize``: False, "auto", "greedy", "optimal", "dp",
     an explicit path, an opt_einsum PathOptimizer or a cotengra optimizer."""
     spec, ops = _split_operands(args)
-    ops = [t if isinstance(t, Tensor) else to_tensor(t) for t in ops]
     if not ops:
         raise ValueError("tenferro.einsum: at least one operand is needed")
+    plain = not _interpreters  # no trace, no tape: the plan runs directly
+    for i, t in enumerate(ops):
+        if t.__class__ is not Tensor:
+            ops[i] = t = to_tensor(t)
+        if t._ad is not None:
+            plain = False
     dev = common_device("einsum", ops)
     plan = _get_plan(spec, ops, optimize, dtype, dev.driver)
     work = plan.work
-    ops = [t if t._data.dtype == work else t.astype(work) for t in ops]
-    r = bind(einsum_p, ops, plan.params)
-    dt = plan.dtype
-    if dt == _dtypes.bool_:
-        r = r != 0
-    elif r._data.dtype != dt:
-        r = r.astype(dt)
+    for i, t in enumerate(ops):
+        if t._data.dtype != work:
+            ops[i] = t.astype(work)
+    if plain:
+        r = _wrap(plan.run([t._data for t in ops]), dev)
+    else:
+        r = bind(einsum_p, ops, plan.params)
+    if plan.cast is not None:
+        r = r != 0 if plan.cast == _dtypes.bool_ else r.astype(plan.cast)
     if out is not None:
         from .conversion import store_out
 

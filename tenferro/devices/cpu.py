@@ -331,6 +331,14 @@ def _matmul(a, b):
     return out
 
 
+@_register("contract")
+def _contract(a, b, *, nb, nm, nk, nn):
+    """einsum's pairwise step over axis groups (see _matmul.contract)."""
+    out = _empty(a.shape[:nb + nm] + b.shape[nb + nk:], a.dtype)
+    _mm.contract(a, b, out, nb, nm, nk, nn, _threads.current)
+    return out
+
+
 def _configure_cache_from_env():
     import os
 
