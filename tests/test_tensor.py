@@ -600,3 +600,21 @@ def test_omp_num_threads_is_the_default(env, expected):
         env=dict(os.environ, OMP_NUM_THREADS=env, PYTHONPATH=root), cwd=root,
         capture_output=True, text=True, check=True)
     assert int(out.stdout) == expected
+
+
+def test_record_field_with_odd_strides_is_copied():
+    # a complex128 field of a record: aligned, but its byte stride 24 is no multiple of
+    # the itemsize 16 (kernels step in whole elements, so asarray copies it; copy=False
+    # says why it cannot)
+    rec = np.zeros(5, dtype=[("a", "f8"), ("b", "c16")])
+    rec["b"] = np.arange(5.0) + 1j
+    rec["a"] = -1
+    f = rec["b"]
+    assert f.flags.aligned and f.strides == (24,)
+    t = tf.asarray(f)
+    assert t._data.strides == (16,)
+    assert_close(t * 2, (np.arange(5.0) + 1j) * 2)
+    assert_close(tf.einsum("i,i->", t, t), np.sum(f * f))
+    with pytest.raises(ValueError, match=r"copy=False but a copy is needed to convert "
+                                         r"complex128 to complex128 \(.*strides \(24,\)"):
+        tf.asarray(f, copy=False)

@@ -32,11 +32,17 @@ def _host_array(obj, dtype, copy):
             raise TypeError("tenferro.asarray: cannot build a tensor from objects of type %s"
                             % type(obj).__name__)
     target = _dtypes.dtype(dtype) if dtype is not None else _dtypes.from_numpy_dtype(arr.dtype)
-    need = arr.dtype != target or not arr.dtype.isnative or not arr.flags.aligned
+    # kernels step in whole elements: a byte stride that is no multiple of the itemsize
+    # (a field of a packed record array) is copied, as an unaligned array is
+    odd = any(s % arr.itemsize for s in arr.strides) if arr.itemsize > 1 else False
+    need = arr.dtype != target or not arr.dtype.isnative or not arr.flags.aligned or odd
     if need:
         if copy is False:
             raise ValueError("tenferro.asarray: copy=False but a copy is needed to convert "
-                             "%s to %s" % (arr.dtype, target))
+                             "%s to %s%s" % (arr.dtype, target, "" if arr.dtype != target
+                                             else " (the array is unaligned, byte-swapped or "
+                                             "has strides %s that are no multiple of its "
+                                             "itemsize)" % (arr.strides,)))
         return arr.astype(target)
     if copy:
         return arr.copy()
