@@ -566,7 +566,10 @@ def _get_plan(spec, ops, optimize, dtype, driver):
         key, plan = None, None
     if plan is not None:
         _stats["hits"] += 1
-        _cache.move_to_end(key)
+        try:
+            _cache.move_to_end(key)
+        except KeyError:  # evicted by another thread meanwhile: still a valid plan
+            pass
         return plan
     _stats["misses"] += 1
     dt = _dtypes.dtype(dtype) if dtype is not None else _dtypes.result_type(*ops)
