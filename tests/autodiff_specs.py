@@ -293,6 +293,9 @@ spec("where_fixed_cond", lambda x, y: tf.where(_COND34, x, y), (Arg((3, 4)), Arg
 # einsum (its own rules; tests/test_einsum.py checks many more expressions)
 spec("einsum_chain", lambda a, b, c: tf.einsum("ij,jk,kl->il", a, b, c),
      (Arg((2, 3)), Arg((3, 2)), Arg((2, 3))), BOTH, prims=("einsum",))
+spec("einsum_three_way_step",  # one step over three operands: the rule itself, not the stepwise form
+     lambda a, b, c: tf.einsum("ij,jk,ki->", a, b, c, optimize=[(0, 1, 2)]),
+     (Arg((2, 3)), Arg((3, 2)), Arg((2, 2))), BOTH, prims=("einsum",))
 spec("einsum_trace_diag", lambda a, v: tf.einsum("iij,j->i", a, v),
      (Arg((3, 3, 2)), Arg((2,))), BOTH, prims=("einsum",))
 

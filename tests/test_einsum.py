@@ -1001,7 +1001,7 @@ def test_gradcheck_named(dtype):
                        modes=("fwd", "rev", "eager"), order=2)
     # every optimize path gives the same derivatives
     c = _rand((2, 3), dtype, 3)
-    for opt in (False, "optimal", [(1, 2), (0, 1)]):
+    for opt in (False, "optimal", [(1, 2), (0, 1)], [(0, 1, 2)]):  # the last: one 3-way step
         autograd.gradcheck(lambda a, b, c: tf.einsum("ij,jk,kl->il", a, b, c, optimize=opt),
                            (a, b, c), modes=("fwd", "rev"), order=1)
 
@@ -1015,6 +1015,27 @@ def test_einsum_is_one_node_with_its_own_rule():
     assert {n.name for n, _ in r.grad_fn.next_functions} == {"AccumulateGrad"}
     g = autograd.grad(r.sum(), [a], create_graph=True)[0]
     assert g.grad_fn.name == "EinsumBackward"
+
+
+def test_differentiated_networks_run_step_by_step():
+    # differentiated, a network is recorded one pairwise einsum per path step, so the
+    # backward pass follows the forward path and reuses its intermediates
+    xs = [tf.tensor(random_array(s, "float64", seed=i), requires_grad=True)
+          for i, s in enumerate([(2, 3), (3, 4), (4, 5)])]
+    r = tf.einsum("ij,jk,kl->il", *xs, optimize=[(0, 1), (0, 1)])
+    assert r.grad_fn.name == "EinsumBackward"
+    names = sorted(n.name for n, _ in r.grad_fn.next_functions)
+    assert names == ["AccumulateGrad", "EinsumBackward"]
+    # one 3-way step: a single node whose rule handles three operands
+    r3 = tf.einsum("ij,jk,kl->il", *xs, optimize=[(0, 1, 2)])
+    assert [n.name for n, _ in r3.grad_fn.next_functions] == ["AccumulateGrad"] * 3
+    g = autograd.grad(r.sum(), xs)
+    g3 = autograd.grad(r3.sum(), xs)
+    a, b, c = [x.detach().numpy() for x in xs]
+    ones = np.ones((2, 5))
+    for got, got3, want in zip(g, g3, [ones @ (b @ c).T, a.T @ ones @ c.T, (a @ b).T @ ones]):
+        assert_close(got, want, rtol=1e-12, atol=1e-12)
+        assert_close(got3, want, rtol=1e-12, atol=1e-12)
 
 
 def test_gradient_values_of_matmul():

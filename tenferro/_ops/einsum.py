@@ -219,7 +219,7 @@ class _Plan:
     ``run(xs)`` maps the operands' device arrays to the result's device array."""
 
     __slots__ = ("run", "path", "report", "dtype", "work", "cast", "shape", "params",
-                 "__weakref__")
+                 "stepwise", "__weakref__")
 
     def __repr__(self):
         return "<einsum plan %s>" % self.report.splitlines()[0].strip()
@@ -345,7 +345,13 @@ def _plan(spec, shapes, strides, optimize, driver, dt):
     plan = _Plan()
     plan.path = [tuple(p) for p in path]
     plan.report = str(info) if info is not None else "  Complete contraction:  %s\n" % eq
-    steps = []
+    # labels renumbered 0, 1, ...: the primitive's parameters and the interleaved
+    # einsums of the rules and of the stepwise form
+    number = {}
+    for l in [l for t in ins for l in t] + out:
+        number.setdefault(l, len(number))
+    ren = lambda labels: [number[l] for l in labels]  # noqa: E731
+    steps, stepwise = [], []
     cur = list(zip(terms, layouts))
     for con in plan.path:
         group = [cur[i] for i in con]
@@ -354,17 +360,43 @@ def _plan(spec, shapes, strides, optimize, driver, dt):
         keep = out_set.union(*[set(t) for t, _ in cur])
         step, res = _group_step(group, keep, size, driver, dt)
         steps.append(step)
+        stepwise.append((con, [ren(t) for t, _ in group], ren(res[0])))
         cur.append(res)
     plan.run = _compile_run(pre, plan.path, steps, _final_step(cur[0][0], out, size, driver))
     plan.shape = tuple(size[l] for l in out)
-    # the primitive's parameters: labels renumbered 0, 1, ... (the rules' interleaved
-    # einsums), and the plan itself
-    number = {}
-    for l in [l for t in ins for l in t] + out:
-        number.setdefault(l, len(number))
-    plan.params = {"ins": tuple(tuple(number[l] for l in t) for t in ins),
-                   "out": tuple(number[l] for l in out), "plan": plan}
+    plan.params = {"ins": tuple(tuple(ren(t)) for t in ins), "out": tuple(ren(out)),
+                   "plan": plan}
+    # the same computation as einsums of one step each (see _run_stepwise); None when
+    # the plan has one step already
+    plan.stepwise = None
+    if len(plan.path) > 1:
+        final = None if cur[0][0] == out else (ren(cur[0][0]), ren(out))
+        if final is not None and len(set(out)) == len(out):  # a permutation: the last
+            con, group, _ = stepwise[-1]                     # step writes the output
+            stepwise[-1], final = (con, group, ren(out)), None
+        plan.stepwise = ([None if t == i else (ren(i), ren(t)) for i, t in zip(ins, terms)],
+                         stepwise, final)
     return plan
+
+
+def _run_stepwise(plan, ts):
+    """The plan's contraction as one einsum per step, on Tensors.
+
+    Used when the call is differentiated: each step is then one node of the tape or
+    trace whose rules contract just its own operands, so a backward pass follows the
+    forward path and reuses its intermediates (about twice the forward's cost), where
+    the rule of the whole einsum would contract the whole network once per operand."""
+    pre, steps, final = plan.stepwise
+    ts = [t if p is None else einsum(t, p[0], p[1]) for t, p in zip(ts, pre)]
+    for con, ins, res in steps:
+        args = []
+        for i, labels in zip(con, ins):
+            args += [ts[i], labels]
+        for k in sorted(con, reverse=True):
+            del ts[k]
+        ts.append(einsum(*args, res))
+    t, = ts
+    return t if final is None else einsum(t, final[0], final[1])
 
 
 def _oe_equation(spec, terms, out):
@@ -607,6 +639,8 @@ def einsum(*args, optimize="auto", out=None, dtype=None):
             ops[i] = t.astype(work)
     if plain:
         r = _wrap(plan.run([t._data for t in ops]), dev)
+    elif plan.stepwise is not None:
+        r = _run_stepwise(plan, ops)
     else:
         r = bind(einsum_p, ops, plan.params)
     if plan.cast is not None:
