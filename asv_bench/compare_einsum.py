@@ -34,7 +34,7 @@ def main(argv=None):
     print("| case | tenferro | NumPy | opt_einsum | PyTorch | dgemm | best other / tenferro "
           "| dgemm / tenferro |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
-    for name in B.CASES:
+    for name in list(B.CASES) + list(B.GRAD_CASES):
         if args.only and args.only not in name:
             continue
         t = compare.time_libs(lambda lib: B.make(lib, name), B.EINSUM_LIBS, args, name)

@@ -45,9 +45,17 @@ def _dgemm_call(case, ops):
     return None
 
 
+# differentiated: forward + backward of a scalar einsum with respect to every operand
+GRAD_CASES = {
+    "MPS overlap 6 operands D=200: fwd + backward": "MPS overlap 6 operands D=200",
+}
+
+
 def make(lib, case):
     """A zero-argument callable running ``case`` with ``lib`` (NotImplementedError when
     ``lib`` is not installed or has no such case)."""
+    if case in GRAD_CASES:
+        return _make_grad(lib, GRAD_CASES[case])
     spec, shapes = CASES[case]
     arrays = [get_array(s, "float64", "normal", seed=11 + k) for k, s in enumerate(shapes)]
     if lib == "dgemm":
@@ -75,8 +83,36 @@ def make(lib, case):
     return lambda: tf.einsum(spec, *ts)
 
 
+def _make_grad(lib, case):
+    spec, shapes = CASES[case]
+    arrays = [get_array(s, "float64", "normal", seed=11 + k) for k, s in enumerate(shapes)]
+    n = len(arrays) // 2  # the network is <psi|psi>: the first half is each operand once
+    if lib == "torch":
+        torch = torch_or_none()
+        if torch is None:
+            raise NotImplementedError("PyTorch is not installed")
+        ts = [torch.from_numpy(a.copy()).requires_grad_() for a in arrays[:n]]
+
+        def run():
+            for t in ts:
+                t.grad = None
+            torch.einsum(spec, *ts, *ts).backward()
+        return run
+    if lib != "tenferro":
+        raise NotImplementedError("%s has no reverse mode" % lib)
+    import tenferro as tf
+
+    ts = [tf.tensor(a, requires_grad=True) for a in arrays[:n]]
+
+    def run():
+        for t in ts:
+            t.grad = None
+        tf.einsum(spec, *ts, *ts).backward()
+    return run
+
+
 class Einsum:
-    params = [EINSUM_LIBS, list(CASES)]
+    params = [EINSUM_LIBS, list(CASES) + list(GRAD_CASES)]
     param_names = ["lib", "case"]
     timeout = 300
 
