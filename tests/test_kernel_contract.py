@@ -679,3 +679,23 @@ def test_agrees_with_matmul():
     _matmul.matmul(a, b, o1, 2)
     _matmul.contract(a, b, o2, 1, 1, 1, 1, 2)
     np.testing.assert_array_equal(o1, o2)
+
+
+# Batched dot and matrix-vector products (M == 1 or N == 1) with a batch that feeds
+# every thread take a direct loop (four partial sums, no call per item): every layout,
+# dtype and thread count, K short and long, and the single long dot left to BLAS.
+DIRECT = [((37,), (), (5,), ()),          # 'bk,bk->b'
+          ((9, 4), (), (3, 7), ()),       # two batch axes, two K axes
+          ((40,), (6,), (5,), ()),        # 'bmk,bk->bm'
+          ((40,), (), (5,), (6,)),        # 'bk,bkn->bn'
+          ((33,), (2, 3), (4,), ()),      # an M group of two axes
+          ((50,), (), (1,), ()),          # K of one (the remainder loop only)
+          ((12,), (), (5000,), ()),       # long dots: direct loop, in parallel
+          ((), (), (6000,), ())]          # one long dot: BLAS / own kernel
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=str)
+@pytest.mark.parametrize("sizes", DIRECT, ids=str)
+@pytest.mark.parametrize("triple", TRIPLES[:6], ids=str)
+def test_batched_dot_and_matvec(dt, sizes, triple):
+    run_case(dt, sizes, *triple, nthreads=(1, 2, 3))

@@ -25,6 +25,9 @@ CASES = {
         "pa,aqb,br,pc,cqd,dr->",
         [(P_MPS, D_MPS), (D_MPS, P_MPS, D_MPS), (D_MPS, P_MPS)] * 2),
     "ij,jk->ik 3x3 (per call)": ("ij,jk->ik", [(3, 3), (3, 3)]),
+    # batched dot and matrix-vector products (direct loops, no call per item)
+    "ij,ij->i 10^6x4": ("ij,ij->i", [(10**6, 4), (10**6, 4)]),
+    "bij,bj->bi 10000x8x8": ("bij,bj->bi", [(10000, 8, 8), (10000, 8)]),
 }
 
 
