@@ -1,0 +1,406 @@
+"""tenferro._kernels._lapack (batched LAPACK kernels) against scipy.linalg."""
+import numpy as np
+import pytest
+import scipy.linalg as sl
+
+from tenferro._kernels import _lapack
+
+DTYPES = [np.dtype(d) for d in ("float32", "float64", "complex64", "complex128")]
+IDS = [d.name for d in DTYPES]
+# tolerance relative to the problem's scale (matrices are well conditioned)
+TOL = {np.dtype("float32"): 2e-4, np.dtype("complex64"): 2e-4,
+       np.dtype("float64"): 1e-11, np.dtype("complex128"): 1e-11}
+BATCHES = [(), (3,), (3, 2)]
+LAYOUTS = ["C", "F", "slice", "neg"]
+
+
+def real_of(dt):
+    return np.dtype(np.float32) if dt in (np.float32, np.complex64) else np.dtype(np.float64)
+
+
+def rand(rng, shape, dt):
+    x = rng.standard_normal(shape)
+    if dt.kind == "c":
+        x = x + 1j * rng.standard_normal(shape)
+    return x.astype(dt)
+
+
+def spd(rng, batch, n, dt):
+    """Hermitian positive definite, well conditioned."""
+    x = rand(rng, batch + (n, n), dt)
+    return (x @ np.conj(np.swapaxes(x, -1, -2)) + n * np.eye(n, dtype=dt)).astype(dt)
+
+
+def herm(rng, batch, n, dt):
+    x = rand(rng, batch + (n, n), dt)
+    return ((x + np.conj(np.swapaxes(x, -1, -2))) / 2).astype(dt)
+
+
+def layout(x, how):
+    """The same values in another memory layout (per matrix)."""
+    if how == "C":
+        return x
+    if how == "F":
+        return np.swapaxes(np.swapaxes(x, -1, -2).copy(), -1, -2)
+    if how == "slice":
+        big = np.zeros(x.shape[:-2] + (x.shape[-2] * 2, x.shape[-1] * 3 + 1), x.dtype)
+        v = big[..., ::2, 1::3]
+        v[...] = x
+        return v
+    if how == "neg":
+        return np.flip(np.flip(x, (-2, -1)).copy(), (-2, -1))
+    raise ValueError(how)
+
+
+def close(got, ref, dt, scale=None):
+    ref = np.asarray(ref)
+    if scale is None:
+        scale = max(1.0, float(np.max(np.abs(ref), initial=0)))
+    np.testing.assert_allclose(got, ref, rtol=TOL[dt], atol=TOL[dt] * scale)
+
+
+def each(batch):
+    return list(np.ndindex(*batch)) if batch else [()]
+
+
+def H(x):
+    return np.conj(np.swapaxes(x, -1, -2))
+
+
+# ---------------------------------------------------------------- potrf / potrs
+
+@pytest.mark.parametrize("dt", DTYPES, ids=IDS)
+@pytest.mark.parametrize("batch", BATCHES, ids=str)
+@pytest.mark.parametrize("lower", [0, 1])
+@pytest.mark.parametrize("how", LAYOUTS)
+def test_potrf(dt, batch, lower, how):
+    rng = np.random.default_rng(1)
+    a0 = spd(rng, batch, 5, dt)
+    a = layout(a0.copy(), how)
+    keep = a.copy()
+    out = np.full(batch + (5, 5), 7, dt)
+    info = _lapack.potrf(a, out, lower, 2)
+    assert info.shape == batch and info.dtype == np.int32 and not info.any()
+    np.testing.assert_array_equal(a, keep)
+    for i in each(batch):
+        close(out[i], sl.cholesky(a0[i], lower=bool(lower)), dt)
+    # only the named triangle of a is read
+    junk = a0.copy()
+    tri = np.triu_indices(5, 1) if lower else np.tril_indices(5, -1)
+    junk[(...,) + tri] = np.nan
+    out2 = np.empty_like(out)
+    _lapack.potrf(junk, out2, lower, 1)
+    np.testing.assert_array_equal(out2, out)
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=IDS)
+@pytest.mark.parametrize("lower", [0, 1])
+@pytest.mark.parametrize("how", LAYOUTS)
+def test_potrs(dt, lower, how):
+    rng = np.random.default_rng(2)
+    batch = (3, 2)
+    a0 = spd(rng, batch, 5, dt)
+    c = np.empty_like(a0)
+    assert not _lapack.potrf(a0, c, lower, 1).any()
+    b0 = rand(rng, batch + (5, 3), dt)
+    cc, b = layout(c.copy(), how), layout(b0.copy(), how)
+    keep = b.copy()
+    out = np.empty(batch + (5, 3), dt)
+    info = _lapack.potrs(cc, b, out, lower, 2)
+    assert not info.any()
+    np.testing.assert_array_equal(b, keep)
+    for i in each(batch):
+        ref = sl.cho_solve((c[i], bool(lower)), b0[i])
+        close(out[i], ref, dt)
+        close(a0[i] @ out[i], b0[i], dt, scale=10)
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=IDS)
+def test_potrf_info(dt):
+    rng = np.random.default_rng(3)
+    a = spd(rng, (6,), 4, dt)
+    a[3] = -a[3]
+    a[3, 0, 0] = 1                   # first minor fine, second not
+    out = np.empty_like(a)
+    for nt in (1, 2):
+        info = _lapack.potrf(a, out, 1, nt)
+        assert info[3] > 0
+        assert (np.delete(info, 3) == 0).all()
+
+
+# ---------------------------------------------------------------- trtrs
+
+@pytest.mark.parametrize("dt", DTYPES, ids=IDS)
+@pytest.mark.parametrize("lower", [0, 1])
+@pytest.mark.parametrize("trans", [0, 1, 2])
+@pytest.mark.parametrize("unit", [0, 1])
+def test_trtrs(dt, lower, trans, unit):
+    rng = np.random.default_rng(4)
+    batch = (3, 2)
+    a0 = rand(rng, batch + (5, 5), dt) + 4 * np.eye(5, dtype=dt)
+    b0 = rand(rng, batch + (5, 2), dt)
+    for how in LAYOUTS:
+        a, b = layout(a0.copy(), how), layout(b0.copy(), how)
+        keep = (a.copy(), b.copy())
+        out = np.empty(batch + (5, 2), dt)
+        info = _lapack.trtrs(a, b, out, lower, trans, unit, 2)
+        assert not info.any()
+        np.testing.assert_array_equal(a, keep[0])
+        np.testing.assert_array_equal(b, keep[1])
+        for i in each(batch):
+            ref = sl.solve_triangular(a0[i], b0[i], trans=trans, lower=bool(lower),
+                                      unit_diagonal=bool(unit))
+            close(out[i], ref, dt)
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=IDS)
+def test_trtrs_singular_info(dt):
+    a = np.broadcast_to(np.eye(3, dtype=dt), (4, 3, 3)).copy()
+    a[2, 1, 1] = 0
+    b = np.ones((4, 3, 1), dt)
+    info = _lapack.trtrs(a, b, np.empty_like(b), 1, 0, 0, 1)
+    np.testing.assert_array_equal(info, [0, 0, 2, 0])
+
+
+# ---------------------------------------------------------------- getrf / getrs
+
+@pytest.mark.parametrize("dt", DTYPES, ids=IDS)
+@pytest.mark.parametrize("batch", BATCHES, ids=str)
+@pytest.mark.parametrize("how", LAYOUTS)
+def test_getrf_getrs(dt, batch, how):
+    rng = np.random.default_rng(5)
+    a0 = rand(rng, batch + (5, 5), dt)
+    a = layout(a0.copy(), how)
+    keep = a.copy()
+    lu = np.empty(batch + (5, 5), dt)
+    piv = np.empty(batch + (5,), np.int32)
+    assert not _lapack.getrf(a, lu, piv, 2).any()
+    np.testing.assert_array_equal(a, keep)
+    b0 = rand(rng, batch + (5, 3), dt)
+    b = layout(b0.copy(), how)
+    for i in each(batch):
+        rlu, rpiv = sl.lu_factor(a0[i])
+        close(lu[i], rlu, dt)
+        np.testing.assert_array_equal(piv[i], rpiv)
+    for trans in (0, 1, 2):
+        out = np.empty(batch + (5, 3), dt)
+        lul, pivl = layout(lu.copy(), how), piv[..., ::-1].copy()[..., ::-1]
+        assert not _lapack.getrs(lul, pivl, b, out, trans, 2).any()
+        for i in each(batch):
+            ref = sl.lu_solve((lu[i], piv[i]), b0[i], trans=trans)
+            close(out[i], ref, dt, scale=10)
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=IDS)
+def test_getrf_singular_info(dt):
+    rng = np.random.default_rng(6)
+    a = rand(rng, (5, 4, 4), dt)
+    a[2, :, 1] = a[2, :, 0]          # rank deficient
+    a[2, :, 3] = 0
+    lu = np.empty_like(a)
+    piv = np.empty((5, 4), np.int32)
+    info = _lapack.getrf(a, lu, piv, 1)
+    assert info[2] > 0
+    assert (np.delete(info, 2) == 0).all()
+
+
+# ---------------------------------------------------------------- heevd
+
+@pytest.mark.parametrize("dt", DTYPES, ids=IDS)
+@pytest.mark.parametrize("batch", BATCHES, ids=str)
+@pytest.mark.parametrize("lower", [0, 1])
+@pytest.mark.parametrize("how", LAYOUTS)
+def test_heevd(dt, batch, lower, how):
+    rng = np.random.default_rng(7)
+    a0 = herm(rng, batch, 5, dt)
+    a = layout(a0.copy(), how)
+    keep = a.copy()
+    w = np.empty(batch + (5,), real_of(dt))
+    v = np.empty(batch + (5, 5), dt)
+    assert not _lapack.heevd(a, w, v, lower, 2).any()
+    np.testing.assert_array_equal(a, keep)
+    w2 = np.empty_like(w)
+    assert not _lapack.heevd(a, w2, None, lower, 2).any()
+    for i in each(batch):
+        ref = sl.eigh(a0[i], eigvals_only=True)
+        close(w[i], ref, dt, scale=5)
+        close(w2[i], ref, dt, scale=5)
+        close((v[i] * w[i]) @ H(v[i]), a0[i], dt, scale=5)
+        close(H(v[i]) @ v[i], np.eye(5), dt)
+
+
+# ---------------------------------------------------------------- gesdd
+
+@pytest.mark.parametrize("dt", DTYPES, ids=IDS)
+@pytest.mark.parametrize("mn", [(5, 5), (6, 3), (3, 6)], ids=str)
+@pytest.mark.parametrize("full", [0, 1])
+@pytest.mark.parametrize("how", LAYOUTS)
+def test_gesdd(dt, mn, full, how):
+    rng = np.random.default_rng(8)
+    m, n = mn
+    k = min(m, n)
+    batch = (3, 2)
+    a0 = rand(rng, batch + (m, n), dt)
+    a = layout(a0.copy(), how)
+    keep = a.copy()
+    s = np.empty(batch + (k,), real_of(dt))
+    u = np.empty(batch + ((m, m) if full else (m, k)), dt)
+    vt = np.empty(batch + ((n, n) if full else (k, n)), dt)
+    assert not _lapack.gesdd(a, s, u, vt, full, 2).any()
+    np.testing.assert_array_equal(a, keep)
+    s2 = np.empty_like(s)
+    assert not _lapack.gesdd(a, s2, None, None, full, 2).any()
+    for i in each(batch):
+        ref = sl.svd(a0[i], compute_uv=False)
+        close(s[i], ref, dt, scale=5)
+        close(s2[i], ref, dt, scale=5)
+        close((u[i][:, :k] * s[i]) @ vt[i][:k], a0[i], dt, scale=5)
+        close(H(u[i]) @ u[i], np.eye(u.shape[-1]), dt)
+        close(vt[i] @ H(vt[i]), np.eye(vt.shape[-2]), dt)
+
+
+# ---------------------------------------------------------------- edge cases
+
+@pytest.mark.parametrize("dt", DTYPES, ids=IDS)
+def test_zero_stride_batch(dt):
+    rng = np.random.default_rng(9)
+    a1 = spd(rng, (), 4, dt)
+    a = np.broadcast_to(a1, (3, 4, 4))
+    b = np.broadcast_to(rand(rng, (4, 2), dt), (3, 4, 2))
+    c = np.empty((3, 4, 4), dt)
+    assert not _lapack.potrf(a, c, 1, 2).any()
+    ref = sl.cholesky(a1, lower=True)
+    for i in range(3):
+        close(c[i], ref, dt)
+    out = np.empty((3, 4, 2), dt)
+    assert not _lapack.potrs(np.broadcast_to(c[0], (3, 4, 4)), b, out, 1, 2).any()
+    close(out, np.broadcast_to(sl.cho_solve((ref, True), b[0]), (3, 4, 2)), dt)
+    w = np.empty((3, 4), real_of(dt))
+    v = np.empty((3, 4, 4), dt)
+    assert not _lapack.heevd(a, w, v, 0, 2).any()
+    close(w, np.broadcast_to(sl.eigh(a1, eigvals_only=True), (3, 4)), dt, scale=10)
+    s = np.empty((3, 4), real_of(dt))
+    assert not _lapack.gesdd(a, s, None, None, 0, 2).any()
+    close(s, np.broadcast_to(sl.svd(a1, compute_uv=False), (3, 4)), dt, scale=10)
+    lu = np.empty((3, 4, 4), dt)
+    piv = np.empty((3, 4), np.int32)
+    assert not _lapack.getrf(a, lu, piv, 2).any()
+    rlu, rpiv = sl.lu_factor(a1)
+    close(lu, np.broadcast_to(rlu, (3, 4, 4)), dt, scale=10)
+    out = np.empty((3, 4, 2), dt)
+    assert not _lapack.getrs(lu, np.broadcast_to(piv[0], (3, 4)), b, out, 0, 2).any()
+    close(out, np.broadcast_to(sl.lu_solve((rlu, rpiv), b[0]), (3, 4, 2)), dt, scale=10)
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=IDS)
+@pytest.mark.parametrize("batch,n", [((), 0), ((3,), 0), ((0,), 4), ((2, 0), 3)], ids=str)
+def test_empty(dt, batch, n):
+    a = np.ones(batch + (n, n), dt)
+    b = np.ones(batch + (n, 2), dt)
+    r = real_of(dt)
+    for info in [
+        _lapack.potrf(a, np.empty_like(a), 1, 2),
+        _lapack.potrs(a, b, np.empty_like(b), 0, 2),
+        _lapack.trtrs(a, b, np.empty_like(b), 0, 1, 0, 2),
+        _lapack.getrf(a, np.empty_like(a), np.empty(batch + (n,), np.int32), 2),
+        _lapack.getrs(a, np.zeros(batch + (n,), np.int32), b, np.empty_like(b), 0, 2),
+        _lapack.heevd(a, np.empty(batch + (n,), r), np.empty_like(a), 1, 2),
+        _lapack.heevd(a, np.empty(batch + (n,), r), None, 1, 2),
+        _lapack.gesdd(a, np.empty(batch + (n,), r), np.empty_like(a), np.empty_like(a), 1, 2),
+    ]:
+        assert info.shape == batch and info.dtype == np.int32 and not info.any()
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=IDS)
+def test_gesdd_empty_dim_full(dt):
+    a = np.ones((2, 3, 0), dt)
+    u = np.empty((2, 3, 3), dt)
+    vt = np.empty((2, 0, 0), dt)
+    info = _lapack.gesdd(a, np.empty((2, 0), real_of(dt)), u, vt, 1, 1)
+    assert not info.any()
+    np.testing.assert_array_equal(u, np.broadcast_to(np.eye(3), (2, 3, 3)))
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=IDS)
+def test_parallel_equals_serial(dt):
+    rng = np.random.default_rng(10)
+    a = spd(rng, (64,), 4, dt)
+    res = {}
+    for nt in (1, 2):
+        w = np.empty((64, 4), real_of(dt))
+        v = np.empty((64, 4, 4), dt)
+        c = np.empty((64, 4, 4), dt)
+        s = np.empty((64, 4), real_of(dt))
+        u = np.empty((64, 4, 4), dt)
+        vt = np.empty((64, 4, 4), dt)
+        lu = np.empty((64, 4, 4), dt)
+        piv = np.empty((64, 4), np.int32)
+        infos = [_lapack.heevd(a, w, v, 1, nt), _lapack.potrf(a, c, 1, nt),
+                 _lapack.gesdd(a, s, u, vt, 0, nt), _lapack.getrf(a, lu, piv, nt)]
+        assert not any(i.any() for i in infos)
+        res[nt] = (w, v, c, s, u, vt, lu, piv)
+    for x1, x2 in zip(res[1], res[2]):
+        np.testing.assert_array_equal(x1, x2)
+    for i in range(64):
+        close(res[2][2][i], sl.cholesky(a[i], lower=True), dt)
+
+
+def test_parallel_path_taken_for_small_batches():
+    """The 64 x 4 x 4 batch is above the work threshold (it runs batch-parallel)."""
+    small_n, par_min, mid_n = _lapack._set_tuning()
+    assert small_n >= 4 and 64 * (4 ** 3 + 512) >= par_min
+
+
+def test_errors():
+    a = np.eye(3)
+    with pytest.raises(TypeError, match="_lapack.potrf: no loop for int64"):
+        _lapack.potrf(np.eye(3, dtype=np.int64), np.empty((3, 3), np.int64), 1, 1)
+    with pytest.raises(TypeError, match="_lapack.potrf"):
+        _lapack.potrf(a, np.empty((3, 3), np.float32), 1, 1)
+    with pytest.raises(ValueError, match="_lapack.potrf: a must be square"):
+        _lapack.potrf(np.ones((3, 4)), np.empty((3, 4)), 1, 1)
+    with pytest.raises(ValueError, match="_lapack.potrs"):
+        _lapack.potrs(a, np.ones((4, 2)), np.empty((4, 2)), 1, 1)
+    with pytest.raises(ValueError, match="_lapack.trtrs: trans"):
+        _lapack.trtrs(a, np.ones((3, 1)), np.empty((3, 1)), 1, 3, 0, 1)
+    with pytest.raises(TypeError, match="_lapack.getrf: piv"):
+        _lapack.getrf(a, np.empty((3, 3)), np.empty(3, np.int64), 1)
+    with pytest.raises(TypeError, match="_lapack.heevd: w"):
+        _lapack.heevd(a, np.empty(3, np.complex128), None, 1, 1)
+    with pytest.raises(ValueError, match="_lapack.gesdd"):
+        _lapack.gesdd(a, np.empty(3), np.empty((3, 3)), None, 1, 1)
+    with pytest.raises(ValueError, match="_lapack.heevd: v has shape"):
+        _lapack.heevd(np.ones((2, 3, 3)), np.empty((2, 3)), np.empty((3, 3, 3)), 1, 1)
+    ro = np.empty((3, 3))
+    ro.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        _lapack.potrf(a, ro, 1, 1)
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=IDS)
+@pytest.mark.parametrize("mid_n", [0, 256])
+def test_large_matrices(dt, mid_n):
+    """Matrices above SMALL_N: with mid_n 0 the batch is looped serially and LAPACK
+    gets nthreads threads; with 256 (the default) a batch >= nthreads goes over threads."""
+    rng = np.random.default_rng(11)
+    n = 90
+    a = spd(rng, (2,), n, dt)
+    c = np.empty_like(a)
+    w = np.empty((2, n), real_of(dt))
+    v = np.empty_like(a)
+    s = np.empty((2, n), real_of(dt))
+    u = np.empty_like(a)
+    vt = np.empty_like(a)
+    old = _lapack._set_tuning(mid_n=mid_n)
+    try:
+        assert not _lapack.potrf(a, c, 0, 2).any()
+        assert not _lapack.heevd(a, w, v, 1, 2).any()
+        assert not _lapack.gesdd(a, s, u, vt, 1, 2).any()
+    finally:
+        _lapack._set_tuning(*old)
+    for i in range(2):
+        scale = float(np.abs(a[i]).max())
+        close(H(c[i]) @ c[i], a[i], dt, scale=scale)
+        close((v[i] * w[i]) @ H(v[i]), a[i], dt, scale=scale * n)
+        close((u[i] * s[i]) @ vt[i], a[i], dt, scale=scale * n)
+        close(s[i], w[i][::-1], dt, scale=scale * n)
