@@ -158,3 +158,24 @@ def layouts(a):
 @pytest.fixture(params=LAYOUTS)
 def layout(request):
     return request.param
+
+
+# how a stack of matrices is laid out: C, F (transposed per matrix), strided (non-unit
+# leading and inner strides), negative strides
+MATRIX_LAYOUTS = ["C", "F", "slice", "neg"]
+
+
+def matrix_layout(x, how):
+    """The values of the stack of matrices ``x`` in memory layout ``how`` (a view)."""
+    if how == "C":
+        return x
+    if how == "F":
+        return np.swapaxes(np.swapaxes(x, -1, -2).copy(), -1, -2)
+    if how == "slice":
+        big = np.zeros(x.shape[:-2] + (x.shape[-2] * 2, x.shape[-1] * 3 + 1), x.dtype)
+        v = big[..., ::2, 1::3]
+        v[...] = x
+        return v
+    if how == "neg":
+        return np.flip(np.flip(x, (-2, -1)).copy(), (-2, -1))
+    raise ValueError(how)

@@ -5,13 +5,14 @@ import scipy.linalg as sl
 
 from tenferro._kernels import _lapack
 
+from conftest import MATRIX_LAYOUTS as LAYOUTS, matrix_layout
+
 DTYPES = [np.dtype(d) for d in ("float32", "float64", "complex64", "complex128")]
 IDS = [d.name for d in DTYPES]
 # tolerance relative to the problem's scale (matrices are well conditioned)
 TOL = {np.dtype("float32"): 2e-4, np.dtype("complex64"): 2e-4,
        np.dtype("float64"): 1e-11, np.dtype("complex128"): 1e-11}
 BATCHES = [(), (3,), (3, 2)]
-LAYOUTS = ["C", "F", "slice", "neg"]
 
 
 def real_of(dt):
@@ -36,20 +37,6 @@ def herm(rng, batch, n, dt):
     return ((x + np.conj(np.swapaxes(x, -1, -2))) / 2).astype(dt)
 
 
-def layout(x, how):
-    """The same values in another memory layout (per matrix)."""
-    if how == "C":
-        return x
-    if how == "F":
-        return np.swapaxes(np.swapaxes(x, -1, -2).copy(), -1, -2)
-    if how == "slice":
-        big = np.zeros(x.shape[:-2] + (x.shape[-2] * 2, x.shape[-1] * 3 + 1), x.dtype)
-        v = big[..., ::2, 1::3]
-        v[...] = x
-        return v
-    if how == "neg":
-        return np.flip(np.flip(x, (-2, -1)).copy(), (-2, -1))
-    raise ValueError(how)
 
 
 def close(got, ref, dt, scale=None):
@@ -76,7 +63,7 @@ def H(x):
 def test_potrf(dt, batch, lower, how):
     rng = np.random.default_rng(1)
     a0 = spd(rng, batch, 5, dt)
-    a = layout(a0.copy(), how)
+    a = matrix_layout(a0.copy(), how)
     keep = a.copy()
     out = np.full(batch + (5, 5), 7, dt)
     info = _lapack.potrf(a, out, lower, 2)
@@ -103,7 +90,7 @@ def test_potrs(dt, lower, how):
     c = np.empty_like(a0)
     assert not _lapack.potrf(a0, c, lower, 1).any()
     b0 = rand(rng, batch + (5, 3), dt)
-    cc, b = layout(c.copy(), how), layout(b0.copy(), how)
+    cc, b = matrix_layout(c.copy(), how), matrix_layout(b0.copy(), how)
     keep = b.copy()
     out = np.empty(batch + (5, 3), dt)
     info = _lapack.potrs(cc, b, out, lower, 2)
@@ -140,7 +127,7 @@ def test_trtrs(dt, lower, trans, unit):
     a0 = rand(rng, batch + (5, 5), dt) + 4 * np.eye(5, dtype=dt)
     b0 = rand(rng, batch + (5, 2), dt)
     for how in LAYOUTS:
-        a, b = layout(a0.copy(), how), layout(b0.copy(), how)
+        a, b = matrix_layout(a0.copy(), how), matrix_layout(b0.copy(), how)
         keep = (a.copy(), b.copy())
         out = np.empty(batch + (5, 2), dt)
         info = _lapack.trtrs(a, b, out, lower, trans, unit, 2)
@@ -170,21 +157,21 @@ def test_trtrs_singular_info(dt):
 def test_getrf_getrs(dt, batch, how):
     rng = np.random.default_rng(5)
     a0 = rand(rng, batch + (5, 5), dt)
-    a = layout(a0.copy(), how)
+    a = matrix_layout(a0.copy(), how)
     keep = a.copy()
     lu = np.empty(batch + (5, 5), dt)
     piv = np.empty(batch + (5,), np.int32)
     assert not _lapack.getrf(a, lu, piv, 2).any()
     np.testing.assert_array_equal(a, keep)
     b0 = rand(rng, batch + (5, 3), dt)
-    b = layout(b0.copy(), how)
+    b = matrix_layout(b0.copy(), how)
     for i in each(batch):
         rlu, rpiv = sl.lu_factor(a0[i])
         close(lu[i], rlu, dt)
         np.testing.assert_array_equal(piv[i], rpiv)
     for trans in (0, 1, 2):
         out = np.empty(batch + (5, 3), dt)
-        lul, pivl = layout(lu.copy(), how), piv[..., ::-1].copy()[..., ::-1]
+        lul, pivl = matrix_layout(lu.copy(), how), piv[..., ::-1].copy()[..., ::-1]
         assert not _lapack.getrs(lul, pivl, b, out, trans, 2).any()
         for i in each(batch):
             ref = sl.lu_solve((lu[i], piv[i]), b0[i], trans=trans)
@@ -213,7 +200,7 @@ def test_getrf_singular_info(dt):
 def test_heevd(dt, batch, lower, how):
     rng = np.random.default_rng(7)
     a0 = herm(rng, batch, 5, dt)
-    a = layout(a0.copy(), how)
+    a = matrix_layout(a0.copy(), how)
     keep = a.copy()
     w = np.empty(batch + (5,), real_of(dt))
     v = np.empty(batch + (5, 5), dt)
@@ -241,7 +228,7 @@ def test_gesdd(dt, mn, full, how):
     k = min(m, n)
     batch = (3, 2)
     a0 = rand(rng, batch + (m, n), dt)
-    a = layout(a0.copy(), how)
+    a = matrix_layout(a0.copy(), how)
     keep = a.copy()
     s = np.empty(batch + (k,), real_of(dt))
     u = np.empty(batch + ((m, m) if full else (m, k)), dt)

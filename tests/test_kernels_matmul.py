@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from conftest import sample
+from conftest import matrix_layout, sample
 
 from tenferro._kernels import _matmul
 from tenferro import _blas  # noqa: E402
@@ -27,24 +27,6 @@ SHAPES = [((), 3, 4, 5), ((), 1, 7, 9), ((), 9, 7, 1), ((), 1, 9, 1), ((), 0, 3,
           ((), 3, 0, 4), ((), 3, 4, 0), ((0,), 3, 4, 5), ((5,), 2, 0, 3), ((7,), 20, 30, 40),
           ((2, 3), 33, 17, 9), ((), 70, 80, 90), ((300,), 4, 4, 4), ((3,), 130, 20, 70)]
 
-# how each operand is laid out: C, F (transposed per matrix), strided (non-unit
-# leading/inner strides), negative strides
-LAYOUTS = ["C", "F", "slice", "neg"]
-
-
-def layout(x, how):
-    if how == "C":
-        return x
-    if how == "F":
-        return np.swapaxes(np.swapaxes(x, -1, -2).copy(), -1, -2)
-    if how == "slice":
-        big = np.zeros(x.shape[:-2] + (x.shape[-2] * 2, x.shape[-1] * 3 + 1), x.dtype)
-        v = big[..., ::2, 1::3]
-        v[...] = x
-        return v
-    if how == "neg":
-        return np.flip(np.flip(x, (-2, -1)).copy(), (-2, -1))
-    raise ValueError(how)
 
 
 @pytest.mark.parametrize("dt", DTYPES, ids=lambda d: np.dtype(d).name)
@@ -58,9 +40,9 @@ def test_matmul_layouts(dt, shape):
     for la, lb, lo in [("C", "C", "C"), ("F", "C", "C"), ("C", "F", "F"), ("F", "F", "C"),
                        ("slice", "neg", "C"), ("neg", "slice", "slice"), ("C", "C", "neg"),
                        ("slice", "F", "F")]:
-        a = layout(a0, la)
-        b = layout(b0, lb)
-        out = layout(np.zeros(B + (M, N), dt), lo)
+        a = matrix_layout(a0, la)
+        b = matrix_layout(b0, lb)
+        out = matrix_layout(np.zeros(B + (M, N), dt), lo)
         for nt in (1, 2):
             out[...] = 1
             _matmul.matmul(a, b, out, nt)
