@@ -337,3 +337,18 @@ spec("basic_index_transpose", _basic_index_transpose, (Arg((2, 1)),), BOTH,
      prims=("basic_index_transpose",))
 spec("diagonal_transpose", _diagonal_transpose, (Arg((2, 2)),), BOTH,
      prims=("diagonal_transpose",))
+
+
+# linalg (tests/test_linalg.py checks each op in more cases)
+import tenferro.linalg as _tl  # noqa: E402
+
+
+def _spd(x):
+    return x @ tf.conj(tf.matrix_transpose(x)) + 3.0 * tf.eye(x.shape[-1], dtype=x.dtype)
+
+
+spec("linalg.cholesky", lambda x: _tl.cholesky(_spd(x), lower=True), (Arg((3, 3)),), BOTH,
+     prims=("linalg.cholesky",))
+spec("linalg.solve_triangular", lambda a, b: _tl.solve_triangular(
+    a + 4.0 * tf.eye(3, dtype=a.dtype), b, trans=2, lower=True), (Arg((3, 3)), Arg((3, 2))),
+    BOTH, prims=("linalg.triangular_solve",))

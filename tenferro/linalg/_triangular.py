@@ -1,0 +1,220 @@
+"""Cholesky and triangular solves: ``cholesky``, ``cho_factor``, ``cho_solve``,
+``solve_triangular`` (scipy.linalg's names, signatures and defaults; leading batch
+dimensions as NumPy's).
+
+Both primitives read one triangle of their matrix, as LAPACK does, and their
+derivatives are those of that function: a perturbation of the unread triangle changes
+nothing, so its gradient is zero there (triangle-only gradients, consistent with
+finite differences in every direction).  For a Hermitian input built from parameters
+(the usual case: a kernel matrix) this gives the same parameter gradients as the
+Hermitian-gradient convention of PyTorch and JAX.  Cholesky also ignores the imaginary
+part of the diagonal (LAPACK's ?potrf reads the real part only).
+"""
+from .. import _ops, _threads
+from .._kernels import _lapack
+from .._tensor import Tensor
+from .._kernels._alloc import empty as _empty
+from ..autograd.extend import Primitive, def_impl, def_jvp_rule, def_vjp_rule
+from ._util import as_matrix_stack, common_dtype, mH, raise_for_info, real_diag
+
+_TRANS = {0: 0, 1: 1, 2: 2, "N": 0, "T": 1, "C": 2}
+
+
+# -- primitives ----------------------------------------------------------------------------
+
+cholesky_p = Primitive(
+    "linalg.cholesky", lambda a, *, lower: a,
+    doc="Cholesky factor of each Hermitian positive-definite matrix [..., n, n], read "
+        "from its lower (lower=True) or upper triangle; the factor is L (A = L L^H) or "
+        "U (A = U^H U), the other triangle zero.")
+triangular_solve_p = Primitive(
+    "linalg.triangular_solve", lambda a, b, *, lower, trans, unit_diagonal: b,
+    doc="X with op(T) X = B, T the lower/upper triangle of a [..., n, n] (unit diagonal "
+        "if unit_diagonal), op = identity, transpose or conjugate transpose (trans 0, "
+        "1, 2); b [..., n, k] with a's batch shape.")
+
+
+def _cholesky_cpu(a, *, lower):
+    out = _empty(a.shape, a.dtype)
+    raise_for_info("cholesky", _lapack.potrf(a, out, lower, _threads.current),
+                   "is not positive definite")
+    return out
+
+
+def _triangular_solve_cpu(a, b, *, lower, trans, unit_diagonal):
+    out = _empty(b.shape, b.dtype)
+    raise_for_info("solve_triangular",
+                   _lapack.trtrs(a, b, out, lower, trans, unit_diagonal, _threads.current),
+                   "is singular (a zero on its diagonal)")
+    return out
+
+
+def_impl(cholesky_p, "cpu", _cholesky_cpu)
+def_impl(triangular_solve_p, "cpu", _triangular_solve_cpu)
+
+
+# -- public functions ----------------------------------------------------------------------
+
+def _broadcast_batch(op, a, b):
+    batch = _ops.broadcast_shapes(op, a.shape[:-2], b.shape[:-2])
+    if a.shape[:-2] != batch:
+        a = _ops.broadcast_to(a, batch + a.shape[-2:])
+    if b.shape[:-2] != batch:
+        b = _ops.broadcast_to(b, batch + b.shape[-2:])
+    return a, b
+
+
+def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
+    """scipy.linalg.cholesky: the upper factor U (A = U^H U) by default, the lower L
+    (A = L L^H) with ``lower=True``; only that triangle of ``a`` is read.  Batched over
+    leading dims; LinAlgError names the first matrix that is not positive definite."""
+    a = as_matrix_stack("cholesky", a)
+    if check_finite:
+        _check_finite("cholesky", a)
+    return cholesky_p.bind(a, lower=bool(lower))
+
+
+def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
+    """scipy.linalg.cho_factor: ``(c, lower)`` for :func:`cho_solve` (the unused
+    triangle of ``c`` is zero, where scipy leaves it unspecified)."""
+    return cholesky(a, lower=lower, check_finite=check_finite), bool(lower)
+
+
+def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
+    """scipy.linalg.cho_solve: x with A x = b from ``(c, lower) = cho_factor(A)``."""
+    c, lower = c_and_lower
+    y = solve_triangular(c, b, trans=0 if lower else 2, lower=lower,
+                         check_finite=check_finite)
+    return solve_triangular(c, y, trans=2 if lower else 0, lower=lower, check_finite=False)
+
+
+def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False,
+                     check_finite=True):
+    """scipy.linalg.solve_triangular: x with op(a) x = b, op given by ``trans`` (0/'N',
+    1/'T', 2/'C'); only the ``lower`` (or upper) triangle of ``a`` is read.  ``b`` is
+    [..., n, k], or a vector [n] (NumPy 2's rule: a vector only when 1-D); leading batch
+    dims broadcast."""
+    if trans not in _TRANS:
+        raise ValueError("tenferro.linalg.solve_triangular: trans must be 0, 1, 2, 'N', "
+                         "'T' or 'C', got %r" % (trans,))
+    a = as_matrix_stack("solve_triangular", a)
+    b = b if isinstance(b, Tensor) else _ops.asarray(b)
+    a, b = common_dtype(a, b)
+    vec = b.ndim == 1
+    if vec:
+        b = _ops.reshape(b, (b.shape[0], 1))
+    if b.ndim < 2 or b.shape[-2] != a.shape[-1]:
+        raise ValueError("tenferro.linalg.solve_triangular: a of shape %s and b of shape %s "
+                         "do not fit: b needs %d rows" % (a.shape, (b.shape[0],) if vec
+                                                          else b.shape, a.shape[-1]))
+    if check_finite:
+        _check_finite("solve_triangular", a, b)
+    a, b = _broadcast_batch("solve_triangular", a, b)
+    x = triangular_solve_p.bind(a, b, lower=bool(lower), trans=_TRANS[trans],
+                                unit_diagonal=bool(unit_diagonal))
+    return _ops.reshape(x, x.shape[:-1]) if vec else x
+
+
+def _check_finite(op, *ts):
+    for t in ts:
+        if not bool(_ops.all(_ops.isfinite(t))):
+            raise ValueError("tenferro.linalg.%s: array must not contain infs or NaNs "
+                             "(pass check_finite=False to skip this check)" % op)
+
+
+# -- rules ---------------------------------------------------------------------------------
+
+def _tri(x, lower, k=0):
+    return _ops.tril(x, k) if lower else _ops.triu(x, -k)
+
+
+def _sym_from_triangle(d, lower):
+    """The Hermitian matrix a triangle-reading op sees for input ``d``: the read
+    triangle mirrored, the diagonal's real part."""
+    s = _tri(d, lower, -1)
+    return s + mH(s) + real_diag(d)
+
+
+def _triangle_adjoint(g, lower):
+    """The adjoint of :func:`_sym_from_triangle`: a gradient on the read triangle."""
+    return _tri(g + mH(g), lower, -1) + real_diag(g)
+
+
+def _cholesky_jvp(tangents, primals, out, params):
+    # Murray 2016, "Differentiation of the Cholesky decomposition", eq. (7):
+    # dL = L Phi(L^-1 dA L^-H), Phi = lower triangle with half the diagonal
+    t, = tangents
+    if t is None:
+        return None
+    lower = params["lower"]
+    L = out if lower else mH(out)
+    da = _sym_from_triangle(t, lower)
+    w = solve_triangular(L, da, lower=True, check_finite=False)
+    x = mH(solve_triangular(L, mH(w), lower=True, check_finite=False))
+    dl = L @ (_ops.tril(x, -1) + 0.5 * real_diag(x))
+    return dl if lower else mH(dl)
+
+
+def _cholesky_vjp(ct, primals, out, params, needs):
+    # PyTorch FunctionsManual.cpp cholesky_backward (Murray 2016): P = tril(L^H gL)
+    # with half its diagonal, G = L^-H P L^-1; then the adjoint of reading one triangle
+    lower = params["lower"]
+    L, gl = (out, ct) if lower else (mH(out), mH(ct))
+    p = _ops.tril(mH(L) @ gl)
+    p = p - 0.5 * (p * _ops.eye(p.shape[-1], dtype=p.dtype, device=p.device))
+    z = solve_triangular(L, p, trans=2, lower=True, check_finite=False)
+    g = mH(solve_triangular(L, mH(z), trans=2, lower=True, check_finite=False))
+    return (_triangle_adjoint(g, lower),)
+
+
+_cholesky_vjp.uses_out = True
+
+
+def _op(x, trans):
+    return x if trans == 0 else (_ops.matrix_transpose(x) if trans == 1 else mH(x))
+
+
+def _effective(a, lower, unit):
+    t = _tri(a, lower, -1 if unit else 0)
+    return t + _ops.eye(a.shape[-1], dtype=a.dtype, device=a.device) if unit else t
+
+
+def _triangular_solve_jvp(tangents, primals, out, params):
+    # d(op(T)^-1 B) = op(T)^-1 (dB - op(dT) X)   (JAX lax/linalg.py triangular_solve)
+    ta, tb = tangents
+    a, b = primals
+    lower, trans, unit = params["lower"], params["trans"], params["unit_diagonal"]
+    rhs = None if tb is None else tb
+    if ta is not None:
+        dt = _tri(ta, lower, -1 if unit else 0)
+        r = -(_op(dt, trans) @ out)
+        rhs = r if rhs is None else rhs + r
+    if rhs is None:
+        return None
+    return triangular_solve_p.bind(a, rhs, **params)
+
+
+def _triangular_solve_vjp(ct, primals, out, params, needs):
+    # gB = op(T)^-H gX; gT = triangle of the adjoint of op applied to -gB X^H
+    # (PyTorch FunctionsManual.cpp linalg_solve_triangular_backward)
+    a, b = primals
+    lower, trans, unit = params["lower"], params["trans"], params["unit_diagonal"]
+    if trans == 1:  # op(T)^-H = conj(T)^-1 = conj(T^-1 conj(.))
+        gb = _ops.conj(triangular_solve_p.bind(a, _ops.conj(ct), lower=lower, trans=0,
+                                               unit_diagonal=unit))
+    else:
+        gb = triangular_solve_p.bind(a, ct, lower=lower, trans=2 - trans,
+                                     unit_diagonal=unit)
+    ga = None
+    if needs[0]:
+        m = -(gb @ mH(out))
+        m = m if trans == 0 else (_ops.matrix_transpose(m) if trans == 1 else mH(m))
+        ga = _tri(m, lower, -1 if unit else 0)
+    return (ga, gb if needs[1] else None)
+
+
+_triangular_solve_vjp.uses_out = True
+def_jvp_rule(cholesky_p, _cholesky_jvp)
+def_vjp_rule(cholesky_p, _cholesky_vjp)
+def_jvp_rule(triangular_solve_p, _triangular_solve_jvp)
+def_vjp_rule(triangular_solve_p, _triangular_solve_vjp)

@@ -1,0 +1,58 @@
+"""Shared by the linalg ops: input checks, dtype promotion as scipy, LAPACK ``info``
+turned into clear errors, and small matrix helpers written with tenferro ops (so that
+rules using them differentiate again)."""
+import numpy as np
+
+from .. import _dtypes, _ops
+from .._errors import LinAlgError
+from .._tensor import Tensor
+
+_INEXACT = {_dtypes.float32, _dtypes.float64, _dtypes.complex64, _dtypes.complex128}
+
+
+def as_matrix_stack(op, a, square=True):
+    """``a`` as a float/complex Tensor of shape [..., m, n] (ints and bools promoted to
+    float64, as scipy does), with a clear error otherwise."""
+    a = a if isinstance(a, Tensor) else _ops.asarray(a)
+    if a.ndim < 2:
+        raise ValueError("tenferro.linalg.%s: expected a matrix or a stack of matrices "
+                         "[..., M, N], got shape %s" % (op, a.shape))
+    if square and a.shape[-1] != a.shape[-2]:
+        raise ValueError("tenferro.linalg.%s: expected square matrices [..., N, N], got "
+                         "shape %s" % (op, a.shape))
+    if a.dtype not in _INEXACT:
+        a = a.astype(_dtypes.float64)
+    return a
+
+
+def common_dtype(*ts):
+    dt = _dtypes.result_type(*ts)
+    if dt not in _INEXACT:
+        dt = _dtypes.float64
+    return [t if t.dtype == dt else t.astype(dt) for t in ts]
+
+
+def raise_for_info(op, info, what):
+    """LinAlgError naming the first failing matrix (``what``: "is not positive definite",
+    ...) when any LAPACK ``info`` is positive."""
+    bad = np.flatnonzero(np.asarray(info) > 0)
+    if bad.size:
+        if np.ndim(info) == 0:
+            raise LinAlgError("tenferro.linalg.%s: the matrix %s" % (op, what))
+        idx = np.unravel_index(bad[0], np.shape(info))
+        raise LinAlgError("tenferro.linalg.%s: matrix %s of the batch %s%s" % (
+            op, idx[0] if len(idx) == 1 else tuple(int(i) for i in idx), what,
+            "" if bad.size == 1 else " (and %d more)" % (bad.size - 1)))
+
+
+def mH(x):
+    """Conjugate transpose of the last two axes."""
+    x = _ops.matrix_transpose(x)
+    return _ops.conj(x) if x.dtype.kind == "c" else x
+
+
+def real_diag(x):
+    """The matrix of the real parts of ``x``'s diagonal (zeros elsewhere)."""
+    n = x.shape[-1]
+    d = _ops.real(x) if x.dtype.kind == "c" else x
+    return (d * _ops.eye(n, dtype=d.dtype, device=x.device)).astype(x.dtype)
