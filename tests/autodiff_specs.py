@@ -352,3 +352,31 @@ spec("linalg.cholesky", lambda x: _tl.cholesky(_spd(x), lower=True), (Arg((3, 3)
 spec("linalg.solve_triangular", lambda a, b: _tl.solve_triangular(
     a + 4.0 * tf.eye(3, dtype=a.dtype), b, trans=2, lower=True), (Arg((3, 3)), Arg((3, 2))),
     BOTH, prims=("linalg.triangular_solve",))
+
+
+# linalg LU family (tests/test_linalg_lu.py checks each op in more cases)
+import tenferro.linalg._lu as _tlu  # noqa: E402
+
+
+def _wc(a):
+    return a + 4.0 * tf.eye(a.shape[-1], dtype=a.dtype)
+
+
+spec("linalg.solve", lambda a, b: _tlu.solve(_wc(a), b), (Arg((3, 3)), Arg((3, 2))), BOTH,
+     prims=("linalg.solve",))
+spec("linalg.lu_factor", lambda a: _tlu.lu_factor(_wc(a))[0], (Arg((3, 3)),), BOTH,
+     prims=("linalg.lu_factor",))
+spec("linalg.lu_solve", lambda a, b: _tlu.lu_solve(_tlu.lu_factor(_wc(a)), b, trans=2),
+     (Arg((3, 3)), Arg((3, 2))), BOTH, prims=("linalg.lu_solve",))
+spec("linalg.det", lambda a: _tlu.det(a), (Arg((3, 3)),), BOTH, prims=("linalg.det",))
+
+
+def _herm(x):
+    return x + tf.conj(tf.matrix_transpose(x))
+
+
+spec("linalg.eigh", lambda x: (lambda w, v: (w, (v * tf.expand_dims(tf.sin(w), -2))
+                                             @ tf.conj(tf.matrix_transpose(v))))(
+    *_tl.eigh(_herm(x))), (Arg((3, 3)),), BOTH, prims=("linalg.eigh",))
+spec("linalg.eigvalsh", lambda x: _tl.eigvalsh(_herm(x)), (Arg((3, 3)),), BOTH,
+     prims=("linalg.eigvalsh",))

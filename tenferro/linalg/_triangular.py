@@ -15,7 +15,9 @@ from .._kernels import _lapack
 from .._tensor import Tensor
 from .._kernels._alloc import empty as _empty
 from ..autograd.extend import Primitive, def_impl, def_jvp_rule, def_vjp_rule
-from ._util import as_matrix_stack, common_dtype, mH, raise_for_info, real_diag
+from ._util import (as_matrix_stack, check_finite as _check_finite, common_dtype, mH,
+                    raise_for_info, real_diag, sym_from_triangle as _sym_from_triangle,
+                    tri as _tri, triangle_adjoint as _triangle_adjoint)
 
 _TRANS = {0: 0, 1: 1, 2: 2, "N": 0, "T": 1, "C": 2}
 
@@ -115,30 +117,7 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
     return _ops.reshape(x, x.shape[:-1]) if vec else x
 
 
-def _check_finite(op, *ts):
-    for t in ts:
-        if not bool(_ops.all(_ops.isfinite(t))):
-            raise ValueError("tenferro.linalg.%s: array must not contain infs or NaNs "
-                             "(pass check_finite=False to skip this check)" % op)
-
-
 # -- rules ---------------------------------------------------------------------------------
-
-def _tri(x, lower, k=0):
-    return _ops.tril(x, k) if lower else _ops.triu(x, -k)
-
-
-def _sym_from_triangle(d, lower):
-    """The Hermitian matrix a triangle-reading op sees for input ``d``: the read
-    triangle mirrored, the diagonal's real part."""
-    s = _tri(d, lower, -1)
-    return s + mH(s) + real_diag(d)
-
-
-def _triangle_adjoint(g, lower):
-    """The adjoint of :func:`_sym_from_triangle`: a gradient on the read triangle."""
-    return _tri(g + mH(g), lower, -1) + real_diag(g)
-
 
 def _cholesky_jvp(tangents, primals, out, params):
     # Murray 2016, "Differentiation of the Cholesky decomposition", eq. (7):

@@ -56,3 +56,28 @@ def real_diag(x):
     n = x.shape[-1]
     d = _ops.real(x) if x.dtype.kind == "c" else x
     return (d * _ops.eye(n, dtype=d.dtype, device=x.device)).astype(x.dtype)
+
+
+def check_finite(op, *ts):
+    """scipy's check_finite: ValueError for infs or NaNs."""
+    for t in ts:
+        if not bool(_ops.all(_ops.isfinite(t))):
+            raise ValueError("tenferro.linalg.%s: array must not contain infs or NaNs "
+                             "(pass check_finite=False to skip this check)" % op)
+
+
+def tri(x, lower, k=0):
+    """The lower (k-th and below) or upper (-k-th and above) triangle."""
+    return _ops.tril(x, k) if lower else _ops.triu(x, -k)
+
+
+def sym_from_triangle(d, lower):
+    """The Hermitian matrix a triangle-reading op sees for input ``d``: the read
+    triangle mirrored, the diagonal's real part."""
+    s = tri(d, lower, -1)
+    return s + mH(s) + real_diag(d)
+
+
+def triangle_adjoint(g, lower):
+    """The adjoint of :func:`sym_from_triangle`: a gradient on the read triangle."""
+    return tri(g + mH(g), lower, -1) + real_diag(g)

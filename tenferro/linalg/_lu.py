@@ -1,0 +1,413 @@
+"""LU family: ``lu_factor``, ``lu_solve``, ``solve``, ``inv``, ``det``, ``slogdet``
+(scipy.linalg's names, signatures and defaults -- ``slogdet`` is NumPy's --; leading batch
+dimensions as NumPy's, broadcast between ``a`` and ``b``; ints promoted to float64).
+
+Primitives: ``linalg.lu_factor`` (two results: the packed factors, unit-lower L below
+the diagonal and U on and above it as scipy's, and 0-based int32 pivots as scipy's),
+``linalg.lu_solve`` (solve with those factors) and ``linalg.solve`` (factor and solve
+in one kernel call; its derivatives solve with the same matrix again).  ``inv`` is
+``solve(a, I)``; ``det`` and ``slogdet`` are compositions over ``lu_factor``
+(product of U's diagonal times the pivots' sign), so their derivatives are those of
+``lu_factor`` (the rule below) and of ``prod``/``log``/``abs``.  Pivots are not
+differentiable.
+
+Singular matrices: ``solve``, ``inv`` and ``lu_solve`` raise LinAlgError naming the
+batch index; ``det`` returns 0 and ``slogdet`` (0, -inf) as scipy/NumPy.  The
+*derivative* of ``det``/``slogdet`` at an exactly singular matrix is not computed here:
+it raises LinAlgError (the rule solves with U, which is singular) rather than returning
+NaN or a wrong value (PyTorch and JAX give the adjugate there; not implemented yet).
+
+``assume_a``: 'gen', 'sym' and 'her' all go through the LU factorization (the whole
+matrix is read; for 'sym'/'her' scipy reads only one triangle, so ``a`` must really be
+symmetric/Hermitian); 'pos' goes through ``cholesky`` + ``cho_solve`` and reads the
+``lower`` (or upper) triangle only, as scipy.
+"""
+import numpy as np
+
+from .. import _dtypes, _ops, _threads
+from .._kernels import _lapack
+from .._tensor import Tensor
+from .._kernels._alloc import empty as _empty
+from ..autograd.extend import Primitive, def_impl, def_jvp_rule, def_vjp_rule
+from ._triangular import _broadcast_batch, cho_solve, cholesky, \
+    solve_triangular
+from ._util import as_matrix_stack, check_finite as _check_finite, common_dtype, mH, \
+    raise_for_info
+
+_TRANS = {0: 0, 1: 1, 2: 2, "N": 0, "T": 1, "C": 2}
+
+# -- primitives ----------------------------------------------------------------------------
+
+lu_factor_p = Primitive(
+    "linalg.lu_factor", lambda a: (a, a), multiple_results=True,
+    doc="LU with partial pivoting of each a[..., n, n]: (lu, piv), lu packing the unit "
+        "lower L (strictly below the diagonal) and U; piv [..., n] int32 0-based (row i "
+        "swapped with row piv[i]); A = P L U.  Never raises (a zero pivot is kept).")
+lu_solve_p = Primitive(
+    "linalg.lu_solve", lambda lu, piv, b, *, trans: b,
+    doc="X with op(A) X = B for A = P L U given by lu_factor's (lu, piv); op identity, "
+        "transpose or conjugate transpose (trans 0, 1, 2); b [..., n, k], lu's batch.")
+det_p = Primitive(
+    "linalg.det", lambda a: a,
+    doc="Determinant of each a[..., n, n] via LU (0 for a singular matrix).")
+solve_p = Primitive(
+    "linalg.solve", lambda a, b: b,
+    doc="X with A X = B for a [..., n, n], b [..., n, k] (same batch), via LU.")
+
+
+def _lu_factor_cpu(a):
+    lu = _empty(a.shape, a.dtype)
+    piv = _empty(a.shape[:-1], np.dtype(np.int32))
+    _lapack.getrf(a, lu, piv, _threads.current)  # info > 0: singular, kept as is
+    return lu, piv
+
+
+def _lu_solve_cpu(lu, piv, b, *, trans):
+    out = _empty(b.shape, b.dtype)
+    n = lu.shape[-1]
+    d = np.abs(np.diagonal(lu, axis1=-2, axis2=-1))
+    info = np.where((d == 0).any(axis=-1), 1, 0).astype(np.int32) if n else \
+        np.zeros(lu.shape[:-2], np.int32)
+    raise_for_info("lu_solve", info, "is singular")
+    raise_for_info("lu_solve", _lapack.getrs(lu, piv, b, out, trans, _threads.current),
+                   "is singular")
+    return out
+
+
+def _solve_cpu(a, b):
+    lu = _empty(a.shape, a.dtype)
+    piv = _empty(a.shape[:-1], np.dtype(np.int32))
+    raise_for_info("solve", _lapack.getrf(a, lu, piv, _threads.current), "is singular")
+    out = _empty(b.shape, b.dtype)
+    raise_for_info("solve", _lapack.getrs(lu, piv, b, out, 0, _threads.current),
+                   "is singular")
+    return out
+
+
+def _det_cpu(a):
+    n = a.shape[-1]
+    if n == 0:
+        return np.ones(a.shape[:-2], a.dtype)
+    lu = _empty(a.shape, a.dtype)
+    piv = _empty(a.shape[:-1], np.dtype(np.int32))
+    _lapack.getrf(a, lu, piv, _threads.current)
+    d = np.prod(np.diagonal(lu, axis1=-2, axis2=-1), axis=-1)
+    return np.asarray(d * _pivot_sign(piv), dtype=a.dtype)
+
+
+def_impl(det_p, "cpu", _det_cpu)
+def_impl(lu_factor_p, "cpu", _lu_factor_cpu)
+def_impl(lu_solve_p, "cpu", _lu_solve_cpu)
+def_impl(solve_p, "cpu", _solve_cpu)
+
+
+# -- helpers -------------------------------------------------------------------------------
+
+def _perm(piv):
+    """perm [..., n] with A[perm] = L U (numpy, from 0-based LAPACK pivots)."""
+    piv = np.asarray(piv)
+    n = piv.shape[-1]
+    perm = np.broadcast_to(np.arange(n), piv.shape).copy()
+    idx = np.indices(piv.shape[:-1])
+    for i in range(n):
+        j = piv[..., i]
+        pi = perm[..., i].copy()
+        perm[(*idx, np.full(piv.shape[:-1], i))] = perm[(*idx, j)]
+        perm[(*idx, j)] = pi
+    return perm
+
+
+def _pt(piv, like):
+    """P^T (a constant tensor [..., n, n], like's dtype) with P^T A = L U."""
+    perm = _perm(piv.numpy())
+    n = perm.shape[-1]
+    m = np.eye(n, dtype=like.dtype)[perm]
+    return _ops.asarray(m, device=like.device)
+
+
+def _pivot_sign(piv):
+    """(-1)^(number of row swaps) per matrix, numpy float."""
+    p = np.asarray(piv)
+    return np.where((p != np.arange(p.shape[-1])).sum(-1) % 2, -1.0, 1.0)
+
+
+def _eye(n, like):
+    return _ops.eye(n, dtype=like.dtype, device=like.device)
+
+
+def _unpack(lu):
+    n = lu.shape[-1]
+    return _ops.tril(lu, -1) + _eye(n, lu), _ops.triu(lu)
+
+
+def _op(x, trans):
+    return x if trans == 0 else (_ops.matrix_transpose(x) if trans == 1 else mH(x))
+
+
+def _adj_solve(solve0, solve2, ct, trans):
+    """op(A)^-H ct given solvers for trans 0 and 2 (conj(A)^-1 = conj(A^-1 conj .))."""
+    if trans == 0:
+        return solve2(ct)
+    if trans == 2:
+        return solve0(ct)
+    return _ops.conj(solve0(_ops.conj(ct))) if ct.dtype.kind == "c" else solve0(ct)
+
+
+# -- rules ---------------------------------------------------------------------------------
+
+def _lu_factor_jvp(tangents, primals, out, params):
+    # linalg-ad.md (PyTorch linalg_lu_forward_AD): K = L^-1 P^T dA U^-1,
+    # dL = L tril(K, -1), dU = triu(K) U, packed as lu is
+    t, = tangents
+    if t is None:
+        return (None, None)
+    lu, piv = out
+    L, U = _unpack(lu)
+    w = solve_triangular(L, _pt(piv, lu) @ t, lower=True, unit_diagonal=True,
+                         check_finite=False)
+    k = mH(solve_triangular(U, mH(w), trans=2, lower=False, check_finite=False))  # w U^-1
+    return (L @ _ops.tril(k, -1) + _ops.triu(k) @ U, None)
+
+
+def _lu_factor_vjp(ct, primals, out, params, needs):
+    # linalg-ad.md (PyTorch linalg_lu_backward, square case):
+    # gA = P L^-H [tril(L^H gL, -1) + triu(gU U^H)] U^-H, gL/gU the two packed parts
+    g = ct[0]
+    if g is None:
+        return (None,)
+    lu, piv = out
+    L, U = _unpack(lu)
+    m = _ops.tril(mH(L) @ _ops.tril(g, -1), -1) + _ops.triu(_ops.triu(g) @ mH(U))
+    x = solve_triangular(L, m, trans=2, lower=True, unit_diagonal=True, check_finite=False)
+    x = mH(solve_triangular(U, mH(x), trans=0, lower=False, check_finite=False))
+    return (mH(_pt(piv, lu)) @ x,)
+
+
+def _lu_solve_jvp(tangents, primals, out, params):
+    # d(op(A)^-1 B) = op(A)^-1 (dB - op(dA) X), dA = P (dL U + L dU) from d(lu)
+    tl_, _, tb = tangents
+    lu, piv, b = primals
+    trans = params["trans"]
+    rhs = tb
+    if tl_ is not None:
+        L, U = _unpack(lu)
+        da = mH(_pt(piv, lu)) @ (_ops.tril(tl_, -1) @ U + L @ _ops.triu(tl_))
+        r = -(_op(da, trans) @ out)
+        rhs = r if rhs is None else rhs + r
+    if rhs is None:
+        return None
+    return lu_solve_p.bind(lu, piv, rhs, trans=trans)
+
+
+def _lu_solve_vjp(ct, primals, out, params, needs):
+    # gB = op(A)^-H gX; g op(A) = -gB X^H; then the adjoint of lu -> A = P L U:
+    # g_lu = tril(P^T gA U^H, -1) + triu(L^H P^T gA)   (PyTorch linalg_lu_solve_LU)
+    lu, piv, b = primals
+    trans = params["trans"]
+    gb = _adj_solve(lambda v: lu_solve_p.bind(lu, piv, v, trans=0),
+                    lambda v: lu_solve_p.bind(lu, piv, v, trans=2), ct, trans)
+    glu = None
+    if needs[0]:
+        m = -(gb @ mH(out))
+        ga = _op(m, trans)
+        L, U = _unpack(lu)
+        pga = _pt(piv, lu) @ ga
+        glu = _ops.tril(pga @ mH(U), -1) + _ops.triu(mH(L) @ pga)
+    return (glu, None, gb if needs[2] else None)
+
+
+def _adjugate(a):
+    """adj(A) (A adj(A) = det(A) I), written with tenferro ops: det(A) A^-1 when every
+    matrix is invertible, else (some matrix singular) the transposed cofactors
+    (-1)^(i+j) det(minor_ij) -- n^2 determinants of size n-1, exact at singular A."""
+    n = a.shape[-1]
+    if n == 1:
+        return _ops.ones_like(a)
+    d = np.abs(np.diagonal(lu_factor_p.bind(_ops.asarray(a.numpy()))[0].numpy(),
+                           axis1=-2, axis2=-1))
+    if not (d == 0).any():
+        return det_p.bind(a)[..., None, None] * solve_p.bind(
+            a, _ops.broadcast_to(_eye(n, a), a.shape))
+    keep = _ops.asarray(np.array([[r for r in range(n) if r != i] for i in range(n)]))
+    m = _ops.take(_ops.take(a, keep, axis=-2), keep, axis=-1)  # [..., i, n-1, j, n-1]
+    k = m.ndim
+    m = _ops.permute_dims(m, tuple(range(k - 4)) + (k - 4, k - 2, k - 3, k - 1))
+    sgn = np.where(np.add.outer(np.arange(n), np.arange(n)) % 2, -1.0, 1.0)
+    cof = det_p.bind(m) * _ops.asarray(sgn.astype(a.dtype))
+    return _ops.matrix_transpose(cof)
+
+
+def _det_jvp(tangents, primals, out, params):
+    # d det = tr(adj(A) dA)   (Jacobi's formula; = det tr(A^-1 dA) for invertible A)
+    t, = tangents
+    if t is None:
+        return None
+    adj = _adjugate(primals[0])
+    return _ops.sum(_ops.matrix_transpose(adj) * t, axis=(-2, -1))
+
+
+def _det_vjp(ct, primals, out, params, needs):
+    # gA = g adj(A)^H (= g conj(det) A^-H for invertible A; PyTorch linalg_det_backward
+    # and JAX's cofactor solve give the adjugate at singular A too)
+    return (ct[..., None, None] * mH(_adjugate(primals[0])),)
+
+
+_det_vjp.uses_out = False
+def_jvp_rule(det_p, _det_jvp)
+def_vjp_rule(det_p, _det_vjp)
+
+
+def _solve_jvp(tangents, primals, out, params):
+    # dX = A^-1 (dB - dA X)   (linalg-ad.md; PyTorch linalg_solve_jvp)
+    ta, tb = tangents
+    a, b = primals
+    rhs = tb
+    if ta is not None:
+        r = -(ta @ out)
+        rhs = r if rhs is None else rhs + r
+    if rhs is None:
+        return None
+    return solve_p.bind(a, rhs)
+
+
+def _solve_vjp(ct, primals, out, params, needs):
+    # gB = A^-H gX, gA = -gB X^H   (linalg-ad.md; PyTorch linalg_solve_backward)
+    a, b = primals
+    gb = solve_p.bind(mH(a), ct)
+    ga = -(gb @ mH(out)) if needs[0] else None
+    return (ga, gb if needs[1] else None)
+
+
+_lu_factor_vjp.uses_out = True
+_lu_solve_vjp.uses_out = True
+_solve_vjp.uses_out = True
+def_jvp_rule(lu_factor_p, _lu_factor_jvp)
+def_vjp_rule(lu_factor_p, _lu_factor_vjp)
+def_jvp_rule(lu_solve_p, _lu_solve_jvp)
+def_vjp_rule(lu_solve_p, _lu_solve_vjp)
+def_jvp_rule(solve_p, _solve_jvp)
+def_vjp_rule(solve_p, _solve_vjp)
+
+
+# -- public functions ----------------------------------------------------------------------
+
+def _rhs(op, a, b):
+    """(a, b [..., n, k] broadcast to a common batch, vec) with a common dtype."""
+    b = b if isinstance(b, Tensor) else _ops.asarray(b)
+    a, b = common_dtype(a, b)
+    vec = b.ndim == 1
+    if vec:
+        b = _ops.reshape(b, (b.shape[0], 1))
+    if b.ndim < 2 or b.shape[-2] != a.shape[-1]:
+        raise ValueError("tenferro.linalg.%s: a of shape %s and b of shape %s do not fit: "
+                         "b needs %d rows" % (op, a.shape, (b.shape[0],) if vec else b.shape,
+                                              a.shape[-1]))
+    return a, b, vec
+
+
+def lu_factor(a, overwrite_a=False, check_finite=True):
+    """scipy.linalg.lu_factor: ``(lu, piv)``, lu packing the unit-lower L (below the
+    diagonal) and U, piv the 0-based int32 row interchanges (row i with row piv[i]).
+    Batched over leading dims; a singular matrix is factored without error (a zero on
+    U's diagonal).  Differentiable w.r.t. ``a`` (through lu; piv is an index)."""
+    a = as_matrix_stack("lu_factor", a)
+    if check_finite:
+        _check_finite("lu_factor", a)
+    return lu_factor_p.bind(a)
+
+
+def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
+    """scipy.linalg.lu_solve: x with op(A) x = b, A given by ``lu_factor``'s
+    ``(lu, piv)``, op by ``trans`` (0/'N', 1/'T', 2/'C').  LinAlgError (naming the batch
+    index) when U has a zero on its diagonal."""
+    if trans not in _TRANS:
+        raise ValueError("tenferro.linalg.lu_solve: trans must be 0, 1, 2, 'N', 'T' or "
+                         "'C', got %r" % (trans,))
+    lu, piv = lu_and_piv
+    lu = as_matrix_stack("lu_solve", lu)
+    piv = piv if isinstance(piv, Tensor) else _ops.asarray(piv)
+    if piv.shape != lu.shape[:-1]:
+        raise ValueError("tenferro.linalg.lu_solve: piv of shape %s does not fit lu of "
+                         "shape %s" % (piv.shape, lu.shape))
+    if piv.dtype != _dtypes.int32:
+        piv = piv.astype(_dtypes.int32)
+    lu, b, vec = _rhs("lu_solve", lu, b)
+    if check_finite:
+        _check_finite("lu_solve", lu, b)
+    batch = _ops.broadcast_shapes("lu_solve", lu.shape[:-2], b.shape[:-2])
+    if lu.shape[:-2] != batch:
+        lu = _ops.broadcast_to(lu, batch + lu.shape[-2:])
+        piv = _ops.broadcast_to(piv, batch + piv.shape[-1:])
+    if b.shape[:-2] != batch:
+        b = _ops.broadcast_to(b, batch + b.shape[-2:])
+    x = lu_solve_p.bind(lu, piv, b, trans=_TRANS[trans])
+    return _ops.reshape(x, x.shape[:-1]) if vec else x
+
+
+_ASSUME = ("gen", "general", "sym", "symmetric", "her", "hermitian", "pos",
+           "positive definite")
+
+
+def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=True,
+          assume_a="gen", transposed=False):
+    """scipy.linalg.solve: x with a x = b (``a^T x = b`` if ``transposed``).  ``assume_a``
+    'gen'/'sym'/'her' go through LU (the whole of ``a`` is read), 'pos' through
+    ``cholesky`` + ``cho_solve`` (only the ``lower``/upper triangle is read).  ``b`` is
+    [..., n, k] or a vector [n] (a vector only when 1-D); batch dims broadcast.
+    LinAlgError names the first singular (or, for 'pos', non positive definite) matrix."""
+    if assume_a not in _ASSUME:
+        raise ValueError("tenferro.linalg.solve: assume_a must be one of 'gen', 'sym', "
+                         "'her', 'pos', got %r" % (assume_a,))
+    a = as_matrix_stack("solve", a)
+    a, b, vec = _rhs("solve", a, b)
+    if check_finite:
+        _check_finite("solve", a, b)
+    if transposed:
+        a = _ops.matrix_transpose(a)
+    a, b = _broadcast_batch("solve", a, b)
+    if assume_a in ("pos", "positive definite"):
+        x = cho_solve((cholesky(a, lower=lower, check_finite=False), lower), b,
+                      check_finite=False)
+    else:
+        x = solve_p.bind(a, b)
+    return _ops.reshape(x, x.shape[:-1]) if vec else x
+
+
+def inv(a, overwrite_a=False, check_finite=True):
+    """scipy.linalg.inv: the inverse of each matrix (``solve(a, I)``); LinAlgError names
+    the first singular matrix."""
+    a = as_matrix_stack("inv", a)
+    if check_finite:
+        _check_finite("inv", a)
+    eye = _ops.broadcast_to(_eye(a.shape[-1], a), a.shape)
+    return solve_p.bind(a, eye)
+
+
+def _diag(x):
+    return _ops.diagonal(x, axis1=-2, axis2=-1)
+
+
+def det(a, overwrite_a=False, check_finite=True):
+    """scipy.linalg.det: the determinant of each matrix (0 for a singular one), via LU."""
+    a = as_matrix_stack("det", a)
+    if check_finite:
+        _check_finite("det", a)
+    return det_p.bind(a)
+
+
+def slogdet(a):
+    """numpy.linalg.slogdet: ``(sign, logabsdet)``, sign complex (|sign| = 1) for complex
+    input; (0, -inf) for a singular matrix."""
+    a = as_matrix_stack("slogdet", a)
+    rdt = _ops.real(a).dtype if a.dtype.kind == "c" else a.dtype
+    if a.shape[-1] == 0:
+        return _ops.ones(a.shape[:-2], dtype=a.dtype), _ops.zeros(a.shape[:-2], dtype=rdt)
+    lu, piv = lu_factor_p.bind(a)
+    d = _diag(lu)
+    ad = _ops.abs(d)
+    zero = ad == 0
+    psign = _ops.asarray(_pivot_sign(piv.numpy()).astype(a.dtype))
+    unit = _ops.where(zero, _ops.zeros_like(d), d / _ops.where(zero, _ops.ones_like(ad), ad))
+    sign = psign * _ops.prod(unit, axis=-1)
+    logabs = _ops.sum(_ops.log(ad), axis=-1)
+    return sign, logabs
