@@ -9,17 +9,14 @@ import tenferro as tf
 import tenferro.linalg as tl
 from tenferro import autograd
 
-from conftest import MATRIX_LAYOUTS, assert_close, matrix_layout, stable_rng
+from conftest import MATRIX_LAYOUTS, assert_close, matrix_layout, sample, stable_rng
 
 DTYPES = ["float32", "float64", "complex64", "complex128"]
 TOL = {"float32": 2e-4, "complex64": 2e-4, "float64": 1e-10, "complex128": 1e-10}
 
 
 def rand(rng, shape, dtype):
-    x = rng.standard_normal(shape)
-    if np.dtype(dtype).kind == "c":
-        x = x + 1j * rng.standard_normal(shape)
-    return x.astype(dtype)
+    return sample(rng, shape, dtype)
 
 
 def spd(rng, batch, n, dtype):

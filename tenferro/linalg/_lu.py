@@ -31,10 +31,9 @@ from .._kernels._alloc import empty as _empty
 from ..autograd.extend import Primitive, def_impl, def_jvp_rule, def_vjp_rule
 from ._triangular import _broadcast_batch, cho_solve, cholesky, \
     solve_triangular
-from ._util import as_matrix_stack, check_finite as _check_finite, common_dtype, mH, \
-    raise_for_info
+from ._util import (TRANS as _TRANS, as_matrix_stack, check_finite as _check_finite, mH,
+                    raise_for_info, rhs)
 
-_TRANS = {0: 0, 1: 1, 2: 2, "N": 0, "T": 1, "C": 2}
 
 # -- primitives ----------------------------------------------------------------------------
 
@@ -291,20 +290,6 @@ def_vjp_rule(solve_p, _solve_vjp)
 
 # -- public functions ----------------------------------------------------------------------
 
-def _rhs(op, a, b):
-    """(a, b [..., n, k] broadcast to a common batch, vec) with a common dtype."""
-    b = b if isinstance(b, Tensor) else _ops.asarray(b)
-    a, b = common_dtype(a, b)
-    vec = b.ndim == 1
-    if vec:
-        b = _ops.reshape(b, (b.shape[0], 1))
-    if b.ndim < 2 or b.shape[-2] != a.shape[-1]:
-        raise ValueError("tenferro.linalg.%s: a of shape %s and b of shape %s do not fit: "
-                         "b needs %d rows" % (op, a.shape, (b.shape[0],) if vec else b.shape,
-                                              a.shape[-1]))
-    return a, b, vec
-
-
 def lu_factor(a, overwrite_a=False, check_finite=True):
     """scipy.linalg.lu_factor: ``(lu, piv)``, lu packing the unit-lower L (below the
     diagonal) and U, piv the 0-based int32 row interchanges (row i with row piv[i]).
@@ -331,7 +316,7 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
                          "shape %s" % (piv.shape, lu.shape))
     if piv.dtype != _dtypes.int32:
         piv = piv.astype(_dtypes.int32)
-    lu, b, vec = _rhs("lu_solve", lu, b)
+    lu, b, vec = rhs("lu_solve", lu, b)
     if check_finite:
         _check_finite("lu_solve", lu, b)
     batch = _ops.broadcast_shapes("lu_solve", lu.shape[:-2], b.shape[:-2])
@@ -359,7 +344,7 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
         raise ValueError("tenferro.linalg.solve: assume_a must be one of 'gen', 'sym', "
                          "'her', 'pos', got %r" % (assume_a,))
     a = as_matrix_stack("solve", a)
-    a, b, vec = _rhs("solve", a, b)
+    a, b, vec = rhs("solve", a, b)
     if check_finite:
         _check_finite("solve", a, b)
     if transposed:

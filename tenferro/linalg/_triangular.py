@@ -12,14 +12,12 @@ part of the diagonal (LAPACK's ?potrf reads the real part only).
 """
 from .. import _ops, _threads
 from .._kernels import _lapack
-from .._tensor import Tensor
 from .._kernels._alloc import empty as _empty
 from ..autograd.extend import Primitive, def_impl, def_jvp_rule, def_vjp_rule
-from ._util import (as_matrix_stack, check_finite as _check_finite, common_dtype, mH,
-                    raise_for_info, real_diag, sym_from_triangle as _sym_from_triangle,
+from ._util import (TRANS as _TRANS, as_matrix_stack, check_finite as _check_finite, mH,
+                    raise_for_info, real_diag, rhs, sym_from_triangle as _sym_from_triangle,
                     tri as _tri, triangle_adjoint as _triangle_adjoint)
 
-_TRANS = {0: 0, 1: 1, 2: 2, "N": 0, "T": 1, "C": 2}
 
 
 # -- primitives ----------------------------------------------------------------------------
@@ -99,16 +97,7 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
     if trans not in _TRANS:
         raise ValueError("tenferro.linalg.solve_triangular: trans must be 0, 1, 2, 'N', "
                          "'T' or 'C', got %r" % (trans,))
-    a = as_matrix_stack("solve_triangular", a)
-    b = b if isinstance(b, Tensor) else _ops.asarray(b)
-    a, b = common_dtype(a, b)
-    vec = b.ndim == 1
-    if vec:
-        b = _ops.reshape(b, (b.shape[0], 1))
-    if b.ndim < 2 or b.shape[-2] != a.shape[-1]:
-        raise ValueError("tenferro.linalg.solve_triangular: a of shape %s and b of shape %s "
-                         "do not fit: b needs %d rows" % (a.shape, (b.shape[0],) if vec
-                                                          else b.shape, a.shape[-1]))
+    a, b, vec = rhs("solve_triangular", as_matrix_stack("solve_triangular", a), b)
     if check_finite:
         _check_finite("solve_triangular", a, b)
     a, b = _broadcast_batch("solve_triangular", a, b)

@@ -7,6 +7,8 @@ from .. import _dtypes, _ops
 from .._errors import LinAlgError
 from .._tensor import Tensor
 
+# scipy's trans argument: 0/"N" (A), 1/"T" (A^T), 2/"C" (A^H)
+TRANS = {0: 0, 1: 1, 2: 2, "N": 0, "T": 1, "C": 2}
 _INEXACT = {_dtypes.float32, _dtypes.float64, _dtypes.complex64, _dtypes.complex128}
 
 
@@ -81,3 +83,18 @@ def sym_from_triangle(d, lower):
 def triangle_adjoint(g, lower):
     """The adjoint of :func:`sym_from_triangle`: a gradient on the read triangle."""
     return tri(g + mH(g), lower, -1) + real_diag(g)
+
+
+def rhs(op, a, b):
+    """(a, b as [..., n, k], vec) with a common dtype: ``b`` is a vector only when it is
+    1-D (NumPy 2's rule for solve), and must have as many rows as ``a`` has columns."""
+    b = b if isinstance(b, Tensor) else _ops.asarray(b)
+    a, b = common_dtype(a, b)
+    vec = b.ndim == 1
+    if vec:
+        b = _ops.reshape(b, (b.shape[0], 1))
+    if b.ndim < 2 or b.shape[-2] != a.shape[-1]:
+        raise ValueError("tenferro.linalg.%s: a of shape %s and b of shape %s do not fit: "
+                         "b needs %d rows" % (op, a.shape, (b.shape[0],) if vec else b.shape,
+                                              a.shape[-1]))
+    return a, b, vec
