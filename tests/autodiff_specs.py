@@ -380,3 +380,7 @@ spec("linalg.eigh", lambda x: (lambda w, v: (w, (v * tf.expand_dims(tf.sin(w), -
     *_tl.eigh(_herm(x))), (Arg((3, 3)),), BOTH, prims=("linalg.eigh",))
 spec("linalg.eigvalsh", lambda x: _tl.eigvalsh(_herm(x)), (Arg((3, 3)),), BOTH,
      prims=("linalg.eigvalsh",))
+spec("linalg.svd", lambda x: (lambda u, s, vh: (s, (u * tf.expand_dims(tf.sin(s), -2)) @ vh))(
+    *_tl.svd(x, full_matrices=False)), (Arg((4, 3)),), BOTH, prims=("linalg.svd",))
+spec("linalg.svdvals", lambda x: _tl.svdvals(x), (Arg((3, 4)),), BOTH,
+     prims=("linalg.svdvals",))

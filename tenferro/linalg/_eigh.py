@@ -135,18 +135,18 @@ def _eigh_vjp(ct, primals, out, params, needs):
     return (triangle_adjoint(v @ inner @ mH(v), params["lower"]),)
 
 
-def _check_gauge(vhgv):
-    """A loss of complex eigenvectors must not depend on their phases: Im diag(V^H gV)
-    is then zero (PyTorch's check)."""
+def _check_gauge(vhgv, op="eigh", what="eigenvectors"):
+    """A loss of complex eigen/singular vectors must not depend on their phases:
+    Im diag(V^H gV) is then zero (PyTorch's check)."""
     d = _ops.imag(_ops.diagonal(vhgv, 0, -2, -1))
     data = getattr(d, "_data", None)
     if data is not None and not np.allclose(np.asarray(_ops.to_numpy(d)), 0, atol=1e-6,
                                             rtol=0) and np.all(np.isfinite(data)):
         raise LinAlgError(
-            "tenferro.linalg.eigh: the loss depends on the phases of the complex "
-            "eigenvectors, which are arbitrary (each column is defined up to a factor "
-            "e^{i phi}); its gradient is ill-defined. Use a phase-invariant quantity "
-            "such as |v|^2, v v^H or the eigenvalues")
+            "tenferro.linalg.%s: the loss depends on the phases of the complex %s, "
+            "which are arbitrary (each is defined up to a factor e^{i phi}); its "
+            "gradient is ill-defined. Use a phase-invariant quantity such as |v|^2, "
+            "v v^H or the values" % (op, what))
 
 
 def _eigvalsh_jvp(tangents, primals, out, params):

@@ -1,0 +1,207 @@
+"""Singular value decomposition: ``svd`` and ``svdvals`` (scipy.linalg's names and
+defaults: ``full_matrices=True``, ``compute_uv=True``, ``(U, s, Vh)`` with s descending).
+
+Derivatives are those of the thin decomposition: with ``full_matrices=True`` the extra
+columns of U (rows of Vh) are an arbitrary basis of a complement and get no gradient
+(their tangents are zero).  Gaps s_j^2 - s_i^2 and 1/s are Lorentzian-broadened as in
+eigh (``broadening=eps``, 1e-12 by default), so repeated or zero singular values give
+finite gradients.  A loss that depends on the arbitrary phases of complex singular
+vectors raises LinAlgError, as PyTorch does.
+"""
+import numpy as np
+
+from .. import _ops, _threads
+from .._kernels import _lapack
+from .._kernels._alloc import empty as _empty
+from ..autograd.extend import Primitive, def_impl, def_jvp_rule, def_vjp_rule
+from ._eigh import _REAL, _check_gauge, _gap_inverse
+from ._util import as_matrix_stack, check_finite, mH, raise_for_info
+
+
+def _svd_aval(a, *, full_matrices, broadening):
+    shape, dt = a
+    m, n = shape[-2:]
+    k = min(m, n)
+    b = shape[:-2]
+    return ((b + (m, m if full_matrices else k), dt), (b + (k,), _REAL.get(np.dtype(dt), dt)),
+            (b + (n if full_matrices else k, n), dt))
+
+
+svd_p = Primitive(
+    "linalg.svd", _svd_aval, multiple_results=True,
+    doc="(u, s, vh) of each matrix [..., m, n], s descending (params full_matrices, "
+        "broadening: the derivatives' gap regularisation).")
+svdvals_p = Primitive(
+    "linalg.svdvals", lambda a, *, broadening: _svd_aval(
+        a, full_matrices=False, broadening=broadening)[1],
+    doc="Singular values (descending) of each matrix [..., m, n].")
+
+
+def _gesdd(a, full_matrices, vectors):
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    b = a.shape[:-2]
+    s = _empty(b + (k,), _REAL.get(a.dtype, a.dtype))
+    u = _empty(b + (m, m if full_matrices else k), a.dtype) if vectors else None
+    vh = _empty(b + (n if full_matrices else k, n), a.dtype) if vectors else None
+    raise_for_info("svd", _lapack.gesdd(a, s, u, vh, full_matrices, _threads.current),
+                   "did not converge")
+    return u, s, vh
+
+
+def_impl(svd_p, "cpu", lambda a, *, full_matrices, broadening: _gesdd(a, full_matrices, True))
+def_impl(svdvals_p, "cpu", lambda a, *, broadening: _gesdd(a, False, False)[1])
+
+
+def svd(a, full_matrices=True, compute_uv=True, overwrite_a=False, check_finite=True,
+        lapack_driver="gesdd", broadening=1e-12):
+    """scipy.linalg.svd: ``(U, s, Vh)`` with ``a = U[..., :k] * s @ Vh[..., :k, :]``,
+    s descending; ``compute_uv=False`` gives ``s``.  Batched over leading dims."""
+    if lapack_driver not in ("gesdd", "gesvd"):
+        raise ValueError("tenferro.linalg.svd: lapack_driver must be 'gesdd' or 'gesvd', "
+                         "got %r" % (lapack_driver,))
+    if not compute_uv:
+        return svdvals(a, check_finite=check_finite, broadening=broadening)
+    a = _prepare("svd", a, check_finite)
+    return svd_p.bind(a, full_matrices=bool(full_matrices), broadening=float(broadening))
+
+
+def svdvals(a, overwrite_a=False, check_finite=True, broadening=1e-12):
+    """scipy.linalg.svdvals: the singular values, descending."""
+    a = _prepare("svdvals", a, check_finite)
+    return svdvals_p.bind(a, broadening=float(broadening))
+
+
+def _prepare(op, a, finite):
+    a = as_matrix_stack(op, a, square=False)
+    if finite:
+        check_finite(op, a)
+    return a
+
+
+# -- rules ---------------------------------------------------------------------------------
+
+def _thin(u, vh):
+    k = min(u.shape[-2], vh.shape[-1])
+    return u[..., :, :k], vh[..., :k, :]
+
+
+def _inv(s, eps):
+    """1/s broadened to s / (s^2 + eps^2)."""
+    return s / (s * s + eps * eps)
+
+
+def _cast(x, like):
+    return x.astype(like.dtype) if x.dtype != like.dtype else x
+
+
+def _svd_jvp(tangents, primals, out, params):
+    # JAX lax/linalg.py svd_jvp_rule (thin), gaps and 1/s broadened as tenferro-rs
+    t, = tangents
+    if t is None:
+        return None
+    (a,), (u_out, s, vh_out) = primals, out
+    eps = params["broadening"]
+    u, vh = _thin(u_out, vh_out)
+    v = mH(vh)
+    m, n = a.shape[-2:]
+    ds_mat = mH(u) @ t @ v
+    d = _ops.diagonal(ds_mat, 0, -2, -1)
+    ds = _ops.real(d) if d.dtype.kind == "c" else d
+    f = _cast(_gap_inverse(s * s, eps), ds_mat)                  # 1 / (s_j^2 - s_i^2)
+    s_row = _cast(_ops.expand_dims(s, -2), ds_mat)               # s_j
+    s_col = _cast(_ops.expand_dims(s, -1), ds_mat)               # s_i
+    dss, sds = ds_mat * s_row, s_col * ds_mat
+    sinv = _cast(_ops.expand_dims(_inv(s, eps), -2), ds_mat)
+    k = s.shape[-1]
+    eye = _ops.eye(k, dtype=ds_mat.dtype, device=a.device)
+    du = u @ (f * (dss + mH(dss)) + 0.5 * (ds_mat - mH(ds_mat)) * sinv * eye)
+    dv = v @ (f * (sds + mH(sds)))
+    if m > n:
+        dav = t @ v
+        du = du + (dav - u @ (mH(u) @ dav)) * sinv
+    if n > m:
+        dahu = mH(t) @ u
+        dv = dv + (dahu - v @ (mH(v) @ dahu)) * sinv
+    dvh = mH(dv)
+    if params["full_matrices"]:  # the complement's basis is fixed: zero tangents
+        du = _ops.concatenate([du, _ops.zeros_like(u_out[..., :, k:])], axis=-1)
+        dvh = _ops.concatenate([dvh, _ops.zeros_like(vh_out[..., k:, :])], axis=-2)
+    return du, ds, dvh
+
+
+def _svd_vjp(ct, primals, out, params, needs):
+    # PyTorch FunctionsManual.cpp svd_backward (thin), gaps and 1/s broadened
+    (a,), (u_out, s, vh_out) = primals, out
+    gu, gs, gvh = ct
+    eps = params["broadening"]
+    u, vh = _thin(u_out, vh_out)
+    k = s.shape[-1]
+    if gu is not None:
+        gu = gu[..., :, :k]
+    if gvh is not None:
+        gvh = gvh[..., :k, :]
+    m, n = a.shape[-2:]
+    eye = _ops.eye(k, dtype=u.dtype, device=a.device)
+    if gu is None and gvh is None:
+        if gs is None:
+            return (None,)
+        return ((u * _cast(_ops.expand_dims(gs, -2), u)) @ vh,)
+    v = mH(vh)
+    gv = None if gvh is None else mH(gvh)
+    f = _cast(_gap_inverse(s * s, eps), u)
+    s_row = _cast(_ops.expand_dims(s, -2), u)
+    s_col = _cast(_ops.expand_dims(s, -1), u)
+    inner = None
+    if gu is not None:
+        uhgu = mH(u) @ gu
+        if uhgu.dtype.kind == "c":
+            _check_gauge(uhgu + (mH(v) @ gv if gv is not None else 0 * uhgu), "svd",
+                         "singular vectors")
+        j = uhgu - mH(uhgu)
+        inner = f * j * s_row
+        # the phase term: i Im diag(U^H gU) / s
+        inner = inner + 0.5 * j * eye * _cast(_ops.expand_dims(_inv(s, eps), -2), u)
+    if gv is not None:
+        vhgv = mH(v) @ gv
+        kk = f * (s_col * (vhgv - mH(vhgv)))
+        inner = kk if inner is None else inner + kk
+    if gs is not None:
+        inner = inner + _cast(_ops.expand_dims(gs, -1), u) * eye
+    sinv = _cast(_ops.expand_dims(_inv(s, eps), -2), u)
+    if m > n and gu is not None:
+        g = u @ inner
+        gus = gu * sinv
+        g = (g + gus - u @ (mH(u) @ gus)) @ vh
+    elif m < n and gv is not None:
+        g = inner @ vh
+        gvs = gv * sinv
+        g = u @ (g + mH(gvs) - (mH(gvs) @ v) @ vh)
+    else:
+        g = u @ inner @ vh
+    return (g,)
+
+
+def _svdvals_jvp(tangents, primals, out, params):
+    # ds = Re diag(U^H dA V) (singular vectors recomputed: svdvals' forward has none)
+    t, = tangents
+    if t is None:
+        return None
+    a, = primals
+    p = dict(params, full_matrices=False)
+    return _svd_jvp((t,), (a,), svd_p.bind(a, **p), p)[1]
+
+
+def _svdvals_vjp(ct, primals, out, params, needs):
+    # gA = U diag(gs) V^H
+    a, = primals
+    p = dict(params, full_matrices=False)
+    return _svd_vjp((None, ct, None), primals, svd_p.bind(a, **p), p, needs)
+
+
+_svd_vjp.uses_out = True
+_svdvals_vjp.uses_out = False
+def_jvp_rule(svd_p, _svd_jvp)
+def_vjp_rule(svd_p, _svd_vjp)
+def_jvp_rule(svdvals_p, _svdvals_jvp)
+def_vjp_rule(svdvals_p, _svdvals_vjp)
