@@ -4,7 +4,8 @@ An extension of tenferro: it registers its primitives, kernels and rules through
 public :mod:`tenferro.autograd.extend` API, as a third party would; nothing in the core
 names it.  Status (issue 5, in progress): ``cholesky``, ``cho_factor``, ``cho_solve``,
 ``solve_triangular``, ``eigh``, ``eigvalsh``, ``lu_factor``, ``lu_solve``, ``solve``,
-``inv``, ``det``, ``slogdet``, ``svd`` and ``svdvals`` are here; the rest of scipy.linalg's list follows.
+``inv``, ``det``, ``slogdet``, ``svd`` and ``svdvals`` are here; the rest of
+scipy.linalg's list follows (docs/linalg.md).
 """
 from .._errors import LinAlgError  # noqa: F401
 from ._triangular import cholesky, cho_factor, cho_solve, solve_triangular  # noqa: F401

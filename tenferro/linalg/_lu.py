@@ -4,18 +4,17 @@ dimensions as NumPy's, broadcast between ``a`` and ``b``; ints promoted to float
 
 Primitives: ``linalg.lu_factor`` (two results: the packed factors, unit-lower L below
 the diagonal and U on and above it as scipy's, and 0-based int32 pivots as scipy's),
-``linalg.lu_solve`` (solve with those factors) and ``linalg.solve`` (factor and solve
-in one kernel call; its derivatives solve with the same matrix again).  ``inv`` is
-``solve(a, I)``; ``det`` and ``slogdet`` are compositions over ``lu_factor``
-(product of U's diagonal times the pivots' sign), so their derivatives are those of
-``lu_factor`` (the rule below) and of ``prod``/``log``/``abs``.  Pivots are not
-differentiable.
+``linalg.lu_solve`` (solve with those factors), ``linalg.solve`` (factor and solve in one
+kernel call; its derivatives solve with the same matrix again) and ``linalg.det``.
+``inv`` is ``solve(a, I)``; ``slogdet`` is a composition over ``lu_factor`` (U's diagonal
+and the pivots' sign), so its derivatives are those of ``lu_factor`` and of
+``log``/``abs``.  Pivots are not differentiable.
 
 Singular matrices: ``solve``, ``inv`` and ``lu_solve`` raise LinAlgError naming the
-batch index; ``det`` returns 0 and ``slogdet`` (0, -inf) as scipy/NumPy.  The
-*derivative* of ``det``/``slogdet`` at an exactly singular matrix is not computed here:
-it raises LinAlgError (the rule solves with U, which is singular) rather than returning
-NaN or a wrong value (PyTorch and JAX give the adjugate there; not implemented yet).
+batch index; ``det`` returns 0 and ``slogdet`` (0, -inf) as scipy/NumPy.  ``det``'s
+derivative is the adjugate, exact at singular matrices too (as PyTorch and JAX); the
+derivatives of ``slogdet`` and ``solve`` at an exactly singular matrix raise LinAlgError
+rather than returning NaN.
 
 ``assume_a``: 'gen', 'sym' and 'her' all go through the LU factorization (the whole
 matrix is read; for 'sym'/'her' scipy reads only one triangle, so ``a`` must really be
@@ -38,7 +37,7 @@ from ._util import (TRANS as _TRANS, as_matrix_stack, check_finite as _check_fin
 # -- primitives ----------------------------------------------------------------------------
 
 lu_factor_p = Primitive(
-    "linalg.lu_factor", lambda a: (a, a), multiple_results=True,
+    "linalg.lu_factor", lambda a: (a, (a[0][:-1], np.dtype(np.int32))), multiple_results=True,
     doc="LU with partial pivoting of each a[..., n, n]: (lu, piv), lu packing the unit "
         "lower L (strictly below the diagonal) and U; piv [..., n] int32 0-based (row i "
         "swapped with row piv[i]); A = P L U.  Never raises (a zero pivot is kept).")
@@ -47,7 +46,7 @@ lu_solve_p = Primitive(
     doc="X with op(A) X = B for A = P L U given by lu_factor's (lu, piv); op identity, "
         "transpose or conjugate transpose (trans 0, 1, 2); b [..., n, k], lu's batch.")
 det_p = Primitive(
-    "linalg.det", lambda a: a,
+    "linalg.det", lambda a: (a[0][:-2], a[1]),
     doc="Determinant of each a[..., n, n] via LU (0 for a singular matrix).")
 solve_p = Primitive(
     "linalg.solve", lambda a, b: b,
