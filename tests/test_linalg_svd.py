@@ -91,14 +91,14 @@ def test_repeated_singular_values_give_finite_gradients():
     assert_close(tf.asarray(g1), q, rtol=1e-10, atol=1e-10)
     g2 = tf.grad(lambda a: (lambda u, s, vh: (s ** 2).sum())(*tl.svd(a)))(a).numpy()
     assert_close(tf.asarray(g2), 4 * q, rtol=1e-10, atol=1e-10)
-    torch = pytest.importorskip("torch")
+    g3 = tf.grad(lambda a: (lambda u, s, vh: ((u * tf.expand_dims(s, -2)) @ vh).sum())(
+        *tl.svd(a)))(tf.asarray(2 * np.eye(4))).numpy()
+    assert np.all(np.isfinite(g3))   # finite (the limitation at exact degeneracy: docs)
+    torch = pytest.importorskip("torch")   # (last: PyTorch is optional)
     ta = torch.tensor(2 * np.eye(4), requires_grad=True)
     tu, ts, tvh = torch.linalg.svd(ta)
     ((tu * ts) @ tvh).sum().backward()   # PyTorch divides by the zero gaps
     assert not torch.all(torch.isfinite(ta.grad))
-    g3 = tf.grad(lambda a: (lambda u, s, vh: ((u * tf.expand_dims(s, -2)) @ vh).sum())(
-        *tl.svd(a)))(tf.asarray(2 * np.eye(4))).numpy()
-    assert np.all(np.isfinite(g3))   # finite (the limitation at exact degeneracy: docs)
 
 
 def test_phase_dependent_loss_raises():
