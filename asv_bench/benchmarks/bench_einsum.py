@@ -7,7 +7,7 @@ The workloads are built by :func:`make` (also used by ``asv_bench/compare_einsum
 copies nothing: it is the cost of the BLAS call alone, the floor for a GEMM-shaped
 einsum.
 """
-from .common import convert, get_array, set_threads, sync, torch_or_none
+from .common import FactoryBench, convert, get_array, sync, torch_or_none
 
 EINSUM_LIBS = ["tenferro", "numpy", "opt_einsum", "torch", "dgemm"]
 
@@ -114,16 +114,9 @@ def _make_grad(lib, case):
     return run
 
 
-class Einsum:
+class Einsum(FactoryBench):
     params = [EINSUM_LIBS, list(CASES) + list(GRAD_CASES)]
-    param_names = ["lib", "case"]
-    timeout = 300
-
-    def setup(self, lib, case):
-        set_threads()
-        self.lib = lib
-        self.fn = make(lib, case)
-        self.fn()  # plan caches warm
+    make = staticmethod(make)
 
     def time_einsum(self, lib, case):
         sync(self.fn(), self.lib)

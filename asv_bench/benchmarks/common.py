@@ -130,3 +130,19 @@ def sync(r, lib):
     synchronize go, so the timed body includes the device work.
     """
     return r
+
+
+class FactoryBench:
+    """Base of the asv classes whose cases come from a ``make(lib, case)`` factory
+    returning a zero-argument callable (subclasses set ``params``, ``make`` as a
+    staticmethod, and a ``time_*`` method calling ``self.fn()``)."""
+
+    param_names = ["lib", "case"]
+    timeout = 300
+    make = None
+
+    def setup(self, lib, case):
+        set_threads()
+        self.lib = lib
+        self.fn = type(self).make(lib, case)
+        self.fn()  # warm-up (plan caches, workspace queries, allocator, thread team)

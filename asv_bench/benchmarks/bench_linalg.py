@@ -1,0 +1,168 @@
+"""Dense linear algebra: ``tenferro.linalg`` beside ``scipy.linalg``, ``numpy.linalg``
+and ``torch.linalg`` (float64, 2 threads each).
+
+The workloads are built by :func:`make` (also used by ``asv_bench/compare_linalg.py``).
+Inputs come from seeded arrays: symmetric positive definite ``A = X X^T + n I``,
+general well-conditioned ``A = X + n I``.  SciPy has no batched routines: its batched
+cases loop over the matrices in Python (the cost a SciPy user pays).  The gradient
+cases run forward + backward on the eager tape (tenferro, PyTorch); SciPy and NumPy
+have no reverse mode and are skipped there.
+"""
+import numpy as np
+
+from .common import FactoryBench, convert, get_array, sync, torch_or_none
+
+LINALG_LIBS = ["tenferro", "scipy", "numpy", "torch"]
+
+# name -> (routine, input kind, shape of the matrix or batch of matrices)
+CASES = {
+    "cholesky 500": ("cholesky", "spd", (500, 500)),
+    "solve 500": ("solve", "general", (500, 500)),
+    "svd 300x200": ("svd", "normal", (300, 200)),
+    "eigh 300": ("eigh", "spd", (300, 300)),
+    "solve 2x2 (per call)": ("solve", "general", (2, 2)),
+    "eigh batched 64x4x4": ("eigh", "spd", (64, 4, 4)),
+    "cholesky batched 1000x8x8": ("cholesky", "spd", (1000, 8, 8)),
+}
+
+# differentiated: forward + backward of a scalar loss
+GRAD_CASES = {
+    "logdet via cholesky 200: fwd+bwd": ("logdet_chol", "spd", (200, 200)),
+    "SVD loss 300x200: fwd+bwd": ("svd_loss", "normal", (300, 200)),
+}
+
+
+def matrix(kind, shape, seed=31):
+    """The seeded float64 input of a case (read-only NumPy array)."""
+    x = get_array(shape, "float64", "normal", seed=seed)
+    n = shape[-1]
+    if kind == "normal":
+        return x
+    if kind == "spd":
+        a = x @ np.swapaxes(x, -1, -2) + n * np.eye(n)
+        a = 0.5 * (a + np.swapaxes(a, -1, -2))  # exactly symmetric
+    elif kind == "general":
+        a = x + n * np.eye(n)
+    else:
+        raise ValueError(kind)
+    a = np.ascontiguousarray(a)
+    a.setflags(write=False)
+    return a
+
+
+def rhs(shape):
+    """The right-hand side of a solve case: ``(n, 1)``, or ``(2,)`` for the 2x2 case."""
+    n = shape[-1]
+    return get_array((n,) if n == 2 else (n, 1), "float64", "normal", seed=37)
+
+
+def make(lib, case):
+    """A zero-argument callable running ``case`` with ``lib`` (NotImplementedError when
+    ``lib`` is not installed or has no such case)."""
+    if case in GRAD_CASES:
+        return _make_grad(lib, *GRAD_CASES[case])
+    op, kind, shape = CASES[case]
+    a = matrix(kind, shape)
+    batched = len(shape) == 3
+    if lib == "scipy":
+        import scipy.linalg as sl
+
+        a = np.array(a)  # writable, so check_finite / copies behave as for a user array
+        if op == "cholesky":
+            if batched:
+                return lambda: [sl.cholesky(m, lower=True) for m in a]
+            return lambda: sl.cholesky(a, lower=True)
+        if op == "solve":
+            b = np.array(rhs(shape))
+            return lambda: sl.solve(a, b)
+        if op == "svd":
+            return lambda: sl.svd(a, full_matrices=False)
+        if op == "eigh":
+            if batched:
+                return lambda: [sl.eigh(m) for m in a]
+            return lambda: sl.eigh(a)
+    elif lib == "numpy":
+        a = np.array(a)
+        if op == "cholesky":
+            return lambda: np.linalg.cholesky(a)  # always lower
+        if op == "solve":
+            b = np.array(rhs(shape))
+            return lambda: np.linalg.solve(a, b)
+        if op == "svd":
+            return lambda: np.linalg.svd(a, full_matrices=False)
+        if op == "eigh":
+            return lambda: np.linalg.eigh(a)
+    elif lib == "torch":
+        torch = torch_or_none()
+        if torch is None:
+            raise NotImplementedError("PyTorch is not installed")
+        ta = convert(a, "torch")
+        if op == "cholesky":
+            return lambda: torch.linalg.cholesky(ta)  # lower by default
+        if op == "solve":
+            tb = convert(rhs(shape), "torch")
+            return lambda: torch.linalg.solve(ta, tb)
+        if op == "svd":
+            return lambda: torch.linalg.svd(ta, full_matrices=False)
+        if op == "eigh":
+            return lambda: torch.linalg.eigh(ta)
+    elif lib == "tenferro":
+        import tenferro.linalg as tl
+
+        ta = convert(a, "tenferro")
+        if op == "cholesky":
+            return lambda: tl.cholesky(ta, lower=True)
+        if op == "solve":
+            tb = convert(rhs(shape), "tenferro")
+            return lambda: tl.solve(ta, tb)
+        if op == "svd":
+            return lambda: tl.svd(ta, full_matrices=False)
+        if op == "eigh":
+            return lambda: tl.eigh(ta)
+    else:
+        raise ValueError(lib)
+    raise ValueError(case)
+
+
+def _make_grad(lib, op, kind, shape):
+    a = matrix(kind, shape)
+    if lib == "torch":
+        torch = torch_or_none()
+        if torch is None:
+            raise NotImplementedError("PyTorch is not installed")
+        t = torch.from_numpy(np.array(a)).requires_grad_()
+
+        def loss():
+            if op == "logdet_chol":
+                return 2.0 * torch.log(torch.diagonal(torch.linalg.cholesky(t))).sum()
+            u, s, vh = torch.linalg.svd(t, full_matrices=False)
+            return s.sum() + ((u * s) @ vh).sum()
+    elif lib == "tenferro":
+        import tenferro as tf
+        import tenferro.linalg as tl
+
+        t = tf.tensor(np.array(a), requires_grad=True)
+
+        def loss():
+            if op == "logdet_chol":
+                return 2.0 * tf.log(tf.diagonal(tl.cholesky(t, lower=True))).sum()
+            u, s, vh = tl.svd(t, full_matrices=False)
+            return s.sum() + ((u * s) @ vh).sum()
+    else:
+        raise NotImplementedError("%s has no reverse mode" % lib)
+
+    def run():
+        t.grad = None
+        loss().backward()
+        return t.grad
+    run.loss = loss
+    run.tensor = t
+    return run
+
+
+class Linalg(FactoryBench):
+    params = [LINALG_LIBS, list(CASES) + list(GRAD_CASES)]
+    make = staticmethod(make)
+
+    def time_linalg(self, lib, case):
+        sync(self.fn(), self.lib)
