@@ -218,7 +218,7 @@ class _Plan:
 
     ``run(xs)`` maps the operands' device arrays to the result's device array."""
 
-    __slots__ = ("run", "path", "report", "dtype", "work", "cast", "shape", "params",
+    __slots__ = ("run", "path", "report", "work", "cast", "shape", "params",
                  "stepwise", "__weakref__")
 
     def __repr__(self):
@@ -244,16 +244,21 @@ def _compile_run(pre, path, steps, final):
     def run(xs):
         xs = [f(x) for f, x in zip(pre, xs)]
         for con, step in zip(path, steps):  # opt_einsum's order
-            args = [xs[i] for i in con]
-            for k in sorted(con, reverse=True):
-                del xs[k]
-            xs.append(step(*args))
+            xs.append(step(*_take(xs, con)))
         return final(xs[0])
     return run
 
 
 def _identity(x):
     return x
+
+
+def _take(xs, con):
+    """Remove the operands ``con`` of one path step from ``xs``; return them."""
+    args = [xs[i] for i in con]
+    for k in sorted(con, reverse=True):
+        del xs[k]
+    return args
 
 
 def _layout(labels, strides):
@@ -334,7 +339,7 @@ def _plan(spec, shapes, strides, optimize, driver, dt):
         pre.append(f)
         terms.append(labels)
         layouts.append(layout)
-    eq, symbol = _oe_equation(spec, terms, out)
+    eq = _oe_equation(spec, terms, out)
     tshapes = [tuple(size[l] for l in t) for t in terms]
     if len(terms) == 1:
         path, info = [(0,)], None
@@ -354,9 +359,7 @@ def _plan(spec, shapes, strides, optimize, driver, dt):
     steps, stepwise = [], []
     cur = list(zip(terms, layouts))
     for con in plan.path:
-        group = [cur[i] for i in con]
-        for k in sorted(con, reverse=True):
-            del cur[k]
+        group = _take(cur, con)
         keep = out_set.union(*[set(t) for t, _ in cur])
         step, res = _group_step(group, keep, size, driver, dt)
         steps.append(step)
@@ -390,10 +393,8 @@ def _run_stepwise(plan, ts):
     ts = [t if p is None else einsum(t, p[0], p[1]) for t, p in zip(ts, pre)]
     for con, ins, res in steps:
         args = []
-        for i, labels in zip(con, ins):
-            args += [ts[i], labels]
-        for k in sorted(con, reverse=True):
-            del ts[k]
+        for t, labels in zip(_take(ts, con), ins):
+            args += [t, labels]
         ts.append(einsum(*args, res))
     t, = ts
     return t if final is None else einsum(t, final[0], final[1])
@@ -419,7 +420,7 @@ def _oe_equation(spec, terms, out):
             taken.add(symbol[l])
     eq = ",".join("".join(symbol[l] for l in t) for t in terms) + "->" + \
         "".join(symbol[l] for l in dict.fromkeys(out))
-    return eq, symbol
+    return eq
 
 
 def _perm(perm):
@@ -588,7 +589,7 @@ def _get_plan(spec, ops, optimize, dtype, driver):
     key = None
     if optimize.__class__ is str or optimize is True or optimize is False or optimize is None:
         key = (spec, optimize, dtype, driver, *[(x.shape, x.strides, x.dtype) for x in datas])
-    elif isinstance(optimize, (list, tuple)):  # an explicit path
+    elif isinstance(optimize, (list, tuple)):  # an explicit path, as a hashable tuple
         key = (spec, _oe_optimize(optimize), dtype, driver,
                *[(x.shape, x.strides, x.dtype) for x in datas])
     # (an optimizer object may be stateful: never cached)
@@ -608,8 +609,7 @@ def _get_plan(spec, ops, optimize, dtype, driver):
     work = _dtypes.int64 if dt.kind in "bi" else dt  # exact integer sums, cast at the end
     plan = _plan(spec, tuple(x.shape for x in datas), tuple(x.strides for x in datas),
                  _oe_optimize(optimize), driver, work)
-    plan.dtype, plan.work = dt, work
-    plan.cast = None if dt == work else dt
+    plan.work, plan.cast = work, (None if dt == work else dt)
     if key is not None and _stats["maxsize"]:
         _cache[key] = plan
         if len(_cache) > _stats["maxsize"]:

@@ -37,11 +37,7 @@ def matmul(x1, x2):
                          "(%d != %d)" % (x1.shape if hasattr(x1, "shape") else a.shape,
                                          x2.shape if hasattr(x2, "shape") else b.shape,
                                          a.shape[-1], b.shape[-2]))
-    batch = broadcast_shapes("matmul", a.shape[:-2], b.shape[:-2])
-    if a.shape[:-2] != batch:
-        a = broadcast_to(a, batch + a.shape[-2:])
-    if b.shape[:-2] != batch:
-        b = broadcast_to(b, batch + b.shape[-2:])
+    a, b = broadcast_batch("matmul", a, b)
     r = bind(matmul_p, (a, b), {})
     if va and vb:
         return squeeze(r, (-2, -1))
@@ -50,6 +46,17 @@ def matmul(x1, x2):
     if vb:
         return squeeze(r, -1)
     return r
+
+
+def broadcast_batch(op, a, b):
+    """Stacks of matrices ``a`` [..., m, n] and ``b`` [..., p, q] with their leading
+    (batch) dims broadcast to a common shape (views)."""
+    batch = broadcast_shapes(op, a.shape[:-2], b.shape[:-2])
+    if a.shape[:-2] != batch:
+        a = broadcast_to(a, batch + a.shape[-2:])
+    if b.shape[:-2] != batch:
+        b = broadcast_to(b, batch + b.shape[-2:])
+    return a, b
 
 
 def dot(a, b):

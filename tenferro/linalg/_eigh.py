@@ -100,6 +100,13 @@ def _gap_inverse(w, eps):
     return (1 - eye) * x / (x * x + eps * eps)
 
 
+def _projected(t, v, lower):
+    """(P = V^H dA V, dw = Re diag P) for the tangent ``t`` of the read triangle."""
+    p = mH(v) @ sym_from_triangle(t, lower) @ v
+    d = _ops.diagonal(p, 0, -2, -1)
+    return p, (_ops.real(d) if d.dtype.kind == "c" else d)
+
+
 def _eigh_jvp(tangents, primals, out, params):
     # dw = Re diag(V^H dA V), dV = V (F o V^H dA V)  (JAX lax/linalg.py eigh_jvp_rule;
     # F broadened as tenferro-rs)
@@ -107,9 +114,7 @@ def _eigh_jvp(tangents, primals, out, params):
     if t is None:
         return None
     w, v = out
-    p = mH(v) @ sym_from_triangle(t, params["lower"]) @ v
-    dw = _ops.real(_ops.diagonal(p, 0, -2, -1)) if p.dtype.kind == "c" else \
-        _ops.diagonal(p, 0, -2, -1)
+    p, dw = _projected(t, v, params["lower"])
     dv = v @ (_gap_inverse(w, params["broadening"]).astype(p.dtype) * p)
     return dw, dv
 
@@ -156,7 +161,7 @@ def _eigvalsh_jvp(tangents, primals, out, params):
     if t is None:
         return None
     a, = primals
-    return _eigh_jvp((t,), (a,), eigh_p.bind(a, **params), params)[0]
+    return _projected(t, eigh_p.bind(a, **params)[1], params["lower"])[1]
 
 
 def _eigvalsh_vjp(ct, primals, out, params, needs):

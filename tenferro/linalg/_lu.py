@@ -25,11 +25,11 @@ import numpy as np
 
 from .. import _dtypes, _ops, _threads
 from .._kernels import _lapack
-from .._tensor import Tensor
 from .._kernels._alloc import empty as _empty
+from .._ops._common import to_tensor
+from .._ops.matmul import broadcast_batch
 from ..autograd.extend import Primitive, def_impl, def_jvp_rule, def_vjp_rule
-from ._triangular import _broadcast_batch, cho_solve, cholesky, \
-    solve_triangular
+from ._triangular import cho_solve, cholesky, solve_triangular
 from ._util import (TRANS as _TRANS, as_matrix_stack, check_finite as _check_finite, mH,
                     raise_for_info, rhs)
 
@@ -86,9 +86,7 @@ def _det_cpu(a):
     n = a.shape[-1]
     if n == 0:
         return np.ones(a.shape[:-2], a.dtype)
-    lu = _empty(a.shape, a.dtype)
-    piv = _empty(a.shape[:-1], np.dtype(np.int32))
-    _lapack.getrf(a, lu, piv, _threads.current)
+    lu, piv = _lu_factor_cpu(a)
     d = np.prod(np.diagonal(lu, axis1=-2, axis2=-1), axis=-1)
     return np.asarray(d * _pivot_sign(piv), dtype=a.dtype)
 
@@ -214,18 +212,16 @@ def _lu_solve_vjp(ct, primals, out, params, needs):
     return (glu, None, gb if needs[2] else None)
 
 
-def _adjugate(a):
-    """adj(A) (A adj(A) = det(A) I), written with tenferro ops: det(A) A^-1 when every
-    matrix is invertible, else (some matrix singular) the transposed cofactors
-    (-1)^(i+j) det(minor_ij) -- n^2 determinants of size n-1, exact at singular A."""
+def _adjugate(a, det):
+    """adj(A) (A adj(A) = det(A) I), written with tenferro ops, given ``det`` = det(A):
+    det(A) A^-1 when no determinant is zero, else (some matrix singular) the transposed
+    cofactors (-1)^(i+j) det(minor_ij) -- n^2 determinants of size n-1, exact at
+    singular A."""
     n = a.shape[-1]
     if n == 1:
         return _ops.ones_like(a)
-    d = np.abs(np.diagonal(lu_factor_p.bind(_ops.asarray(a.numpy()))[0].numpy(),
-                           axis1=-2, axis2=-1))
-    if not (d == 0).any():
-        return det_p.bind(a)[..., None, None] * solve_p.bind(
-            a, _ops.broadcast_to(_eye(n, a), a.shape))
+    if not (np.asarray(_ops.to_numpy(det)) == 0).any():
+        return det[..., None, None] * solve_p.bind(a, _ops.broadcast_to(_eye(n, a), a.shape))
     keep = _ops.asarray(np.array([[r for r in range(n) if r != i] for i in range(n)]))
     m = _ops.take(_ops.take(a, keep, axis=-2), keep, axis=-1)  # [..., i, n-1, j, n-1]
     k = m.ndim
@@ -240,17 +236,17 @@ def _det_jvp(tangents, primals, out, params):
     t, = tangents
     if t is None:
         return None
-    adj = _adjugate(primals[0])
+    adj = _adjugate(primals[0], out)
     return _ops.sum(_ops.matrix_transpose(adj) * t, axis=(-2, -1))
 
 
 def _det_vjp(ct, primals, out, params, needs):
     # gA = g adj(A)^H (= g conj(det) A^-H for invertible A; PyTorch linalg_det_backward
     # and JAX's cofactor solve give the adjugate at singular A too)
-    return (ct[..., None, None] * mH(_adjugate(primals[0])),)
+    return (ct[..., None, None] * mH(_adjugate(primals[0], out)),)
 
 
-_det_vjp.uses_out = False
+_det_vjp.uses_out = True
 def_jvp_rule(det_p, _det_jvp)
 def_vjp_rule(det_p, _det_vjp)
 
@@ -309,7 +305,7 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
                          "'C', got %r" % (trans,))
     lu, piv = lu_and_piv
     lu = as_matrix_stack("lu_solve", lu)
-    piv = piv if isinstance(piv, Tensor) else _ops.asarray(piv)
+    piv = to_tensor(piv)
     if piv.shape != lu.shape[:-1]:
         raise ValueError("tenferro.linalg.lu_solve: piv of shape %s does not fit lu of "
                          "shape %s" % (piv.shape, lu.shape))
@@ -348,7 +344,7 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
         _check_finite("solve", a, b)
     if transposed:
         a = _ops.matrix_transpose(a)
-    a, b = _broadcast_batch("solve", a, b)
+    a, b = broadcast_batch("solve", a, b)
     if assume_a in ("pos", "positive definite"):
         x = cho_solve((cholesky(a, lower=lower, check_finite=False), lower), b,
                       check_finite=False)

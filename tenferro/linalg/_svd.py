@@ -95,6 +95,13 @@ def _cast(x, like):
     return x.astype(like.dtype) if x.dtype != like.dtype else x
 
 
+def _projected(t, u, v):
+    """(dS = U^H dA V, ds = Re diag dS) for the thin factors."""
+    ds_mat = mH(u) @ t @ v
+    d = _ops.diagonal(ds_mat, 0, -2, -1)
+    return ds_mat, (_ops.real(d) if d.dtype.kind == "c" else d)
+
+
 def _svd_jvp(tangents, primals, out, params):
     # JAX lax/linalg.py svd_jvp_rule (thin), gaps and 1/s broadened as tenferro-rs
     t, = tangents
@@ -105,9 +112,7 @@ def _svd_jvp(tangents, primals, out, params):
     u, vh = _thin(u_out, vh_out)
     v = mH(vh)
     m, n = a.shape[-2:]
-    ds_mat = mH(u) @ t @ v
-    d = _ops.diagonal(ds_mat, 0, -2, -1)
-    ds = _ops.real(d) if d.dtype.kind == "c" else d
+    ds_mat, ds = _projected(t, u, v)
     f = _cast(_gap_inverse(s * s, eps), ds_mat)                  # 1 / (s_j^2 - s_i^2)
     s_row = _cast(_ops.expand_dims(s, -2), ds_mat)               # s_j
     s_col = _cast(_ops.expand_dims(s, -1), ds_mat)               # s_i
@@ -188,8 +193,8 @@ def _svdvals_jvp(tangents, primals, out, params):
     if t is None:
         return None
     a, = primals
-    p = dict(params, full_matrices=False)
-    return _svd_jvp((t,), (a,), svd_p.bind(a, **p), p)[1]
+    u, _, vh = svd_p.bind(a, full_matrices=False, **params)
+    return _projected(t, u, mH(vh))[1]
 
 
 def _svdvals_vjp(ct, primals, out, params, needs):

@@ -13,6 +13,7 @@ part of the diagonal (LAPACK's ?potrf reads the real part only).
 from .. import _ops, _threads
 from .._kernels import _lapack
 from .._kernels._alloc import empty as _empty
+from .._ops.matmul import broadcast_batch
 from ..autograd.extend import Primitive, def_impl, def_jvp_rule, def_vjp_rule
 from ._util import (TRANS as _TRANS, as_matrix_stack, check_finite as _check_finite, mH,
                     raise_for_info, real_diag, rhs, sym_from_triangle as _sym_from_triangle,
@@ -55,15 +56,6 @@ def_impl(triangular_solve_p, "cpu", _triangular_solve_cpu)
 
 # -- public functions ----------------------------------------------------------------------
 
-def _broadcast_batch(op, a, b):
-    batch = _ops.broadcast_shapes(op, a.shape[:-2], b.shape[:-2])
-    if a.shape[:-2] != batch:
-        a = _ops.broadcast_to(a, batch + a.shape[-2:])
-    if b.shape[:-2] != batch:
-        b = _ops.broadcast_to(b, batch + b.shape[-2:])
-    return a, b
-
-
 def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
     """scipy.linalg.cholesky: the upper factor U (A = U^H U) by default, the lower L
     (A = L L^H) with ``lower=True``; only that triangle of ``a`` is read.  Batched over
@@ -100,7 +92,7 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
     a, b, vec = rhs("solve_triangular", as_matrix_stack("solve_triangular", a), b)
     if check_finite:
         _check_finite("solve_triangular", a, b)
-    a, b = _broadcast_batch("solve_triangular", a, b)
+    a, b = broadcast_batch("solve_triangular", a, b)
     x = triangular_solve_p.bind(a, b, lower=bool(lower), trans=_TRANS[trans],
                                 unit_diagonal=bool(unit_diagonal))
     return _ops.reshape(x, x.shape[:-1]) if vec else x

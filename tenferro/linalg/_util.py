@@ -5,7 +5,7 @@ import numpy as np
 
 from .. import _dtypes, _ops
 from .._errors import LinAlgError
-from .._tensor import Tensor
+from .._ops._common import to_tensor
 
 # scipy's trans argument: 0/"N" (A), 1/"T" (A^T), 2/"C" (A^H)
 TRANS = {0: 0, 1: 1, 2: 2, "N": 0, "T": 1, "C": 2}
@@ -15,7 +15,7 @@ _INEXACT = {_dtypes.float32, _dtypes.float64, _dtypes.complex64, _dtypes.complex
 def as_matrix_stack(op, a, square=True):
     """``a`` as a float/complex Tensor of shape [..., m, n] (ints and bools promoted to
     float64, as scipy does), with a clear error otherwise."""
-    a = a if isinstance(a, Tensor) else _ops.asarray(a)
+    a = to_tensor(a)
     if a.ndim < 2:
         raise ValueError("tenferro.linalg.%s: expected a matrix or a stack of matrices "
                          "[..., M, N], got shape %s" % (op, a.shape))
@@ -88,7 +88,7 @@ def triangle_adjoint(g, lower):
 def rhs(op, a, b):
     """(a, b as [..., n, k], vec) with a common dtype: ``b`` is a vector only when it is
     1-D (NumPy 2's rule for solve), and must have as many rows as ``a`` has columns."""
-    b = b if isinstance(b, Tensor) else _ops.asarray(b)
+    b = to_tensor(b)
     a, b = common_dtype(a, b)
     vec = b.ndim == 1
     if vec:
