@@ -248,3 +248,17 @@ def test_gradcheck_catches_a_wrong_rule():
     autograd.gradcheck(lambda x: q.bind(x), (x,), modes=("fwd",), order=1)
     with pytest.raises(autograd._gradcheck.GradcheckError, match="order 2"):
         autograd.gradcheck(lambda x: q.bind(x), (x,), modes=("fwd",), order=2)
+
+
+def test_is_differentiated():
+    from tenferro.autograd.extend import is_differentiated
+    x = tf.ones((2,))
+    assert not is_differentiated(x)
+    y = tf.ones((2,)).requires_grad_()
+    assert is_differentiated(x, y) and is_differentiated(y * 2)
+    with autograd.no_grad():
+        assert not is_differentiated(y)
+    seen = []
+    tf.grad(lambda t: (seen.append(is_differentiated(t)), tf.sum(t))[1])(x)
+    tf.jvp(lambda t: (seen.append(is_differentiated(t)), t)[1], (x,), (x,))
+    assert seen == [True, True]

@@ -237,6 +237,51 @@ def test_solve_gradcheck(dtype, batch):
                        order=2)
 
 
+class _CountingLapack:
+    """tenferro's _lapack module, counting the LU factorizations (getrf calls)."""
+
+    def __init__(self, real):
+        self.real, self.getrf_calls = real, 0
+
+    def __getattr__(self, name):
+        return getattr(self.real, name)
+
+    def getrf(self, *args):
+        self.getrf_calls += 1
+        return self.real.getrf(*args)
+
+
+@pytest.mark.parametrize("dtype", GDT)
+def test_solve_derivatives_reuse_the_factorization(dtype, monkeypatch):
+    # first-order derivatives solve with the forward LU (one getrf in all); the values
+    # are checked against NumPy: gB = A^-H gX, gA = -gB X^H, dX = A^-1 (dB - dA X)
+    rng = stable_rng("reuse", dtype)
+    an, bn = wellcond(rng, (2,), 4, dtype), rand(rng, (2, 4, 3), dtype)
+    gn, tan, tbn = (rand(rng, s, dtype) for s in [(2, 4, 3), (2, 4, 4), (2, 4, 3)])
+    xn = np.linalg.solve(an, bn)
+    gb_ref = np.linalg.solve(np.conj(np.swapaxes(an, -1, -2)), gn)
+    ga_ref = -gb_ref @ np.conj(np.swapaxes(xn, -1, -2))
+    dx_ref = np.linalg.solve(an, tbn - tan @ xn)
+    lap = _CountingLapack(tl._lapack)
+    monkeypatch.setattr(tl, "_lapack", lap)
+    a, b = tf.asarray(an).requires_grad_(), tf.asarray(bn).requires_grad_()
+    tl.solve(a, b).backward(tf.asarray(gn))
+    assert lap.getrf_calls == 1
+    assert_close(a.grad, ga_ref, rtol=TOL[dtype])
+    assert_close(b.grad, gb_ref, rtol=TOL[dtype])
+    lap.getrf_calls = 0
+    _, vjp_fn = autograd.vjp(tl.solve, tf.asarray(an), tf.asarray(bn))
+    ga, gb = vjp_fn(tf.asarray(gn))
+    assert lap.getrf_calls == 1
+    assert_close(ga, ga_ref, rtol=TOL[dtype])
+    assert_close(gb, gb_ref, rtol=TOL[dtype])
+    lap.getrf_calls = 0
+    _, dx = autograd.jvp(tl.solve, (tf.asarray(an), tf.asarray(bn)),
+                         (tf.asarray(tan), tf.asarray(tbn)))
+    assert lap.getrf_calls == 1
+    assert_close(dx, dx_ref, rtol=TOL[dtype])
+
+
 @pytest.mark.parametrize("dtype", GDT)
 def test_solve_broadcast_gradcheck(dtype):
     a, b = _wc(("gsb",), dtype, (2, 1)), _b(("gsb",), dtype, (3, 3, 1))

@@ -39,7 +39,21 @@ import inspect
 from .._primitive import Primitive, bind, registry  # noqa: F401  (re-exported)
 
 __all__ = ["Primitive", "bind", "defjvp", "defvjp", "def_jvp_rule", "def_vjp_rule",
-           "deflinear", "def_impl", "zero_derivative"]
+           "deflinear", "def_impl", "zero_derivative", "is_differentiated"]
+
+
+def is_differentiated(*tensors):
+    """Whether an operation on any of ``tensors`` can itself be differentiated: one is a
+    tracer of an active transform, or grad mode is on and one requires grad.
+
+    A rule may take a shortcut that is exact but not differentiable -- e.g. solve with
+    an LU factorization saved as an extra output of the primitive, treated as a
+    constant -- only when this is false for the inputs that shortcut depends on; when
+    it is true, the rule must be written in differentiable ops (PyTorch's rules make
+    the same choice with ``GradMode::is_enabled()``)."""
+    from .. import _primitive
+    tape = _primitive._tape is not None
+    return any(t._trace is not None or (tape and t.requires_grad) for t in tensors)
 
 
 def def_jvp_rule(prim, fn):

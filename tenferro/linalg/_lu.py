@@ -5,7 +5,9 @@ dimensions as NumPy's, broadcast between ``a`` and ``b``; ints promoted to float
 Primitives: ``linalg.lu_factor`` (two results: the packed factors, unit-lower L below
 the diagonal and U on and above it as scipy's, and 0-based int32 pivots as scipy's),
 ``linalg.lu_solve`` (solve with those factors), ``linalg.solve`` (factor and solve in one
-kernel call; its derivatives solve with the same matrix again) and ``linalg.det``.
+call; its extra outputs, the LU factors, let first-order derivatives solve again without
+refactoring, as PyTorch's; when the derivative is itself differentiated they solve
+differentiably instead) and ``linalg.det``.
 ``inv`` is ``solve(a, I)``; ``slogdet`` is a composition over ``lu_factor`` (U's diagonal
 and the pivots' sign), so its derivatives are those of ``lu_factor`` and of
 ``log``/``abs``.  Pivots are not differentiable.
@@ -28,7 +30,8 @@ from .._kernels import _lapack
 from .._kernels._alloc import empty as _empty
 from .._ops._common import to_tensor
 from .._ops.matmul import broadcast_batch
-from ..autograd.extend import Primitive, def_impl, def_jvp_rule, def_vjp_rule
+from ..autograd.extend import (Primitive, def_impl, def_jvp_rule, def_vjp_rule,
+                               is_differentiated)
 from ._triangular import cho_solve, cholesky, solve_triangular
 from ._util import (TRANS as _TRANS, as_matrix_stack, check_finite as _check_finite, mH,
                     raise_for_info, rhs)
@@ -49,8 +52,12 @@ det_p = Primitive(
     "linalg.det", lambda a: (a[0][:-2], a[1]),
     doc="Determinant of each a[..., n, n] via LU (0 for a singular matrix).")
 solve_p = Primitive(
-    "linalg.solve", lambda a, b: b,
-    doc="X with A X = B for a [..., n, n], b [..., n, k] (same batch), via LU.")
+    "linalg.solve", lambda a, b: (b, a, (a[0][:-1], np.dtype(np.int32))),
+    multiple_results=True,
+    doc="(X, lu, piv): X with A X = B for a [..., n, n], b [..., n, k] (same batch), via "
+        "LU; lu and piv are the factorization (lu_factor's), kept for the derivatives, "
+        "which solve with it again.  Only X is differentiable (lu and piv get no "
+        "tangents): use lu_factor for differentiable factors.")
 
 
 def _lu_factor_cpu(a):
@@ -79,7 +86,7 @@ def _solve_cpu(a, b):
     out = _empty(b.shape, b.dtype)
     raise_for_info("solve", _lapack.getrs(lu, piv, b, out, 0, _threads.current),
                    "is singular")
-    return out
+    return out, lu, piv
 
 
 def _det_cpu(a):
@@ -221,7 +228,7 @@ def _adjugate(a, det):
     if n == 1:
         return _ops.ones_like(a)
     if not (np.asarray(_ops.to_numpy(det)) == 0).any():
-        return det[..., None, None] * solve_p.bind(a, _ops.broadcast_to(_eye(n, a), a.shape))
+        return det[..., None, None] * _solve(a, _ops.broadcast_to(_eye(n, a), a.shape))
     keep = _ops.asarray(np.array([[r for r in range(n) if r != i] for i in range(n)]))
     m = _ops.take(_ops.take(a, keep, axis=-2), keep, axis=-1)  # [..., i, n-1, j, n-1]
     k = m.ndim
@@ -251,24 +258,40 @@ def_jvp_rule(det_p, _det_jvp)
 def_vjp_rule(det_p, _det_vjp)
 
 
+def _solve(a, b):
+    """A^-1 B (differentiable in both)."""
+    return solve_p.bind(a, b)[0]
+
+
+def _solve_again(a, out, rhs, trans):
+    """op(A)^-1 rhs for the A solve_p factored into ``out``: with its saved LU when
+    nothing differentiates through A (the factorization is a constant then), else a
+    differentiable solve (as PyTorch's linalg_solve_backward under GradMode)."""
+    if is_differentiated(a):
+        return _solve(mH(a) if trans == 2 else a, rhs)
+    return lu_solve_p.bind(out[1], out[2], rhs, trans=trans)
+
+
 def _solve_jvp(tangents, primals, out, params):
     # dX = A^-1 (dB - dA X)   (linalg-ad.md; PyTorch linalg_solve_jvp)
     ta, tb = tangents
     a, b = primals
     rhs = tb
     if ta is not None:
-        r = -(ta @ out)
+        r = -(ta @ out[0])
         rhs = r if rhs is None else rhs + r
     if rhs is None:
-        return None
-    return solve_p.bind(a, rhs)
+        return (None, None, None)
+    return (_solve_again(a, out, rhs, 0), None, None)
 
 
 def _solve_vjp(ct, primals, out, params, needs):
     # gB = A^-H gX, gA = -gB X^H   (linalg-ad.md; PyTorch linalg_solve_backward)
     a, b = primals
-    gb = solve_p.bind(mH(a), ct)
-    ga = -(gb @ mH(out)) if needs[0] else None
+    if ct[0] is None:
+        return (None, None)
+    gb = _solve_again(a, out, ct[0], 2)
+    ga = -(gb @ mH(out[0])) if needs[0] else None
     return (ga, gb if needs[1] else None)
 
 
@@ -349,7 +372,7 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
         x = cho_solve((cholesky(a, lower=lower, check_finite=False), lower), b,
                       check_finite=False)
     else:
-        x = solve_p.bind(a, b)
+        x = _solve(a, b)
     return _ops.reshape(x, x.shape[:-1]) if vec else x
 
 
@@ -360,7 +383,7 @@ def inv(a, overwrite_a=False, check_finite=True):
     if check_finite:
         _check_finite("inv", a)
     eye = _ops.broadcast_to(_eye(a.shape[-1], a), a.shape)
-    return solve_p.bind(a, eye)
+    return _solve(a, eye)
 
 
 def _diag(x):
