@@ -115,6 +115,78 @@ def test_potrf_info(dt):
         assert (np.delete(info, 3) == 0).all()
 
 
+@pytest.fixture(params=["own", "lapack"])
+def small_path(request):
+    """Run a test with tenferro's own tiny-matrix loops (Cholesky, Jacobi) taking every
+    size up to 32, or with LAPACK for every size."""
+    n = 32 if request.param == "own" else 0
+    old = _lapack._set_tuning(chol_direct_n=n, jacobi_n=n)
+    yield request.param
+    _lapack._set_tuning(**old)
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=IDS)
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 7, 8, 13])
+@pytest.mark.parametrize("lower", [0, 1])
+def test_potrf_small_paths(dt, n, lower, small_path):
+    rng = np.random.default_rng(12)
+    a = spd(rng, (5,), n, dt)
+    out = np.empty_like(a)
+    assert not _lapack.potrf(a, out, lower, 2).any()
+    for i in range(5):
+        close(out[i], sl.cholesky(a[i], lower=bool(lower)), dt, scale=n)
+    # LAPACK's info: the order of the first leading minor that is not positive definite
+    bad = a.copy()
+    k = n // 2
+    bad[:, k, k] = -bad[:, k, k]
+    bad[1] = np.nan
+    info = _lapack.potrf(bad, out, lower, 1)
+    assert info[[0, 2, 3, 4]].tolist() == [k + 1] * 4
+    # a NaN fails the own loop (reference LAPACK checks it too; OpenBLAS's potrf not)
+    assert info[1] == 1 or small_path == "lapack"
+
+
+def _check_eigh(a, w, v, dt, n):
+    for i in each(a.shape[:-2]):
+        ref = np.linalg.eigvalsh(a[i].astype(np.complex128))
+        scale = max(1.0, float(np.abs(ref).max(initial=0)))
+        close(w[i], ref, dt, scale=scale)
+        if v is not None:
+            close((v[i] * w[i]) @ H(v[i]), a[i], dt, scale=scale)
+            close(H(v[i]) @ v[i], np.eye(n), dt)
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=IDS)
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 8, 11])
+@pytest.mark.parametrize("lower", [0, 1])
+def test_heevd_small_paths(dt, n, lower, small_path):
+    rng = np.random.default_rng(13)
+    cases = [herm(rng, (3,), n, dt),
+             np.broadcast_to(np.eye(n, dtype=dt), (2, n, n)),              # one eigenvalue
+             np.zeros((1, n, n), dt),
+             np.diag(rng.standard_normal(n)).astype(dt)[None],             # already diagonal
+             (1e-30 if real_of(dt) == np.float32 else 1e-300) * herm(rng, (1,), n, dt),
+             (1e30 if real_of(dt) == np.float32 else 1e300) * herm(rng, (1,), n, dt)]
+    # repeated eigenvalues in a random basis: Q diag(1, 1, 2, 2, ...) Q^H
+    q = np.linalg.qr(rand(rng, (n, n), np.dtype(np.complex128) if dt.kind == "c"
+                          else np.dtype(np.float64)))[0]
+    cases.append(((q * (1 + np.arange(n) // 2)) @ H(q)).astype(dt)[None])
+    for a in cases:
+        a = np.ascontiguousarray(a)
+        w = np.empty(a.shape[:-1], real_of(dt))
+        v = np.empty(a.shape, dt)
+        w2 = np.empty_like(w)
+        assert not _lapack.heevd(a, w, v, lower, 2).any()
+        assert not _lapack.heevd(a, w2, None, lower, 1).any()
+        assert (np.diff(w, axis=-1) >= 0).all()
+        _check_eigh(a, w, v, dt, n)
+        _check_eigh(a, w2, None, dt, n)
+    nan = herm(rng, (2,), n, dt)
+    nan[1, 0, 0] = np.nan
+    info = _lapack.heevd(nan, np.empty((2, n), real_of(dt)), np.empty_like(nan), lower, 1)
+    assert info[0] == 0 and (info[1] > 0 or small_path == "lapack")
+
+
 # ---------------------------------------------------------------- trtrs
 
 @pytest.mark.parametrize("dt", DTYPES, ids=IDS)
@@ -334,8 +406,8 @@ def test_parallel_equals_serial(dt):
 
 def test_parallel_path_taken_for_small_batches():
     """The 64 x 4 x 4 batch is above the work threshold (it runs batch-parallel)."""
-    small_n, par_min, mid_n = _lapack._set_tuning()
-    assert small_n >= 4 and 64 * (4 ** 3 + 512) >= par_min
+    t = _lapack._set_tuning()
+    assert t["small_n"] >= 4 and 64 * (4 ** 3 + 512) >= t["par_min_work"]
 
 
 def test_errors():
@@ -384,7 +456,7 @@ def test_large_matrices(dt, mid_n):
         assert not _lapack.heevd(a, w, v, 1, 2).any()
         assert not _lapack.gesdd(a, s, u, vt, 1, 2).any()
     finally:
-        _lapack._set_tuning(*old)
+        _lapack._set_tuning(**old)
     for i in range(2):
         scale = float(np.abs(a[i]).max())
         close(H(c[i]) @ c[i], a[i], dt, scale=scale)
