@@ -54,7 +54,8 @@ det_p = Primitive(
 solve_p = Primitive(
     "linalg.solve", lambda a, b: (b, a, (a[0][:-1], np.dtype(np.int32))),
     multiple_results=True,
-    doc="(X, lu, piv): X with A X = B for a [..., n, n], b [..., n, k] (same batch), via "
+    doc="(X, lu, piv): X with A X = B for a [..., n, n], b [..., n, k] (same batch) or, "
+        "for one matrix a [n, n], a vector b [n]; via "
         "LU; lu and piv are the factorization (lu_factor's), kept for the derivatives, "
         "which solve with it again.  Only X is differentiable (lu and piv get no "
         "tangents): use lu_factor for differentiable factors.")
@@ -80,6 +81,9 @@ def _lu_solve_cpu(lu, piv, b, *, trans):
 
 
 def _solve_cpu(a, b):
+    if b.ndim == 1:
+        x, lu, piv = _solve_cpu(a, b[:, None])
+        return x[:, 0], lu, piv
     lu = _empty(a.shape, a.dtype)
     piv = _empty(a.shape[:-1], np.dtype(np.int32))
     raise_for_info("solve", _lapack.getrf(a, lu, piv, _threads.current), "is singular")
@@ -269,6 +273,9 @@ def _solve_again(a, out, rhs, trans):
     differentiable solve (as PyTorch's linalg_solve_backward under GradMode)."""
     if is_differentiated(a):
         return _solve(mH(a) if trans == 2 else a, rhs)
+    if rhs.ndim == 1:
+        return _ops.reshape(lu_solve_p.bind(out[1], out[2], _ops.reshape(rhs, (-1, 1)),
+                                            trans=trans), (-1,))
     return lu_solve_p.bind(out[1], out[2], rhs, trans=trans)
 
 
@@ -291,7 +298,13 @@ def _solve_vjp(ct, primals, out, params, needs):
     if ct[0] is None:
         return (None, None)
     gb = _solve_again(a, out, ct[0], 2)
-    ga = -(gb @ mH(out[0])) if needs[0] else None
+    ga = None
+    if needs[0]:
+        x = out[0]
+        if x.ndim == 1:  # a vector b: the outer product
+            ga = -(_ops.expand_dims(gb, -1) * _ops.expand_dims(_ops.conj(x), 0))
+        else:
+            ga = -(gb @ mH(x))
     return (ga, gb if needs[1] else None)
 
 
@@ -362,13 +375,16 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
         raise ValueError("tenferro.linalg.solve: assume_a must be one of 'gen', 'sym', "
                          "'her', 'pos', got %r" % (assume_a,))
     a = as_matrix_stack("solve", a)
-    a, b, vec = rhs("solve", a, b)
+    pos = assume_a in ("pos", "positive definite")
+    a, b, vec = rhs("solve", a, b, keep_vector=a.ndim == 2 and not pos)
     if check_finite:
         _check_finite("solve", a, b)
     if transposed:
         a = _ops.matrix_transpose(a)
+    if b.ndim == 1:  # one matrix, one vector: solve_p takes it as is
+        return _solve(a, b)
     a, b = broadcast_batch("solve", a, b)
-    if assume_a in ("pos", "positive definite"):
+    if pos:
         x = cho_solve((cholesky(a, lower=lower, check_finite=False), lower), b,
                       check_finite=False)
     else:

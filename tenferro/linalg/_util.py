@@ -28,6 +28,9 @@ def as_matrix_stack(op, a, square=True):
 
 
 def common_dtype(*ts):
+    dt = ts[0].dtype
+    if dt in _INEXACT and all(t.dtype == dt for t in ts):
+        return list(ts)
     dt = _dtypes.result_type(*ts)
     if dt not in _INEXACT:
         dt = _dtypes.float64
@@ -37,7 +40,10 @@ def common_dtype(*ts):
 def raise_for_info(op, info, what):
     """LinAlgError naming the first failing matrix (``what``: "is not positive definite",
     ...) when any LAPACK ``info`` is positive."""
-    bad = np.flatnonzero(np.asarray(info) > 0)
+    info = np.asarray(info)
+    if info.size == 0 or info.max() <= 0:
+        return
+    bad = np.flatnonzero(info > 0)
     if bad.size:
         if np.ndim(info) == 0:
             raise LinAlgError("tenferro.linalg.%s: the matrix %s" % (op, what))
@@ -61,9 +67,14 @@ def real_diag(x):
 
 
 def check_finite(op, *ts):
-    """scipy's check_finite: ValueError for infs or NaNs."""
+    """scipy's check_finite: ValueError for infs or NaNs.  On the CPU one NumPy pass
+    over the host data (the same check as scipy's, without two dispatched ops)."""
     for t in ts:
-        if not bool(_ops.all(_ops.isfinite(t))):
+        if t.device.type == "cpu":
+            ok = np.isfinite(t.numpy()).all()
+        else:
+            ok = bool(_ops.all(_ops.isfinite(t)))
+        if not ok:
             raise ValueError("tenferro.linalg.%s: array must not contain infs or NaNs "
                              "(pass check_finite=False to skip this check)" % op)
 
@@ -85,12 +96,18 @@ def triangle_adjoint(g, lower):
     return tri(g + mH(g), lower, -1) + real_diag(g)
 
 
-def rhs(op, a, b):
+def rhs(op, a, b, keep_vector=False):
     """(a, b as [..., n, k], vec) with a common dtype: ``b`` is a vector only when it is
-    1-D (NumPy 2's rule for solve), and must have as many rows as ``a`` has columns."""
+    1-D (NumPy 2's rule for solve), and must have as many rows as ``a`` has columns.
+    ``keep_vector``: a vector ``b`` stays 1-D."""
     b = to_tensor(b)
     a, b = common_dtype(a, b)
     vec = b.ndim == 1
+    if vec and keep_vector:
+        if b.shape[0] != a.shape[-1]:
+            raise ValueError("tenferro.linalg.%s: a of shape %s and b of shape %s do not "
+                             "fit: b needs %d rows" % (op, a.shape, b.shape, a.shape[-1]))
+        return a, b, vec
     if vec:
         b = _ops.reshape(b, (b.shape[0], 1))
     if b.ndim < 2 or b.shape[-2] != a.shape[-1]:
