@@ -19,14 +19,14 @@ SHAPES = [(5, 3), (3, 5), (4, 4)]
 
 def low_rank(gen, batch, m, n, r, dtype):
     """A [..., m, n] matrix of rank r (X Y), as NumPy data."""
-    return (sample(gen, batch + (m, r), dtype) @ sample(gen, batch + (r, n), dtype)).astype(dtype)
+    return sample(gen, batch + (m, r), dtype) @ sample(gen, batch + (r, n), dtype)
 
 
 def each(batch):
     return list(np.ndindex(*batch)) if batch else [()]
 
 
-# -- lstsq forward ---------------------------------------------------------------------------
+# -- lstsq forward ------------------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
@@ -127,8 +127,8 @@ def test_lstsq_no_columns():
 
 
 def test_lstsq_errors():
-    with pytest.raises(ValueError, match=r"lstsq: a of shape \(4, 3\) and b of shape \(3, 2\) "
-                                         r"do not fit: b needs 4 rows"):
+    with pytest.raises(ValueError, match=r"lstsq: a of shape \(4, 3\) and b of shape "
+                                         r"\(3, 2\) do not fit: b needs 4 rows"):
         lstsq(np.ones((4, 3)), np.ones((3, 2)))
     with pytest.raises(ValueError, match=r"lstsq: a of shape \(4, 3\) and b of shape \(3,\)"):
         lstsq(np.ones((4, 3)), np.ones(3))
@@ -143,11 +143,11 @@ def test_lstsq_errors():
     with pytest.raises(ValueError, match="lapack_driver must be None, 'gelsd', 'gelss' or "
                                          "'gelsy', got 'gesv'"):
         lstsq(np.eye(2), np.ones(2), lapack_driver="gesv")
-    with pytest.raises(ValueError, match=r"lstsq: .*shapes? .*\(2,\).*\(3,\)|lstsq.*broadcast"):
+    with pytest.raises(ValueError, match=r"lstsq: shapes \(2,\) and \(3,\) do not broadcast"):
         lstsq(np.ones((2, 4, 3)), np.ones((3, 4, 1)))
 
 
-# -- lstsq derivatives ----------------------------------------------------------------------
+# -- lstsq derivatives --------------------------------------------------------------------
 
 def _outputs(x, res, rank, s):
     return (x, s) if res.shape == (0,) else (x, res, s)
@@ -193,7 +193,7 @@ def test_lstsq_gradcheck_rank_deficient(dtype, shape):
     autograd.gradcheck(f, (xx, yy, b), modes=("fwd", "rev"), order=2)
 
 
-# -- pinv -------------------------------------------------------------------------------------
+# -- pinv ---------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
@@ -221,7 +221,8 @@ def test_pinv_rank_deficient_tolerances_and_rank(dtype):
         assert_close(p[i], wp, rtol=tol, atol=tol)
     # atol / rtol as scipy: cutoff = atol + rtol * s_max
     a1 = np.diag([4.0, 2.0, 1.0, 0.5]).astype(dtype)
-    for kw in [dict(atol=1.5), dict(rtol=0.2), dict(atol=0.3, rtol=0.1), dict(atol=0, rtol=0)]:
+    for kw in [dict(atol=1.5), dict(rtol=0.2), dict(atol=0.3, rtol=0.1),
+               dict(atol=0, rtol=0)]:
         wp, wrank = sl.pinv(a1, return_rank=True, **kw)
         p1, rank1 = pinv(a1, return_rank=True, **kw)
         assert rank1 == wrank and isinstance(rank1, int)
@@ -280,7 +281,8 @@ def test_pinv_and_lstsq_gradients_vs_torch():
     h = 1e-6
     fd = (np.sum(sl.pinv(a + h * d) * g) - np.sum(sl.pinv(a - h * d) * g)) / (2 * h)
     np.testing.assert_allclose(np.sum(ga.numpy() * d), fd, rtol=1e-6)
-    fd = (np.sum(sl.lstsq(a + h * d, b)[0] ** 2) - np.sum(sl.lstsq(a - h * d, b)[0] ** 2)) / (2 * h)
+    fd = (np.sum(sl.lstsq(a + h * d, b)[0] ** 2)
+          - np.sum(sl.lstsq(a - h * d, b)[0] ** 2)) / (2 * h)
     np.testing.assert_allclose(np.sum(gx.numpy() * d), fd, rtol=1e-6)
     torch = pytest.importorskip("torch")   # (last: PyTorch is optional)
     t = torch.tensor(a, requires_grad=True)

@@ -72,8 +72,12 @@ def _pinv_cpu(a, *, atol, rtol):
     u, s, vh = _gesdd(a, False, True)
     keep = s > atol + rtol * np.max(s, axis=-1, initial=0.0, keepdims=True)
     sinv = np.where(keep, 1 / np.where(keep, s, 1), 0).astype(s.dtype)
-    p = (np.conj(np.swapaxes(vh, -1, -2)) * sinv[..., None, :]) @ np.conj(np.swapaxes(u, -1, -2))
+    p = (_h(vh) * sinv[..., None, :]) @ _h(u)                  # V diag(1/s) U^H
     return p.astype(a.dtype, copy=False), keep.sum(axis=-1).astype(_INT32)
+
+
+def _h(x):
+    return np.conj(np.swapaxes(x, -1, -2))
 
 
 def_impl(lstsq_p, "cpu", _gelsd)
@@ -107,8 +111,7 @@ def _lstsq_jvp(tangents, primals, out, params):
 
 
 def _lstsq_vjp(ct, primals, out, params, needs):
-    # transpose of the JVP: gb = A+^H gx,
-    # gA = -gb x^H + r (A+ gb)^H + (A+^H x) (gx - A+ A gx)^H  (r = b - A x)
+    # the JVP's adjoint: gb = A+^H gx, gA = -gb x^H + r (A+ gb)^H + A+^H x (gx - A+ A gx)^H
     (a, b), (x, s, _) = primals, out
     gx, gs, _ = ct
     cond = params["cond"]
@@ -127,8 +130,7 @@ def _lstsq_vjp(ct, primals, out, params, needs):
 
 
 def _pinv_jvp(tangents, primals, out, params):
-    # Golub & Pereyra 1973:
-    # dA+ = -A+ dA A+ + A+ A+^H dA^H (I - A A+) + (I - A+ A) dA^H A+^H A+
+    # Golub & Pereyra 1973: dP = -P dA P + P P^H dA^H (I - A P) + (I - P A) dA^H P^H P
     t, = tangents
     if t is None:
         return None, None
@@ -139,8 +141,7 @@ def _pinv_jvp(tangents, primals, out, params):
 
 
 def _pinv_vjp(ct, primals, out, params, needs):
-    # the JVP's adjoint term by term, g = gA+:
-    # gA = -A+^H g A+^H + (I - A A+) g^H A+ A+^H + A+^H A+ g^H (I - A+ A)
+    # the JVP's adjoint: gA = -P^H g P^H + (I - A P) g^H P P^H + P^H P g^H (I - P A)
     (a,), (p, _) = primals, out
     g = ct[0]
     if g is None:
@@ -186,7 +187,8 @@ def lstsq(a, b, cond=None, overwrite_a=False, overwrite_b=False, check_finite=Tr
     m, n = a.shape[-2:]
     if b0.ndim == 0 or b0.shape[-1 if b0.ndim == 1 else -2] != m:
         raise ValueError("tenferro.linalg.lstsq: a of shape %s and b of shape %s do not "
-                         "fit: b needs %d rows (b is [M], or [..., M, K])" % (a.shape, b0.shape, m))
+                         "fit: b needs %d rows (b is [M], or [..., M, K])"
+                         % (a.shape, b0.shape, m))
     a, b = common_dtype(a, b0)
     vec = b.ndim == 1
     if vec:
