@@ -384,3 +384,11 @@ spec("linalg.svd", lambda x: (lambda u, s, vh: (s, (u * tf.expand_dims(tf.sin(s)
     *_tl.svd(x, full_matrices=False)), (Arg((4, 3)),), BOTH, prims=("linalg.svd",))
 spec("linalg.svdvals", lambda x: _tl.svdvals(x), (Arg((3, 4)),), BOTH,
      prims=("linalg.svdvals",))
+
+
+# linalg least squares (tests/test_linalg_lstsq.py checks each op in more cases)
+import tenferro.linalg._lstsq as _tls  # noqa: E402
+
+spec("linalg.lstsq", lambda a, b: (lambda x, res, rank, s: (x, s))(*_tls.lstsq(a, b)),
+     (Arg((4, 3)), Arg((4, 2))), BOTH, prims=("linalg.lstsq",))
+spec("linalg.pinv", lambda a: _tls.pinv(a), (Arg((3, 4)),), BOTH, prims=("linalg.pinv",))

@@ -463,3 +463,87 @@ def test_large_matrices(dt, mid_n):
         close((v[i] * w[i]) @ H(v[i]), a[i], dt, scale=scale * n)
         close((u[i] * s[i]) @ vt[i], a[i], dt, scale=scale * n)
         close(s[i], w[i][::-1], dt, scale=scale * n)
+
+
+# ---------------------------------------------------------------- gelsd (least squares)
+
+@pytest.mark.parametrize("dt", DTYPES, ids=IDS)
+@pytest.mark.parametrize("mn", [(6, 3), (3, 6), (4, 4)], ids=str)
+@pytest.mark.parametrize("batch", [(), (3, 2)], ids=str)
+@pytest.mark.parametrize("how", LAYOUTS)
+def test_gelsd(dt, mn, batch, how):
+    rng = np.random.default_rng(10)
+    m, n = mn
+    a0, b0 = rand(rng, batch + (m, n), dt), rand(rng, batch + (m, 2), dt)
+    a, b = matrix_layout(a0.copy(), how), matrix_layout(b0.copy(), how)
+    keep_a, keep_b = a.copy(), b.copy()
+    x = matrix_layout(np.full(batch + (n, 2), 7, dt), how)
+    s = np.empty(batch + (min(m, n),), real_of(dt))
+    rank = np.full(batch, -1, np.int32)
+    info = _lapack.gelsd(a, b, x, s, rank, -1.0, 2)
+    assert info.shape == batch and info.dtype == np.int32 and not info.any()
+    np.testing.assert_array_equal(a, keep_a)
+    np.testing.assert_array_equal(b, keep_b)
+    for i in each(batch):
+        rx, _, rr, rs = sl.lstsq(a0[i], b0[i], lapack_driver="gelsd")
+        close(x[i], rx, dt, scale=10)
+        close(s[i], rs, dt, scale=10)
+        assert rank[i] == rr == min(m, n)
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=IDS)
+@pytest.mark.parametrize("mn", [(6, 4), (4, 6)], ids=str)
+def test_gelsd_rank_deficient(dt, mn):
+    rng = np.random.default_rng(11)
+    m, n = mn
+    a0 = (rand(rng, (3, m, 2), dt) @ rand(rng, (3, 2, n), dt)).astype(dt)  # rank 2
+    b0 = rand(rng, (3, m, 3), dt)
+    x = np.empty((3, n, 3), dt)
+    s = np.empty((3, min(m, n)), real_of(dt))
+    rank = np.empty(3, np.int32)
+    assert not _lapack.gelsd(a0, b0, x, s, rank, 1e-4, 2).any()
+    np.testing.assert_array_equal(rank, 2)
+    for i in range(3):
+        rx, _, rr, rs = sl.lstsq(a0[i], b0[i], cond=1e-4, lapack_driver="gelsd")
+        assert rr == 2
+        close(x[i], rx, dt, scale=10)       # the minimum-norm solution, as scipy's
+        close(x[i], np.linalg.pinv(a0[i], rcond=1e-4) @ b0[i], dt, scale=10)
+        close(s[i], rs, dt, scale=10)
+    # rcond < 0: LAPACK's machine precision (?lamch('E') = finfo.eps / 2): every singular
+    # value above it * s_max counts (scipy passes finfo.eps instead; the wrapper does too)
+    _lapack.gelsd(a0, b0, x, s, rank, -1.0, 2)
+    eps = np.finfo(real_of(dt)).eps / 2
+    np.testing.assert_array_equal(rank, (s > eps * s[:, :1]).sum(-1))
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=IDS)
+def test_gelsd_zero_stride_and_empty(dt):
+    rng = np.random.default_rng(12)
+    a1, b1 = rand(rng, (5, 3), dt), rand(rng, (5, 2), dt)
+    x = np.empty((4, 3, 2), dt)
+    s = np.empty((4, 3), real_of(dt))
+    rank = np.empty(4, np.int32)
+    assert not _lapack.gelsd(np.broadcast_to(a1, (4, 5, 3)), np.broadcast_to(b1, (4, 5, 2)),
+                             x, s, rank, -1.0, 2).any()
+    close(x, np.broadcast_to(sl.lstsq(a1, b1)[0], (4, 3, 2)), dt, scale=10)
+    for batch, m, n, k in [((), 0, 3, 2), ((2,), 3, 0, 2), ((0,), 3, 2, 1), ((2,), 3, 2, 0)]:
+        x = np.full(batch + (n, k), 7, dt)
+        rank = np.full(batch, -1, np.int32)
+        info = _lapack.gelsd(np.ones(batch + (m, n), dt), np.ones(batch + (m, k), dt), x,
+                             np.empty(batch + (min(m, n),), real_of(dt)), rank, -1.0, 2)
+        assert info.shape == batch and not info.any()
+        if min(m, n) == 0:
+            assert not x.any() and not rank.any()
+        else:
+            np.testing.assert_array_equal(rank, 1)   # ones((3, 2)) has rank 1
+
+
+def test_gelsd_argument_errors():
+    a, b = np.ones((4, 3)), np.ones((4, 2))
+    s, rank = np.empty(3), np.empty((), np.int32)
+    with pytest.raises(ValueError, match=r"gelsd: x has shape \(4, 2\), expected \(3, 2\)"):
+        _lapack.gelsd(a, b, np.empty((4, 2)), s, rank, -1.0, 1)
+    with pytest.raises(TypeError, match="gelsd: s has dtype float32, expected float64"):
+        _lapack.gelsd(a, b, np.empty((3, 2)), s.astype(np.float32), rank, -1.0, 1)
+    with pytest.raises(ValueError, match=r"gelsd: b has shape \(3, 2\), expected \(4, 2\)"):
+        _lapack.gelsd(a, np.ones((3, 2)), np.empty((3, 2)), s, rank, -1.0, 1)
