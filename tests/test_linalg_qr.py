@@ -148,9 +148,9 @@ def test_rank_deficient_gradient_raises():
     a = tf.asarray(np.array([[1.0, 0.0], [2.0, 0.0], [3.0, 0.0]]))
     assert qr(a)[1].numpy()[1, 1] == 0
     for mode in MODES:
-        with pytest.raises(LinAlgError, match="singular"):
+        with pytest.raises(LinAlgError, match="qr: no derivative for a rank-deficient"):
             tf.grad(lambda a: qr(a, mode=mode)[-1].sum())(a)
-        with pytest.raises(LinAlgError, match="singular"):
+        with pytest.raises(LinAlgError, match="qr: no derivative for a rank-deficient"):
             tf.jvp(lambda a: qr(a, mode=mode), (a,), (a,))
 
 

@@ -16,6 +16,7 @@ complement (as svd's with ``full_matrices=True``): their tangents are zero and t
 cotangent is ignored.  ``mode='r'`` recomputes Q in its rules.
 """
 from .. import _ops, _threads
+from .._errors import LinAlgError
 from .._kernels import _lapack
 from .._kernels._alloc import empty as _empty
 from ..autograd.extend import Primitive, def_impl, def_jvp_rule, def_vjp_rule
@@ -120,7 +121,12 @@ def _pad(dq, dr, a, mode):
 
 def _right_solve(b, r, trans):
     """b r^-1 (trans 0) or b r^-H (trans 2) for upper-triangular r."""
-    return mH(solve_triangular(r, mH(b), trans=2 - trans, lower=False, check_finite=False))
+    try:
+        x = solve_triangular(r, mH(b), trans=2 - trans, lower=False, check_finite=False)
+    except LinAlgError as e:
+        raise LinAlgError("tenferro.linalg.qr: no derivative for a rank-deficient matrix "
+                          "(R has a zero on its diagonal; %s)" % e) from None
+    return mH(x)
 
 
 def _tall_jvp(t, q, r):
