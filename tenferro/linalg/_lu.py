@@ -5,7 +5,7 @@ float64).
 
 Primitives: ``linalg.lu_factor`` (two results: the packed factors of a[..., m, n],
 unit-lower L below the diagonal and U on and above it as scipy's, and 0-based int32
-pivots [..., min(m, n)] as scipy's; rectangular as scipy's), 
+pivots [..., min(m, n)] as scipy's; rectangular as scipy's),
 ``linalg.lu_solve`` (solve with those factors), ``linalg.solve`` (factor and solve in one
 kernel call; its derivatives solve with the same matrix again) and ``linalg.det``.
 ``inv`` is ``solve(a, I)``; ``lu`` (p, l, u) is built from ``lu_factor``'s
@@ -33,6 +33,7 @@ from .._kernels._alloc import empty as _empty
 from .._ops._common import to_tensor
 from .._ops.matmul import broadcast_batch
 from ..autograd.extend import Primitive, def_impl, def_jvp_rule, def_vjp_rule
+from ._eigh import _REAL
 from ._triangular import cho_solve, cholesky, solve_triangular
 from ._util import (TRANS as _TRANS, as_matrix_stack, check_finite as _check_finite, mH,
                     raise_for_info, rhs)
@@ -324,13 +325,12 @@ def lu(a, permute_l=False, overwrite_a=False, check_finite=True, p_indices=False
     packed, piv = lu_factor_p.bind(a)
     m, n = a.shape[-2:]
     k = min(m, n)
-    l = _ops.tril(packed[..., :, :k], -1) + _ops.eye(m, k, dtype=a.dtype, device=a.device)
-    u = _ops.triu(packed[..., :k, :])
+    L, U = _unpack(packed)
+    l, u = L[..., :, :k], U[..., :k, :]
     rows = np.argsort(_perm(piv.numpy(), m), axis=-1).astype(np.int32)  # a = l[rows] @ u
     if p_indices and not permute_l:
         return _ops.asarray(rows, device=a.device), l, u
-    p = _ops.asarray(np.eye(m, dtype=np.empty(0, a.dtype).real.dtype)[rows],
-                     device=a.device)
+    p = _ops.asarray(np.eye(m, dtype=_REAL.get(a.dtype, a.dtype))[rows], device=a.device)
     if permute_l:
         return p.astype(a.dtype) @ l, u
     return p, l, u
