@@ -369,6 +369,19 @@ spec("linalg.lu_factor", lambda a: _tlu.lu_factor(_wc(a))[0], (Arg((3, 3)),), BO
 spec("linalg.lu_solve", lambda a, b: _tlu.lu_solve(_tlu.lu_factor(_wc(a)), b, trans=2),
      (Arg((3, 3)), Arg((3, 2))), BOTH, prims=("linalg.lu_solve",))
 spec("linalg.det", lambda a: _tlu.det(a), (Arg((3, 3)),), BOTH, prims=("linalg.det",))
+spec("linalg.lu_factor (tall), lu (wide)", lambda a: (_tlu.lu_factor(a)[0], *_tlu.lu(
+    tf.matrix_transpose(a))[1:]), (Arg((4, 3)),), BOTH, prims=("linalg.lu_factor",))
+
+
+# linalg QR (tests/test_linalg_qr.py checks each mode and shape class)
+import tenferro.linalg._qr as _tqr  # noqa: E402
+
+spec("linalg.qr", lambda a: _tqr.qr(a, mode="economic"), (Arg((4, 3)),), BOTH,
+     prims=("linalg.qr",))
+spec("linalg.qr (wide)", lambda a: _tqr.qr(a, mode="economic"), (Arg((2, 3)),), BOTH,
+     prims=("linalg.qr",))
+spec("linalg.qr_r", lambda a: _tqr.qr(a, mode="r")[0], (Arg((4, 3)),), BOTH,
+     prims=("linalg.qr_r",))
 
 
 def _herm(x):

@@ -547,3 +547,109 @@ def test_gelsd_argument_errors():
         _lapack.gelsd(a, b, np.empty((3, 2)), s.astype(np.float32), rank, -1.0, 1)
     with pytest.raises(ValueError, match=r"gelsd: b has shape \(3, 2\), expected \(4, 2\)"):
         _lapack.gelsd(a, np.ones((3, 2)), np.empty((3, 2)), s, rank, -1.0, 1)
+
+
+# ---------------------------------------------------------------- geqrf (QR), rectangular getrf
+
+@pytest.mark.parametrize("dt", DTYPES, ids=IDS)
+@pytest.mark.parametrize("mn", [(5, 5), (6, 3), (3, 6)], ids=str)
+@pytest.mark.parametrize("full", [0, 1])
+@pytest.mark.parametrize("how", LAYOUTS)
+def test_geqrf(dt, mn, full, how):
+    rng = np.random.default_rng(12)
+    m, n = mn
+    k = min(m, n)
+    batch = (3, 2)
+    a0 = rand(rng, batch + (m, n), dt)
+    a = matrix_layout(a0.copy(), how)
+    keep = a.copy()
+    rows = m if full else k
+    q = matrix_layout(np.empty(batch + (m, rows), dt), how)
+    r = matrix_layout(np.empty(batch + (rows, n), dt), how)
+    assert not _lapack.geqrf(a, q, r, full, 2).any()
+    np.testing.assert_array_equal(a, keep)
+    r2 = np.empty_like(r)
+    assert not _lapack.geqrf(a, None, r2, full, 2).any()
+    np.testing.assert_array_equal(r2, r)
+    for i in each(batch):
+        rq, rr = sl.qr(a0[i], mode="full" if full else "economic")
+        close(q[i], rq, dt)     # the same LAPACK routines as scipy: the same signs
+        close(r[i], rr, dt, scale=5)
+        close(q[i] @ r[i], a0[i], dt, scale=5)
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=IDS)
+@pytest.mark.parametrize("mn", [(6, 3), (3, 6)], ids=str)
+@pytest.mark.parametrize("how", LAYOUTS)
+def test_getrf_rectangular(dt, mn, how):
+    rng = np.random.default_rng(13)
+    a0 = rand(rng, (2,) + mn, dt)
+    a = matrix_layout(a0.copy(), how)
+    lu = matrix_layout(np.empty((2,) + mn, dt), how)
+    piv = np.empty((2, 3), np.int32)
+    assert not _lapack.getrf(a, lu, piv, 2).any()
+    for i in range(2):
+        rlu, rpiv = sl.lu_factor(a0[i])
+        close(lu[i], rlu, dt)
+        np.testing.assert_array_equal(piv[i], rpiv)
+    a0[1, :, 1] = 0                    # U[1, 1] == 0: info 2 for that matrix
+    a0[1, :, 0] = np.arange(1, mn[0] + 1)
+    info = _lapack.getrf(a0, lu, piv, 1)
+    assert info[0] == 0 and info[1] == 2
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=IDS)
+@pytest.mark.parametrize("shape", [(2, 3, 0), (2, 0, 3), (0, 4, 2)], ids=str)
+def test_geqrf_getrf_empty(dt, shape):
+    m, n = shape[-2:]
+    k = min(m, n)
+    a = np.ones(shape, dt)
+    q = np.full(shape[:-2] + (m, m), 7, dt)
+    r = np.full(shape[:-2] + (m, n), 7, dt)
+    assert not _lapack.geqrf(a, q, r, 1, 2).any()
+    np.testing.assert_array_equal(q, np.broadcast_to(np.eye(m), q.shape))
+    np.testing.assert_array_equal(r, np.zeros(r.shape))
+    info = _lapack.getrf(a, np.empty(shape, dt), np.empty(shape[:-2] + (k,), np.int32), 2)
+    assert info.shape == shape[:-2] and not info.any()
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=IDS)
+def test_geqrf_parallel_equals_serial_and_large(dt):
+    rng = np.random.default_rng(14)
+    a = rand(rng, (64, 5, 4), dt)
+    res = []
+    for nt in (1, 2):
+        q, r = np.empty((64, 5, 4), dt), np.empty((64, 4, 4), dt)
+        assert not _lapack.geqrf(a, q, r, 0, nt).any()
+        res.append((q, r))
+    for x1, x2 in zip(*res):
+        np.testing.assert_array_equal(x1, x2)
+    big = rand(rng, (2, 90, 70), dt)   # above SMALL_N: blocked LAPACK, serial batch loop
+    q, r = np.empty((2, 90, 90), dt), np.empty((2, 90, 70), dt)
+    assert not _lapack.geqrf(big, q, r, 1, 2).any()
+    for i in range(2):
+        close(q[i] @ r[i], big[i], dt, scale=90)
+        close(H(q[i]) @ q[i], np.eye(90), dt, scale=90)
+
+
+def test_geqrf_errors():
+    a = np.ones((4, 3))
+    with pytest.raises(TypeError, match="_lapack.geqrf: no loop for int64"):
+        _lapack.geqrf(np.ones((4, 3), np.int64), None, np.empty((4, 3), np.int64), 1, 1)
+    with pytest.raises(TypeError, match="_lapack.geqrf: r has dtype float32, expected float64"):
+        _lapack.geqrf(a, None, np.empty((4, 3), np.float32), 1, 1)
+    with pytest.raises(TypeError, match="_lapack.geqrf: q has dtype"):
+        _lapack.geqrf(a, np.empty((4, 4), np.complex128), np.empty((4, 3)), 1, 1)
+    with pytest.raises(ValueError, match=r"_lapack.geqrf: r has shape \(4, 3\), expected "
+                                         r"\(3, 3\)"):
+        _lapack.geqrf(a, None, np.empty((4, 3)), 0, 1)
+    with pytest.raises(ValueError, match=r"_lapack.geqrf: q has shape \(4, 3\), expected "
+                                         r"\(4, 4\)"):
+        _lapack.geqrf(a, np.empty((4, 3)), np.empty((4, 3)), 1, 1)
+    with pytest.raises(ValueError, match=r"_lapack.getrf: piv has shape \(4,\), expected "
+                                         r"\(3,\)"):
+        _lapack.getrf(a, np.empty((4, 3)), np.empty(4, np.int32), 1)
+    ro = np.empty((4, 3))
+    ro.flags.writeable = False
+    with pytest.raises(ValueError, match="_lapack.geqrf: r is read-only"):
+        _lapack.geqrf(a, None, ro, 1, 1)

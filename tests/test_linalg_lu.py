@@ -1,4 +1,4 @@
-"""The LU family of tenferro.linalg (lu_factor, lu_solve, solve, inv, det, slogdet)
+"""The LU family of tenferro.linalg (lu, lu_factor, lu_solve, solve, inv, det, slogdet)
 against scipy.linalg / numpy.linalg (forward) and finite differences (gradcheck to order
 2, forward and reverse, real and complex); batching, broadcasting, promotion, errors."""
 import numpy as np
@@ -47,6 +47,81 @@ def test_lu_factor_vs_scipy(dtype, batch, layout):
     assert piv.dtype == want_piv.dtype == np.int32 and piv.shape == batch + (5,)
     np.testing.assert_array_equal(piv.numpy(), want_piv)
     assert_close(lu, want_lu, rtol=TOL[dtype] * 10, atol=TOL[dtype] * 10)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5)], ids=str)
+@pytest.mark.parametrize("layout", MATRIX_LAYOUTS)
+def test_lu_factor_rectangular_vs_scipy(dtype, shape, layout):
+    a = rand(stable_rng("lufr", dtype, shape), (2,) + shape, dtype)
+    lu, piv = tl.lu_factor(tf.asarray(matrix_layout(a, layout)))
+    assert lu.shape == a.shape and piv.shape == (2, 3) and piv.dtype == np.int32
+    np.testing.assert_array_equal(piv.numpy(), per_matrix(lambda m: sl.lu_factor(m)[1], a))
+    assert_close(lu, per_matrix(lambda m: sl.lu_factor(m)[0], a), rtol=TOL[dtype] * 10,
+                 atol=TOL[dtype] * 10)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (4, 4)], ids=str)
+@pytest.mark.parametrize("batch", [(), (2, 3)], ids=str)
+@pytest.mark.parametrize("layout", MATRIX_LAYOUTS)
+def test_lu_vs_scipy(dtype, shape, batch, layout):
+    a = rand(stable_rng("lu", dtype, shape, batch), batch + shape, dtype)
+    t = tf.asarray(matrix_layout(a, layout))
+    tol = TOL[dtype] * 10
+    p, l, u = tl.lu(t)
+    wp, wl, wu = sl.lu(a)   # scipy 1.17 batches
+    assert p.dtype == wp.dtype and l.dtype == u.dtype == a.dtype
+    assert_close(p, wp)     # exact: a permutation matrix of a's real dtype
+    assert_close(l, wl, rtol=tol, atol=tol)
+    assert_close(u, wu, rtol=tol, atol=tol)
+    assert_close(tf.asarray(p.numpy() @ l.numpy() @ u.numpy()), a, rtol=tol, atol=tol)
+    pi, li, ui = tl.lu(t, p_indices=True)
+    wpi = sl.lu(a, p_indices=True)[0]
+    assert pi.dtype == wpi.dtype == np.int32
+    assert_close(pi, wpi)
+    assert_close(li, wl, rtol=tol, atol=tol)
+    pl, u2 = tl.lu(t, permute_l=True)
+    wpl, wu2 = sl.lu(a, permute_l=True)
+    assert_close(pl, wpl, rtol=tol, atol=tol)
+    assert_close(u2, wu2, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("shape", [(3, 0), (0, 3), (0, 0), (2, 0, 3), (0, 2, 2)], ids=str)
+def test_lu_empty(shape):
+    # p is the m x m identity (scipy returns an empty p here, which p @ l @ u cannot use)
+    a = np.ones(shape, np.complex128)
+    m, n = shape[-2:]
+    k = min(m, n)
+    b = shape[:-2]
+    p, l, u = tl.lu(a)
+    assert_close(p, np.broadcast_to(np.eye(m), b + (m, m)))
+    assert l.shape == b + (m, k) and u.shape == b + (k, n) and l.dtype == tf.complex128
+    assert_close(tl.lu(a, p_indices=True)[0],
+                 np.broadcast_to(np.arange(m, dtype=np.int32), b + (m,)))
+    pl, u = tl.lu(a, permute_l=True)
+    assert pl.shape == b + (m, k) and u.shape == b + (k, n)
+    lu, piv = tl.lu_factor(a)
+    assert lu.shape == shape and piv.shape == b + (k,)
+
+
+def test_lu_promotion_singular_and_errors():
+    ia = np.array([[1, 2, 3], [2, 4, 6]])   # rank 1: factored without error, as scipy
+    p, l, u = tl.lu(ia)
+    assert l.dtype == u.dtype == p.dtype == tf.float64
+    for g, w in zip((p, l, u), sl.lu(ia)):
+        assert_close(g, w, rtol=1e-12, atol=1e-12)
+    assert u.numpy()[1, 1] == 0
+    for f in (tl.lu, tl.lu_factor):
+        with pytest.raises(ValueError, match=r"\.%s: expected a matrix or a stack of "
+                                             r"matrices \[..., M, N\], got shape \(3,\)"
+                                             % f.__name__):
+            f(np.ones(3))
+        with pytest.raises(ValueError, match=r"\.%s: array must not contain infs or NaNs"
+                                             % f.__name__):
+            f(np.array([[1.0, np.nan]]))
+    with pytest.raises(ValueError, match=r"lu_solve: expected square matrices"):
+        tl.lu_solve(tl.lu_factor(np.ones((3, 2))), np.ones(3))
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -188,7 +263,7 @@ def test_singular_matrices_name_the_batch_index():
 def test_bad_arguments():
     with pytest.raises(ValueError, match=r"solve: expected square matrices"):
         tl.solve(np.ones((2, 3)), np.ones(2))
-    for f in (tl.inv, tl.det, tl.slogdet, tl.lu_factor):
+    for f in (tl.inv, tl.det, tl.slogdet):
         with pytest.raises(ValueError, match=r"expected square matrices"):
             f(np.ones((2, 3)))
         with pytest.raises(ValueError, match=r"expected a matrix or a stack"):
@@ -356,3 +431,42 @@ def test_solve_pos_gradcheck(dtype, lower):
     a = a @ tf.conj(tf.matrix_transpose(a))
     autograd.gradcheck(lambda a, b: tl.solve(a, b, assume_a="pos", lower=lower), (a, b),
                        modes=("fwd", "rev"), order=2)
+
+
+@pytest.mark.parametrize("dtype", GDT)
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (4, 4)], ids=str)
+@pytest.mark.parametrize("batch", [(), (2,)], ids=str)
+def test_lu_gradcheck(dtype, shape, batch):
+    # l and u (the permutation is chosen at a and fixed nearby); the packed rectangular
+    # lu_factor; permute_l's p @ l
+    a = tf.asarray(rand(stable_rng("glu2", dtype, shape, batch), batch + shape, dtype))
+    modes = ("fwd", "rev", "eager") if batch else ("fwd", "rev")
+    autograd.gradcheck(lambda a: tl.lu(a)[1:], (a,), modes=modes, order=2)
+    autograd.gradcheck(lambda a: tl.lu(a, permute_l=True), (a,), modes=("fwd", "rev"), order=2)
+    autograd.gradcheck(lambda a: tl.lu_factor(a)[0], (a,), modes=("fwd", "rev"), order=2)
+
+
+def test_lu_gradient_vs_scipy_differences_and_torch():
+    # a tall complex batch: against central differences of the same loss with scipy.linalg.lu
+    # (tenferro's convention: dL/dRe a + i dL/dIm a), then PyTorch's
+    a = rand(stable_rng("lu-torch"), (2, 5, 3), "complex128")
+
+    def np_loss(x):
+        _, l, u = sl.lu(x)
+        return (np.abs(l) ** 3).sum() + (u * u).real.sum()
+
+    g = tf.grad(lambda a: (lambda p, l, u: (tf.abs(l) ** 3).sum() + tf.real(u * u).sum())(
+        *tl.lu(a)))(tf.asarray(a))
+    want = np.zeros_like(a)
+    h = 1e-6
+    for idx in np.ndindex(*a.shape):
+        for unit in (1, 1j):
+            e = np.zeros_like(a)
+            e[idx] = unit * h
+            want[idx] += unit * (np_loss(a + e) - np_loss(a - e)) / (2 * h)
+    assert_close(g, want, rtol=1e-6, atol=1e-6)
+    torch = pytest.importorskip("torch")   # (last: PyTorch is optional)
+    ta = torch.tensor(a, requires_grad=True)
+    _, tl_, tu = torch.linalg.lu(ta)
+    ((tl_.abs() ** 3).sum() + (tu * tu).real.sum()).backward()
+    assert_close(g, ta.grad.numpy(), rtol=1e-10, atol=1e-10)

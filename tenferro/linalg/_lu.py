@@ -1,14 +1,18 @@
-"""LU family: ``lu_factor``, ``lu_solve``, ``solve``, ``inv``, ``det``, ``slogdet``
-(scipy.linalg's names, signatures and defaults -- ``slogdet`` is NumPy's --; leading batch
-dimensions as NumPy's, broadcast between ``a`` and ``b``; ints promoted to float64).
+"""LU family: ``lu``, ``lu_factor``, ``lu_solve``, ``solve``, ``inv``, ``det``,
+``slogdet`` (scipy.linalg's names, signatures and defaults -- ``slogdet`` is NumPy's --;
+leading batch dimensions as NumPy's, broadcast between ``a`` and ``b``; ints promoted to
+float64).
 
-Primitives: ``linalg.lu_factor`` (two results: the packed factors, unit-lower L below
-the diagonal and U on and above it as scipy's, and 0-based int32 pivots as scipy's),
+Primitives: ``linalg.lu_factor`` (two results: the packed factors of a[..., m, n],
+unit-lower L below the diagonal and U on and above it as scipy's, and 0-based int32
+pivots [..., min(m, n)] as scipy's; rectangular as scipy's),
 ``linalg.lu_solve`` (solve with those factors), ``linalg.solve`` (factor and solve in one
 call; its extra outputs, the LU factors, let first-order derivatives solve again without
 refactoring, as PyTorch's; when the derivative is itself differentiated they solve
 differentiably instead) and ``linalg.det``.
-``inv`` is ``solve(a, I)``; ``slogdet`` is a composition over ``lu_factor`` (U's diagonal
+``inv`` is ``solve(a, I)``; ``lu`` (p, l, u) is built from ``lu_factor``'s
+factors with tenferro ops (p a constant), so its derivatives are ``lu_factor``'s;
+``slogdet`` is a composition over ``lu_factor`` (U's diagonal
 and the pivots' sign), so its derivatives are those of ``lu_factor`` and of
 ``log``/``abs``.  Pivots are not differentiable.
 
@@ -32,6 +36,7 @@ from .._ops._common import to_tensor
 from .._ops.matmul import broadcast_batch
 from ..autograd.extend import (Primitive, def_impl, def_jvp_rule, def_vjp_rule,
                                is_differentiated)
+from ._eigh import _REAL
 from ._triangular import cho_solve, cholesky, solve_triangular
 from ._util import (TRANS as _TRANS, as_matrix_stack, check_finite as _check_finite, mH,
                     raise_for_info, rhs)
@@ -40,10 +45,12 @@ from ._util import (TRANS as _TRANS, as_matrix_stack, check_finite as _check_fin
 # -- primitives ----------------------------------------------------------------------------
 
 lu_factor_p = Primitive(
-    "linalg.lu_factor", lambda a: (a, (a[0][:-1], np.dtype(np.int32))), multiple_results=True,
-    doc="LU with partial pivoting of each a[..., n, n]: (lu, piv), lu packing the unit "
-        "lower L (strictly below the diagonal) and U; piv [..., n] int32 0-based (row i "
-        "swapped with row piv[i]); A = P L U.  Never raises (a zero pivot is kept).")
+    "linalg.lu_factor",
+    lambda a: (a, (a[0][:-2] + (min(a[0][-2:]),), np.dtype(np.int32))), multiple_results=True,
+    doc="LU with partial pivoting of each a[..., m, n]: (lu, piv), lu [..., m, n] packing "
+        "the unit lower L (strictly below the diagonal) and U; piv [..., min(m, n)] int32 "
+        "0-based (row i swapped with row piv[i]); A = P L U.  Never raises (a zero pivot "
+        "is kept).")
 lu_solve_p = Primitive(
     "linalg.lu_solve", lambda lu, piv, b, *, trans: b,
     doc="X with op(A) X = B for A = P L U given by lu_factor's (lu, piv); op identity, "
@@ -63,7 +70,7 @@ solve_p = Primitive(
 
 def _lu_factor_cpu(a):
     lu = _empty(a.shape, a.dtype)
-    piv = _empty(a.shape[:-1], np.dtype(np.int32))
+    piv = _empty(a.shape[:-2] + (min(a.shape[-2:]),), np.dtype(np.int32))
     _lapack.getrf(a, lu, piv, _threads.current)  # info > 0: singular, kept as is
     return lu, piv
 
@@ -110,13 +117,12 @@ def_impl(solve_p, "cpu", _solve_cpu)
 
 # -- helpers -------------------------------------------------------------------------------
 
-def _perm(piv):
-    """perm [..., n] with A[perm] = L U (numpy, from 0-based LAPACK pivots)."""
+def _perm(piv, m):
+    """perm [..., m] with A[perm] = L U (numpy, from 0-based LAPACK pivots [..., k])."""
     piv = np.asarray(piv)
-    n = piv.shape[-1]
-    perm = np.broadcast_to(np.arange(n), piv.shape).copy()
+    perm = np.broadcast_to(np.arange(m), piv.shape[:-1] + (m,)).copy()
     idx = np.indices(piv.shape[:-1])
-    for i in range(n):
+    for i in range(piv.shape[-1]):
         j = piv[..., i]
         pi = perm[..., i].copy()
         perm[(*idx, np.full(piv.shape[:-1], i))] = perm[(*idx, j)]
@@ -125,11 +131,11 @@ def _perm(piv):
 
 
 def _pt(piv, like):
-    """P^T (a constant tensor [..., n, n], like's dtype) with P^T A = L U."""
-    perm = _perm(piv.numpy())
-    n = perm.shape[-1]
-    m = np.eye(n, dtype=like.dtype)[perm]
-    return _ops.asarray(m, device=like.device)
+    """P^T (a constant tensor [..., m, m], like's dtype; like [..., m, n]) with
+    P^T A = L U."""
+    m = like.shape[-2]
+    return _ops.asarray(np.eye(m, dtype=like.dtype)[_perm(piv.numpy(), m)],
+                        device=like.device)
 
 
 def _pivot_sign(piv):
@@ -143,8 +149,18 @@ def _eye(n, like):
 
 
 def _unpack(lu):
-    n = lu.shape[-1]
-    return _ops.tril(lu, -1) + _eye(n, lu), _ops.triu(lu)
+    """(L, U) from packed lu [..., m, n], padded to square as JAX's _lu_jvp_rule: L
+    [..., m, m] with identity columns after the k-th, U [..., n, n] with identity rows
+    after the k-th (k = min(m, n); no padding for square lu)."""
+    m, n = lu.shape[-2:]
+    L, U = _ops.tril(lu[..., :, :m], -1), _ops.triu(lu[..., :n, :])
+    if m > n:
+        L = _ops.concatenate([L, _ops.zeros(lu.shape[:-2] + (m, m - n), dtype=lu.dtype,
+                                            device=lu.device)], axis=-1)
+    if n > m:
+        U = _ops.concatenate([U, _ops.broadcast_to(_eye(n, lu)[m:, :],
+                                                   lu.shape[:-2] + (n - m, n))], axis=-2)
+    return L + _eye(m, lu), U
 
 
 def _op(x, trans):
@@ -163,7 +179,7 @@ def _adj_solve(solve0, solve2, ct, trans):
 # -- rules ---------------------------------------------------------------------------------
 
 def _lu_factor_jvp(tangents, primals, out, params):
-    # linalg-ad.md (PyTorch linalg_lu_forward_AD): K = L^-1 P^T dA U^-1,
+    # JAX lax/linalg.py _lu_jvp_rule (L, U padded square): K = L^-1 P^T dA U^-1,
     # dL = L tril(K, -1), dU = triu(K) U, packed as lu is
     t, = tangents
     if t is None:
@@ -177,8 +193,8 @@ def _lu_factor_jvp(tangents, primals, out, params):
 
 
 def _lu_factor_vjp(ct, primals, out, params, needs):
-    # linalg-ad.md (PyTorch linalg_lu_backward, square case):
-    # gA = P L^-H [tril(L^H gL, -1) + triu(gU U^H)] U^-H, gL/gU the two packed parts
+    # the adjoint of _lu_factor_jvp's map (PyTorch linalg_lu_backward's square case,
+    # L and U padded): gA = P L^-H [tril(L^H gL, -1) + triu(gU U^H)] U^-H
     g = ct[0]
     if g is None:
         return (None,)
@@ -322,14 +338,38 @@ def_vjp_rule(solve_p, _solve_vjp)
 # -- public functions ----------------------------------------------------------------------
 
 def lu_factor(a, overwrite_a=False, check_finite=True):
-    """scipy.linalg.lu_factor: ``(lu, piv)``, lu packing the unit-lower L (below the
-    diagonal) and U, piv the 0-based int32 row interchanges (row i with row piv[i]).
-    Batched over leading dims; a singular matrix is factored without error (a zero on
-    U's diagonal).  Differentiable w.r.t. ``a`` (through lu; piv is an index)."""
-    a = as_matrix_stack("lu_factor", a)
+    """scipy.linalg.lu_factor: ``(lu, piv)`` of a[..., m, n], lu [..., m, n] packing the
+    unit-lower L (below the diagonal) and U, piv [..., min(m, n)] the 0-based int32 row
+    interchanges (row i with row piv[i]).  Batched over leading dims; a singular matrix
+    is factored without error (a zero on U's diagonal).  Differentiable w.r.t. ``a``
+    (through lu; piv is an index)."""
+    a = as_matrix_stack("lu_factor", a, square=False)
     if check_finite:
         _check_finite("lu_factor", a)
     return lu_factor_p.bind(a)
+
+
+def lu(a, permute_l=False, overwrite_a=False, check_finite=True, p_indices=False):
+    """scipy.linalg.lu: ``(p, l, u)`` with ``a = p @ l @ u`` for a[..., m, n] (k =
+    min(m, n)): p [..., m, m] a permutation matrix of a's real dtype, l [..., m, k] unit
+    lower triangular, u [..., k, n] upper triangular.  ``p_indices=True``: p is the int32
+    row indices [..., m] with ``a = l[p] @ u``; ``permute_l=True``: ``(p @ l, u)``.
+    Differentiable in l and u (through ``lu_factor``; p is a constant)."""
+    a = as_matrix_stack("lu", a, square=False)
+    if check_finite:
+        _check_finite("lu", a)
+    packed, piv = lu_factor_p.bind(a)
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    L, U = _unpack(packed)
+    l, u = L[..., :, :k], U[..., :k, :]
+    rows = np.argsort(_perm(piv.numpy(), m), axis=-1).astype(np.int32)  # a = l[rows] @ u
+    if p_indices and not permute_l:
+        return _ops.asarray(rows, device=a.device), l, u
+    p = _ops.asarray(np.eye(m, dtype=_REAL.get(a.dtype, a.dtype))[rows], device=a.device)
+    if permute_l:
+        return p.astype(a.dtype) @ l, u
+    return p, l, u
 
 
 def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
