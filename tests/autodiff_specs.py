@@ -384,3 +384,12 @@ spec("linalg.svd", lambda x: (lambda u, s, vh: (s, (u * tf.expand_dims(tf.sin(s)
     *_tl.svd(x, full_matrices=False)), (Arg((4, 3)),), BOTH, prims=("linalg.svd",))
 spec("linalg.svdvals", lambda x: _tl.svdvals(x), (Arg((3, 4)),), BOTH,
      prims=("linalg.svdvals",))
+
+
+# linalg eig (tests/test_linalg_eig.py checks each op in more cases)
+import tenferro.linalg._eig as _teig  # noqa: E402
+
+spec("linalg.eig", lambda x: (lambda w, vl, vr: (w, tf.abs(vl) ** 2, tf.abs(vr) ** 2))(
+    *_teig.eig(x, left=True)), (Arg((3, 3)),), BOTH, prims=("linalg.eig",))
+spec("linalg.eigvals", lambda x: _teig.eigvals(x), (Arg((3, 3)),), BOTH,
+     prims=("linalg.eigvals",))
