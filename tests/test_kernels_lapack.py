@@ -391,3 +391,111 @@ def test_large_matrices(dt, mid_n):
         close((v[i] * w[i]) @ H(v[i]), a[i], dt, scale=scale * n)
         close((u[i] * s[i]) @ vt[i], a[i], dt, scale=scale * n)
         close(s[i], w[i][::-1], dt, scale=scale * n)
+
+
+# ---------------------------------------------------------------- geev
+
+def cplx_of(dt):
+    return np.dtype(np.complex64) if dt in (np.float32, np.complex64) else np.dtype(np.complex128)
+
+
+def geev_all(a, nt=2, left=True, right=True):
+    dt = cplx_of(a.dtype)
+    w = np.empty(a.shape[:-1], dt)
+    vl = np.empty(a.shape, dt) if left else None
+    vr = np.empty(a.shape, dt) if right else None
+    info = _lapack.geev(a, w, vl, vr, nt)
+    assert info.shape == a.shape[:-2] and info.dtype == np.int32 and not info.any()
+    return w, vl, vr
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=IDS)
+@pytest.mark.parametrize("batch", BATCHES, ids=str)
+@pytest.mark.parametrize("how", LAYOUTS)
+def test_geev(dt, batch, how):
+    # the same LAPACK routine as scipy.linalg.eig: the same values in the same order,
+    # the same vectors (unit norm, largest component real; real input's pairs unpacked)
+    rng = np.random.default_rng(12)
+    a0 = rand(rng, batch + (5, 5), dt)
+    a = matrix_layout(a0.copy(), how)
+    keep = a.copy()
+    w, vl, vr = geev_all(a)
+    np.testing.assert_array_equal(a, keep)
+    w2, _, vr2 = geev_all(a, left=False)
+    w3, vl3, _ = geev_all(a, right=False)
+    w4, _, _ = geev_all(a, left=False, right=False)
+    for i in each(batch):
+        ws, vls, vrs = sl.eig(a0[i], left=True)
+        for x in (w, w2, w3, w4):
+            close(x[i], ws, dt, scale=5)
+        for x in (vr, vr2):
+            close(x[i], vrs, dt, scale=10)
+        for x in (vl, vl3):
+            close(x[i], vls, dt, scale=10)
+        close(a0[i] @ vr[i], vr[i] * w[i], dt, scale=10)
+        close(H(vl[i]) @ a0[i], w[i][:, None] * H(vl[i]), dt, scale=10)
+
+
+@pytest.mark.parametrize("dt", DTYPES[:2], ids=IDS[:2])
+def test_geev_real_pairs_unpacked(dt):
+    a = np.array([[0, -2, 0], [2, 0, 0], [0, 0, 1]], dt)   # eigenvalues +-2i, 1
+    w, vl, vr = geev_all(a)
+    np.testing.assert_allclose(np.sort_complex(w), [-2j, 2j, 1], atol=1e-6)
+    p, q = np.flatnonzero(w.imag > 0)[0], np.flatnonzero(w.imag < 0)[0]
+    np.testing.assert_array_equal(vr[:, q], np.conj(vr[:, p]))
+    np.testing.assert_array_equal(vl[:, q], np.conj(vl[:, p]))
+    close(a @ vr, vr * w, dt)
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=IDS)
+def test_geev_batch_edge_cases(dt):
+    rng = np.random.default_rng(13)
+    a1 = rand(rng, (4, 4), dt)
+    w, vl, vr = geev_all(np.broadcast_to(a1, (3, 4, 4)))    # zero-stride batch
+    ws, vls, vrs = sl.eig(a1, left=True)
+    for i in range(3):
+        close(w[i], ws, dt, scale=5)
+        close(vr[i], vrs, dt, scale=10)
+    for batch, n in [((), 0), ((3,), 0), ((0,), 4), ((2, 0), 3)]:
+        w, vl, vr = geev_all(np.ones(batch + (n, n), dt))
+        assert w.shape == batch + (n,) and vr.shape == vl.shape == batch + (n, n)
+    # a matrix with infs or NaNs: NaN outputs for it only, info 0
+    a = np.stack([a1, a1])
+    a[1, 2, 1] = np.nan if dt.kind == "f" else complex(np.inf, 0)
+    w, vl, vr = geev_all(a)
+    assert np.isnan(w[1]).all() and np.isnan(vl[1]).all() and np.isnan(vr[1]).all()
+    close(w[0], ws, dt, scale=5)
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=IDS)
+@pytest.mark.parametrize("mid_n", [0, 256])
+def test_geev_parallel_serial_and_large(dt, mid_n):
+    rng = np.random.default_rng(14)
+    a = rand(rng, (64, 4, 4), dt)
+    r1, r2 = geev_all(a, nt=1), geev_all(a, nt=2)
+    for x1, x2 in zip(r1, r2):
+        np.testing.assert_array_equal(x1, x2)
+    big = rand(rng, (2, 70, 70), dt)
+    old = _lapack._set_tuning(mid_n=mid_n)
+    try:
+        w, vl, vr = geev_all(big)
+    finally:
+        _lapack._set_tuning(*old)
+    for i in range(2):
+        close(big[i] @ vr[i], vr[i] * w[i], dt, scale=70)
+        close(H(vl[i]) @ big[i], w[i][:, None] * H(vl[i]), dt, scale=70)
+
+
+def test_geev_errors():
+    a = np.eye(3)
+    with pytest.raises(TypeError, match="_lapack.geev: w has dtype float64, expected "
+                                        "complex128"):
+        _lapack.geev(a, np.empty(3), None, None, 1)
+    with pytest.raises(TypeError, match="_lapack.geev: vr has dtype complex64"):
+        _lapack.geev(a, np.empty(3, np.complex128), None, np.empty((3, 3), np.complex64), 1)
+    with pytest.raises(ValueError, match="_lapack.geev: vl has shape"):
+        _lapack.geev(a, np.empty(3, np.complex128), np.empty((3, 2), np.complex128), None, 1)
+    with pytest.raises(ValueError, match="_lapack.geev: a must be square"):
+        _lapack.geev(np.ones((3, 4)), np.empty(3, np.complex128), None, None, 1)
+    with pytest.raises(TypeError, match="_lapack.geev: no loop for int64"):
+        _lapack.geev(np.eye(3, dtype=np.int64), np.empty(3, np.complex128), None, None, 1)
