@@ -393,3 +393,8 @@ spec("linalg.eig", lambda x: (lambda w, vl, vr: (w, tf.abs(vl) ** 2, tf.abs(vr) 
     *_teig.eig(x, left=True)), (Arg((3, 3)),), BOTH, prims=("linalg.eig",))
 spec("linalg.eigvals", lambda x: _teig.eigvals(x), (Arg((3, 3)),), BOTH,
      prims=("linalg.eigvals",))
+spec("linalg.eig_gen", lambda a, b: (lambda w, vl, vr: (w, tf.abs(vl) ** 2, tf.abs(vr) ** 2))(
+    *_teig.eig(a, _wc(b), left=True)), (Arg((3, 3)), Arg((3, 3))), BOTH,
+    prims=("linalg.eig_gen",))
+spec("linalg.eigvals_gen", lambda a, b: _teig.eigvals(a, _wc(b)), (Arg((3, 3)), Arg((3, 3))),
+     BOTH, prims=("linalg.eigvals_gen",))

@@ -33,22 +33,25 @@ def same_spectrum(w, ws, tol):
     return idx
 
 
-def check_against_scipy(a, w, vl, vr, tol):
+def check_against_scipy(a, w, vl, vr, tol, b=None):
     """One matrix: w is scipy's spectrum; vr, vl are unit-norm right/left eigenvectors
-    for w (scipy's left convention vl^H a = w vl^H) and match scipy's up to a phase."""
-    ws, vls, vrs = sl.eig(a, left=True)
+    for w (scipy's left convention vl^H a = w vl^H [b]) and match scipy's up to a
+    phase."""
+    ws, vls, vrs = sl.eig(a, b, left=True)
     idx = same_spectrum(w, ws, tol)
     scale = max(1.0, np.abs(a).max())
+    bm = np.eye(len(a)) if b is None else b
     for v, ref in ((vr, vrs), (vl, vls)):
         if v is None:
             continue
         np.testing.assert_allclose(np.linalg.norm(v, axis=0), 1, rtol=tol, atol=tol)
         for i, j in enumerate(idx):   # the same eigenvalue in scipy's order
             assert abs(abs(np.vdot(ref[:, j], v[:, i])) - 1) < tol * 10
+    scale *= max(1.0, np.abs(w).max())
     if vr is not None:
-        np.testing.assert_allclose(a @ vr, vr * w, atol=tol * scale * 10)
+        np.testing.assert_allclose(a @ vr, bm @ vr * w, atol=tol * scale * 10)
     if vl is not None:
-        np.testing.assert_allclose(H(vl) @ a, w[:, None] * H(vl), atol=tol * scale * 10)
+        np.testing.assert_allclose(H(vl) @ a, w[:, None] * (H(vl) @ bm), atol=tol * scale * 10)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -71,6 +74,40 @@ def test_eig_vs_scipy(dtype, batch, layout):
         check_against_scipy(a[i], w4.numpy()[i], vl4.numpy()[i], None, TOL[dtype])
         for ww in (w3, w5):
             same_spectrum(ww.numpy()[i], sl.eigvals(a[i]), TOL[dtype])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("batch", [((), ()), ((3,), ()), ((2, 1), (3,))], ids=str)
+@pytest.mark.parametrize("layout", MATRIX_LAYOUTS)
+def test_generalized_vs_scipy(dtype, batch, layout):
+    rng = stable_rng("geig", dtype, batch)
+    a = sample(rng, batch[0] + (4, 4), dtype)
+    b = sample(rng, batch[1] + (4, 4), dtype) + 4 * np.eye(4, dtype=dtype)
+    x, y = tf.asarray(matrix_layout(a.copy(), layout)), tf.asarray(matrix_layout(b, layout))
+    w, vl, vr = (t.numpy() for t in eig(x, y, left=True))
+    w2 = eigvals(x, y).numpy()
+    full = np.broadcast_shapes(batch[0], batch[1])
+    assert w.shape == w2.shape == full + (4,) and w.dtype == np.dtype(CPLX[dtype])
+    a, b = np.broadcast_to(a, full + (4, 4)), np.broadcast_to(b, full + (4, 4))
+    for i in np.ndindex(*full):
+        check_against_scipy(a[i], w[i], vl[i], vr[i], TOL[dtype], b=b[i])
+        same_spectrum(w2[i], sl.eigvals(a[i], b[i]), TOL[dtype])
+
+
+def test_generalized_singular_b_gives_infinite_eigenvalues():
+    a = np.array([[1.0, 2, 0], [0, 3, 1], [1, 0, 2]])
+    b = np.diag([1.0, 0.0, 0.0])
+    w = eigvals(a, b).numpy()
+    ws = sl.eigvals(a, b)
+    assert np.isinf(w.real).sum() == np.isinf(ws.real).sum() == 2
+    same_spectrum(w[np.isfinite(w)], ws[np.isfinite(ws)], 1e-12)
+    assert np.isnan(eigvals(np.zeros((2, 2)), np.zeros((2, 2))).numpy()).all()
+    # the derivative needs (B V)^-1: a clear error, not NaN
+    with pytest.raises(LinAlgError, match="eig: the derivative needs the inverse of the "
+                                          "eigenvector matrix V .* singular"):
+        tf.grad(lambda a: tf.real(eigvals(a, b)[0]))(tf.asarray(a))
+    with pytest.raises(LinAlgError, match="eig: the derivative needs the inverse"):
+        tf.jvp(lambda a: eig(a, b), (tf.asarray(a),), (tf.asarray(a),))
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -109,14 +146,19 @@ def test_promotion_and_errors():
         eigvals(np.ones(3))
     with pytest.raises(ValueError, match="eig: array must not contain infs or NaNs"):
         eig(np.full((2, 2), np.nan))
-    with pytest.raises(NotImplementedError, match="eig: the generalized problem"):
-        eig(np.eye(2), np.eye(2))
-    with pytest.raises(NotImplementedError, match="eigvals: the generalized problem"):
-        eigvals(np.eye(2), b=np.eye(2))
+    with pytest.raises(ValueError, match=r"eig: a of shape \(2, 2\) and b of shape "
+                                         r"\(3, 3\) do not fit"):
+        eig(np.eye(2), np.eye(3))
+    with pytest.raises(ValueError, match="eigvals: expected square matrices"):
+        eigvals(np.eye(2), np.ones((2, 3)))
+    with pytest.raises(ValueError, match="eig: array must not contain infs or NaNs"):
+        eig(np.eye(2), np.full((2, 2), np.inf))
+    with pytest.raises(ValueError, match="eig: shapes"):
+        eig(np.ones((2, 3, 3)), np.ones((4, 3, 3)))
     with pytest.raises(NotImplementedError, match="eig: homogeneous_eigvals=True"):
         eig(np.eye(2), homogeneous_eigvals=True)
     with pytest.raises(NotImplementedError, match="eigvals: homogeneous_eigvals=True"):
-        eigvals(np.eye(2), homogeneous_eigvals=True)
+        eigvals(np.eye(2), np.eye(2), homogeneous_eigvals=True)
 
 
 def test_nonfinite_without_check_gives_nan():
@@ -150,6 +192,38 @@ GAUGE_INVARIANT = {
 def test_eig_gradcheck(dtype, batch, name):
     a = tf.asarray(sample(stable_rng("geig", dtype, batch, name), batch + (4, 4), dtype))
     autograd.gradcheck(GAUGE_INVARIANT[name], (a,), modes=("fwd", "rev"), order=2)
+
+
+GENERALIZED = {
+    "eigenvalues": lambda a, b: eigvals(a, b),
+    "w, |vl|^2, |vr|^2": lambda a, b: (lambda w, vl, vr: (w, tf.abs(vl) ** 2,
+                                                          tf.abs(vr) ** 2))(
+        *eig(a, b, left=True)),
+    "V sin(w) V^-1": lambda a, b: _vfv(*eig(a, b)),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+@pytest.mark.parametrize("batch", [(), (2,)], ids=str)
+@pytest.mark.parametrize("name", list(GENERALIZED))
+def test_generalized_gradcheck(dtype, batch, name):
+    rng = stable_rng("ggen", dtype, batch, name)
+    a = tf.asarray(sample(rng, batch + (3, 3), dtype))
+    b = tf.asarray(sample(rng, batch + (3, 3), dtype) + 3 * np.eye(3))
+    autograd.gradcheck(GENERALIZED[name], (a, b), modes=("fwd", "rev"), order=2)
+
+
+def test_generalized_gradients_exact():
+    # sum(w) = tr(B^-1 A): gA = B^-T, gB = -(B^-1 A B^-1)^T; real for real input
+    rng = stable_rng("gexact")
+    a = sample(rng, (3, 3), "float64")
+    b = sample(rng, (3, 3), "float64") + 3 * np.eye(3)
+    ga, gb = tf.grad(lambda a, b: tf.real(eigvals(a, b)).sum(), argnums=(0, 1))(
+        tf.asarray(a), tf.asarray(b))
+    assert ga.dtype == gb.dtype == tf.float64
+    bi = np.linalg.inv(b)
+    np.testing.assert_allclose(ga.numpy(), bi.T, atol=1e-10)
+    np.testing.assert_allclose(gb.numpy(), -(bi @ a @ bi).T, atol=1e-10)
 
 
 def test_eigvals_eager_gradcheck():
