@@ -13,13 +13,13 @@ Derivatives: ``P = V^-1 dA V`` gives ``dw = diag P`` and ``dV = V (F o P)`` (F_i
 adjoint.  For ``b``, ``P = (B V)^-1 (dA V - dB V diag(w))`` (from differentiating
 ``A V = B V diag(w)``), the rest unchanged.  Left eigenvectors are the right
 eigenvectors of ``(A^H, B^H)`` (eigenvalues ``conj(w)``), and get the same rules through
-that identity.  Complex gaps are broadened
-as eigh's real ones, 1/x -> conj(x) / (|x|^2 + eps^2) (``broadening=eps``, 1e-12 by
-default).  Each eigenvector's phase is arbitrary: a loss that depends on it raises
-LinAlgError, as PyTorch does.  For real input the gradient is real (the real part of
+that identity.  Complex gaps are broadened as eigh's real ones, 1/x -> conj(x) / (|x|^2 +
+eps^2) (``broadening=eps``, 1e-12 by default).  Each eigenvector's phase is arbitrary: a
+loss that depends on it raises LinAlgError, as PyTorch does.  For real input the gradient is real (the real part of
 the complex one, as PyTorch's handle_r_to_c) and tangents of the outputs are complex.
 The rules solve with V (B V): at a defective matrix (V singular), or for a singular
-b (infinite eigenvalues), they raise LinAlgError.
+b (infinite eigenvalues), they raise LinAlgError; near a defective matrix the
+eigenvector derivatives are huge and gradients lose accuracy (as PyTorch's and JAX's).
 """
 import numpy as np
 
@@ -27,10 +27,10 @@ from .. import _ops, _threads
 from .._errors import LinAlgError
 from .._kernels import _lapack
 from .._kernels._alloc import empty as _empty
+from .._ops.matmul import broadcast_batch
 from ..autograd.extend import Primitive, def_impl, def_jvp_rule, def_vjp_rule
 from ._eigh import _check_gauge
 from ._lu import solve_p
-from .._ops.matmul import broadcast_batch
 from ._util import as_matrix_stack, check_finite, common_dtype, mH, raise_for_info
 
 _COMPLEX = {np.dtype(np.float32): np.dtype(np.complex64),
