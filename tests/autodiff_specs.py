@@ -405,3 +405,17 @@ import tenferro.linalg._lstsq as _tls  # noqa: E402
 spec("linalg.lstsq", lambda a, b: (lambda x, res, rank, s: (x, s))(*_tls.lstsq(a, b)),
      (Arg((4, 3)), Arg((4, 2))), BOTH, prims=("linalg.lstsq",))
 spec("linalg.pinv", lambda a: _tls.pinv(a), (Arg((3, 4)),), BOTH, prims=("linalg.pinv",))
+
+
+# linalg eig (tests/test_linalg_eig.py checks each op in more cases)
+import tenferro.linalg._eig as _teig  # noqa: E402
+
+spec("linalg.eig", lambda x: (lambda w, vl, vr: (w, tf.abs(vl) ** 2, tf.abs(vr) ** 2))(
+    *_teig.eig(x, left=True)), (Arg((3, 3)),), BOTH, prims=("linalg.eig",))
+spec("linalg.eigvals", lambda x: _teig.eigvals(x), (Arg((3, 3)),), BOTH,
+     prims=("linalg.eigvals",))
+spec("linalg.eig_gen", lambda a, b: (lambda w, vl, vr: (w, tf.abs(vl) ** 2, tf.abs(vr) ** 2))(
+    *_teig.eig(a, _wc(b), left=True)), (Arg((3, 3)), Arg((3, 3))), BOTH,
+    prims=("linalg.eig_gen",))
+spec("linalg.eigvals_gen", lambda a, b: _teig.eigvals(a, _wc(b)), (Arg((3, 3)), Arg((3, 3))),
+     BOTH, prims=("linalg.eigvals_gen",))

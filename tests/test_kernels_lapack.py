@@ -653,3 +653,201 @@ def test_geqrf_errors():
     ro.flags.writeable = False
     with pytest.raises(ValueError, match="_lapack.geqrf: r is read-only"):
         _lapack.geqrf(a, None, ro, 1, 1)
+
+
+# ---------------------------------------------------------------- geev
+
+def cplx_of(dt):
+    return np.dtype(np.complex64) if dt in (np.float32, np.complex64) else np.dtype(np.complex128)
+
+
+def geev_all(a, nt=2, left=True, right=True):
+    dt = cplx_of(a.dtype)
+    w = np.empty(a.shape[:-1], dt)
+    vl = np.empty(a.shape, dt) if left else None
+    vr = np.empty(a.shape, dt) if right else None
+    info = _lapack.geev(a, w, vl, vr, nt)
+    assert info.shape == a.shape[:-2] and info.dtype == np.int32 and not info.any()
+    return w, vl, vr
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=IDS)
+@pytest.mark.parametrize("batch", BATCHES, ids=str)
+@pytest.mark.parametrize("how", LAYOUTS)
+def test_geev(dt, batch, how):
+    # the same LAPACK routine as scipy.linalg.eig: the same values in the same order,
+    # the same vectors (unit norm, largest component real; real input's pairs unpacked)
+    rng = np.random.default_rng(12)
+    a0 = rand(rng, batch + (5, 5), dt)
+    a = matrix_layout(a0.copy(), how)
+    keep = a.copy()
+    w, vl, vr = geev_all(a)
+    np.testing.assert_array_equal(a, keep)
+    w2, _, vr2 = geev_all(a, left=False)
+    w3, vl3, _ = geev_all(a, right=False)
+    w4, _, _ = geev_all(a, left=False, right=False)
+    for i in each(batch):
+        ws, vls, vrs = sl.eig(a0[i], left=True)
+        for x in (w, w2, w3, w4):
+            close(x[i], ws, dt, scale=5)
+        for x in (vr, vr2):
+            close(x[i], vrs, dt, scale=10)
+        for x in (vl, vl3):
+            close(x[i], vls, dt, scale=10)
+        close(a0[i] @ vr[i], vr[i] * w[i], dt, scale=10)
+        close(H(vl[i]) @ a0[i], w[i][:, None] * H(vl[i]), dt, scale=10)
+
+
+@pytest.mark.parametrize("dt", DTYPES[:2], ids=IDS[:2])
+def test_geev_real_pairs_unpacked(dt):
+    a = np.array([[0, -2, 0], [2, 0, 0], [0, 0, 1]], dt)   # eigenvalues +-2i, 1
+    w, vl, vr = geev_all(a)
+    np.testing.assert_allclose(np.sort_complex(w), [-2j, 2j, 1], atol=1e-6)
+    p, q = np.flatnonzero(w.imag > 0)[0], np.flatnonzero(w.imag < 0)[0]
+    np.testing.assert_array_equal(vr[:, q], np.conj(vr[:, p]))
+    np.testing.assert_array_equal(vl[:, q], np.conj(vl[:, p]))
+    close(a @ vr, vr * w, dt)
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=IDS)
+def test_geev_batch_edge_cases(dt):
+    rng = np.random.default_rng(13)
+    a1 = rand(rng, (4, 4), dt)
+    w, vl, vr = geev_all(np.broadcast_to(a1, (3, 4, 4)))    # zero-stride batch
+    ws, vls, vrs = sl.eig(a1, left=True)
+    for i in range(3):
+        close(w[i], ws, dt, scale=5)
+        close(vr[i], vrs, dt, scale=10)
+    for batch, n in [((), 0), ((3,), 0), ((0,), 4), ((2, 0), 3)]:
+        w, vl, vr = geev_all(np.ones(batch + (n, n), dt))
+        assert w.shape == batch + (n,) and vr.shape == vl.shape == batch + (n, n)
+    # a matrix with infs or NaNs: NaN outputs for it only, info 0
+    a = np.stack([a1, a1])
+    a[1, 2, 1] = np.nan if dt.kind == "f" else complex(np.inf, 0)
+    w, vl, vr = geev_all(a)
+    assert np.isnan(w[1]).all() and np.isnan(vl[1]).all() and np.isnan(vr[1]).all()
+    close(w[0], ws, dt, scale=5)
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=IDS)
+@pytest.mark.parametrize("mid_n", [0, 256])
+def test_geev_parallel_serial_and_large(dt, mid_n):
+    rng = np.random.default_rng(14)
+    a = rand(rng, (64, 4, 4), dt)
+    r1, r2 = geev_all(a, nt=1), geev_all(a, nt=2)
+    for x1, x2 in zip(r1, r2):
+        np.testing.assert_array_equal(x1, x2)
+    big = rand(rng, (2, 70, 70), dt)
+    old = _lapack._set_tuning(mid_n=mid_n)
+    try:
+        w, vl, vr = geev_all(big)
+    finally:
+        _lapack._set_tuning(**old)
+    for i in range(2):
+        close(big[i] @ vr[i], vr[i] * w[i], dt, scale=70)
+        close(H(vl[i]) @ big[i], w[i][:, None] * H(vl[i]), dt, scale=70)
+
+
+def test_geev_errors():
+    a = np.eye(3)
+    with pytest.raises(TypeError, match="_lapack.geev: w has dtype float64, expected "
+                                        "complex128"):
+        _lapack.geev(a, np.empty(3), None, None, 1)
+    with pytest.raises(TypeError, match="_lapack.geev: vr has dtype complex64"):
+        _lapack.geev(a, np.empty(3, np.complex128), None, np.empty((3, 3), np.complex64), 1)
+    with pytest.raises(ValueError, match="_lapack.geev: vl has shape"):
+        _lapack.geev(a, np.empty(3, np.complex128), np.empty((3, 2), np.complex128), None, 1)
+    with pytest.raises(ValueError, match="_lapack.geev: a must be square"):
+        _lapack.geev(np.ones((3, 4)), np.empty(3, np.complex128), None, None, 1)
+    with pytest.raises(TypeError, match="_lapack.geev: no loop for int64"):
+        _lapack.geev(np.eye(3, dtype=np.int64), np.empty(3, np.complex128), None, None, 1)
+
+
+# ---------------------------------------------------------------- ggev
+
+def ggev_all(a, b, nt=2, left=True, right=True):
+    dt = cplx_of(a.dtype)
+    w = np.empty(a.shape[:-1], dt)
+    vl = np.empty(a.shape, dt) if left else None
+    vr = np.empty(a.shape, dt) if right else None
+    info = _lapack.ggev(a, b, w, vl, vr, nt)
+    assert info.shape == a.shape[:-2] and info.dtype == np.int32 and not info.any()
+    return w, vl, vr
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=IDS)
+@pytest.mark.parametrize("batch", BATCHES, ids=str)
+@pytest.mark.parametrize("how", LAYOUTS)
+def test_ggev(dt, batch, how):
+    # as scipy.linalg.eig(a, b): the same values in the same order, the same vectors
+    # (scipy scales ?ggev's vectors to unit norm too)
+    rng = np.random.default_rng(15)
+    a0 = rand(rng, batch + (5, 5), dt)
+    b0 = rand(rng, batch + (5, 5), dt)
+    a, b = matrix_layout(a0.copy(), how), matrix_layout(b0.copy(), how)
+    keep = (a.copy(), b.copy())
+    w, vl, vr = ggev_all(a, b)
+    np.testing.assert_array_equal(a, keep[0])
+    np.testing.assert_array_equal(b, keep[1])
+    w2, _, vr2 = ggev_all(a, b, left=False)
+    w3, vl3, _ = ggev_all(a, b, right=False)
+    w4, _, _ = ggev_all(a, b, left=False, right=False)
+    for i in each(batch):
+        ws, vls, vrs = sl.eig(a0[i], b0[i], left=True)
+        s = 5 * max(1, np.abs(ws).max())
+        for x in (w, w2, w3, w4):
+            close(x[i], ws, dt, scale=s)
+        for x in (vr, vr2):
+            close(x[i], vrs, dt, scale=s)
+        for x in (vl, vl3):
+            close(x[i], vls, dt, scale=s)
+        close(np.linalg.norm(vr[i], axis=0), np.ones(5), dt)
+        close(a0[i] @ vr[i], b0[i] @ vr[i] * w[i], dt, scale=s)
+        close(H(vl[i]) @ a0[i], w[i][:, None] * (H(vl[i]) @ b0[i]), dt, scale=s)
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=IDS)
+def test_ggev_edge_cases(dt):
+    # infinite eigenvalues (singular b) and 0 / 0 as scipy; NaN input; empty; zero strides
+    a = np.array([[1, 2, 0], [0, 3, 1], [1, 0, 2]], dt)
+    b = np.diag([1, 0, 0]).astype(dt)
+    w, _, vr = ggev_all(a, b)
+    ws = sl.eigvals(a, b)
+    assert np.isinf(w.real).sum() == np.isinf(ws.real).sum() == 2
+    close(w[np.isfinite(w)], ws[np.isfinite(ws)], dt, scale=5)
+    w, _, _ = ggev_all(np.zeros((2, 2), dt), np.zeros((2, 2), dt))
+    np.testing.assert_array_equal(w, sl.eigvals(np.zeros((2, 2), dt), np.zeros((2, 2), dt)))
+    rng = np.random.default_rng(16)
+    a1, b1 = rand(rng, (4, 4), dt), rand(rng, (4, 4), dt)
+    aa, bb = np.stack([a1, a1]), np.stack([b1, b1])
+    bb[1, 0, 0] = np.nan
+    w, vl, vr = ggev_all(aa, bb)
+    assert np.isnan(w[1]).all() and np.isnan(vl[1]).all() and np.isnan(vr[1]).all()
+    close(w[0], sl.eigvals(a1, b1), dt, scale=10 * max(1, np.abs(w[0]).max()))
+    w, vl, vr = ggev_all(np.broadcast_to(a1, (3, 4, 4)), np.broadcast_to(b1, (3, 4, 4)))
+    for i in range(3):
+        np.testing.assert_array_equal(w[i], w[0])
+    for batch, n in [((), 0), ((3,), 0), ((0,), 4), ((2, 0), 3)]:
+        w, vl, vr = ggev_all(np.ones(batch + (n, n), dt), np.ones(batch + (n, n), dt))
+        assert w.shape == batch + (n,) and vr.shape == vl.shape == batch + (n, n)
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=IDS)
+def test_ggev_parallel_equals_serial(dt):
+    rng = np.random.default_rng(17)
+    a, b = rand(rng, (64, 4, 4), dt), rand(rng, (64, 4, 4), dt)
+    for x1, x2 in zip(ggev_all(a, b, nt=1), ggev_all(a, b, nt=2)):
+        np.testing.assert_array_equal(x1, x2)
+
+
+def test_ggev_errors():
+    a = np.eye(3)
+    c = np.empty(3, np.complex128)
+    with pytest.raises(TypeError, match="_lapack.ggev: b has dtype float32, expected float64"):
+        _lapack.ggev(a, np.eye(3, dtype=np.float32), c, None, None, 1)
+    with pytest.raises(ValueError, match="_lapack.ggev: b has shape"):
+        _lapack.ggev(a, np.eye(2), c, None, None, 1)
+    with pytest.raises(TypeError, match="_lapack.ggev: w has dtype complex64"):
+        _lapack.ggev(a, a, np.empty(3, np.complex64), None, None, 1)
+    with pytest.raises(ValueError, match="_lapack.ggev: vr has shape"):
+        _lapack.ggev(a, a, c, None, np.empty((2, 3, 3), np.complex128), 1)
