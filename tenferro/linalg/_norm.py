@@ -127,7 +127,7 @@ def norm(a, ord=None, axis=None, keepdims=False, check_finite=True):
     """scipy.linalg.norm (= numpy.linalg.norm): a vector norm over an int ``axis`` (or of
     a 1-D ``a``), a matrix norm over a 2-tuple ``axis`` (or of a 2-D ``a``), or, with
     ``ord`` and ``axis`` None, the 2-norm of the flattened array.  Real result."""
-    x = to_tensor(a)
+    x, given = to_tensor(a), axis
     if x.dtype.kind not in "fc":
         x = x.astype(np.dtype("float64"))
     if check_finite:
@@ -149,7 +149,7 @@ def norm(a, ord=None, axis=None, keepdims=False, check_finite=True):
         axes = tuple(operator.index(i) for i in axis)
     except TypeError:
         raise TypeError("tenferro.linalg.norm: axis must be None, an int or a tuple of "
-                        "ints, got %r" % (axis,)) from None
+                        "ints, got %r" % (given,)) from None
     for i in axes:
         if not -nd <= i < nd:
             raise ValueError("tenferro.linalg.norm: axis %d is out of bounds for an array "
