@@ -57,6 +57,20 @@ def test_expm_vs_high_precision(dtype):
                      for m in a])
     want = want if dtype == "complex128" else want.real
     _close_normwise(expm(a), want, 1e-13)
+    # triangular matrices (Code Fragment 2.1 fixes the diagonals while squaring): upper,
+    # lower, a batch, and a badly scaled 2x2 where scipy is off by 8e-13
+    g = stable_rng("mptri", dtype)
+    tri = [np.triu(sample(g, (5, 5), dtype)) * 30, np.tril(sample(g, (5, 5), dtype)) * 30,
+           np.triu(sample(g, (2, 4, 4), dtype)) * np.array([0.01, 20.0])[:, None, None],
+           np.array([[1.0, 1e6], [0.0, 1.0001]], dtype),
+           np.array([[0.5, 1e3, 0], [0, 0.50001, 1e3], [0, 0, 0.5]], dtype)]
+    for t in tri:
+        got = expm(t).numpy()
+        for x, m in zip(got.reshape((-1,) + t.shape[-2:]), t.reshape((-1,) + t.shape[-2:])):
+            want = np.array(mp.expm(mp.matrix(m.tolist())).tolist(), dtype=complex)
+            want = want if dtype == "complex128" else want.real
+            _close_normwise(x, want, 1e-14)
+            assert not np.any(np.tril(x, -1) if not np.any(np.tril(m, -1)) else np.triu(x, 1))
 
 
 @pytest.mark.parametrize("dtype", ["float64", "complex128"])
@@ -88,6 +102,7 @@ def test_expm_special_matrices(dtype):
     # 1x1 and empty
     assert_close(expm(np.array([[0.5]], dtype=dtype)), np.exp(np.array([[0.5]], dtype=dtype)))
     assert expm(np.zeros((2, 0, 0), dtype)).shape == (2, 0, 0)
+    assert expm(np.zeros((0, 3, 3), dtype)).shape == (0, 3, 3)
 
 
 def test_expm_promotes_ints_and_errors():

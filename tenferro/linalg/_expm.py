@@ -8,8 +8,10 @@ written with tenferro ops (matmul, ``solve``).  The degree m and the scaling s a
 chosen per matrix on the host from exact 1-norms of the powers A^4, A^6, A^8, A^10
 (scipy estimates some of them); a batch is then evaluated with the largest degree any
 of its matrices needs (a higher degree is never less accurate) and each matrix is
-scaled by its own 2^-s and squared s times.  A batch of diagonal matrices is
-exponentiated entrywise, exactly.
+scaled by its own 2^-s and squared s times.  As scipy: a batch of diagonal matrices
+is exponentiated entrywise, exactly; for a batch of upper triangular matrices the
+diagonal and superdiagonal are set exactly before and after each squaring (Code Fragment
+2.1); lower triangular ones go through the transpose.
 
 Primitives: ``linalg.expm`` and ``linalg.expm_frechet`` (two results, ``expm(A)`` and
 the Frechet derivative ``L(A, E)``).  Both are the blocks of the exponential of
@@ -65,10 +67,11 @@ def _ell(a, m):
     return np.where((p == 0) | np.isnan(v), 0, np.maximum(v, 0))
 
 
-def _degree_and_scaling(a, a2, a4, a6):
-    """(m, s, powers): the batch's Pade degree, the per-matrix scalings s (host ints)
-    and the powers {2: A^2, ...} computed on the way (Al-Mohy & Higham 2009, Alg. 3.1)."""
-    host = np.asarray(_ops.to_numpy(a))
+def _degree_and_scaling(host, a2, a4, a6):
+    """(m, s, powers) for the matrices ``host`` (their values on the host) with powers
+    ``a2``, ``a4``, ``a6`` (tensors): the batch's Pade degree, the per-matrix scalings s
+    (host ints) and the powers {2: A^2, ...} computed on the way (Al-Mohy & Higham 2009,
+    Algorithm 3.1, with exact norms)."""
     pw = {2: a2, 4: a4, 6: a6}
     d = {4: _onenorm(a4) ** 0.25, 6: _onenorm(a6) ** (1 / 6)}
     m = np.full(host.shape[:-2], 13)
@@ -104,15 +107,18 @@ def _degree_and_scaling(a, a2, a4, a6):
 def _expm(a):
     """expm of each matrix of the (plain, finite) tensor ``a`` [..., n, n]."""
     n = a.shape[-1]
-    if n == 0:
+    if 0 in a.shape:
         return _ops.zeros_like(a)
     host = np.asarray(_ops.to_numpy(a))
     if not np.any(host * (1 - np.eye(n))):  # diagonal (and 1x1): exactly, entrywise
         return _ops.expand_dims(_ops.exp(_ops.diagonal(a, 0, -2, -1)), -2) * \
             _ops.eye(n, dtype=a.dtype, device=a.device)
+    if not np.any(np.triu(host, 1)):   # lower triangular: expm(L) = expm(L^T)^T
+        return _ops.matrix_transpose(_expm(_ops.matrix_transpose(a)))
+    upper = not np.any(np.tril(host, -1))
     a2 = a @ a
     a4 = a2 @ a2
-    m, s, pw = _degree_and_scaling(a, a2, a4, a2 @ a4)
+    m, s, pw = _degree_and_scaling(host, a2, a4, a2 @ a4)
     eye = _ops.eye(n, dtype=a.dtype, device=a.device)
     b = _B[m]
     if m < 13:
@@ -120,18 +126,42 @@ def _expm(a):
         u = a @ sum(b[k] * pw[k - 1] for k in range(1, m + 1, 2))
         v = sum(b[k] * pw[k] for k in range(0, m + 1, 2))
     else:
-        f = _ops.asarray(np.exp2(-s)[..., None, None].astype(host.dtype), device=a.device)
+        f = _ops.asarray(np.exp2(-s)[..., None, None].astype(a.dtype), device=a.device)
         x1, x2, x4, x6 = a * f, pw[2] * f ** 2, pw[4] * f ** 4, pw[6] * f ** 6
         u = x1 @ (x6 @ (b[13] * x6 + b[11] * x4 + b[9] * x2) + b[7] * x6 + b[5] * x4 +
                   b[3] * x2 + b[1] * eye)
         v = x6 @ (b[12] * x6 + b[10] * x4 + b[8] * x2) + b[6] * x6 + b[4] * x4 + \
             b[2] * x2 + b[0] * eye
     x = solve_p.bind(v - u, v + u)
-    for i in range(int(s.max()) if s.size else 0):   # each matrix squared s times
-        sq = x @ x
-        x = sq if (s > i).all() else _ops.where(
-            _ops.asarray((s > i)[..., None, None]), sq, x)
+    for i in range(-1, int(s.max())):   # each matrix squared s times
+        if i >= 0:
+            sq = x @ x
+            x = sq if (s > i).all() else _ops.where(
+                _ops.asarray((s > i)[..., None, None], device=a.device), sq, x)
+        if upper:
+            x = _fix_triangular(x, host, np.maximum(s - i - 1, 0))
     return x
+
+
+def _fix_triangular(x, host, k):
+    """Al-Mohy & Higham 2009, Code Fragment 2.1 (scipy's _fragment_2_1): for upper
+    triangular A, the diagonal and superdiagonal of x ~ expm(2^-k A) set to their exact
+    values, exp(2^-k a_ii) and Higham 2008 (10.42)."""
+    n = host.shape[-1]
+    sc = np.exp2(-k)[..., None]
+    d = sc * np.diagonal(host, 0, -2, -1)
+    lam1, lam2 = d[..., :-1], d[..., 1:]
+    half = 0.5 * (lam1 - lam2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sinch = np.where(half == 0, 1, np.sinh(half) / np.where(half == 0, 1, half))
+    fixed = np.zeros(host.shape, host.dtype)
+    i = np.arange(n)
+    fixed[..., i, i] = np.exp(d)
+    fixed[..., i[:-1], i[1:]] = sc * np.diagonal(host, 1, -2, -1) * \
+        np.exp(0.5 * (lam1 + lam2)) * sinch
+    mask = np.eye(n, dtype=bool) | np.eye(n, k=1, dtype=bool)
+    return _ops.where(_ops.asarray(mask, device=x.device),
+                      _ops.asarray(fixed, device=x.device), x)
 
 
 def _block(a, e):
@@ -147,8 +177,7 @@ def _expm_frechet(a, e):
     na, ne = _onenorm(a), _onenorm(e)
     with np.errstate(divide="ignore", invalid="ignore"):
         c = np.where((na > 0) & (ne > 0), np.exp2(np.round(np.log2(na / ne))), 1.0)
-    c = _ops.asarray(c[..., None, None].astype(np.asarray(_ops.to_numpy(a)).dtype),
-                     device=a.device)
+    c = _ops.asarray(c[..., None, None].astype(a.dtype), device=a.device)
     r = _expm(_block(a, e * c))
     return r[..., :n, :n], r[..., :n, n:] / c
 
