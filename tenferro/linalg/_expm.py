@@ -59,10 +59,10 @@ def _ell(a, m):
     ``a`` [..., n, n] so that the degree-m truncation error stays below 2^-53."""
     b = np.abs(a)
     r = np.ones(a.shape[:-2] + (1, a.shape[-1]))
-    for _ in range(2 * m + 1):   # || |A|^(2m+1) ||_1 = max of 1^T |A|^(2m+1)
-        r = r @ b
-    p = r.max(-1)[..., 0]
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for _ in range(2 * m + 1):   # || |A|^(2m+1) ||_1 = max of 1^T |A|^(2m+1)
+            r = r @ b
+        p = r.max(-1)[..., 0]
         v = np.ceil(np.log2(p / (b.sum(-2).max(-1) * _ELL_C[m]) / 2.0 ** -53) / (2 * m))
     return np.where((p == 0) | np.isnan(v), 0, np.maximum(v, 0))
 
@@ -97,10 +97,10 @@ def _degree_and_scaling(host, a2, a4, a6):
     if todo.any():
         d[10] = _onenorm(a4 @ a6) ** 0.1
         eta5 = np.minimum(eta3, np.maximum(d[8], d[10]))
-        with np.errstate(divide="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore"):
             s13 = np.where(eta5 == 0, 0, np.maximum(np.ceil(np.log2(eta5 / _THETA[13])), 0))
-        s13 = s13 + _ell(host * np.exp2(-s13)[..., None, None], 13)
-        s = np.where(todo, s13, 0).astype(int)
+            s13 = s13 + _ell(host * np.exp2(-s13)[..., None, None], 13)
+        s = np.where(todo & np.isfinite(s13), s13, 0).astype(int)  # NaN input: NaN out
     return int(m.max()), s, pw
 
 
@@ -110,7 +110,7 @@ def _expm(a):
     if 0 in a.shape:
         return _ops.zeros_like(a)
     host = np.asarray(_ops.to_numpy(a))
-    if not np.any(host * (1 - np.eye(n))):  # diagonal (and 1x1): exactly, entrywise
+    if not np.any(host[..., ~np.eye(n, dtype=bool)]):  # diagonal (and 1x1): exactly, entrywise
         return _ops.expand_dims(_ops.exp(_ops.diagonal(a, 0, -2, -1)), -2) * \
             _ops.eye(n, dtype=a.dtype, device=a.device)
     if not np.any(np.triu(host, 1)):   # lower triangular: expm(L) = expm(L^T)^T
@@ -176,7 +176,8 @@ def _expm_frechet(a, e):
     n = a.shape[-1]
     na, ne = _onenorm(a), _onenorm(e)
     with np.errstate(divide="ignore", invalid="ignore"):
-        c = np.where((na > 0) & (ne > 0), np.exp2(np.round(np.log2(na / ne))), 1.0)
+        c = np.where((na > 0) & (ne > 0),
+                     np.exp2(np.clip(np.round(np.log2(na / ne)), -100, 100)), 1.0)
     c = _ops.asarray(c[..., None, None].astype(a.dtype), device=a.device)
     r = _expm(_block(a, e * c))
     return r[..., :n, :n], r[..., :n, n:] / c
