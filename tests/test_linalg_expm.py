@@ -211,6 +211,9 @@ def test_matrix_power_errors_and_promotion():
     got = matrix_power(np.array([[1, 1], [0, 1]]), 3)
     assert got.dtype == tf.float64
     assert_close(got, np.array([[1.0, 3.0], [0.0, 1.0]]))
+    a = tf.asarray(np.eye(2))
+    b = matrix_power(a, 1)
+    assert b is not a and not np.shares_memory(a.numpy(), b.numpy())   # a copy, as NumPy
     assert_close(matrix_power(np.ones((2, 3, 3)), np.int64(0)),
                  np.broadcast_to(np.eye(3), (2, 3, 3)))
     with pytest.raises(TypeError, match="matrix_power: the exponent must be an integer, "
@@ -242,3 +245,12 @@ def test_expm_nan_cotangent_stays_in_its_matrix():
     assert np.all(np.isnan(g[1]))
     g0 = tf.grad(lambda a: expm(a).sum())(tf.asarray(a[0])).numpy()
     assert_close(tf.asarray(g[0]), g0, rtol=1e-14)
+
+
+def test_shape_rules_agree_with_eager_results():
+    from tenferro.linalg._expm import expm_frechet_p, expm_p
+    for dtype in ["float32", "complex128"]:
+        a = tf.asarray(sample(stable_rng("aval", dtype), (2, 3, 3), dtype))
+        assert expm_p.abstract_eval((a.shape, a.dtype)) == (expm(a).shape, a.dtype)
+        outs = expm_frechet_p.abstract_eval((a.shape, a.dtype), (a.shape, a.dtype))
+        assert list(outs) == [(x.shape, x.dtype) for x in expm_frechet(a, a)]

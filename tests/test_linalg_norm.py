@@ -145,3 +145,12 @@ def test_gradient_at_zero_is_zero_not_nan(dtype):
     tx = torch.tensor(x, requires_grad=True)
     torch.linalg.vector_norm(tx, dim=1).sum().backward()
     np.testing.assert_allclose(g, tx.grad.numpy(), rtol=1e-15)
+
+
+def test_vector_norm_shape_rule_agrees_with_eager_result():
+    from tenferro.linalg._norm import vector_norm_p
+    for dtype in ["float32", "complex64", "complex128"]:
+        x = tf.asarray(sample(stable_rng("aval", dtype), (2, 3, 4), dtype))
+        out = vector_norm_p.bind(x, p=3.0, axes=(0, 2))
+        assert vector_norm_p.abstract_eval((x.shape, x.dtype), p=3.0, axes=(0, 2)) == \
+            (out.shape, out.dtype) == ((1, 3, 1), tf.real(x).dtype)

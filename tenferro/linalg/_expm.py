@@ -298,5 +298,5 @@ def matrix_power(a, n):
             result = a if result is None else result @ a
         n >>= 1
         if not n:
-            return result
+            return _ops.positive(result) if result is a else result   # a copy, as NumPy
         a = a @ a
