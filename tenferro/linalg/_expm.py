@@ -28,6 +28,7 @@ import operator
 import numpy as np
 
 from .. import _ops
+from .._ops.matmul import broadcast_batch
 from ..autograd._engine import detach
 from ..autograd.extend import Primitive, def_jvp_rule, def_vjp_rule
 from ._lu import inv, solve_p
@@ -270,10 +271,7 @@ def expm_frechet(A, E, method=None, compute_expm=True, check_finite=True):
     a, e = common_dtype(a, e)
     if check_finite:
         _check_finite("expm_frechet", a, e)
-    batch = _ops.broadcast_shapes("expm_frechet", a.shape[:-2], e.shape[:-2])
-    a = a if a.shape[:-2] == batch else _ops.broadcast_to(a, batch + a.shape[-2:])
-    e = e if e.shape[:-2] == batch else _ops.broadcast_to(e, batch + e.shape[-2:])
-    ea, l = expm_frechet_p.bind(a, e)
+    ea, l = expm_frechet_p.bind(*broadcast_batch("expm_frechet", a, e))
     return (ea, l) if compute_expm else l
 
 

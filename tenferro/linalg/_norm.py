@@ -14,11 +14,9 @@ import numpy as np
 from .. import _ops
 from .._ops._common import to_tensor
 from ..autograd.extend import Primitive, def_impl, def_jvp_rule, def_vjp_rule
+from ._eigh import _REAL
 from ._svd import svdvals
 from ._util import check_finite as _check_finite
-
-_REAL = {np.dtype("complex64"): np.dtype("float32"),
-         np.dtype("complex128"): np.dtype("float64")}
 
 
 def _vnorm_aval(x, *, p, axes):
@@ -46,8 +44,8 @@ def_impl(vector_norm_p, "cpu", _vnorm_cpu)
 
 
 def _vnorm_parts(x, out, p):
-    """(w, safe, zero): d||x||_p = Re sum(conj(w) dx) / ||x||^(p-1) with
-    w = sgn(x) |x|^(p-1) (w = x for p = 2), the norm made safe (1) where it is zero and
+    """(w, den, zero): d||x||_p = Re sum(conj(w) dx) / den with w = sgn(x) |x|^(p-1)
+    (w = x for p = 2) and den = ||x||^(p-1), made safe (1) where the norm is zero, and
     the mask of zero norms, where the derivative is taken as 0."""
     if p == 2:
         w = x
