@@ -419,3 +419,15 @@ spec("linalg.eig_gen", lambda a, b: (lambda w, vl, vr: (w, tf.abs(vl) ** 2, tf.a
     prims=("linalg.eig_gen",))
 spec("linalg.eigvals_gen", lambda a, b: _teig.eigvals(a, _wc(b)), (Arg((3, 3)), Arg((3, 3))),
      BOTH, prims=("linalg.eigvals_gen",))
+
+
+# linalg expm / norm (tests/test_linalg_expm.py and test_linalg_norm.py check more cases)
+import tenferro.linalg._expm as _tle  # noqa: E402
+import tenferro.linalg._norm as _tln  # noqa: E402
+
+spec("linalg.expm", lambda a: _tle.expm(a), (Arg((3, 3)),), BOTH, prims=("linalg.expm",))
+spec("linalg.expm_frechet", lambda a, e: _tle.expm_frechet(a, e), (Arg((3, 3)), Arg((3, 3))),
+     BOTH, prims=("linalg.expm_frechet",))
+spec("linalg.vector_norm", lambda x: (_tln.norm(x, axis=1), _tln.norm(x, 3, axis=0),
+                                      _tln.norm(x, "fro")), (Arg((3, 4), away=0.1),), BOTH,
+     prims=("linalg.vector_norm",))
