@@ -2,17 +2,21 @@
 
 An extension of tenferro: it registers its primitives, kernels and rules through the
 public :mod:`tenferro.autograd.extend` API, as a third party would; nothing in the core
-names it.  Status (issue 5, in progress): ``cholesky``, ``cho_factor``, ``cho_solve``,
-``solve_triangular``, ``eigh``, ``eigvalsh``, ``lu_factor``, ``lu_solve``, ``solve``,
-``inv``, ``det``, ``slogdet``, ``svd`` and ``svdvals`` are here; the rest of
-scipy.linalg's list follows (docs/linalg.md).
+names it.  Every op takes NumPy-style leading batch dims [..., M, N]; see
+docs/linalg.md for the table of ops, their derivatives and the conventions.
 """
 from .._errors import LinAlgError  # noqa: F401
 from ._triangular import cholesky, cho_factor, cho_solve, solve_triangular  # noqa: F401
 from ._eigh import eigh, eigvalsh  # noqa: F401
-from ._lu import lu_factor, lu_solve, solve, inv, det, slogdet  # noqa: F401
+from ._eig import eig, eigvals  # noqa: F401
+from ._lu import lu, lu_factor, lu_solve, solve, inv, det, slogdet  # noqa: F401
+from ._qr import qr  # noqa: F401
 from ._svd import svd, svdvals  # noqa: F401
+from ._lstsq import lstsq, pinv  # noqa: F401
+from ._expm import expm, expm_frechet, matrix_power  # noqa: F401
+from ._norm import norm  # noqa: F401
 
 __all__ = ["LinAlgError", "cholesky", "cho_factor", "cho_solve", "solve_triangular", "eigh",
-           "eigvalsh", "lu_factor", "lu_solve", "solve", "inv", "det", "slogdet", "svd",
-           "svdvals"]
+           "eigvalsh", "eig", "eigvals", "lu", "lu_factor", "lu_solve", "solve", "inv", "det",
+           "slogdet", "qr", "svd", "svdvals", "lstsq", "pinv", "expm", "expm_frechet",
+           "matrix_power", "norm"]
