@@ -179,3 +179,18 @@ def matrix_layout(x, how):
     if how == "neg":
         return np.flip(np.flip(x, (-2, -1)).copy(), (-2, -1))
     raise ValueError(how)
+
+
+def central_grad(f, a, h=1e-6):
+    """The gradient of the real NumPy function ``f`` at ``a`` by central differences, in
+    tenferro's (PyTorch's) convention for complex ``a``: d/dRe + i d/dIm."""
+    a = np.asarray(a)
+    units = (1, 1j) if a.dtype.kind == "c" else (1,)
+    g = np.zeros_like(a)
+    for idx in np.ndindex(*a.shape):
+        for unit in units:
+            e = np.zeros_like(a)
+            e[idx] = unit * h
+            g[idx] += unit * (f(a + e) - f(a - e)) / (2 * h)
+    return g
+
