@@ -1,5 +1,11 @@
-"""Hermitian eigendecomposition: ``eigh`` and ``eigvalsh`` (scipy.linalg's names and
-defaults: ``lower=True``, eigenvalues ascending, eigenvectors as columns).
+"""Hermitian eigendecomposition: ``eigh`` and ``eigvalsh`` (scipy.linalg's names,
+signature and defaults: ``lower=True``, eigenvalues ascending, eigenvectors as columns).
+
+The generalized problem (``b`` positive definite, ``type`` 1, 2, 3) is a composition of
+differentiable ops, LAPACK ?hegvd's reduction: b = L L^H (``cholesky``), the standard
+problem of L^-1 A L^-H or L^H A L (``solve_triangular``), then v = L^-H y or L y; its
+derivatives, to any order, are those of the pieces.  Subsets slice (or gather) the full
+decomposition, so their derivatives are the full one's, restricted.
 
 Like ``cholesky``, both read one triangle (scipy's ``lower``) and the imaginary part of
 the diagonal is ignored; their derivatives are those of that function (triangle-only
@@ -13,6 +19,8 @@ eigenspaces, not of a basis inside a degenerate one) they equal the limit of dis
 eigenvalues.  A loss that depends on the arbitrary phase of complex eigenvectors is
 detected and raises, as PyTorch does.
 """
+import operator
+
 import numpy as np
 
 from .. import _ops, _threads
@@ -22,6 +30,7 @@ from .._kernels._alloc import empty as _empty
 from ..autograd.extend import Primitive, def_impl, def_jvp_rule, def_vjp_rule
 from ._util import (as_matrix_stack, check_finite, mH, raise_for_info,
                     sym_from_triangle, triangle_adjoint)
+from ._triangular import cholesky, solve_triangular
 
 _REAL = {np.dtype(np.complex64): np.dtype(np.float32),
          np.dtype(np.complex128): np.dtype(np.float64)}
@@ -55,29 +64,157 @@ def_impl(eigh_p, "cpu", lambda a, *, lower, broadening: _heevd(a, lower, True))
 def_impl(eigvalsh_p, "cpu", lambda a, *, lower, broadening: _heevd(a, lower, False)[0])
 
 
+_STANDARD = ("ev", "evd", "evr", "evx")
+_GENERALIZED = ("gv", "gvd", "gvx")
+
+
 def eigh(a, b=None, *, lower=True, eigvals_only=False, overwrite_a=False,
-         overwrite_b=False, check_finite=True, broadening=1e-12):
-    """scipy.linalg.eigh for standard problems: ``(w, v)`` with ``a @ v = v * w``,
-    eigenvalues ascending; ``eigvals_only=True`` gives ``w``.  Batched over leading
-    dims.  ``broadening``: eps of the derivatives' Lorentzian gap regularisation."""
-    if b is not None:
-        raise NotImplementedError("tenferro.linalg.eigh: the generalized problem (b=...) "
-                                  "is not supported yet")
-    if eigvals_only:
-        return eigvalsh(a, lower=lower, check_finite=check_finite, broadening=broadening)
-    a = _prepare("eigh", a, check_finite)
-    return eigh_p.bind(a, lower=bool(lower), broadening=float(broadening))
+         overwrite_b=False, type=1, check_finite=True, subset_by_index=None,
+         subset_by_value=None, driver=None, broadening=1e-12):
+    """scipy.linalg.eigh: ``(w, v)`` with ``a @ v = v * w`` (``b``: ``a @ v = b @ v * w``
+    for ``type=1``, ``a @ b @ v = v * w`` for 2, ``b @ a @ v = v * w`` for 3), eigenvalues
+    ascending; ``eigvals_only=True`` gives ``w``.  Only the ``lower`` (or upper) triangle
+    of ``a`` and ``b`` is read; ``b`` must be positive definite, and ``v`` is normalized
+    as LAPACK's ?hegvd: ``v^H b v = I`` (types 1, 2), ``v^H b^-1 v = I`` (type 3).
+    ``subset_by_index=[lo, hi]`` keeps the pairs lo..hi (inclusive); ``subset_by_value=
+    [vl, vh]`` those with vl < w <= vh (every matrix of a batch must keep as many).
+    ``driver`` is validated as scipy's but only names equivalent algorithms: all use
+    ?heevd.  Batched over leading dims (a's and b's broadcast).  ``broadening``: eps of
+    the derivatives' Lorentzian gap regularisation."""
+    return _eigh("eigh", a, b, lower, not eigvals_only, type, check_finite,
+                 subset_by_index, subset_by_value, driver, broadening)
 
 
-def eigvalsh(a, b=None, *, lower=True, overwrite_a=False, overwrite_b=False,
-             check_finite=True, broadening=1e-12):
+def eigvalsh(a, b=None, *, lower=True, overwrite_a=False, overwrite_b=False, type=1,
+             check_finite=True, subset_by_index=None, subset_by_value=None, driver=None,
+             broadening=1e-12):
     """scipy.linalg.eigvalsh: the eigenvalues, ascending (real, for real and complex
-    Hermitian input).  Batched over leading dims."""
+    Hermitian input); the arguments are :func:`eigh`'s.  Batched over leading dims."""
+    return _eigh("eigvalsh", a, b, lower, False, type, check_finite, subset_by_index,
+                 subset_by_value, driver, broadening)
+
+
+def _eigh(op, a, b, lower, vectors, type, finite, by_index, by_value, driver, eps):
+    _check_driver(op, driver, b is not None, by_index is not None or by_value is not None)
+    if b is None:
+        a = _prepare(op, a, finite)
+    else:
+        if type not in (1, 2, 3):
+            raise ValueError("tenferro.linalg.%s: type must be 1, 2 or 3, got %r"
+                             % (op, type))
+        from ._eig import _prepare as _prepare_pair  # here: _eig imports this module
+        a, b = _prepare_pair(op, a, b, finite, False)
+    n = a.shape[-1]
+    if by_index is not None and by_value is not None:
+        raise ValueError("tenferro.linalg.%s: subset_by_index and subset_by_value cannot "
+                         "both be given" % op)
+    if by_index is not None:
+        lo, hi = _index_bounds(op, by_index, n)
+    elif by_value is not None:
+        vl, vh = _value_bounds(op, by_value)
+    p = dict(lower=bool(lower), broadening=float(eps))
     if b is not None:
-        raise NotImplementedError("tenferro.linalg.eigvalsh: the generalized problem "
-                                  "(b=...) is not supported yet")
-    a = _prepare("eigvalsh", a, check_finite)
-    return eigvalsh_p.bind(a, lower=bool(lower), broadening=float(broadening))
+        a, tail = _reduce_generalized(op, a, b, bool(lower), type)
+        p["lower"] = True
+    if not vectors:
+        w, v = eigvalsh_p.bind(a, **p), None
+    else:
+        w, v = eigh_p.bind(a, **p)
+        if b is not None:
+            v = tail(v)
+    if by_index is not None:
+        w, v = w[..., lo:hi + 1], None if v is None else v[..., lo:hi + 1]
+    elif by_value is not None:
+        w, v = _select_by_value(op, w, v, vl, vh)
+    return w if v is None else (w, v)
+
+
+def _check_driver(op, driver, generalized, subset):
+    """scipy's checks of ``driver``."""
+    if driver is None:
+        return
+    if driver not in _STANDARD + _GENERALIZED:
+        raise ValueError("tenferro.linalg.%s: unknown driver %r; expected None or one of "
+                         "%s" % (op, driver, ", ".join(_STANDARD + _GENERALIZED)))
+    if not generalized and driver in _GENERALIZED:
+        raise ValueError("tenferro.linalg.%s: driver %r is for generalized problems: it "
+                         "requires b" % (op, driver))
+    if generalized and driver in _STANDARD:
+        raise ValueError("tenferro.linalg.%s: driver %r is for standard problems: it does "
+                         "not accept b (use one of %s)" % (op, driver, ", ".join(_GENERALIZED)))
+    if subset and driver in ("ev", "evd", "gv", "gvd"):
+        raise ValueError("tenferro.linalg.%s: driver %r cannot compute subsets of "
+                         "eigenvalues (use evr/evx or gvx)" % (op, driver))
+
+
+def _index_bounds(op, by_index, n):
+    try:
+        lo, hi = (operator.index(i) for i in by_index)
+    except (TypeError, ValueError):
+        raise TypeError("tenferro.linalg.%s: subset_by_index must be two integers [lo, hi], "
+                        "got %r" % (op, by_index)) from None
+    if not 0 <= lo <= hi < n:
+        raise ValueError("tenferro.linalg.%s: subset_by_index=[%d, %d] is not valid: "
+                         "expected 0 <= lo <= hi <= %d for matrices of size %d"
+                         % (op, lo, hi, n - 1, n))
+    return lo, hi
+
+
+def _value_bounds(op, by_value):
+    try:
+        vl, vh = (float(x) for x in by_value)
+    except (TypeError, ValueError):
+        raise TypeError("tenferro.linalg.%s: subset_by_value must be two numbers [vl, vh], "
+                        "got %r" % (op, by_value)) from None
+    if not -np.inf <= vl < vh <= np.inf:
+        raise ValueError("tenferro.linalg.%s: subset_by_value=[%r, %r] is not valid: "
+                         "expected vl < vh" % (op, vl, vh))
+    return vl, vh
+
+
+def _select_by_value(op, w, v, vl, vh):
+    """The pairs with vl < w <= vh, chosen on the host from the ascending ``w``; slices
+    (or gathers, when the kept ranges start at different indices) keep the derivatives."""
+    wn = np.asarray(_ops.to_numpy(w))
+    start = np.sum(wn <= vl, axis=-1)
+    count = np.sum(wn <= vh, axis=-1) - start
+    k = int(count.flat[0]) if count.size else 0
+    if np.any(count != k):
+        raise ValueError("tenferro.linalg.%s: subset_by_value=[%r, %r] selects different "
+                         "numbers of eigenvalues in the matrices of the batch (from %d to "
+                         "%d); a batch result needs the same count in each"
+                         % (op, vl, vh, count.min(), count.max()))
+    s = int(start.flat[0]) if start.size else 0
+    if np.all(start == s):
+        return w[..., s:s + k], None if v is None else v[..., s:s + k]
+    idx = np.expand_dims(start, -1) + np.arange(k)
+    w = _ops.take_along_axis(w, idx, -1)
+    if v is not None:
+        v = _ops.take_along_axis(v, np.expand_dims(idx, -2), -1)
+    return w, v
+
+
+def _reduce_generalized(op, a, b, lower, type):
+    """(C, tail): the standard problem C y = w y of the same eigenvalues, and the map
+    from its eigenvectors y to the generalized ones (LAPACK ?hegst/?hegvd's reduction,
+    written with differentiable ops): b = L L^H, C = L^-1 A L^-H (type 1) or L^H A L
+    (types 2, 3), v = L^-H y (types 1, 2) or L y (type 3)."""
+    try:
+        c = cholesky(b, lower=lower, check_finite=False)
+    except LinAlgError as e:
+        raise LinAlgError("tenferro.linalg.%s: b must be positive definite, but its "
+                          "Cholesky factorization failed: %s"
+                          % (op, str(e).replace("tenferro.linalg.cholesky: ", ""))) from None
+    L = c if lower else mH(c)
+    a = sym_from_triangle(a, lower)
+    if type == 1:
+        x = solve_triangular(L, a, lower=True, check_finite=False)  # L^-1 A
+        a = solve_triangular(L, mH(x), lower=True, check_finite=False)  # L^-1 A L^-H
+    else:
+        a = mH(L) @ a @ L
+    if type == 3:
+        return a, lambda y: L @ y
+    return a, lambda y: solve_triangular(L, y, trans=2, lower=True, check_finite=False)
 
 
 def _prepare(op, a, finite):
