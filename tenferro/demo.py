@@ -90,6 +90,35 @@ def main():
         lambda a: tf.einsum("pa,aqb,br->pqr", a, mps[1], mps[2]), (mps[0],),
         modes=("fwd", "rev")), "; grad shape", g.shape)
 
+    print("\n== linalg (scipy.linalg's API, batched, differentiable)")
+    import scipy.linalg as sl
+
+    import tenferro.linalg as tl
+    X = np.sort(np.random.default_rng(0).uniform(-3, 3, 30))
+    y = np.sin(2 * X)
+    xs, ys = tf.asarray(X), tf.asarray(y)
+
+    def nll(theta):  # a Gaussian process's negative log marginal likelihood (RBF kernel)
+        ell, sf2, sn2 = tf.exp(theta[0]), tf.exp(theta[1]), tf.exp(theta[2])
+        d = xs[:, None] - xs[None, :]
+        L = tl.cholesky(sf2 * tf.exp(-0.5 * d * d / ell**2) + sn2 * tf.eye(30), lower=True)
+        return 0.5 * ys @ tl.cho_solve((L, True), ys) + tf.sum(tf.log(tf.diagonal(L)))
+
+    theta = tf.asarray([0.0, 0.0, -2.0])
+    start = float(nll(theta))
+    for _ in range(100):
+        theta = theta - 0.01 * tf.grad(nll)(theta)
+    print("GP hyperparameters by gradient descent through cholesky/cho_solve: nll %.2f -> "
+          "%.2f, lengthscale %.2f" % (start, float(nll(theta)), np.exp(theta.numpy()[0])))
+    a = rng.normal(size=(64, 4, 4))
+    spd = a @ a.mT + 4 * tf.eye(4)
+    w, v = tl.eigh(spd)
+    print("batched eigh (64 x 4 x 4) matches scipy:",
+          np.allclose(w.numpy(), [sl.eigvalsh(m) for m in spd.numpy()]))
+    q, r = tl.qr(a[0])
+    print("qr, svd, eig, lstsq, expm, ... e.g. |expm(A) - scipy|:",
+          float(np.abs(tl.expm(a[0]).numpy() - sl.expm(a[0].numpy())).max()))
+
     print("\n== speed (best of 5, %d threads)" % tf.get_num_threads())
     n = 10_000_000
     u = rng.uniform(size=n)
@@ -102,6 +131,10 @@ def main():
     pn, qn = p.numpy(), q.numpy()
     rows.append(("einsum ijkl,lkmn->nijm", lambda: tf.einsum("ijkl,lkmn->nijm", p, q),
                  lambda: np.einsum("ijkl,lkmn->nijm", pn, qn, optimize=True)))
+    e = rng.normal(size=(64, 4, 4))
+    e = e @ e.mT + 4 * tf.eye(4)
+    en = e.numpy()
+    rows.append(("eigh 64 x 4x4", lambda: tl.eigh(e), lambda: np.linalg.eigh(en)))
     for name, ft, fn in rows:
         t1, t2 = _time(ft), _time(fn)
         print("  %-24s tenferro %7.2f ms   numpy %7.2f ms   (%.1fx)"

@@ -29,9 +29,9 @@ from .._kernels import _lapack
 from .._kernels._alloc import empty as _empty
 from .._ops.matmul import broadcast_batch
 from ..autograd.extend import Primitive, def_impl, def_jvp_rule, def_vjp_rule
-from ._eigh import _check_gauge
+from ._eigh import _check_gauge, _gap_inverse
 from ._lu import _solve as _lu_solve
-from ._util import as_matrix_stack, check_finite, common_dtype, mH, raise_for_info
+from ._util import as_matrix_stack, cast, check_finite, common_dtype, diag, mH, raise_for_info
 
 _COMPLEX = {np.dtype(np.float32): np.dtype(np.complex64),
             np.dtype(np.complex64): np.dtype(np.complex64),
@@ -141,30 +141,15 @@ def eigvals(a, b=None, overwrite_a=False, check_finite=True, homogeneous_eigvals
 
 # -- rules ---------------------------------------------------------------------------------
 
-def _cast(x, dt):
-    return x if x.dtype == dt else x.astype(dt)
-
-
-def _diag(x):
-    return _ops.diagonal(x, 0, -2, -1)
-
 
 def _diag_embed(d):
     return _ops.expand_dims(d, -1) * _ops.eye(d.shape[-1], dtype=d.dtype, device=d.device)
 
 
-def _gap_inverse(w, eps):
-    """F[..., i, j] = 1 / (w_j - w_i) for complex w, broadened to conj(x) / (|x|^2 +
-    eps^2) as eigh's real gaps; 0 on the (masked) diagonal."""
-    eye = _ops.eye(w.shape[-1], dtype=w.dtype, device=w.device)
-    x = _ops.expand_dims(w, -2) - _ops.expand_dims(w, -1) + eye
-    return (1 - eye) * _ops.conj(x) / _cast(_ops.real(x * _ops.conj(x)) + eps * eps, w.dtype)
-
-
 def _vec_tangent(w, v, p, eps):
     # dX = V (F o P); dV = dX - V Re diag(V^H dX) keeps |v_j| = 1  (PyTorch linalg_eig_jvp)
     dx = v @ (_gap_inverse(w, eps) * p)
-    return dx - v * _cast(_ops.real(_ops.sum(_ops.conj(v) * dx, axis=-2, keepdims=True)),
+    return dx - v * cast(_ops.real(_ops.sum(_ops.conj(v) * dx, axis=-2, keepdims=True)),
                           v.dtype)
 
 
@@ -172,12 +157,12 @@ def _vec_cotangent(w, v, gv, eps):
     # gP = conj(F) o (V^H gV - V^H V Re diag(V^H gV))  (PyTorch linalg_eig_backward)
     vhgv = mH(v) @ gv
     _check_gauge(vhgv, "eig", "eigenvectors")
-    r = _cast(_ops.real(_ops.expand_dims(_diag(vhgv), -2)), v.dtype)
+    r = cast(_ops.real(_ops.expand_dims(diag(vhgv), -2)), v.dtype)
     return _ops.conj(_gap_inverse(w, eps)) * (vhgv - mH(v) @ (v * r))
 
 
 def _row(w, like):
-    return _cast(_ops.expand_dims(w, -2), like.dtype)
+    return cast(_ops.expand_dims(w, -2), like.dtype)
 
 
 def _solve(m, rhs):
@@ -193,11 +178,11 @@ def _solve(m, rhs):
 
 def _projected(ta, tb, b, w, v):
     """P = (B V)^-1 (dA V - dB V diag(w)); B = I when b is None: V^-1 dA V."""
-    rhs = None if ta is None else _cast(ta, v.dtype) @ v
+    rhs = None if ta is None else cast(ta, v.dtype) @ v
     if tb is not None:
-        r = -(_cast(tb, v.dtype) @ (v * _row(w, v)))
+        r = -(cast(tb, v.dtype) @ (v * _row(w, v)))
         rhs = r if rhs is None else rhs + r
-    return _solve(v if b is None else _cast(b, v.dtype) @ v, rhs)
+    return _solve(v if b is None else cast(b, v.dtype) @ v, rhs)
 
 
 def _jvp(tangents, primals, out, params):
@@ -210,7 +195,7 @@ def _jvp(tangents, primals, out, params):
     w, vr = out[0], out[-1]
     eps = params["broadening"]
     p = _projected(ta, tb, b, w, vr)
-    dw, dvr = _diag(p), _vec_tangent(w, vr, p, eps)
+    dw, dvr = diag(p), _vec_tangent(w, vr, p, eps)
     if not params["left"]:
         return dw, dvr
     vl, wc = out[1], _ops.conj(w)
@@ -221,7 +206,7 @@ def _jvp(tangents, primals, out, params):
 
 def _adjoint(gp, b, w, v):
     """(gA, gB) from P's cotangent: X = (B V)^-H gP, gA = X V^H, gB = -X (V diag(w))^H."""
-    x = _solve(mH(v if b is None else _cast(b, v.dtype) @ v), gp)
+    x = _solve(mH(v if b is None else cast(b, v.dtype) @ v), gp)
     return x @ mH(v), (None if b is None else -(x @ mH(v * _row(w, v))))
 
 
@@ -255,7 +240,7 @@ def _eigvals_jvp(tangents, primals, out, params):
     if ta is None and tb is None:
         return None
     w, vr = _eig_of(primals, params)
-    return _diag(_projected(ta, tb, primals[1] if len(primals) > 1 else None, w, vr))
+    return diag(_projected(ta, tb, primals[1] if len(primals) > 1 else None, w, vr))
 
 
 def _eigvals_vjp(ct, primals, out, params, needs):

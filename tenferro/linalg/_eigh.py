@@ -28,8 +28,7 @@ from .._errors import LinAlgError
 from .._kernels import _lapack
 from .._kernels._alloc import empty as _empty
 from ..autograd.extend import Primitive, def_impl, def_jvp_rule, def_vjp_rule
-from ._util import (as_matrix_stack, check_finite, mH, raise_for_info,
-                    sym_from_triangle, triangle_adjoint)
+from ._util import (mH, prepared, raise_for_info, sym_from_triangle, triangle_adjoint)
 from ._triangular import cholesky, solve_triangular
 
 _REAL = {np.dtype(np.complex64): np.dtype(np.float32),
@@ -97,7 +96,7 @@ def eigvalsh(a, b=None, *, lower=True, overwrite_a=False, overwrite_b=False, typ
 def _eigh(op, a, b, lower, vectors, type, finite, by_index, by_value, driver, eps):
     _check_driver(op, driver, b is not None, by_index is not None or by_value is not None)
     if b is None:
-        a = _prepare(op, a, finite)
+        a = prepared(op, a, finite)
     else:
         if type not in (1, 2, 3):
             raise ValueError("tenferro.linalg.%s: type must be 1, 2 or 3, got %r"
@@ -217,24 +216,20 @@ def _reduce_generalized(op, a, b, lower, type):
     return a, lambda y: solve_triangular(L, y, trans=2, lower=True, check_finite=False)
 
 
-def _prepare(op, a, finite):
-    a = as_matrix_stack(op, a)
-    if finite:
-        check_finite(op, a)
-    return a
-
-
 # -- rules ---------------------------------------------------------------------------------
 
 def _gap_inverse(w, eps):
-    """F[..., i, j] = 1 / (w_j - w_i), broadened to x / (x^2 + eps^2); 0 on the diagonal.
+    """F[..., i, j] = 1 / (w_j - w_i), broadened to x / (x^2 + eps^2) for real w and
+    conj(x) / (|x|^2 + eps^2) for complex w (eig); 0 on the diagonal.
 
     The diagonal is masked, not left at x = 0: there the broadened function's slope is
     1/eps^2, and its (exactly cancelling) contributions to second derivatives would
     swamp them in rounding."""
     eye = _ops.eye(w.shape[-1], dtype=w.dtype, device=w.device)
     x = _ops.expand_dims(w, -2) - _ops.expand_dims(w, -1) + eye
-    return (1 - eye) * x / (x * x + eps * eps)
+    if x.dtype.kind != "c":
+        return (1 - eye) * x / (x * x + eps * eps)
+    return (1 - eye) * _ops.conj(x) / (_ops.real(x * _ops.conj(x)) + eps * eps).astype(x.dtype)
 
 
 def _projected(t, v, lower):

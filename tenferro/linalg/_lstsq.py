@@ -20,7 +20,7 @@ rank n (else an empty array, as scipy for one matrix).
 """
 import numpy as np
 
-from .. import _dtypes, _ops, _threads
+from .. import _ops, _threads
 from .._kernels import _lapack
 from .._kernels._alloc import empty as _empty
 from .._ops._common import to_tensor
@@ -112,7 +112,7 @@ def _lstsq_jvp(tangents, primals, out, params):
 
 def _lstsq_vjp(ct, primals, out, params, needs):
     # the JVP's adjoint: gb = A+^H gx, gA = -gb x^H + r (A+ gb)^H + A+^H x (gx - A+ A gx)^H
-    (a, b), (x, s, _) = primals, out
+    (a, b), (x, _, _) = primals, out
     gx, gs, _ = ct
     cond = params["cond"]
     ga = gb = None

@@ -38,8 +38,8 @@ from ..autograd.extend import (Primitive, def_impl, def_jvp_rule, def_vjp_rule,
                                is_differentiated)
 from ._eigh import _REAL
 from ._triangular import cho_solve, cholesky, solve_triangular
-from ._util import (TRANS as _TRANS, as_matrix_stack, check_finite as _check_finite, mH,
-                    raise_for_info, rhs)
+from ._util import (TRANS as _TRANS, as_matrix_stack, check_finite as _check_finite, diag,
+                    mH, op_trans, raise_for_info, rhs)
 
 
 # -- primitives ----------------------------------------------------------------------------
@@ -163,10 +163,6 @@ def _unpack(lu):
     return L + _eye(m, lu), U
 
 
-def _op(x, trans):
-    return x if trans == 0 else (_ops.matrix_transpose(x) if trans == 1 else mH(x))
-
-
 def _adj_solve(solve0, solve2, ct, trans):
     """op(A)^-H ct given solvers for trans 0 and 2 (conj(A)^-1 = conj(A^-1 conj .))."""
     if trans == 0:
@@ -215,7 +211,7 @@ def _lu_solve_jvp(tangents, primals, out, params):
     if tl_ is not None:
         L, U = _unpack(lu)
         da = mH(_pt(piv, lu)) @ (_ops.tril(tl_, -1) @ U + L @ _ops.triu(tl_))
-        r = -(_op(da, trans) @ out)
+        r = -(op_trans(da, trans) @ out)
         rhs = r if rhs is None else rhs + r
     if rhs is None:
         return None
@@ -232,7 +228,7 @@ def _lu_solve_vjp(ct, primals, out, params, needs):
     glu = None
     if needs[0]:
         m = -(gb @ mH(out))
-        ga = _op(m, trans)
+        ga = op_trans(m, trans)
         L, U = _unpack(lu)
         pga = _pt(piv, lu) @ ga
         glu = _ops.tril(pga @ mH(U), -1) + _ops.triu(mH(L) @ pga)
@@ -442,10 +438,6 @@ def inv(a, overwrite_a=False, check_finite=True):
     return _solve(a, eye)
 
 
-def _diag(x):
-    return _ops.diagonal(x, axis1=-2, axis2=-1)
-
-
 def det(a, overwrite_a=False, check_finite=True):
     """scipy.linalg.det: the determinant of each matrix (0 for a singular one), via LU."""
     a = as_matrix_stack("det", a)
@@ -462,7 +454,7 @@ def slogdet(a):
     if a.shape[-1] == 0:
         return _ops.ones(a.shape[:-2], dtype=a.dtype), _ops.zeros(a.shape[:-2], dtype=rdt)
     lu, piv = lu_factor_p.bind(a)
-    d = _diag(lu)
+    d = diag(lu)
     ad = _ops.abs(d)
     zero = ad == 0
     psign = _ops.asarray(_pivot_sign(piv.numpy()).astype(a.dtype))

@@ -15,7 +15,7 @@ from .._kernels import _lapack
 from .._kernels._alloc import empty as _empty
 from ..autograd.extend import Primitive, def_impl, def_jvp_rule, def_vjp_rule
 from ._eigh import _REAL, _check_gauge, _gap_inverse
-from ._util import as_matrix_stack, check_finite, mH, raise_for_info
+from ._util import cast, mH, prepared, raise_for_info
 
 
 def _svd_aval(a, *, full_matrices, broadening):
@@ -62,21 +62,14 @@ def svd(a, full_matrices=True, compute_uv=True, overwrite_a=False, check_finite=
                          "got %r" % (lapack_driver,))
     if not compute_uv:
         return svdvals(a, check_finite=check_finite, broadening=broadening)
-    a = _prepare("svd", a, check_finite)
+    a = prepared("svd", a, check_finite, square=False)
     return svd_p.bind(a, full_matrices=bool(full_matrices), broadening=float(broadening))
 
 
 def svdvals(a, overwrite_a=False, check_finite=True, broadening=1e-12):
     """scipy.linalg.svdvals: the singular values, descending."""
-    a = _prepare("svdvals", a, check_finite)
+    a = prepared("svdvals", a, check_finite, square=False)
     return svdvals_p.bind(a, broadening=float(broadening))
-
-
-def _prepare(op, a, finite):
-    a = as_matrix_stack(op, a, square=False)
-    if finite:
-        check_finite(op, a)
-    return a
 
 
 # -- rules ---------------------------------------------------------------------------------
@@ -89,10 +82,6 @@ def _thin(u, vh):
 def _inv(s, eps):
     """1/s broadened to s / (s^2 + eps^2)."""
     return s / (s * s + eps * eps)
-
-
-def _cast(x, like):
-    return x.astype(like.dtype) if x.dtype != like.dtype else x
 
 
 def _projected(t, u, v):
@@ -113,11 +102,11 @@ def _svd_jvp(tangents, primals, out, params):
     v = mH(vh)
     m, n = a.shape[-2:]
     ds_mat, ds = _projected(t, u, v)
-    f = _cast(_gap_inverse(s * s, eps), ds_mat)                  # 1 / (s_j^2 - s_i^2)
-    s_row = _cast(_ops.expand_dims(s, -2), ds_mat)               # s_j
-    s_col = _cast(_ops.expand_dims(s, -1), ds_mat)               # s_i
+    f = cast(_gap_inverse(s * s, eps), ds_mat.dtype)                  # 1 / (s_j^2 - s_i^2)
+    s_row = cast(_ops.expand_dims(s, -2), ds_mat.dtype)               # s_j
+    s_col = cast(_ops.expand_dims(s, -1), ds_mat.dtype)               # s_i
     dss, sds = ds_mat * s_row, s_col * ds_mat
-    sinv = _cast(_ops.expand_dims(_inv(s, eps), -2), ds_mat)
+    sinv = cast(_ops.expand_dims(_inv(s, eps), -2), ds_mat.dtype)
     k = s.shape[-1]
     eye = _ops.eye(k, dtype=ds_mat.dtype, device=a.device)
     du = u @ (f * (dss + mH(dss)) + 0.5 * (ds_mat - mH(ds_mat)) * sinv * eye)
@@ -151,12 +140,12 @@ def _svd_vjp(ct, primals, out, params, needs):
     if gu is None and gvh is None:
         if gs is None:
             return (None,)
-        return ((u * _cast(_ops.expand_dims(gs, -2), u)) @ vh,)
+        return ((u * cast(_ops.expand_dims(gs, -2), u.dtype)) @ vh,)
     v = mH(vh)
     gv = None if gvh is None else mH(gvh)
-    f = _cast(_gap_inverse(s * s, eps), u)
-    s_row = _cast(_ops.expand_dims(s, -2), u)
-    s_col = _cast(_ops.expand_dims(s, -1), u)
+    f = cast(_gap_inverse(s * s, eps), u.dtype)
+    s_row = cast(_ops.expand_dims(s, -2), u.dtype)
+    s_col = cast(_ops.expand_dims(s, -1), u.dtype)
     inner = None
     if gu is not None:
         uhgu = mH(u) @ gu
@@ -166,14 +155,14 @@ def _svd_vjp(ct, primals, out, params, needs):
         j = uhgu - mH(uhgu)
         inner = f * j * s_row
         # the phase term: i Im diag(U^H gU) / s
-        inner = inner + 0.5 * j * eye * _cast(_ops.expand_dims(_inv(s, eps), -2), u)
+        inner = inner + 0.5 * j * eye * cast(_ops.expand_dims(_inv(s, eps), -2), u.dtype)
     if gv is not None:
         vhgv = mH(v) @ gv
         kk = f * (s_col * (vhgv - mH(vhgv)))
         inner = kk if inner is None else inner + kk
     if gs is not None:
-        inner = inner + _cast(_ops.expand_dims(gs, -1), u) * eye
-    sinv = _cast(_ops.expand_dims(_inv(s, eps), -2), u)
+        inner = inner + cast(_ops.expand_dims(gs, -1), u.dtype) * eye
+    sinv = cast(_ops.expand_dims(_inv(s, eps), -2), u.dtype)
     if m > n and gu is not None:
         g = u @ inner
         gus = gu * sinv

@@ -16,8 +16,9 @@ from .._kernels._alloc import empty as _empty
 from .._ops.matmul import broadcast_batch
 from ..autograd.extend import Primitive, def_impl, def_jvp_rule, def_vjp_rule
 from ._util import (TRANS as _TRANS, as_matrix_stack, check_finite as _check_finite, mH,
-                    raise_for_info, real_diag, rhs, sym_from_triangle as _sym_from_triangle,
-                    tri as _tri, triangle_adjoint as _triangle_adjoint)
+                    op_trans, raise_for_info, real_diag, rhs,
+                    sym_from_triangle as _sym_from_triangle, tri as _tri,
+                    triangle_adjoint as _triangle_adjoint)
 
 
 
@@ -130,10 +131,6 @@ def _cholesky_vjp(ct, primals, out, params, needs):
 _cholesky_vjp.uses_out = True
 
 
-def _op(x, trans):
-    return x if trans == 0 else (_ops.matrix_transpose(x) if trans == 1 else mH(x))
-
-
 def _effective(a, lower, unit):
     t = _tri(a, lower, -1 if unit else 0)
     return t + _ops.eye(a.shape[-1], dtype=a.dtype, device=a.device) if unit else t
@@ -147,7 +144,7 @@ def _triangular_solve_jvp(tangents, primals, out, params):
     rhs = None if tb is None else tb
     if ta is not None:
         dt = _tri(ta, lower, -1 if unit else 0)
-        r = -(_op(dt, trans) @ out)
+        r = -(op_trans(dt, trans) @ out)
         rhs = r if rhs is None else rhs + r
     if rhs is None:
         return None

@@ -53,6 +53,28 @@ def raise_for_info(op, info, what):
             "" if bad.size == 1 else " (and %d more)" % (bad.size - 1)))
 
 
+def prepared(op, a, finite, square=True):
+    """``as_matrix_stack`` then, if ``finite``, scipy's check_finite."""
+    a = as_matrix_stack(op, a, square=square)
+    if finite:
+        check_finite(op, a)
+    return a
+
+
+def op_trans(x, trans):
+    """op(x) for scipy's trans code: x, x^T or x^H (0, 1, 2)."""
+    return x if trans == 0 else (_ops.matrix_transpose(x) if trans == 1 else mH(x))
+
+
+def diag(x):
+    """The diagonals [..., k] of a stack of matrices."""
+    return _ops.diagonal(x, 0, -2, -1)
+
+
+def cast(x, dtype):
+    return x if x.dtype == dtype else x.astype(dtype)
+
+
 def mH(x):
     """Conjugate transpose of the last two axes."""
     x = _ops.matrix_transpose(x)
