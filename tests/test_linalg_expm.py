@@ -49,7 +49,7 @@ def test_expm_vs_scipy(dtype, scale, batch, layout):
 
 @pytest.mark.parametrize("dtype", ["float64", "complex128"])
 def test_expm_vs_high_precision(dtype):
-    mp = pytest.importorskip("mpmath")
+    import mpmath as mp  # a test dependency (the "test" extra)
     mp.mp.dps = 50
     a = sample(stable_rng("mp", dtype), (6, 4, 4), dtype) * np.array(
         [0.01, 0.3, 1.0, 5.0, 20.0, 30.0])[:, None, None]
