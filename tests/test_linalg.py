@@ -184,10 +184,22 @@ def test_gradients_in_hermitian_directions(dtype):
     # eager tape, reverse and forward modes agree with finite differences
     x, b = _inputs(("herm",), dtype, (4, 4), (4, 2))
 
+    def herm(x):
+        return x @ tf.conj(tf.matrix_transpose(x)) + 4.0 * tf.eye(4, dtype=x.dtype)
+
     def f(x, b):
-        a = x @ tf.conj(tf.matrix_transpose(x)) + 4.0 * tf.eye(4, dtype=x.dtype)
-        return tl.cho_solve(tl.cho_factor(a, lower=True), b)
+        return tl.cho_solve(tl.cho_factor(herm(x), lower=True), b)
     autograd.gradcheck(f, (x, b), modes=("fwd", "rev", "eager"), order=2)
+    # eigh (both triangles: the same derivative along Hermitian matrices) and solve with
+    # assume_a 'pos' (one triangle) and 'her' (LU: the whole matrix)
+    for lower in (True, False):
+        autograd.gradcheck(lambda x: (lambda w, v: (w, (v * tf.sin(w)[None, :]) @ tf.conj(
+            tf.matrix_transpose(v))))(*tl.eigh(herm(x), lower=lower)), (x,),
+            modes=("fwd", "rev", "eager"), order=2)
+        autograd.gradcheck(lambda x, b: tl.solve(herm(x), b, assume_a="pos", lower=lower),
+                           (x, b), modes=("fwd", "rev", "eager"), order=2)
+    autograd.gradcheck(lambda x, b: tl.solve(herm(x), b, assume_a="her"), (x, b),
+                       modes=("fwd", "rev", "eager"), order=2)
 
 
 def test_gaussian_process_log_likelihood_gradient():
