@@ -251,6 +251,38 @@ def test_getrf_getrs(dt, batch, how):
 
 
 @pytest.mark.parametrize("dt", DTYPES, ids=IDS)
+@pytest.mark.parametrize("batch", BATCHES, ids=str)
+@pytest.mark.parametrize("how", LAYOUTS)
+def test_gesv(dt, batch, how):
+    rng = np.random.default_rng(15)
+    a0, b0 = rand(rng, batch + (5, 5), dt), rand(rng, batch + (5, 3), dt)
+    a, b = matrix_layout(a0.copy(), how), matrix_layout(b0.copy(), how)
+    keep_a, keep_b = a.copy(), b.copy()
+    lu = matrix_layout(np.empty(batch + (5, 5), dt), how)
+    piv = np.empty(batch + (5,), np.int32)
+    out = matrix_layout(np.empty(batch + (5, 3), dt), how)
+    assert not _lapack.gesv(a, b, lu, piv, out, 2).any()
+    np.testing.assert_array_equal(a, keep_a)
+    np.testing.assert_array_equal(b, keep_b)
+    for i in each(batch):
+        rlu, rpiv = sl.lu_factor(a0[i])
+        close(lu[i], rlu, dt)
+        np.testing.assert_array_equal(piv[i], rpiv)
+        close(out[i], sl.solve(a0[i], b0[i]), dt, scale=10)
+    # a singular matrix of the batch: its info, the others solved
+    a1 = rand(rng, (3, 4, 4), dt)
+    a1[1, :, 2] = 0
+    out = np.full((3, 4, 2), 7, dt)
+    info = _lapack.gesv(a1, np.ones((3, 4, 2), dt), np.empty_like(a1),
+                        np.empty((3, 4), np.int32), out, 1)
+    assert info[0] == info[2] == 0 and info[1] > 0
+    close(out[0], sl.solve(a1[0], np.ones((4, 2))), dt, scale=10)
+    with pytest.raises(ValueError, match="gesv: b has shape"):
+        _lapack.gesv(a1, np.ones((3, 5, 2), dt), np.empty_like(a1),
+                     np.empty((3, 4), np.int32), out, 1)
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=IDS)
 def test_getrf_singular_info(dt):
     rng = np.random.default_rng(6)
     a = rand(rng, (5, 4, 4), dt)

@@ -93,10 +93,8 @@ def _solve_cpu(a, b):
         return x[:, 0], lu, piv
     lu = _empty(a.shape, a.dtype)
     piv = _empty(a.shape[:-1], np.dtype(np.int32))
-    raise_for_info("solve", _lapack.getrf(a, lu, piv, _threads.current), "is singular")
     out = _empty(b.shape, b.dtype)
-    raise_for_info("solve", _lapack.getrs(lu, piv, b, out, 0, _threads.current),
-                   "is singular")
+    raise_for_info("solve", _lapack.gesv(a, b, lu, piv, out, _threads.current), "is singular")
     return out, lu, piv
 
 
