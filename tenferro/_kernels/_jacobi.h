@@ -27,6 +27,16 @@
 #define TF_LANES 4
 #define TF_JACOBI_MAXN 32
 
+/* (u, v) <- (c u - s v, s u + c v), lane by lane: one plane rotation of two rows or
+ * columns of every lane's matrix */
+#define TF_ROTATE_LANES(T, u, v, c_, s_)                                                  \
+    _Pragma("omp simd")                                                                   \
+    for (int l = 0; l < TF_LANES; l++) {                                                  \
+        T x = (u)[l], y = (v)[l];                                                         \
+        (u)[l] = (c_)[l] * x - (s_)[l] * y;                                               \
+        (v)[l] = (s_)[l] * x + (c_)[l] * y;                                               \
+    }
+
 #define TF_DEFINE_JACOBI_LANES(NAME, T, EPS, SQRT, FABS)                                  \
 static void NAME(T *restrict A, T *restrict V, int n, int vecs, T *restrict conv)        \
 {                                                                                         \
@@ -93,23 +103,10 @@ static void NAME(T *restrict A, T *restrict V, int n, int vecs, T *restrict conv
             for (int j = 0; j < np; j++) {      /* A J and V J: columns p, q */           \
                 const T *c_ = cc[j], *s_ = ss[j];                                         \
                 for (int k = 0; k < n; k++) {                                             \
-                    T *ap = A + (ptrdiff_t)(k + pp[j] * n) * TF_LANES;                    \
-                    T *aq = A + (ptrdiff_t)(k + pq[j] * n) * TF_LANES;                    \
-                    _Pragma("omp simd")                                                   \
-                    for (int l = 0; l < TF_LANES; l++) {                                  \
-                        T x = ap[l], y = aq[l];                                           \
-                        ap[l] = c_[l] * x - s_[l] * y;                                    \
-                        aq[l] = s_[l] * x + c_[l] * y;                                    \
-                    }                                                                     \
-                    if (!vecs) continue;                                                  \
-                    T *vp = V + (ptrdiff_t)(k + pp[j] * n) * TF_LANES;                    \
-                    T *vq = V + (ptrdiff_t)(k + pq[j] * n) * TF_LANES;                    \
-                    _Pragma("omp simd")                                                   \
-                    for (int l = 0; l < TF_LANES; l++) {                                  \
-                        T x = vp[l], y = vq[l];                                           \
-                        vp[l] = c_[l] * x - s_[l] * y;                                    \
-                        vq[l] = s_[l] * x + c_[l] * y;                                    \
-                    }                                                                     \
+                    ptrdiff_t ip = (ptrdiff_t)(k + pp[j] * n) * TF_LANES;                 \
+                    ptrdiff_t iq = (ptrdiff_t)(k + pq[j] * n) * TF_LANES;                 \
+                    TF_ROTATE_LANES(T, A + ip, A + iq, c_, s_)                            \
+                    if (vecs) TF_ROTATE_LANES(T, V + ip, V + iq, c_, s_)                  \
                 }                                                                         \
             }                                                                             \
             for (int j = 0; j < np; j++) {      /* J^T (A J): rows p, q */                \
@@ -118,12 +115,7 @@ static void NAME(T *restrict A, T *restrict V, int n, int vecs, T *restrict conv
                 for (int k = 0; k < n; k++) {                                             \
                     T *ap = A + (ptrdiff_t)(p + k * n) * TF_LANES;                        \
                     T *aq = A + (ptrdiff_t)(q + k * n) * TF_LANES;                        \
-                    _Pragma("omp simd")                                                   \
-                    for (int l = 0; l < TF_LANES; l++) {                                  \
-                        T x = ap[l], y = aq[l];                                           \
-                        ap[l] = c_[l] * x - s_[l] * y;                                    \
-                        aq[l] = s_[l] * x + c_[l] * y;                                    \
-                    }                                                                     \
+                    TF_ROTATE_LANES(T, ap, aq, c_, s_)                                    \
                 }                                                                         \
             }                                                                             \
             for (int j = 0; j < np; j++) {      /* each 2 x 2 block, exactly */           \
