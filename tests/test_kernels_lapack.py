@@ -326,7 +326,8 @@ def test_heevd(dt, batch, lower, how):
 @pytest.mark.parametrize("mn", [(5, 5), (6, 3), (3, 6)], ids=str)
 @pytest.mark.parametrize("full", [0, 1])
 @pytest.mark.parametrize("how", LAYOUTS)
-def test_gesdd(dt, mn, full, how):
+@pytest.mark.parametrize("driver", ["gesdd", "gesvd"])
+def test_gesdd(dt, mn, full, how, driver):
     rng = np.random.default_rng(8)
     m, n = mn
     k = min(m, n)
@@ -337,12 +338,17 @@ def test_gesdd(dt, mn, full, how):
     s = np.empty(batch + (k,), real_of(dt))
     u = np.empty(batch + ((m, m) if full else (m, k)), dt)
     vt = np.empty(batch + ((n, n) if full else (k, n)), dt)
-    assert not _lapack.gesdd(a, s, u, vt, full, 2).any()
+    kernel = getattr(_lapack, driver)
+    assert not kernel(a, s, u, vt, full, 2).any()
     np.testing.assert_array_equal(a, keep)
     s2 = np.empty_like(s)
-    assert not _lapack.gesdd(a, s2, None, None, full, 2).any()
+    assert not kernel(a, s2, None, None, full, 2).any()
     for i in each(batch):
         ref = sl.svd(a0[i], compute_uv=False)
+        if driver == "gesvd":  # the same routine as scipy's: the same vectors
+            ru, _, rvt = sl.svd(a0[i], full_matrices=bool(full), lapack_driver="gesvd")
+            close(u[i], ru, dt)
+            close(vt[i], rvt, dt)
         close(s[i], ref, dt, scale=5)
         close(s2[i], ref, dt, scale=5)
         close((u[i][:, :k] * s[i]) @ vt[i][:k], a0[i], dt, scale=5)

@@ -44,6 +44,32 @@ def test_svd_vs_scipy(dtype, shape, batch, full, layout):
         np.eye(un.shape[-1]), batch + (un.shape[-1],) * 2).astype(dtype), rtol=tol, atol=tol)
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("full", [True, False])
+def test_svd_gesvd_driver_is_scipys(dtype, full):
+    # lapack_driver='gesvd' runs ?gesvd, as scipy: the same factors, signs included
+    a = sample(stable_rng("gesvd", dtype), (2, 5, 3), dtype)
+    u, s, vh = tl.svd(a, full_matrices=full, lapack_driver="gesvd")
+    tol = TOL[dtype] * 10
+    for i in range(2):
+        ru, rs, rvh = sl.svd(a[i], full_matrices=full, lapack_driver="gesvd")
+        assert_close(u[i], ru, rtol=tol, atol=tol)
+        assert_close(s[i], rs, rtol=tol, atol=tol)
+        assert_close(vh[i], rvh, rtol=tol, atol=tol)
+    assert_close(tl.svd(a, compute_uv=False, lapack_driver="gesvd"), s.numpy(), rtol=tol,
+                 atol=tol)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_svd_gesvd_gradcheck(dtype):
+    a = tf.asarray(sample(stable_rng("ggesvd", dtype), (2, 4, 3), dtype))
+    autograd.gradcheck(lambda a: GAUGE_INVARIANT["projectors"](
+        *tl.svd(a, full_matrices=False, lapack_driver="gesvd")), (a,), modes=("fwd", "rev"),
+        order=2)
+    autograd.gradcheck(lambda a: tl.svd(a, compute_uv=False, lapack_driver="gesvd"), (a,),
+                       modes=("fwd", "rev"), order=2)
+
+
 def test_svd_errors_and_promotion():
     assert tl.svdvals(np.array([[3, 0], [0, 4]])).dtype == tf.float64
     with pytest.raises(ValueError, match="expected a matrix or a stack of matrices"):

@@ -27,12 +27,12 @@ from .._ops._common import to_tensor
 from .._ops.matmul import broadcast_batch
 from ..autograd.extend import Primitive, def_impl, def_jvp_rule, def_vjp_rule
 from ._eigh import _REAL
-from ._svd import _gesdd, _svdvals_jvp, _svdvals_vjp
+from ._svd import _svd_kernel, _svdvals_jvp, _svdvals_vjp
 from ._util import as_matrix_stack, check_finite as _check_finite, common_dtype, mH, \
     raise_for_info
 
 _INT32 = np.dtype(np.int32)
-_SVD_PARAMS = {"broadening": 1e-12}  # svdvals' default, for s's rules
+_SVD_PARAMS = {"broadening": 1e-12, "driver": "gesdd"}  # svdvals' defaults, for s's rules
 
 
 def _real(dt):
@@ -69,7 +69,7 @@ def _gelsd(a, b, *, cond):
 
 
 def _pinv_cpu(a, *, atol, rtol):
-    u, s, vh = _gesdd(a, False, True)
+    u, s, vh = _svd_kernel(a, False, True)
     keep = s > atol + rtol * np.max(s, axis=-1, initial=0.0, keepdims=True)
     sinv = np.where(keep, 1 / np.where(keep, s, 1), 0).astype(s.dtype)
     p = (_h(vh) * sinv[..., None, :]) @ _h(u)                  # V diag(1/s) U^H

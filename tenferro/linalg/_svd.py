@@ -18,7 +18,7 @@ from ._eigh import _REAL, _check_gauge, _gap_inverse
 from ._util import cast, mH, prepared, raise_for_info
 
 
-def _svd_aval(a, *, full_matrices, broadening):
+def _svd_aval(a, *, full_matrices, broadening, driver):
     shape, dt = a
     m, n = shape[-2:]
     k = min(m, n)
@@ -30,46 +30,52 @@ def _svd_aval(a, *, full_matrices, broadening):
 svd_p = Primitive(
     "linalg.svd", _svd_aval, multiple_results=True,
     doc="(u, s, vh) of each matrix [..., m, n], s descending (params full_matrices, "
-        "broadening: the derivatives' gap regularisation).")
+        "broadening: the derivatives' gap regularisation, driver: 'gesdd' or 'gesvd').")
 svdvals_p = Primitive(
-    "linalg.svdvals", lambda a, *, broadening: _svd_aval(
-        a, full_matrices=False, broadening=broadening)[1],
+    "linalg.svdvals", lambda a, *, broadening, driver: _svd_aval(
+        a, full_matrices=False, broadening=broadening, driver=driver)[1],
     doc="Singular values (descending) of each matrix [..., m, n].")
 
 
-def _gesdd(a, full_matrices, vectors):
+def _svd_kernel(a, full_matrices, vectors, driver="gesdd"):
     m, n = a.shape[-2:]
     k = min(m, n)
     b = a.shape[:-2]
     s = _empty(b + (k,), _REAL.get(a.dtype, a.dtype))
     u = _empty(b + (m, m if full_matrices else k), a.dtype) if vectors else None
     vh = _empty(b + (n if full_matrices else k, n), a.dtype) if vectors else None
-    raise_for_info("svd", _lapack.gesdd(a, s, u, vh, full_matrices, _threads.current),
+    kernel = _lapack.gesvd if driver == "gesvd" else _lapack.gesdd
+    raise_for_info("svd", kernel(a, s, u, vh, full_matrices, _threads.current),
                    "did not converge")
     return u, s, vh
 
 
-def_impl(svd_p, "cpu", lambda a, *, full_matrices, broadening: _gesdd(a, full_matrices, True))
-def_impl(svdvals_p, "cpu", lambda a, *, broadening: _gesdd(a, False, False)[1])
+def_impl(svd_p, "cpu", lambda a, *, full_matrices, broadening, driver: _svd_kernel(
+    a, full_matrices, True, driver))
+def_impl(svdvals_p, "cpu", lambda a, *, broadening, driver: _svd_kernel(
+    a, False, False, driver)[1])
 
 
 def svd(a, full_matrices=True, compute_uv=True, overwrite_a=False, check_finite=True,
         lapack_driver="gesdd", broadening=1e-12):
     """scipy.linalg.svd: ``(U, s, Vh)`` with ``a = U[..., :k] * s @ Vh[..., :k, :]``,
-    s descending; ``compute_uv=False`` gives ``s``.  Batched over leading dims."""
+    s descending; ``compute_uv=False`` gives ``s``.  Batched over leading dims.
+    ``lapack_driver``: 'gesdd' (divide and conquer) or 'gesvd' (QR iteration: slower,
+    sometimes more accurate for tiny singular values), as scipy."""
     if lapack_driver not in ("gesdd", "gesvd"):
         raise ValueError("tenferro.linalg.svd: lapack_driver must be 'gesdd' or 'gesvd', "
                          "got %r" % (lapack_driver,))
-    if not compute_uv:
-        return svdvals(a, check_finite=check_finite, broadening=broadening)
     a = prepared("svd", a, check_finite, square=False)
-    return svd_p.bind(a, full_matrices=bool(full_matrices), broadening=float(broadening))
+    if not compute_uv:
+        return svdvals_p.bind(a, broadening=float(broadening), driver=lapack_driver)
+    return svd_p.bind(a, full_matrices=bool(full_matrices), broadening=float(broadening),
+                      driver=lapack_driver)
 
 
 def svdvals(a, overwrite_a=False, check_finite=True, broadening=1e-12):
     """scipy.linalg.svdvals: the singular values, descending."""
     a = prepared("svdvals", a, check_finite, square=False)
-    return svdvals_p.bind(a, broadening=float(broadening))
+    return svdvals_p.bind(a, broadening=float(broadening), driver="gesdd")
 
 
 # -- rules ---------------------------------------------------------------------------------
