@@ -16,7 +16,7 @@ from .._kernels._alloc import empty as _empty
 from .._ops.matmul import broadcast_batch
 from ..autograd.extend import Primitive, def_impl, def_jvp_rule, def_vjp_rule
 from ._util import (TRANS as _TRANS, as_matrix_stack, check_finite as _check_finite, mH,
-                    op_trans, raise_for_info, real_diag, rhs,
+                    half_triangle, op_trans, raise_for_info, real_diag, rhs,
                     sym_from_triangle as _sym_from_triangle, tri as _tri,
                     triangle_adjoint as _triangle_adjoint)
 
@@ -121,8 +121,7 @@ def _cholesky_vjp(ct, primals, out, params, needs):
     # with half its diagonal, G = L^-H P L^-1; then the adjoint of reading one triangle
     lower = params["lower"]
     L, gl = (out, ct) if lower else (mH(out), mH(ct))
-    p = _ops.tril(mH(L) @ gl)
-    p = p - 0.5 * (p * _ops.eye(p.shape[-1], dtype=p.dtype, device=p.device))
+    p = half_triangle(mH(L) @ gl, True)
     z = solve_triangular(L, p, trans=2, lower=True, check_finite=False)
     g = mH(solve_triangular(L, mH(z), trans=2, lower=True, check_finite=False))
     return (_triangle_adjoint(g, lower),)

@@ -1,6 +1,8 @@
 """Shared by the linalg ops: input checks, dtype promotion as scipy, LAPACK ``info``
 turned into clear errors, and small matrix helpers written with tenferro ops (so that
 rules using them differentiate again)."""
+import functools
+
 import numpy as np
 
 from .. import _dtypes, _ops
@@ -106,16 +108,29 @@ def tri(x, lower, k=0):
     return _ops.tril(x, k) if lower else _ops.triu(x, -k)
 
 
+@functools.lru_cache(maxsize=64)
+def _half_triangle(n, dtype, lower, device):
+    m = np.tril(np.ones((n, n)), -1) + 0.5 * np.eye(n)
+    return _ops.asarray((m if lower else m.T).astype(dtype), device=device)
+
+
+def half_triangle(x, lower):
+    """``x`` times the constant mask of its lower (upper) triangle with 1/2 on the
+    diagonal: one multiplication for Murray's Phi and for the triangle maps below."""
+    return x * _half_triangle(x.shape[-1], x.dtype, lower, x.device)
+
+
 def sym_from_triangle(d, lower):
     """The Hermitian matrix a triangle-reading op sees for input ``d``: the read
-    triangle mirrored, the diagonal's real part."""
-    s = tri(d, lower, -1)
-    return s + mH(s) + real_diag(d)
+    triangle mirrored, the diagonal's real part (s + s^H, s = half_triangle(d))."""
+    s = half_triangle(d, lower)
+    return s + mH(s)
 
 
 def triangle_adjoint(g, lower):
-    """The adjoint of :func:`sym_from_triangle`: a gradient on the read triangle."""
-    return tri(g + mH(g), lower, -1) + real_diag(g)
+    """The adjoint of :func:`sym_from_triangle`: a gradient on the read triangle (its
+    diagonal Re g_ii = (g + g^H)_ii / 2)."""
+    return half_triangle(g + mH(g), lower)
 
 
 def rhs(op, a, b, keep_vector=False):
