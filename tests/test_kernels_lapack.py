@@ -699,12 +699,15 @@ def cplx_of(dt):
     return np.dtype(np.complex64) if dt in (np.float32, np.complex64) else np.dtype(np.complex128)
 
 
-def geev_all(a, nt=2, left=True, right=True):
+def geev_all(a, nt=2, left=True, right=True, b=None):
+    """(w, vl, vr) from geev (ggev with b), each output asked for unless left/right
+    say no, and info checked to be all zero."""
     dt = cplx_of(a.dtype)
     w = np.empty(a.shape[:-1], dt)
     vl = np.empty(a.shape, dt) if left else None
     vr = np.empty(a.shape, dt) if right else None
-    info = _lapack.geev(a, w, vl, vr, nt)
+    info = (_lapack.geev(a, w, vl, vr, nt) if b is None else
+            _lapack.ggev(a, b, w, vl, vr, nt))
     assert info.shape == a.shape[:-2] and info.dtype == np.int32 and not info.any()
     return w, vl, vr
 
@@ -804,13 +807,7 @@ def test_geev_errors():
 # ---------------------------------------------------------------- ggev
 
 def ggev_all(a, b, nt=2, left=True, right=True):
-    dt = cplx_of(a.dtype)
-    w = np.empty(a.shape[:-1], dt)
-    vl = np.empty(a.shape, dt) if left else None
-    vr = np.empty(a.shape, dt) if right else None
-    info = _lapack.ggev(a, b, w, vl, vr, nt)
-    assert info.shape == a.shape[:-2] and info.dtype == np.int32 and not info.any()
-    return w, vl, vr
+    return geev_all(a, nt, left, right, b=b)
 
 
 @pytest.mark.parametrize("dt", DTYPES, ids=IDS)
