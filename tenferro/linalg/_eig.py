@@ -27,11 +27,10 @@ from .. import _ops, _threads
 from .._errors import LinAlgError
 from .._kernels import _lapack
 from .._kernels._alloc import empty as _empty
-from .._ops.matmul import broadcast_batch
 from ..autograd.extend import Primitive, def_impl, def_jvp_rule, def_vjp_rule
 from ._eigh import _check_gauge, _gap_inverse
 from ._lu import _solve as _lu_solve
-from ._util import as_matrix_stack, cast, check_finite, common_dtype, diag, mH, raise_for_info
+from ._util import cast, diag, mH, prepared_pair, raise_for_info
 
 _COMPLEX = {np.dtype(np.float32): np.dtype(np.complex64),
             np.dtype(np.complex64): np.dtype(np.complex64),
@@ -92,21 +91,10 @@ def_impl(eigvals_gen_p, "cpu", _eigvals_cpu)
 
 
 def _prepare(op, a, b, finite, homogeneous_eigvals):
-    """(a, b) checked, b None or of a's dtype and (broadcast) batch."""
     if homogeneous_eigvals:
         raise NotImplementedError("tenferro.linalg.%s: homogeneous_eigvals=True is not "
                                   "supported yet" % op)
-    a = as_matrix_stack(op, a)
-    if b is not None:
-        b = as_matrix_stack(op, b)
-        if b.shape[-1] != a.shape[-1]:
-            raise ValueError("tenferro.linalg.%s: a of shape %s and b of shape %s do not "
-                             "fit: both must be [..., N, N] with the same N"
-                             % (op, a.shape, b.shape))
-        a, b = broadcast_batch(op, *common_dtype(a, b))
-    if finite:
-        check_finite(op, *([a] if b is None else [a, b]))
-    return a, b
+    return prepared_pair(op, a, b, finite)
 
 
 def eig(a, b=None, left=False, right=True, overwrite_a=False, overwrite_b=False,

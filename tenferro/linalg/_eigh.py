@@ -28,7 +28,8 @@ from .._errors import LinAlgError
 from .._kernels import _lapack
 from .._kernels._alloc import empty as _empty
 from ..autograd.extend import Primitive, def_impl, def_jvp_rule, def_vjp_rule
-from ._util import (mH, prepared, raise_for_info, sym_from_triangle, triangle_adjoint)
+from ._util import (mH, prepared, prepared_pair, raise_for_info, sym_from_triangle,
+                    triangle_adjoint)
 from ._triangular import cholesky, solve_triangular
 
 _REAL = {np.dtype(np.complex64): np.dtype(np.float32),
@@ -101,8 +102,7 @@ def _eigh(op, a, b, lower, vectors, type, finite, by_index, by_value, driver, ep
         if type not in (1, 2, 3):
             raise ValueError("tenferro.linalg.%s: type must be 1, 2 or 3, got %r"
                              % (op, type))
-        from ._eig import _prepare as _prepare_pair  # here: _eig imports this module
-        a, b = _prepare_pair(op, a, b, finite, False)
+        a, b = prepared_pair(op, a, b, finite)
     n = a.shape[-1]
     if by_index is not None and by_value is not None:
         raise ValueError("tenferro.linalg.%s: subset_by_index and subset_by_value cannot "

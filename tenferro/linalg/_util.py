@@ -8,6 +8,7 @@ import numpy as np
 from .. import _dtypes, _ops
 from .._errors import LinAlgError
 from .._ops._common import to_tensor
+from .._ops.matmul import broadcast_batch
 
 # scipy's trans argument: 0/"N" (A), 1/"T" (A^T), 2/"C" (A^H)
 TRANS = {0: 0, 1: 1, 2: 2, "N": 0, "T": 1, "C": 2}
@@ -61,6 +62,22 @@ def prepared(op, a, finite, square=True):
     if finite:
         check_finite(op, a)
     return a
+
+
+def prepared_pair(op, a, b, finite):
+    """(a, b) for the problems of a pair of square matrices (eig's and eigh's ``b``):
+    checked, b None or of a's dtype and (broadcast) batch."""
+    a = as_matrix_stack(op, a)
+    if b is not None:
+        b = as_matrix_stack(op, b)
+        if b.shape[-1] != a.shape[-1]:
+            raise ValueError("tenferro.linalg.%s: a of shape %s and b of shape %s do not "
+                             "fit: both must be [..., N, N] with the same N"
+                             % (op, a.shape, b.shape))
+        a, b = broadcast_batch(op, *common_dtype(a, b))
+    if finite:
+        check_finite(op, *([a] if b is None else [a, b]))
+    return a, b
 
 
 def op_trans(x, trans):
