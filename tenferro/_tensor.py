@@ -183,6 +183,9 @@ class Tensor:
         if self._device.type != "cpu":
             raise TypeError("Tensor.numpy: tensor is on %r; copy it to the host first with "
                             ".to('cpu')" % str(self._device))
+        if getattr(self._data, "abstract", False):   # traced into a graph: no value yet
+            from .autograd._graph import concretization_error
+            concretization_error("numpy()", self)
         return self._data
 
     def __array__(self, dtype=None, copy=None):

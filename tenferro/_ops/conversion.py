@@ -71,6 +71,9 @@ def to_device(x, device, copy=False):
 
 def to_numpy(x):
     """Host copy (or the CPU tensor's own array) as a NumPy array."""
+    if getattr(x._data, "abstract", False):   # traced into a graph: no value yet
+        from ..autograd._graph import concretization_error
+        concretization_error("reading its values", x)
     if x._device.type == "cpu":
         return x._data
     return x._device.driver.to_numpy(x._data)
