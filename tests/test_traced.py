@@ -172,3 +172,52 @@ def test_program_and_compile_errors():
         class driver:
             implementations = {}
     assert p.unsupported(NoDriver) == ["add"]
+
+
+def _prims(program):
+    return [n.prim.name for n in program.graph.nodes]
+
+
+def test_each_pass_on_its_own_and_results_unchanged():
+    x = _t((3, 4), "passes")
+    c = tf.asarray(np.full((3, 4), 1.0))
+
+    def f(x):
+        a = tf.sin(x) + tf.sin(x)                    # cse: one sin
+        b = (tf.eye(4) * 2.0).sum(axis=0)            # fold: computed at compile time
+        d = ((a * c + 0.0) * 1.0).T.T                # simplify: x * ones, + 0, * 1, T.T
+        return d * b
+    g = tf.trace(f, x)
+    want = f(x).numpy()
+    none = tf.compile(g, passes=())
+    assert _prims(none).count("sin") == 2
+    cse = tf.compile(g, passes=("cse",))
+    assert _prims(cse).count("sin") == 1
+    fold = tf.compile(g, passes=("fold", "dce"))
+    assert "eye" not in _prims(fold) and _prims(fold).count("sum") == 0
+    simp = tf.compile(g, passes=("simplify", "dce"))
+    assert _prims(simp).count("permute_dims") == 0
+    assert _prims(simp).count("multiply") == 1      # only d * b is left
+    full = tf.compile(g)
+    assert _prims(full) == ["sin", "add", "multiply"]
+    for p in (none, cse, fold, simp, full):
+        assert_close(p(x), want, rtol=1e-15, atol=0)
+    # the input graph is unchanged by the passes
+    assert len(g.nodes) == len(none.graph.nodes)
+
+
+def test_transposes_compose():
+    x = _t((2, 3, 4), "perm")
+
+    def f(x):
+        same = tf.permute_dims(tf.permute_dims(x, (1, 2, 0)), (2, 0, 1))   # the identity
+        other = tf.permute_dims(tf.permute_dims(x, (1, 0, 2)), (0, 2, 1))  # one (1, 2, 0)
+        return same * 2.0, other
+    p = tf.compile(tf.trace(f, x))
+    # the identity pair is gone; the other pair is one permutation, which CSE then
+    # shares with the identity pair's (now dead) first half
+    assert _prims(p) == ["permute_dims", "multiply"]
+    assert p.graph.nodes[0].params["axes"] == (1, 2, 0)
+    same, other = p(x)
+    assert_close(same, 2 * x.numpy(), rtol=0, atol=0)
+    assert_close(other, x.numpy().transpose(1, 2, 0), rtol=0, atol=0)
