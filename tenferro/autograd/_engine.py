@@ -186,7 +186,13 @@ def _check_hook_result(r, g, what):
 
 
 def detach(t):
-    """A tensor sharing ``t``'s data, outside every autodiff graph and transform."""
+    """A tensor sharing ``t``'s data, outside every autodiff graph and transform.  A
+    value being traced into a graph has no data: it stays that graph's value (its
+    derivative is cut, its computation is still recorded)."""
+    if getattr(t._data, "abstract", False):
+        while t.primal is not None:   # AD tracers down to the graph tracer
+            t = t.primal
+        return t
     return _wrap(t._data, t._device)
 
 
