@@ -2,7 +2,6 @@
 (every differentiable primitive), traced and compiled in reverse mode (grad of a
 weighted loss) and forward mode (jvp), must give the eager functional transforms'
 values to rounding."""
-import numpy as np
 import pytest
 
 import tenferro as tf
