@@ -1,0 +1,110 @@
+"""Traced graphs: ``tenferro.jit`` (trace once, run the compiled program) beside eager
+tenferro, NumPy and eager PyTorch (float64, 2 threads each).
+
+Cases (issue 6): the elementwise chain ``x*y + sin(x)`` on 10^7 elements (NumPy has
+no compiler; fusion into one kernel is still to come, so tenferro's program runs op
+by op), the gradient of a 10-op scalar chain and of a 2x2 solve (per-call cost), and
+the gradient of a Gaussian process's log marginal likelihood (n = 200).  The eager
+tenferro and PyTorch cases differentiate on every call; the jit case runs the
+compiled gradient program.
+"""
+import numpy as np
+
+from .common import FactoryBench, get_array, sync, torch_or_none
+
+TRACED_LIBS = ["tenferro-jit", "tenferro", "numpy", "torch"]
+CASES = ["x*y + sin(x), 1e7", "grad of a 10-op chain", "grad of a 2x2 solve",
+         "GP likelihood grad, n=200"]
+
+
+def _gp_data(n=200):
+    x = np.sort(get_array((n,), "float64", "uniform", seed=41) * 6 - 3)
+    return x, np.sin(2 * x)
+
+
+def make(lib, case):
+    """A zero-argument callable running ``case`` with ``lib`` (NotImplementedError when
+    the library lacks it)."""
+    if lib == "torch":
+        torch = torch_or_none()
+        if torch is None:
+            raise NotImplementedError("PyTorch is not installed")
+        return _make_torch(torch, case)
+    if lib == "numpy":
+        if case != CASES[0]:
+            raise NotImplementedError("numpy has no autodiff")
+        x, y = get_array((10 ** 7,), "float64", seed=1), get_array((10 ** 7,), "float64", seed=2)
+        return lambda: x * y + np.sin(x)
+    import tenferro as tf
+    import tenferro.linalg as tl
+
+    wrap = tf.jit if lib == "tenferro-jit" else (lambda f: f)
+    if case == CASES[0]:
+        x, y = (tf.asarray(get_array((10 ** 7,), "float64", seed=s)) for s in (1, 2))
+        f = wrap(lambda x, y: x * y + tf.sin(x))
+        return lambda: f(x, y)
+    if case == CASES[1]:
+        def chain(x):
+            for _ in range(3):
+                x = tf.sin(x) * 1.1 + 0.1
+            return x.sum()
+        x = tf.asarray([0.3, 0.5])
+        g = wrap(tf.grad(chain))
+        return lambda: g(x)
+    if case == CASES[2]:
+        a, b = tf.asarray([[3.0, 1.0], [1.0, 2.0]]), tf.asarray([1.0, 2.0])
+        g = wrap(tf.grad(lambda a, b: tl.solve(a, b).sum()))
+        return lambda: g(a, b)
+    xs, ys = (tf.asarray(v) for v in _gp_data())
+
+    def nll(theta, x, y):
+        ell, sf2, sn2 = tf.exp(theta[0]), tf.exp(theta[1]), tf.exp(theta[2])
+        d = x[:, None] - x[None, :]
+        L = tl.cholesky(sf2 * tf.exp(-0.5 * d * d / ell**2) + sn2 * tf.eye(x.shape[0]),
+                        lower=True)
+        return 0.5 * y @ tl.cho_solve((L, True), y) + tf.sum(tf.log(tf.diagonal(L)))
+    theta = tf.asarray([0.1, -0.2, -1.0])
+    g = wrap(tf.grad(nll))
+    return lambda: g(theta, xs, ys)
+
+
+def _make_torch(torch, case):
+    dt = torch.float64
+    if case == CASES[0]:
+        x, y = (torch.from_numpy(np.array(get_array((10 ** 7,), "float64", seed=s)))
+                for s in (1, 2))
+        return lambda: x * y + torch.sin(x)
+    if case == CASES[1]:
+        x = torch.tensor([0.3, 0.5], dtype=dt, requires_grad=True)
+
+        def run():
+            y = x
+            for _ in range(3):
+                y = torch.sin(y) * 1.1 + 0.1
+            return torch.autograd.grad(y.sum(), x)[0]
+        return run
+    if case == CASES[2]:
+        a = torch.tensor([[3.0, 1.0], [1.0, 2.0]], dtype=dt, requires_grad=True)
+        b = torch.tensor([1.0, 2.0], dtype=dt)
+        return lambda: torch.autograd.grad(torch.linalg.solve(a, b).sum(), a)[0]
+    xn, yn = _gp_data()
+    xs, ys = torch.from_numpy(xn), torch.from_numpy(yn)
+    theta = torch.tensor([0.1, -0.2, -1.0], dtype=dt, requires_grad=True)
+
+    def run():
+        ell, sf2, sn2 = torch.exp(theta[0]), torch.exp(theta[1]), torch.exp(theta[2])
+        d = xs[:, None] - xs[None, :]
+        L = torch.linalg.cholesky(sf2 * torch.exp(-0.5 * d * d / ell**2)
+                                  + sn2 * torch.eye(len(xn), dtype=dt))
+        alpha = torch.cholesky_solve(ys[:, None], L)[:, 0]
+        loss = 0.5 * ys @ alpha + torch.log(torch.diagonal(L)).sum()
+        return torch.autograd.grad(loss, theta)[0]
+    return run
+
+
+class Traced(FactoryBench):
+    params = [TRACED_LIBS, CASES]
+    make = staticmethod(make)
+
+    def time_traced(self, lib, case):
+        sync(self.fn(), self.lib if lib != "tenferro-jit" else "tenferro")

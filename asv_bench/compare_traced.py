@@ -1,0 +1,60 @@
+#!/usr/bin/env python
+"""Standalone traced-graph comparison: ``tenferro.jit`` beside eager tenferro, NumPy
+and eager PyTorch on the cases of ``benchmarks/bench_traced.py`` (float64,
+``--threads`` threads each, default 2), as a Markdown table; "best other / jit" above
+1 means the compiled program is faster.  ``--check`` verifies first that jit, eager
+tenferro and PyTorch give the same values.
+
+    python asv_bench/compare_traced.py [--threads 2] [--repeat 7] [--only SUBSTR] [--check]
+"""
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import compare  # noqa: E402  (best_of, fmt_t; puts benchmarks/ and tenferro on sys.path)
+from benchmarks import bench_traced as B  # noqa: E402
+import numpy as np  # noqa: E402
+
+NAMES = {"tenferro-jit": "tenferro jit", "tenferro": "tenferro eager", "numpy": "NumPy",
+         "torch": "PyTorch eager"}
+
+
+def _np(x):
+    return x.detach().numpy() if hasattr(x, "detach") else np.asarray(x)
+
+
+def check():
+    for case in B.CASES:
+        ref = _np(B.make("tenferro", case)())
+        for lib in ("tenferro-jit", "torch", "numpy"):
+            try:
+                got = _np(B.make(lib, case)())
+            except NotImplementedError:
+                continue
+            assert np.allclose(got, ref, rtol=1e-9, atol=1e-12), (case, lib)
+        print("ok ", case)
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if "--check" in argv:
+        argv.remove("--check")
+        compare.parse_args(argv, __doc__)
+        check()
+        return
+    args = compare.parse_args(argv, __doc__)
+    print("| case | %s | best other / jit |" % " | ".join(NAMES[k] for k in B.TRACED_LIBS))
+    print("|---|%s---:|" % ("---:|" * len(B.TRACED_LIBS)))
+    for name in B.CASES:
+        if args.only and args.only not in name:
+            continue
+        t = compare.time_libs(lambda lib: B.make(lib, name), B.TRACED_LIBS, args, name)
+        best = min((t[k] for k in B.TRACED_LIBS[1:] if t[k] is not None), default=None)
+        ratio = "n/a" if best is None else "%.2f" % (best / t["tenferro-jit"])
+        print("| %s | %s | %s |" % (name, " | ".join(compare.fmt_t(t[k])
+                                                   for k in B.TRACED_LIBS), ratio), flush=True)
+
+
+if __name__ == "__main__":
+    main()
