@@ -156,6 +156,16 @@ def test_trace_of_an_array_is_still_numpys_trace():
         tf.trace(lambda x: x, tf.TensorSpec((2,)), offset=1)
 
 
+def test_device_transfer_inside_a_trace_is_a_clear_error():
+    from tenferro._ops.conversion import device_put_p
+    with pytest.raises(tf.TenferroError, match="transfer between devices inside a traced"):
+        tf.trace(lambda x: device_put_p.bind(x, device=tf.device("cpu")),
+                 tf.TensorSpec((2,)))
+    # to() the device the value is already on is a copy, which traces
+    g = tf.trace(lambda x: x.to("cpu", copy=True), tf.TensorSpec((2,)))
+    assert [n.prim.name for n in g.nodes] == ["copy"]
+
+
 def test_program_and_compile_errors():
     p = tf.compile(tf.trace(lambda x: x + 1, tf.TensorSpec((2,))))
     with pytest.raises(TypeError, match=r"input of shape \(3,\) and dtype float64 where the "

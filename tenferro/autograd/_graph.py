@@ -164,6 +164,10 @@ class GraphTrace(Trace):
             raise ConcretizationError(
                 "tenferro.trace: %s has a data-dependent output shape and cannot be "
                 "traced (run it eagerly)" % prim.name)
+        if prim.name == "device_put":
+            raise TenferroError("tenferro.trace: a transfer between devices inside a "
+                                "traced program is not supported yet (a program runs on "
+                                "its inputs' device); move the inputs before calling it")
         inputs = [a.var if a._trace is self else a for a in args]
         for a in args:
             if a._trace is not self and a._trace is not None:
