@@ -164,7 +164,7 @@ class GraphTrace(Trace):
             raise ConcretizationError(
                 "tenferro.trace: %s has a data-dependent output shape and cannot be "
                 "traced (run it eagerly)" % prim.name)
-        if prim.name == "device_put":
+        if prim.name == "device_put" and params["device"] is not self.device:
             raise TenferroError("tenferro.trace: a transfer between devices inside a "
                                 "traced program is not supported yet (a program runs on "
                                 "its inputs' device); move the inputs before calling it")
