@@ -28,8 +28,8 @@ from .._errors import LinAlgError
 from .._kernels import _lapack
 from .._kernels._alloc import empty as _empty
 from ..autograd.extend import Primitive, def_impl, def_jvp_rule, def_vjp_rule
-from ._util import (mH, prepared, prepared_pair, raise_for_info, sym_from_triangle,
-                    triangle_adjoint)
+from ._util import (mH, prepared, prepared_pair, raise_for_info, re_diag,
+                    sym_from_triangle, triangle_adjoint)
 from ._triangular import cholesky, solve_triangular
 
 _REAL = {np.dtype(np.complex64): np.dtype(np.float32),
@@ -235,8 +235,7 @@ def _gap_inverse(w, eps):
 def _projected(t, v, lower):
     """(P = V^H dA V, dw = Re diag P) for the tangent ``t`` of the read triangle."""
     p = mH(v) @ sym_from_triangle(t, lower) @ v
-    d = _ops.diagonal(p, 0, -2, -1)
-    return p, (_ops.real(d) if d.dtype.kind == "c" else d)
+    return p, re_diag(p)
 
 
 def _eigh_jvp(tangents, primals, out, params):

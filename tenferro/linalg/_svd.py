@@ -15,7 +15,7 @@ from .._kernels import _lapack
 from .._kernels._alloc import empty as _empty
 from ..autograd.extend import Primitive, def_impl, def_jvp_rule, def_vjp_rule
 from ._eigh import _REAL, _check_gauge, _gap_inverse
-from ._util import cast, mH, prepared, raise_for_info
+from ._util import cast, mH, prepared, raise_for_info, re_diag
 
 
 def _svd_aval(a, *, full_matrices, broadening, driver):
@@ -93,8 +93,7 @@ def _inv(s, eps):
 def _projected(t, u, v):
     """(dS = U^H dA V, ds = Re diag dS) for the thin factors."""
     ds_mat = mH(u) @ t @ v
-    d = _ops.diagonal(ds_mat, 0, -2, -1)
-    return ds_mat, (_ops.real(d) if d.dtype.kind == "c" else d)
+    return ds_mat, re_diag(ds_mat)
 
 
 def _svd_jvp(tangents, primals, out, params):

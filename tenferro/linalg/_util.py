@@ -90,6 +90,11 @@ def diag(x):
     return _ops.diagonal(x, 0, -2, -1)
 
 
+def re_diag(x):
+    """The real parts of the diagonals [..., k] of a stack of matrices."""
+    return _ops.real(diag(x))
+
+
 def cast(x, dtype):
     return x if x.dtype == dtype else x.astype(dtype)
 
