@@ -39,8 +39,8 @@ from .autograd import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled, 
                        value_and_grad, vjp, jvp, linearize, hvp, jacrev, jacfwd, hessian,
                        stop_gradient, checkpoint, checkpoint_sequential)
 from .autograd import functional_grad as grad  # noqa: F401
-from .autograd._graph import (TensorSpec, Graph, Program, ConcretizationError, trace,  # noqa: F401
-                              compile, jit)
+from .autograd._graph import TensorSpec, Graph, ConcretizationError, trace  # noqa: F401
+from .autograd._program import Program, compile, jit  # noqa: F401
 
 if not _threads.have_openmp():
     import warnings as _w
