@@ -213,9 +213,13 @@ def test_each_pass_on_its_own_and_results_unchanged():
     simp = tf.compile(g, passes=("simplify", "dce"))
     assert _prims(simp).count("permute_dims") == 0
     assert _prims(simp).count("multiply") == 1      # only d * b is left
+    unfused = tf.compile(g, passes=("fold", "simplify", "cse", "dce"))
+    assert _prims(unfused) == ["sin", "add", "multiply"]
     full = tf.compile(g)
-    assert _prims(full) == ["sin", "add", "multiply"]
-    for p in (none, cse, fold, simp, full):
+    assert _prims(full) == ["fused_elementwise"]
+    assert [n.prim.name for n in full.graph.nodes[0].params["graph"].nodes] == \
+        ["sin", "add", "multiply"]
+    for p in (none, cse, fold, simp, unfused, full):
         assert_close(p(x), want, rtol=1e-15, atol=0)
     # the input graph is unchanged by the passes
     assert len(g.nodes) == len(none.graph.nodes)

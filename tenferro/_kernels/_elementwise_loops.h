@@ -19,7 +19,7 @@ typedef double _Complex tf_c128;
 typedef npy_bool tf_b;
 
 #define TF_MAXDIMS 64
-#define TF_MAXOP 4
+#define TF_MAXOP 16   /* operands of one iteration (fused programs use many) */
 
 /* ------------------------------------------------------------------------------
  * glibc libmvec: declare SIMD variants so that `#pragma omp simd` loops calling these
@@ -221,40 +221,92 @@ static npy_intp tf_iter_init(tf_iter *it, int nop, char **data, int ndim,
     return size;
 }
 
-/* Run the inner loop over flat indices [start, end) (C order of the coalesced dims). */
+/* The walk over flat indices [start, end) (C order of the coalesced dims) of an
+ * iteration: CALL runs on each inner run, with `ptr` (the operands' first elements),
+ * `st` (their inner strides) and `cnt` (the run's length) in scope; it may set `err`. */
+#define TF_ITER_WALK(it, start, end, CALL)                                              \
+    const int nop = (it)->nop, nd = (it)->ndim, last = nd - 1;                          \
+    const npy_intp inner = (it)->shape[last];                                           \
+    npy_intp idx[TF_MAXDIMS], st[TF_MAXOP], rem;                                        \
+    char *ptr[TF_MAXOP];                                                                \
+    int err = 0, d, k;                                                                  \
+    if ((start) >= (end)) return 0;                                                     \
+    for (k = 0; k < nop; k++) { st[k] = (it)->strides[k][last]; ptr[k] = (it)->base[k]; } \
+    rem = (start);                                                                      \
+    for (d = last; d >= 0; d--) {                                                       \
+        idx[d] = rem % (it)->shape[d];                                                  \
+        rem /= (it)->shape[d];                                                          \
+        for (k = 0; k < nop; k++) ptr[k] += idx[d] * (it)->strides[k][d];               \
+    }                                                                                   \
+    npy_intp pos = (start);                                                             \
+    while (pos < (end)) {                                                               \
+        npy_intp cnt = inner - idx[last];                                               \
+        if (cnt > (end) - pos) cnt = (end) - pos;                                       \
+        CALL;                                                                           \
+        pos += cnt;                                                                     \
+        if (pos >= (end)) break;                                                        \
+        /* finished a row: move to the start of the next one */                        \
+        for (k = 0; k < nop; k++) ptr[k] -= idx[last] * st[k];                          \
+        idx[last] = 0;                                                                  \
+        for (d = last - 1; d >= 0; d--) {                                               \
+            idx[d]++;                                                                   \
+            for (k = 0; k < nop; k++) ptr[k] += (it)->strides[k][d];                    \
+            if (idx[d] < (it)->shape[d]) break;                                         \
+            for (k = 0; k < nop; k++) ptr[k] -= (it)->shape[d] * (it)->strides[k][d];   \
+            idx[d] = 0;                                                                 \
+        }                                                                               \
+    }                                                                                   \
+    return err;
+
+/* Run the inner loop over flat indices [start, end). */
 static int tf_iter_range(const tf_iter *it, tf_loop_fn fn, npy_intp start, npy_intp end) {
-    const int nop = it->nop, nd = it->ndim, last = nd - 1;
-    const npy_intp inner = it->shape[last];
-    npy_intp idx[TF_MAXDIMS], st[TF_MAXOP], rem;
-    char *ptr[TF_MAXOP];
-    int err = 0, d, k;
-    if (start >= end) return 0;
-    for (k = 0; k < nop; k++) { st[k] = it->strides[k][last]; ptr[k] = it->base[k]; }
-    rem = start;
-    for (d = last; d >= 0; d--) {
-        idx[d] = rem % it->shape[d];
-        rem /= it->shape[d];
-        for (k = 0; k < nop; k++) ptr[k] += idx[d] * it->strides[k][d];
+    TF_ITER_WALK(it, start, end, fn(ptr, st, cnt, &err))
+}
+
+/* ------------------------------------------------------------------------------
+ * Fused elementwise programs: a straight-line sequence of the loops above over
+ * registers.  Registers 0..nop-1 are the iteration's operands (inputs, then outputs:
+ * any strides, read and written in place); registers nop.. are temporaries, contiguous
+ * blocks of TF_FBLOCK elements in per-thread scratch memory.  Each inner run is cut
+ * into blocks; every instruction runs on a block before the next, so intermediates
+ * stay in L1/L2 and never reach memory.
+ * -------------------------------------------------------------------------- */
+#define TF_FBLOCK 512
+#define TF_FMAXI 128
+
+typedef struct {
+    int ninstr, nop, ntemp;
+    tf_loop_fn fn[TF_FMAXI];
+    int narg[TF_FMAXI];                /* registers used, destination last */
+    int arg[TF_FMAXI][4];
+    npy_intp titem[TF_FMAXI];          /* itemsize of each temporary */
+} tf_fused;
+
+static void tf_fused_run(const tf_fused *p, char **ptr, const npy_intp *st, npy_intp n,
+                         char *scratch, int *err) {
+    char *rp[TF_MAXOP + TF_FMAXI];
+    npy_intp rs[TF_MAXOP + TF_FMAXI];
+    const int nop = p->nop;
+    for (int t = 0; t < p->ntemp; t++) {
+        rp[nop + t] = scratch + (size_t)t * TF_FBLOCK * 16;
+        rs[nop + t] = p->titem[t];
     }
-    npy_intp pos = start;
-    while (pos < end) {
-        npy_intp cnt = inner - idx[last];
-        if (cnt > end - pos) cnt = end - pos;
-        fn(ptr, st, cnt, &err);
-        pos += cnt;
-        if (pos >= end) break;
-        /* finished a row: move to the start of the next one */
-        for (k = 0; k < nop; k++) ptr[k] -= idx[last] * st[k];
-        idx[last] = 0;
-        for (d = last - 1; d >= 0; d--) {
-            idx[d]++;
-            for (k = 0; k < nop; k++) ptr[k] += it->strides[k][d];
-            if (idx[d] < it->shape[d]) break;
-            for (k = 0; k < nop; k++) ptr[k] -= it->shape[d] * it->strides[k][d];
-            idx[d] = 0;
+    for (npy_intp off = 0; off < n; off += TF_FBLOCK) {
+        const npy_intp m = n - off < TF_FBLOCK ? n - off : TF_FBLOCK;
+        for (int k = 0; k < nop; k++) { rp[k] = ptr[k] + off * st[k]; rs[k] = st[k]; }
+        for (int i = 0; i < p->ninstr; i++) {
+            char *a[4];
+            npy_intp s[4];
+            for (int j = 0; j < p->narg[i]; j++) { a[j] = rp[p->arg[i][j]]; s[j] = rs[p->arg[i][j]]; }
+            p->fn[i](a, s, m, err);
         }
     }
-    return err;
+}
+
+/* Run a fused program over flat indices [start, end); `scratch` holds ntemp blocks. */
+static int tf_fused_range(const tf_iter *it, const tf_fused *p, char *scratch,
+                          npy_intp start, npy_intp end) {
+    TF_ITER_WALK(it, start, end, tf_fused_run(p, ptr, st, cnt, scratch, &err))
 }
 
 /* Start of chunk c of nchunks over [0, size); inner boundaries aligned to 64 elements. */

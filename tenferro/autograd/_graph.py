@@ -257,7 +257,9 @@ class Graph:
         head = " ".join(typed(v) for v in self.in_vars)
         lines = ["{ lambda %s ." % head]
         for n in self.nodes:
-            ps = ", ".join("%s=%s" % kv for kv in sorted(n.params.items()) if kv[0] != "plan")
+            ps = ", ".join("%s=%s" % (k, str(v).replace("\n", "\n        ")
+                                      if isinstance(v, Graph) else v)
+                           for k, v in sorted(n.params.items()) if k != "plan")
             lines.append("    %s = %s%s %s" % (
                 " ".join(typed(v) for v in n.outputs), n.prim.name,
                 "[%s]" % ps if ps else "", " ".join(name(v) for v in n.inputs)))

@@ -4,9 +4,10 @@ can be switched off by name for debugging (``tenferro.compile(graph, passes=...)
 import numpy as np
 
 from .._primitive import bind
+from ._fusion import elementwise_fusion
 from ._graph import Graph, Node, Var
 
-PASSES = ("fold", "simplify", "cse", "dce")
+PASSES = ("fold", "simplify", "cse", "dce", "fuse")
 
 
 def _rewrite(graph, fn):
@@ -128,4 +129,5 @@ def dead_code_elimination(graph):
 
 
 _PASS_FNS = {"fold": constant_folding, "simplify": algebraic_simplification,
-             "cse": common_subexpression_elimination, "dce": dead_code_elimination}
+             "cse": common_subexpression_elimination, "dce": dead_code_elimination,
+             "fuse": elementwise_fusion}

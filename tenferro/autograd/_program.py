@@ -4,6 +4,7 @@ import collections
 from .. import _primitive
 from .._errors import DeviceMismatchError, TenferroError
 from .._tensor import Tensor, _wrap
+from ._fusion import fused_p, run_unfused
 from ._graph import Graph, Var, _as_spec, _bind_inputs, _trace
 from ._passes import PASSES, _PASS_FNS
 from ._tree import tree_flatten, tree_unflatten
@@ -19,9 +20,14 @@ class Program:
         if unknown:
             raise ValueError("tenferro.compile: unknown passes %s; available: %s"
                              % (unknown, list(_PASS_FNS)))
+        self._ad_graph = None   # the graph before fusion: what a differentiated call runs
         for p in passes:
+            if p == "fuse":
+                self._ad_graph = graph
             graph = _PASS_FNS[p](graph)
         self.graph = graph
+        if self._ad_graph is None:
+            self._ad_graph = graph
         self.passes = tuple(passes)
         self.runs = 0
         self._steps = {}   # device -> the executor's plan (see _plan)
@@ -29,7 +35,7 @@ class Program:
     def unsupported(self, device):
         """The primitives of this program the device's driver cannot run."""
         impls = device.driver.implementations
-        return sorted({n.prim.name for n in self.graph.nodes
+        return sorted({n.prim.name for n in self._ad_graph.nodes
                        if n.prim.impl is None and n.prim.name not in impls})
 
     def __call__(self, *args):
@@ -42,7 +48,7 @@ class Program:
         self.runs += 1
         if _primitive._interpreters or (_primitive._tape is not None and any(
                 isinstance(x, Tensor) and x.requires_grad for x in flat)):
-            return self.graph(*args)   # differentiated: every node through bind
+            return self._ad_graph(*args)   # differentiated: every node through bind
         return self._execute(args)
 
     def _execute(self, args):
@@ -82,7 +88,9 @@ class Program:
                 if not isinstance(i, Var) and i._device is not dev:
                     raise DeviceMismatchError("Program (a constant of %s)" % n.prim.name,
                                               [i._device, dev])
-            fn = None if n.prim.impl is not None else dev.driver.implementations[n.prim.name]
+            fn = None if n.prim.impl is not None else dev.driver.implementations.get(n.prim.name)
+            if fn is None and n.prim is fused_p:
+                fn = run_unfused(dev)   # a driver without fused kernels: node by node
             steps.append((n, fn, [id(i) if isinstance(i, Var) else None for i in n.inputs],
                           [None if isinstance(i, Var) else i._data for i in n.inputs]))
         return steps

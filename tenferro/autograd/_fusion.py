@@ -1,0 +1,290 @@
+"""Elementwise fusion (tenferro-rs fuses elementwise chains in its GraphCompiler).
+
+The ``fuse`` pass groups connected elementwise nodes of one output shape into single
+``fused_elementwise`` nodes whose parameter ``graph`` is the group as a sub-graph.  On
+the CPU a fused node runs as one kernel (``_kernels/_elementwise``: ``FusedKernel``):
+the nodes' own loops, applied block by block (512 elements) to registers held in
+per-thread scratch memory, so intermediates never reach main memory; on a device
+whose driver has no ``fused_elementwise`` implementation, the sub-graph runs node by
+node with the driver's functions.  Results are those of the unfused program: the same
+loops on the same values (a transcendental function may differ by its SIMD variant's
+few ulp where the unfused loop takes a scalar path: a broadcast or strided operand).
+
+A group is convex (no path leaves it and comes back), holds at most 128 nodes and 16
+inputs plus outputs; its outputs are the members' values used outside it.
+"""
+import heapq
+import weakref
+
+import numpy as np
+
+from .._ops.elementwise import BINARY, UNARY
+from .._primitive import Primitive
+from . import extend
+from ._graph import Graph, Node, TensorSpec, Var
+from ._tree import tree_flatten
+
+__all__ = ["fused_p", "elementwise_fusion"]
+
+# primitive name -> FusedKernel instruction kind
+KINDS = dict([(n, "unary") for n in list(UNARY) + ["real", "imag", "angle"]]
+             + [(n, "binary") for n in BINARY]
+             + [("convert", "cast"), ("where", "where"), ("clip", "clip")])
+MAX_OPERANDS = 16
+MAX_NODES = 128
+
+
+def _fused_aval(*avals, graph):
+    return [(o.shape, o.dtype) for o in graph.outs]
+
+
+fused_p = Primitive("fused_elementwise", _fused_aval, multiple_results=True,
+                    doc="A group of elementwise primitives run as one kernel (param: graph, "
+                        "the group as a sub-graph; outputs: its outputs).")
+
+
+# -- autodiff: the sub-graph's own rules ------------------------------------------------
+# A fused node differentiates as the nodes it stands for (a compiled Program under a
+# transform runs its unfused graph anyway; these rules serve ``program.graph`` itself).
+
+def _fused_jvp(tangents, primals, out, params):
+    from ._functional import jvp
+    tans = [t if t is not None else _zeros_like(p) for t, p in zip(tangents, primals)]
+    return tuple(jvp(lambda *xs: tuple(params["graph"](*xs)), tuple(primals), tuple(tans))[1])
+
+
+def _fused_vjp(ct, primals, out, params, needs):
+    from ._functional import vjp
+    g = params["graph"]
+    _, pullback = vjp(lambda *xs: tuple(g(*xs)), *primals)
+    cts = tuple(c if c is not None else _zeros_like(o) for c, o in zip(ct, out))
+    grads = pullback(cts)
+    return tuple(x if n else None for x, n in zip(grads, needs))
+
+
+def _zeros_like(x):
+    from .._ops import zeros_like
+    return zeros_like(x)
+
+
+extend.def_jvp_rule(fused_p, _fused_jvp)
+extend.def_vjp_rule(fused_p, _fused_vjp)
+
+
+def run_unfused(dev):
+    """A driver-level function running a fused node's sub-graph node by node with
+    ``dev``'s implementations (for drivers without ``fused_elementwise``)."""
+    impls = dev.driver.implementations
+
+    def run(*arrays, graph):
+        env = {id(v): a for v, a in zip(graph.in_vars, arrays)}
+        for n in graph.nodes:
+            args = [env[id(i)] if isinstance(i, Var) else i._data for i in n.inputs]
+            env[id(n.outputs[0])] = impls[n.prim.name](*args, **n.params)
+        return tuple(env[id(o)] for o in graph.outs)
+    return run
+
+
+# -- the CPU kernel of a fused node -----------------------------------------------------
+
+_kernels = weakref.WeakKeyDictionary()   # sub-graph -> (FusedKernel, output dtypes)
+
+
+def cpu_kernel(graph):
+    """The ``FusedKernel`` running ``graph`` (built once per sub-graph)."""
+    k = _kernels.get(graph)
+    if k is None:
+        from .._kernels._elementwise import FusedKernel
+        nin, outs = len(graph.in_vars), list(graph.outs)
+        reg = {id(v): i for i, v in enumerate(graph.in_vars)}
+        for i, o in enumerate(outs):
+            reg[id(o)] = nin + i
+        code, temp = [], nin + len(outs)
+        for n in graph.nodes:
+            o = n.outputs[0]
+            if id(o) not in reg:
+                reg[id(o)] = temp
+                temp += 1
+            kind = KINDS[n.prim.name]
+            src = n.inputs[1] if kind == "where" else n.inputs[0]
+            code.append((kind, n.prim.name if kind in ("unary", "binary") else None,
+                         (src.dtype, o.dtype), tuple(reg[id(i)] for i in n.inputs), reg[id(o)]))
+        k = _kernels[graph] = FusedKernel(code, nin, len(outs))
+    return k
+
+
+# -- the pass -----------------------------------------------------------------------------
+
+def elementwise_fusion(graph):
+    """Connected elementwise nodes of one output shape become one ``fused_elementwise``
+    node (groups of two nodes or more; convex; within the kernel's operand limits)."""
+    nodes = graph.nodes
+    producer = {}
+    for k, n in enumerate(nodes):
+        for v in n.outputs:
+            producer[id(v)] = k
+    deps = {}          # id(var) -> bitmask of the nodes it depends on (itself included)
+    group = {}         # node index -> group (a list of node indices, shared)
+    for k, n in enumerate(nodes):
+        below = 0
+        for i in n.inputs:
+            if isinstance(i, Var):
+                below |= deps.get(id(i), 0)
+        mine = below | (1 << k)
+        for v in n.outputs:
+            deps[id(v)] = mine
+        if n.prim.name not in KINDS or len(n.outputs) != 1:
+            continue
+        shape = n.outputs[0].shape
+        cands = []
+        for i in n.inputs:
+            p = producer.get(id(i)) if isinstance(i, Var) else None
+            g = group.get(p)
+            if g is not None and nodes[p].outputs[0].shape == shape and \
+                    not any(g is c for c in cands):
+                cands.append(g)
+        cands = _drop_conflicts(nodes, n, cands, producer, deps)
+        merged = [k]
+        for g in cands:
+            merged.extend(g)
+        merged.sort()
+        if len(merged) > MAX_NODES:
+            merged = [k]
+        for j in merged:
+            group[j] = merged
+    units = {}
+    for k, g in group.items():
+        if len(g) > 1:
+            units[id(g)] = g
+    if not units:
+        return graph
+    return _rebuild(graph, [c for g in units.values() for c in _split(graph, g)])
+
+
+def _drop_conflicts(nodes, n, cands, producer, deps):
+    """The candidate groups ``n`` can join: a group is dropped when a value entering the
+    merged group from outside depends on it (merging would make a cycle)."""
+    while cands:
+        members = set()
+        for g in cands:
+            members.update(g)
+        entering = [i for i in n.inputs if isinstance(i, Var)
+                    and producer.get(id(i)) not in members]
+        for g in cands:
+            for j in g:
+                entering.extend(i for i in nodes[j].inputs if isinstance(i, Var)
+                                and producer.get(id(i)) not in members)
+        bad = None
+        for g in cands:
+            mask = 0
+            for j in g:
+                mask |= 1 << j
+            if any(deps.get(id(v), 0) & mask for v in entering):
+                bad = g
+                break
+        if bad is None:
+            return cands
+        cands = [g for g in cands if g is not bad]
+    return cands
+
+
+def _boundary(graph, members):
+    """(external inputs, outputs) of a group of node indices."""
+    nodes = graph.nodes
+    inside = {id(v) for j in members for v in nodes[j].outputs}
+    ins, seen = [], set()
+    for j in members:
+        for i in nodes[j].inputs:
+            key = id(i)
+            if key not in inside and key not in seen:
+                seen.add(key)
+                ins.append(i)
+    used_outside = {id(o) for o in graph.outs if isinstance(o, Var)}
+    mset = set(members)
+    for k, n in enumerate(nodes):
+        if k not in mset:
+            used_outside.update(id(i) for i in n.inputs if isinstance(i, Var))
+    outs = [nodes[j].outputs[0] for j in members if id(nodes[j].outputs[0]) in used_outside]
+    return ins, outs
+
+
+def _split(graph, members):
+    """The group, cut into consecutive runs (convex, as the group is) that each fit the
+    kernel's operand limit; runs of one node stay unfused."""
+    ins, outs = _boundary(graph, members)
+    if len(ins) + len(outs) <= MAX_OPERANDS:
+        return [members]
+    if len(members) < 4:
+        return []
+    h = len(members) // 2
+    return [g for g in _split(graph, members[:h]) + _split(graph, members[h:]) if len(g) > 1]
+
+
+def _rebuild(graph, groups):
+    """The graph with each group replaced by a fused node, in a topological order."""
+    nodes = graph.nodes
+    unit_of = {}
+    fused = []
+    for g in groups:
+        ins, outs = _boundary(graph, g)
+        dev = graph.in_specs[0].device if graph.in_specs else None
+        sub_in = [Var(i.shape, i.dtype) for i in ins]
+        ren = {id(i): v for i, v in zip(ins, sub_in)}
+        sub_nodes = [Node(nodes[j].prim, nodes[j].params,
+                          [ren.get(id(i), i) for i in nodes[j].inputs], nodes[j].outputs)
+                     for j in g]
+        sub = Graph([TensorSpec(v.shape, v.dtype, dev) for v in sub_in], sub_in, sub_nodes,
+                    outs, tree_flatten(tuple(outs))[1], "fused")
+        fused.append(Node(fused_p, {"graph": sub}, list(ins), list(outs)))
+        for j in g:
+            unit_of[j] = len(fused) - 1
+    # units: ("f", i) for fused node i, ("n", k) for an untouched node k
+    unit_nodes, key, members = {}, {}, {}
+    for k, n in enumerate(nodes):
+        u = ("f", unit_of[k]) if k in unit_of else ("n", k)
+        unit_nodes[u] = fused[u[1]] if u[0] == "f" else n
+        key[u] = max(key.get(u, k), k)
+        members.setdefault(u, []).append(k)
+    prod_unit = {}
+    for u, n in unit_nodes.items():
+        for v in n.outputs:
+            prod_unit[id(v)] = u
+    preds = {u: {prod_unit[id(i)] for i in n.inputs if isinstance(i, Var) and id(i) in prod_unit}
+             for u, n in unit_nodes.items()}
+    succs = {u: [] for u in unit_nodes}
+    for u, ps in preds.items():
+        for p in ps:
+            succs[p].append(u)
+    indeg = {u: len(ps) for u, ps in preds.items()}
+    ready = [(key[u], u) for u, d in indeg.items() if d == 0]
+    heapq.heapify(ready)
+    order = []
+    while ready:
+        _, u = heapq.heappop(ready)
+        order.append(unit_nodes[u])
+        for s in succs[u]:
+            indeg[s] -= 1
+            if indeg[s] == 0:
+                heapq.heappush(ready, (key[s], s))
+    assert len(order) == len(unit_nodes), "elementwise_fusion: a cycle (a bug)"
+    return Graph(graph.in_specs, graph.in_vars, order, graph.outs, graph.out_tree, graph.name)
+
+
+def fused_cpu(*arrays, graph):
+    """The CPU driver's ``fused_elementwise``: inputs broadcast to the group's shape,
+    outputs allocated in the layout of the first full-shape input (as the unfused
+    loops would), one kernel call."""
+    from .. import _threads
+    from .._kernels import _views
+    from ..devices.cpu import _out_like
+    k = cpu_kernel(graph)
+    shape = graph.outs[0].shape
+    ins = tuple(a if a.shape == shape else _views.broadcast_to(a, shape) for a in arrays)
+    like = next((a for a in arrays if a.shape == shape), None)
+    outs = tuple(_out_like(like, o.dtype) if like is not None else np.empty(shape, o.dtype)
+                 for o in graph.outs)
+    k.run(ins + outs, _threads.current)
+    return outs
+
+
+extend.def_impl(fused_p, "cpu", fused_cpu)
