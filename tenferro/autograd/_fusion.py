@@ -57,6 +57,7 @@ def _fused_vjp(ct, primals, out, params, needs):
     from ._functional import vjp
     g = params["graph"]
     _, pullback = vjp(lambda *xs: tuple(g(*xs)), *primals)
+    ct = ct if isinstance(ct, tuple) else (ct,)     # the tape passes one output's bare
     cts = tuple(c if c is not None else _zeros_like(o) for c, o in zip(ct, out))
     grads = pullback(cts)
     return tuple(x if n else None for x, n in zip(grads, needs))
