@@ -58,24 +58,44 @@ def common_subexpression_elimination(graph):
     return _rewrite(graph, fn)
 
 
+# A folded constant is kept only if it holds at most this many more elements in memory
+# than the node's inputs (a scalar seed broadcast to a large shape stays a stride-0 view
+# and is kept; a large array computed from such views is left to run at run time).
+FOLD_EXPANSION_LIMIT = 4096
+
+
+def _stored(t):
+    """Elements a constant holds in memory (a broadcast dimension holds one)."""
+    data = t._data
+    strides = getattr(data, "strides", None)
+    if strides is None or len(strides) != len(data.shape):
+        return t.size
+    return int(np.prod([d for d, s in zip(data.shape, strides) if s != 0], dtype=np.int64))
+
+
 def constant_folding(graph):
-    """Nodes whose inputs are all constants, computed once at compile time."""
+    """Nodes whose inputs are all constants, computed once at compile time -- except
+    where the result would hold over ``FOLD_EXPANSION_LIMIT`` more elements than its
+    inputs (the program would carry it and run no faster)."""
     def fn(node, inputs):
         if any(isinstance(i, Var) for i in inputs):
             return None
         out = bind(node.prim, tuple(inputs), node.params)
-        return out if node.prim.multiple_results else (out,)
+        outs = out if node.prim.multiple_results else (out,)
+        if sum(_stored(o) for o in outs) - sum(_stored(i) for i in inputs) > \
+                FOLD_EXPANSION_LIMIT:
+            return None
+        return outs
     return _rewrite(graph, fn)
 
 
 def _constant_value(x):
-    """The single value every element of constant ``x`` holds, or None."""
-    if isinstance(x, Var):
+    """The single value every element of constant ``x`` holds, or None (checked for
+    constants of at most 4096 stored elements: a broadcast scalar of any size)."""
+    if isinstance(x, Var) or x.size == 0 or _stored(x) > 4096:
         return None
     from .._ops import to_numpy
     a = np.asarray(to_numpy(x))
-    if a.size == 0 or a.size > 4096:
-        return None
     v = a.flat[0]
     return v if np.all(a == v) else None
 
