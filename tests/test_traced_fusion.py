@@ -308,3 +308,80 @@ def test_random_graphs_fused_equals_unfused_and_numpy(prog, seed):
         assert_close(f, u.numpy(), rtol=tol, atol=tol)
         assert_close(f, np.asarray(r), rtol=1e-5 if dtype == "float32" else 1e-12,
                      atol=1e-5 if dtype == "float32" else 1e-12)
+
+
+# -- reductions at the end of a group ---------------------------------------------------
+
+_BIG = (600, 500)     # 300000 elements: more than one chunk (CHUNK = 131072)
+
+
+@pytest.mark.parametrize("op,axis", [("sum", None), ("sum", 0), ("sum", 1), ("max", 0),
+                                     ("min", 1), ("prod", None), ("sum", (0, 1))])
+@pytest.mark.parametrize("shape", [(7, 5), _BIG])
+def test_reduction_ends_the_group(op, axis, shape):
+    x, y = _t(shape, "float64", 50), _t(shape, "float64", 51)
+    scale = 1e-3 if op == "prod" else 1.0
+
+    def f(x, y):
+        return getattr(tf, op)(tf.exp(x * scale) * y + 1.0, axis=axis)
+    g = tf.trace(f, x, y)
+    p = tf.compile(g)
+    assert _prims(p) == ["fused_elementwise"]
+    assert p.graph.nodes[0].params["graph"].nodes[-1].prim.name == op
+    got = p(x, y)
+    xn, yn = x.numpy(), y.numpy()
+    want = getattr(np, op)(np.exp(xn * scale) * yn + 1.0, axis=axis)
+    assert_close(got, tf.compile(g, UNFUSED)(x, y).numpy(), rtol=1e-13, atol=1e-13)
+    assert_close(got, want, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "complex128", "float32"])
+def test_reduction_dtypes(dtype):
+    x = _t(_BIG, dtype, 52)
+    if dtype == "int32":
+        x = tf.asarray((x.numpy() * 100).astype("int32"))
+    g = tf.trace(lambda x: tf.sum(x * x - x, axis=0), x)
+    p = tf.compile(g)
+    assert _prims(p) == ["fused_elementwise"]
+    xn = x.numpy()
+    want = np.sum(xn * xn - xn, axis=0)
+    got = p(x)
+    assert got.dtype == want.dtype
+    tol = 1e-4 if dtype == "float32" else (0 if dtype == "int32" else 1e-12)
+    assert_close(got, want, rtol=tol, atol=tol)
+
+
+def test_bool_reductions_and_nan_propagation():
+    a = _t(_BIG, "float64", 53).numpy()
+    a[123, 45] = np.nan
+    x = tf.asarray(a)
+    g = tf.trace(lambda x: (tf.any(x * 2 > 3.5, axis=1), tf.all(x * x >= 0, axis=0),
+                            tf.max(x + 1, axis=0)), x)
+    p = tf.compile(g)
+    assert _prims(p).count("fused_elementwise") == 3
+    m1, m2, m3 = p(x)
+    with np.errstate(invalid="ignore"):
+        assert_close(m1, np.any(a * 2 > 3.5, axis=1))
+        assert_close(m2, np.all(a * a >= 0, axis=0))
+    assert_close(m3, np.max(a + 1, axis=0), rtol=0, atol=0)
+    assert np.isnan(m3.numpy()[45])
+
+
+def test_reduced_value_used_elsewhere_is_not_fused_into_the_reduction():
+    x = _t((4, 6), "float64", 54)
+    def f(x):
+        s = tf.sin(x) * 2.0
+        return tf.sum(s, axis=1), s + x
+    p = tf.compile(tf.trace(f, x))
+    assert _prims(p) == ["fused_elementwise", "sum"]
+    a, b = p(x)
+    xn = x.numpy()
+    assert_close(a, (np.sin(xn) * 2).sum(axis=1), rtol=1e-14, atol=1e-15)
+    assert_close(b, np.sin(xn) * 2 + xn, rtol=1e-14, atol=1e-15)
+
+
+def test_empty_reductions_are_left_to_the_reduction_kernel():
+    x = tf.asarray(np.zeros((0, 3)))
+    p = tf.compile(tf.trace(lambda x: tf.sum(x * 2.0 + 1.0, axis=0), x))
+    assert "sum" in _prims(p)
+    assert_close(p(x), np.zeros(3), rtol=0, atol=0)

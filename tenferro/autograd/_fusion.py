@@ -30,8 +30,12 @@ __all__ = ["fused_p", "elementwise_fusion"]
 KINDS = dict([(n, "unary") for n in list(UNARY) + ["real", "imag", "angle"]]
              + [(n, "binary") for n in BINARY]
              + [("convert", "cast"), ("where", "where"), ("clip", "clip")])
+# reductions that may end a group, with the elementwise op combining two partials
+REDUCTIONS = {"sum": "add", "prod": "multiply", "max": "maximum", "min": "minimum",
+              "any": "logical_or", "all": "logical_and"}
 MAX_OPERANDS = 16
 MAX_NODES = 128
+CHUNK = 1 << 17    # elements computed per kernel call before a fused reduction runs
 
 
 def _fused_aval(*avals, graph):
@@ -91,17 +95,29 @@ def run_unfused(dev):
 _kernels = weakref.WeakKeyDictionary()   # sub-graph -> (FusedKernel, output dtypes)
 
 
+def _tail(graph):
+    """A sub-graph's final reduction node, or None."""
+    last = graph.nodes[-1]
+    return last if last.prim.name in REDUCTIONS else None
+
+
 def cpu_kernel(graph):
-    """The ``FusedKernel`` running ``graph`` (built once per sub-graph)."""
+    """The ``FusedKernel`` running ``graph``'s elementwise nodes (built once per
+    sub-graph); the value a final reduction reads is its last output operand."""
     k = _kernels.get(graph)
     if k is None:
         from .._kernels._elementwise import FusedKernel
-        nin, outs = len(graph.in_vars), list(graph.outs)
+        tail = _tail(graph)
+        nodes = graph.nodes[:-1] if tail is not None else graph.nodes
+        outs = [o for o in graph.outs if tail is None or o is not tail.outputs[0]]
+        if tail is not None:
+            outs.append(tail.inputs[0])
+        nin = len(graph.in_vars)
         reg = {id(v): i for i, v in enumerate(graph.in_vars)}
         for i, o in enumerate(outs):
             reg[id(o)] = nin + i
         code, temp = [], nin + len(outs)
-        for n in graph.nodes:
+        for n in nodes:
             o = n.outputs[0]
             if id(o) not in reg:
                 reg[id(o)] = temp
@@ -124,8 +140,13 @@ def elementwise_fusion(graph):
     for k, n in enumerate(nodes):
         for v in n.outputs:
             producer[id(v)] = k
+    uses = {id(o): 1 for o in graph.outs if isinstance(o, Var)}
+    for n in nodes:
+        for i in n.inputs:
+            uses[id(i)] = uses.get(id(i), 0) + 1
     deps = {}          # id(var) -> bitmask of the nodes it depends on (itself included)
     group = {}         # node index -> group (a list of node indices, shared)
+    closed = set()     # ids of groups ended by a reduction: nothing joins them
     for k, n in enumerate(nodes):
         below = 0
         for i in n.inputs:
@@ -134,15 +155,28 @@ def elementwise_fusion(graph):
         mine = below | (1 << k)
         for v in n.outputs:
             deps[id(v)] = mine
-        if n.prim.name not in KINDS or len(n.outputs) != 1:
+        name = n.prim.name
+        if name in REDUCTIONS:
+            # a reduction ends the group of the value it reduces, if only it reads it
+            i = n.inputs[0]
+            g = group.get(producer.get(id(i)))
+            if g is not None and id(g) not in closed and uses.get(id(i)) == 1 and \
+                    0 < int(np.prod(i.shape, dtype=np.int64)) and len(g) < MAX_NODES and \
+                    _drop_conflicts(nodes, n, [g], producer, deps):
+                merged = sorted(g + [k])
+                closed.add(id(merged))
+                for j in merged:
+                    group[j] = merged
+            continue
+        if name not in KINDS or len(n.outputs) != 1:
             continue
         shape = n.outputs[0].shape
         cands = []
         for i in n.inputs:
             p = producer.get(id(i)) if isinstance(i, Var) else None
             g = group.get(p)
-            if g is not None and nodes[p].outputs[0].shape == shape and \
-                    not any(g is c for c in cands):
+            if g is not None and id(g) not in closed and \
+                    nodes[p].outputs[0].shape == shape and not any(g is c for c in cands):
                 cands.append(g)
         cands = _drop_conflicts(nodes, n, cands, producer, deps)
         merged = [k]
@@ -274,18 +308,78 @@ def _rebuild(graph, groups):
 def fused_cpu(*arrays, graph):
     """The CPU driver's ``fused_elementwise``: inputs broadcast to the group's shape,
     outputs allocated in the layout of the first full-shape input (as the unfused
-    loops would), one kernel call."""
+    loops would), one kernel call -- or, with a final reduction, one per chunk of at
+    most ``CHUNK`` elements, each reduced by the reduction kernel while in cache."""
     from .. import _threads
     from .._kernels import _views
     from ..devices.cpu import _out_like
     k = cpu_kernel(graph)
-    shape = graph.outs[0].shape
+    tail = _tail(graph)
+    shape = tail.inputs[0].shape if tail is not None else graph.outs[0].shape
     ins = tuple(a if a.shape == shape else _views.broadcast_to(a, shape) for a in arrays)
     like = next((a for a in arrays if a.shape == shape), None)
+    full = [o for o in graph.outs if tail is None or o is not tail.outputs[0]]
     outs = tuple(_out_like(like, o.dtype) if like is not None else np.empty(shape, o.dtype)
-                 for o in graph.outs)
-    k.run(ins + outs, _threads.current)
-    return outs
+                 for o in full)
+    if tail is None:
+        k.run(ins + outs, _threads.current)
+        return outs
+    reduced = _reduce_chunks(k, ins, outs, shape, tail)
+    res = iter(outs)
+    return tuple(reduced if o is tail.outputs[0] else next(res) for o in graph.outs)
+
+
+def _reduce_chunks(k, ins, outs, shape, tail):
+    """Run kernel ``k`` chunk by chunk into a cache-sized buffer and reduce each chunk
+    with ``tail``'s reduction kernel (pairwise sums within a chunk); where chunks cut a
+    reduced axis, their partial results are combined pairwise.  Equal to the unfused
+    program to rounding."""
+    from .. import _threads
+    from .._kernels import _elementwise as _ew
+    from ..devices.cpu import impl
+    axes = tail.params["axes"]
+    op = tail.prim.name
+    reduce_fn, combine = impl[op], impl[REDUCTIONS[op]]
+    src = tail.inputs[0]
+    out_dtype = tail.outputs[0].dtype
+    buf = np.empty(min(CHUNK, int(np.prod(shape, dtype=np.int64))), src.dtype)
+    result = np.empty(tail.outputs[0].shape, out_dtype)
+    partials = {}
+    kept = [d for d in range(len(shape)) if d not in axes]
+    for sl in _chunks(shape):
+        cshape = tuple(len(range(*s.indices(n))) for s, n in zip(sl, shape))
+        view = buf[:int(np.prod(cshape, dtype=np.int64))].reshape(cshape)
+        k.run(tuple(a[sl] for a in ins) + tuple(o[sl] for o in outs) + (view,),
+              _threads.current)
+        part = reduce_fn(view, axes=axes, out_dtype=out_dtype)
+        key = tuple((sl[d].start, sl[d].stop) for d in kept)
+        partials.setdefault(key, []).append(part)
+    for key, parts in partials.items():
+        while len(parts) > 1:          # pairwise: the error grows with log(chunks)
+            parts = [combine(parts[i], parts[i + 1], out_dtype=out_dtype)
+                     if i + 1 < len(parts) else parts[i] for i in range(0, len(parts), 2)]
+        _ew.cast(parts[0], result[tuple(slice(a, b) for a, b in key) + (Ellipsis,)],
+                 _threads.current)
+    return result
+
+
+def _chunks(shape):
+    """Index tuples (slices, ndim kept) cutting ``shape`` into C-order blocks of at most
+    ``CHUNK`` elements: the trailing dims that fit whole, the next one in runs, the
+    leading ones an index at a time."""
+    n, inner, d = len(shape), 1, len(shape)
+    while d > 0 and inner * shape[d - 1] <= CHUNK:
+        d -= 1
+        inner *= shape[d]
+    whole = (slice(None),) * (n - d)
+    if d == 0:
+        yield whole if n else (Ellipsis,)     # a 0-d array's view, not its scalar
+        return
+    step = max(CHUNK // inner, 1)
+    for idx in np.ndindex(*shape[:d - 1]):
+        head = tuple(slice(i, i + 1) for i in idx)
+        for a in range(0, shape[d - 1], step):
+            yield head + (slice(a, min(a + step, shape[d - 1])),) + whole
 
 
 extend.def_impl(fused_p, "cpu", fused_cpu)

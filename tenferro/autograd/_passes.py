@@ -36,7 +36,15 @@ def _rewrite(graph, fn):
 
 
 def _key(x):
-    return ("v", id(x)) if isinstance(x, Var) else ("c", id(x))
+    """A node input's identity for CSE: a variable's, a small constant's value (two
+    ``2.0`` literals are the same constant), a large constant's object."""
+    if isinstance(x, Var):
+        return ("v", id(x))
+    if x.size <= 16 and not getattr(x._data, "abstract", False):
+        from .._ops import to_numpy
+        a = np.asarray(to_numpy(x))
+        return ("c", a.dtype.str, a.shape, a.tobytes(), x.device)
+    return ("c", id(x))
 
 
 def common_subexpression_elimination(graph):
