@@ -18,7 +18,11 @@ import weakref
 
 import numpy as np
 
+from .. import _threads
+from .._kernels import _elementwise as _ew, _views
+from .._kernels._alloc import empty as _empty
 from .._ops.elementwise import BINARY, UNARY
+from ..devices.cpu import _out_like, impl
 from .._primitive import Primitive
 from . import extend
 from ._graph import Graph, Node, TensorSpec, Var
@@ -92,24 +96,20 @@ def run_unfused(dev):
 
 # -- the CPU kernel of a fused node -----------------------------------------------------
 
-_kernels = weakref.WeakKeyDictionary()   # sub-graph -> (FusedKernel, output dtypes)
+_kernels = weakref.WeakKeyDictionary()   # sub-graph -> _CpuFused
 
 
-def _tail(graph):
-    """A sub-graph's final reduction node, or None."""
-    last = graph.nodes[-1]
-    return last if last.prim.name in REDUCTIONS else None
+class _CpuFused:
+    """A sub-graph ready to run on the CPU: its ``FusedKernel`` (the elementwise nodes;
+    the value a final reduction reads is the last output operand), the iteration
+    shape, the final reduction node (or None) and the dtypes of the other outputs."""
+    __slots__ = ("kernel", "shape", "tail", "dtypes")
 
-
-def cpu_kernel(graph):
-    """The ``FusedKernel`` running ``graph``'s elementwise nodes (built once per
-    sub-graph); the value a final reduction reads is its last output operand."""
-    k = _kernels.get(graph)
-    if k is None:
-        from .._kernels._elementwise import FusedKernel
+    def __init__(self, graph):
         tail = _tail(graph)
         nodes = graph.nodes[:-1] if tail is not None else graph.nodes
         outs = [o for o in graph.outs if tail is None or o is not tail.outputs[0]]
+        self.dtypes = tuple(o.dtype for o in outs)
         if tail is not None:
             outs.append(tail.inputs[0])
         nin = len(graph.in_vars)
@@ -126,8 +126,23 @@ def cpu_kernel(graph):
             src = n.inputs[1] if kind == "where" else n.inputs[0]
             code.append((kind, n.prim.name if kind in ("unary", "binary") else None,
                          (src.dtype, o.dtype), tuple(reg[id(i)] for i in n.inputs), reg[id(o)]))
-        k = _kernels[graph] = FusedKernel(code, nin, len(outs))
-    return k
+        self.kernel = _ew.FusedKernel(code, nin, len(outs))
+        self.tail = tail
+        self.shape = outs[-1].shape
+
+
+def _tail(graph):
+    """A sub-graph's final reduction node, or None."""
+    last = graph.nodes[-1]
+    return last if last.prim.name in REDUCTIONS else None
+
+
+def cpu_kernel(graph):
+    """``graph`` ready to run on the CPU (built once per sub-graph)."""
+    f = _kernels.get(graph)
+    if f is None:
+        f = _kernels[graph] = _CpuFused(graph)
+    return f
 
 
 # -- the pass -----------------------------------------------------------------------------
@@ -310,23 +325,24 @@ def fused_cpu(*arrays, graph):
     outputs allocated in the layout of the first full-shape input (as the unfused
     loops would), one kernel call -- or, with a final reduction, one per chunk of at
     most ``CHUNK`` elements, each reduced by the reduction kernel while in cache."""
-    from .. import _threads
-    from .._kernels import _views
-    from ..devices.cpu import _out_like
-    k = cpu_kernel(graph)
-    tail = _tail(graph)
-    shape = tail.inputs[0].shape if tail is not None else graph.outs[0].shape
-    ins = tuple(a if a.shape == shape else _views.broadcast_to(a, shape) for a in arrays)
-    like = next((a for a in arrays if a.shape == shape), None)
-    full = [o for o in graph.outs if tail is None or o is not tail.outputs[0]]
-    outs = tuple(_out_like(like, o.dtype) if like is not None else np.empty(shape, o.dtype)
-                 for o in full)
-    if tail is None:
-        k.run(ins + outs, _threads.current)
+    f = _kernels.get(graph) or cpu_kernel(graph)
+    shape = f.shape
+    like = None
+    ins = []
+    for a in arrays:
+        if a.shape == shape:
+            like = a if like is None else like
+            ins.append(a)
+        else:
+            ins.append(_views.broadcast_to(a, shape))
+    outs = tuple(_out_like(like, d) if like is not None else _empty(shape, d)
+                 for d in f.dtypes)
+    if f.tail is None:
+        f.kernel.run(tuple(ins) + outs, _threads.current)
         return outs
-    reduced = _reduce_chunks(k, ins, outs, shape, tail)
+    reduced = _reduce_chunks(f.kernel, tuple(ins), outs, shape, f.tail)
     res = iter(outs)
-    return tuple(reduced if o is tail.outputs[0] else next(res) for o in graph.outs)
+    return tuple(reduced if o is f.tail.outputs[0] else next(res) for o in graph.outs)
 
 
 def _reduce_chunks(k, ins, outs, shape, tail):
@@ -334,16 +350,13 @@ def _reduce_chunks(k, ins, outs, shape, tail):
     with ``tail``'s reduction kernel (pairwise sums within a chunk); where chunks cut a
     reduced axis, their partial results are combined pairwise.  Equal to the unfused
     program to rounding."""
-    from .. import _threads
-    from .._kernels import _elementwise as _ew
-    from ..devices.cpu import impl
     axes = tail.params["axes"]
     op = tail.prim.name
     reduce_fn, combine = impl[op], impl[REDUCTIONS[op]]
     src = tail.inputs[0]
     out_dtype = tail.outputs[0].dtype
-    buf = np.empty(min(CHUNK, int(np.prod(shape, dtype=np.int64))), src.dtype)
-    result = np.empty(tail.outputs[0].shape, out_dtype)
+    buf = _empty((min(CHUNK, int(np.prod(shape, dtype=np.int64))),), src.dtype)
+    result = _empty(tail.outputs[0].shape, out_dtype)
     partials = {}
     kept = [d for d in range(len(shape)) if d not in axes]
     for sl in _chunks(shape):
