@@ -234,12 +234,18 @@ def _einsum_params(plans, ins, out, inputs, node, dev):
     return plan.params
 
 
+# elementwise primitives of one operand that commute with a transpose
+_SINK = frozenset(("conj", "negative", "real", "imag", "convert"))
+
+
 def transpose_folding(graph):
     """Transposes folded into the contractions that read or produce them (tenferro-rs
     folds them into the labels of its contractions): an einsum operand that is a
     ``permute_dims`` of ``x`` (or a chain of them) becomes ``x`` with its labels
     permuted, and an einsum whose only use is a ``permute_dims`` computes the
-    permuted output directly (its output labels permuted).  Each rewritten einsum
+    permuted output directly (its output labels permuted).  A transpose under a
+    conj, negative, real, imag or convert that feeds an einsum (AD's conjugated
+    operands) is moved after it first, so that it folds too.  Each rewritten einsum
     gets a plan for its new labels (same contraction order); the transposes left
     without a use are removed by ``dce``.
 
@@ -252,6 +258,10 @@ def transpose_folding(graph):
     uses.update(id(o) for o in graph.outs if isinstance(o, Var))
     consumer = {id(i): n for n in graph.nodes for i in n.inputs if isinstance(i, Var)}
     producers, dropped, plans = {}, set(), {}
+    feeds = {id(i) for n in graph.nodes if n.prim is einsum_p for i in n.inputs}
+    for n in reversed(graph.nodes):   # the values that reach an einsum through _SINK ops
+        if n.prim.name in _SINK and id(n.outputs[0]) in feeds:
+            feeds.add(id(n.inputs[0]))
 
     def folded_out(node):
         """(output labels, output var) of einsum ``node`` after the chain of transposes
@@ -269,6 +279,14 @@ def transpose_folding(graph):
     def fn(node, inputs):
         if id(node) in dropped:
             return ()    # its output is computed by the einsum it followed
+        src = producers.get(id(inputs[0])) if inputs else None
+        if (node.prim.name in _SINK and id(node.outputs[0]) in feeds and src is not None
+                and src.prim.name == "permute_dims"):   # f(x.T) as f(x).T
+            x, o = src.inputs[0], node.outputs[0]
+            w = Var(x.shape, o.dtype)
+            return _Splice(Graph((), (), [Node(node.prim, node.params, [x], [w]),
+                                          Node(src.prim, src.params, [w], [o])], [o], None),
+                           [])
         if node.prim is einsum_p:
             args, ins = [], []
             for x, labels in zip(inputs, node.params["ins"]):
