@@ -333,26 +333,19 @@ def _run_node(node, env):
         env[id(v)] = o
 
 
-def _with(graph, fixed, idx, dyn):
-    """``graph`` applied to ``fixed`` with the entries at ``idx`` replaced by ``dyn``."""
-    a = list(fixed)
-    for i, v in zip(idx, dyn):
-        a[i] = v
-    return graph(*a)
-
-
 def _vjp_graph(graph, given, wanted):
     """The graph ``(*inputs, *the cotangents of the outputs where given) -> the
     cotangents of the wanted inputs`` (missing cotangents are zeros).  It recomputes
     ``graph``'s forward pass from the inputs."""
     from .._ops import zeros_like
-    from ._functional import vjp
+    from ._functional import _split, vjp
     n = len(graph.in_vars)
     idx = [i for i in range(n) if wanted[i]]
 
     def f(*args):
         primals, cts = args[:n], iter(args[n:])
-        out, fn = vjp(lambda *d: _with(graph, primals, idx, d), *[primals[i] for i in idx])
+        g, dyn = _split(graph, primals, idx)
+        out, fn = vjp(g, *dyn)
         flat, tree = tree_flatten(out)
         return fn(tree_unflatten(tree, [next(cts) if g else zeros_like(o)
                                         for g, o in zip(given, flat)]))
@@ -364,14 +357,13 @@ def _vjp_graph(graph, given, wanted):
 def _jvp_graph(graph, given):
     """The graph ``(*inputs, *the tangents of the inputs where given) -> the output
     tangents`` (a flat tuple; it recomputes ``graph``'s forward pass)."""
-    from ._functional import jvp
+    from ._functional import _split, jvp
     n = len(graph.in_vars)
     idx = [i for i in range(n) if given[i]]
 
     def f(*args):
         primals, tangents = args[:n], args[n:]
-        out = jvp(lambda *d: _with(graph, primals, idx, d),
-                  tuple(primals[i] for i in idx), tuple(tangents))[1]
+        out = jvp(*_split(graph, primals, idx), tuple(tangents))[1]
         return tuple(tree_flatten(out)[0])
     return _trace(f, *graph.in_specs, *[graph.in_specs[i] for i in idx])
 
