@@ -431,3 +431,21 @@ spec("linalg.expm_frechet", lambda a, e: _tle.expm_frechet(a, e), (Arg((3, 3)), 
 spec("linalg.vector_norm", lambda x: (_tln.norm(x, axis=1), _tln.norm(x, 3, axis=0),
                                       _tln.norm(x, "fro")), (Arg((3, 4), away=0.1),), BOTH,
      prims=("linalg.vector_norm",))
+
+
+# traced graphs: the checkpoint call primitive, bound here on a traced segment directly
+# (tests/test_traced_checkpoint.py checks tenferro.checkpoint inside traces)
+from tenferro.autograd._checkpoint import checkpoint_p as _checkpoint_p  # noqa: E402
+
+_SEGMENTS = {}
+
+
+def _checkpointed(x, w):
+    key = (x.shape, x.dtype)   # one segment graph per signature
+    if key not in _SEGMENTS:
+        spec_ = tf.TensorSpec(x.shape, x.dtype)
+        _SEGMENTS[key] = tf.trace(lambda x, w: (tf.sin(x * w), tf.exp(x) * w), spec_, spec_)
+    return _checkpoint_p.bind(x, w, graph=_SEGMENTS[key])
+
+
+spec("checkpoint", _checkpointed, (Arg((3,)), Arg((3,))), BOTH, prims=("checkpoint",))

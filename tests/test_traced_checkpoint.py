@@ -144,7 +144,7 @@ def test_multiple_outputs_and_multi_output_graph_vjp():
 # -- recomputation, counted and measured --------------------------------------------------
 
 CALLS = []
-counted_sin_p = Primitive("test_traced_checkpoint_counted_sin", lambda x: x)
+counted_sin_p = Primitive("_test_traced_checkpoint_counted_sin", lambda x: x)
 def_impl(counted_sin_p, "cpu", lambda x: CALLS.append(1) or np.sin(x))
 defjvp(counted_sin_p, lambda t, x: t * tf.cos(x))
 defvjp(counted_sin_p, lambda ct, x: ct * tf.cos(x))
