@@ -431,3 +431,42 @@ spec("linalg.expm_frechet", lambda a, e: _tle.expm_frechet(a, e), (Arg((3, 3)), 
 spec("linalg.vector_norm", lambda x: (_tln.norm(x, axis=1), _tln.norm(x, 3, axis=0),
                                       _tln.norm(x, "fro")), (Arg((3, 4), away=0.1),), BOTH,
      prims=("linalg.vector_norm",))
+
+
+# traced graphs: the checkpoint call primitive, bound here on a traced segment directly
+# (tests/test_traced_checkpoint.py checks tenferro.checkpoint inside traces)
+from tenferro.autograd._checkpoint import checkpoint_p as _checkpoint_p  # noqa: E402
+
+_SEGMENTS = {}
+
+
+def _checkpointed(x, w):
+    key = (x.shape, x.dtype)   # one segment graph per signature
+    if key not in _SEGMENTS:
+        spec_ = tf.TensorSpec(x.shape, x.dtype)
+        _SEGMENTS[key] = tf.trace(lambda x, w: (tf.sin(x * w), tf.exp(x) * w), spec_, spec_)
+    return _checkpoint_p.bind(x, w, graph=_SEGMENTS[key])
+
+
+spec("checkpoint", _checkpointed, (Arg((3,)), Arg((3,))), BOTH, prims=("checkpoint",))
+
+
+# the fused_elementwise primitive, bound on a compiled program's fused sub-graph directly
+# (tests/test_traced_fusion.py checks fusion itself)
+_FUSED = {}
+
+
+def _fused(x, w):
+    key = (x.shape, x.dtype)
+    if key not in _FUSED:
+        spec_ = tf.TensorSpec(x.shape, x.dtype)
+        prog = tf.compile(tf.trace(lambda x, w: (tf.sin(x * w) + x, tf.exp(x * w) * w),
+                                   spec_, spec_))
+        node, = prog.graph.nodes
+        _FUSED[key] = node.params["graph"]
+    return _fused_p.bind(x, w, graph=_FUSED[key])
+
+
+from tenferro.autograd._fusion import fused_p as _fused_p  # noqa: E402
+
+spec("fused_elementwise", _fused, (Arg((3,)), Arg((3,))), BOTH, prims=("fused_elementwise",))

@@ -1,9 +1,19 @@
-"""Gradient checkpointing: drop a function's intermediates, recompute them in backward."""
+"""Gradient checkpointing: drop a function's intermediates, recompute them in backward.
+
+Eagerly (the tape), :class:`CheckpointNode` keeps ``f`` and its inputs and re-runs ``f``
+in backward.  Inside a traced graph, ``f`` is traced into a sub-graph applied by the
+``checkpoint`` call primitive, whose derivative rules apply ``checkpoint`` to the
+sub-graph's JVP and VJP graphs: the backward program recomputes the segment from its
+inputs (JAX's ``jax.checkpoint``/remat).
+"""
 from .. import _primitive, random as _random
 from .._ops import positive, zeros_like
+from .._primitive import Primitive
 from .._tensor import Tensor
 from ._engine import (_FREED, Node, _nonleaf_meta, accumulator, detach, enable_grad, grad,
                       is_grad_enabled, no_grad)
+from ._graph import _jvp_graph, _trace_graph, _vjp_graph
+from ._tree import tree_flatten
 
 __all__ = ["checkpoint", "checkpoint_sequential"]
 
@@ -57,30 +67,120 @@ class CheckpointNode(Node):
         self.fn = None
 
 
+checkpoint_p = Primitive(
+    "checkpoint", lambda *avals, graph: [(o.shape, o.dtype) for o in graph.outs],
+    multiple_results=True,
+    doc="``checkpoint(*inputs, graph=g)``: the outputs of the traced graph ``g`` (a "
+        "segment whose intermediates backward recomputes).")
+
+
+def _derived(graph, key, make):
+    """``make()``, cached on ``graph`` under ``key`` (a sub-graph's compiled program and
+    its JVP/VJP graphs are built once, however often the node runs or is differentiated)."""
+    cache = graph.__dict__.setdefault("_checkpoint_cache", {})
+    if key not in cache:
+        cache[key] = make()
+    return cache[key]
+
+
+def _checkpoint_impl(*args, graph):
+    """Runs the sub-graph as its compiled program, on the inputs' device."""
+    from ._program import Program
+    prog = _derived(graph, "program", lambda: Program(graph))
+    return tuple(tree_flatten(prog._execute(args))[0])
+
+
+checkpoint_p.impl = _checkpoint_impl
+
+
+def _checkpoint_jvp(tangents, primals, out, params):
+    # JAX: jax.checkpoint's JVP is remat of the jvp jaxpr (ad_checkpoint.remat_jvp)
+    graph = params["graph"]
+    given = tuple(t is not None for t in tangents)
+    jg = _derived(graph, ("jvp", given), lambda: _jvp_graph(graph, given))
+    return checkpoint_p.bind(*primals, *[t for t in tangents if t is not None], graph=jg)
+
+
+def _checkpoint_vjp(ct, primals, out, params, needs):
+    # JAX: jax.checkpoint's backward is remat of the forward-and-transpose of the
+    # segment (ad_checkpoint.remat_partial_eval: residuals recomputed, not saved)
+    graph = params["graph"]
+    cts = ct if isinstance(ct, tuple) else (ct,)
+    given = tuple(c is not None for c in cts)
+    wanted = tuple(bool(n) for n in needs)
+    vg = _derived(graph, ("vjp", given, wanted), lambda: _vjp_graph(graph, given, wanted))
+    res = iter(checkpoint_p.bind(*primals, *[c for c in cts if c is not None], graph=vg))
+    return tuple(next(res) if w else None for w in wanted)
+
+
+_checkpoint_vjp.uses_out = False   # backward recomputes: the outputs are not kept
+checkpoint_p.jvp = _checkpoint_jvp
+checkpoint_p.vjp = _checkpoint_vjp
+
+
+def _graph_trace():
+    """The innermost graph trace being recorded, or None."""
+    for t in reversed(_primitive._interpreters):
+        if t.kind == "graph":
+            return t
+    return None
+
+
+def _check_outputs(out):
+    outs = out if isinstance(out, tuple) else (out,)
+    for o in outs:
+        if not isinstance(o, Tensor):
+            raise TypeError("tenferro.checkpoint: the function must return a tensor or a tuple "
+                            "of tensors, got %s" % type(o).__name__)
+    return outs
+
+
+def _check_args(args):
+    if not all(isinstance(a, Tensor) for a in args):
+        raise TypeError("tenferro.checkpoint: positional arguments must be tensors (close over "
+                        "other values), got %s" % ", ".join(type(a).__name__ for a in args))
+
+
+def _traced_checkpoint(f, args, trace):
+    """``f(*args)`` as one ``checkpoint`` node: ``f`` traced into a sub-graph whose inputs
+    are ``args`` and the values of enclosing traces it closes over."""
+    _check_args(args)
+    single = []
+
+    def flat_f(*xs):
+        out = f(*xs)
+        single.append(not isinstance(out, tuple))
+        return _check_outputs(out)
+    graph, captured = _trace_graph(flat_f, args, trace.device, capture=True)
+    graph.name = getattr(f, "__name__", "f")
+    outs = checkpoint_p.bind(*args, *captured, graph=graph)
+    return outs[0] if single[0] else outs
+
+
 def checkpoint(f, *args, preserve_rng_state=True):
     """``f(*args)`` without keeping its intermediates for backward: they are recomputed
     when the gradient is needed (memory for compute).  ``f`` takes and returns tensors
     (a tensor or a tuple of tensors).  Draws from ``tenferro.random``'s global generator
     inside ``f`` are replayed identically during the recomputation.
 
-    Under the functional transforms (``grad``, ``jvp``, ...) ``f`` is simply called.
+    Inside :func:`tenferro.trace` (and ``jit``; also under functional transforms there)
+    ``f`` becomes one ``checkpoint`` node of the graph, and the graph's backward part
+    recomputes ``f``'s intermediates from its inputs.  Under the eager functional
+    transforms (``grad``, ``jvp``, ...) ``f`` is simply called.
     """
+    trace = _graph_trace()
+    if trace is not None:
+        return _traced_checkpoint(f, args, trace)
     tensors = [a for a in args if isinstance(a, Tensor)]
     if _primitive._interpreters or not is_grad_enabled() or not any(
             t._ad is not None and (t._ad.requires_grad or t._ad.grad_fn is not None)
             for t in tensors):
         return f(*args)
-    if len(tensors) != len(args):
-        raise TypeError("tenferro.checkpoint: positional arguments must be tensors (close over "
-                        "other values), got %s" % ", ".join(type(a).__name__ for a in args))
+    _check_args(args)
     rng_state = _random.get_state() if preserve_rng_state else None
     with no_grad():
         out = f(*[detach(a) for a in args])
-    outs = out if isinstance(out, tuple) else (out,)
-    for o in outs:
-        if not isinstance(o, Tensor):
-            raise TypeError("tenferro.checkpoint: the function must return a tensor or a tuple "
-                            "of tensors, got %s" % type(o).__name__)
+    outs = _check_outputs(out)
     edges = []
     for a in args:
         m = a._ad

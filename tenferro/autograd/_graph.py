@@ -144,15 +144,35 @@ class GraphTracer(Tracer):
 
 
 class GraphTrace(Trace):
-    __slots__ = ("nodes", "device")
+    """Records the primitives bound on its tracers.  A nested trace made with
+    ``capture=True`` (a checkpointed function's) turns the values of the traces around
+    it that the function closes over into extra inputs (closure conversion):
+    ``captured`` lists them with their variables, in order of first use."""
+    __slots__ = ("nodes", "device", "captured", "_captured_ids")
 
-    def __init__(self, device):
+    def __init__(self, device, capture=False):
         Trace.__init__(self, "graph")
         self.nodes = []
         self.device = device
+        self.captured = [] if capture else None
+        self._captured_ids = {}
 
     def new(self, shape, dtype):
         return GraphTracer(self, Var(shape, dtype), self.device)
+
+    def var_of(self, a, what):
+        """The graph value of ``a``: its variable, a constant, or a captured input."""
+        if a._trace is self:
+            return a.var
+        if a._trace is None:
+            return a
+        if self.captured is None or not a._trace.active:
+            raise TenferroError("tenferro.trace: %s got a value of another trace" % what)
+        var = self._captured_ids.get(id(a))
+        if var is None:
+            var = self._captured_ids[id(a)] = Var(a.shape, a.dtype)
+            self.captured.append((a, var))
+        return var
 
     def process(self, prim, args, params):
         if prim.abstract_eval is None:
@@ -163,11 +183,7 @@ class GraphTrace(Trace):
             raise TenferroError("tenferro.trace: a transfer between devices inside a "
                                 "traced program is not supported yet (a program runs on "
                                 "its inputs' device); move the inputs before calling it")
-        inputs = [a.var if a._trace is self else a for a in args]
-        for a in args:
-            if a._trace is not self and a._trace is not None:
-                raise TenferroError("tenferro.trace: %s got a value of another trace"
-                                    % prim.name)
+        inputs = [self.var_of(a, prim.name) for a in args]
         avals = prim.abstract_eval(*[(a.shape, a.dtype) for a in args], **params)
         outs = avals if prim.multiple_results else (avals,)
         tracers = [self.new(s, d) for s, d in outs]
@@ -221,17 +237,10 @@ class Graph:
         return _trace(grad(self, argnums), *self.in_specs)
 
     def vjp(self):
-        """The graph ``(*inputs, cotangent) -> input cotangents``."""
-        from ._functional import vjp
-
-        def f(*args):
-            *primals, ct = args
-            return vjp(self, *primals)[1](tree_unflatten(self.out_tree, [ct]))
-        if len(self.outs) != 1:
-            raise TenferroError("tenferro.Graph.vjp: graphs with one output only, got %d"
-                                % len(self.outs))
-        o = self.outs[0]
-        return _trace(f, *self.in_specs, TensorSpec(o.shape, o.dtype, self.in_specs[0].device))
+        """The graph ``(*inputs, cotangents) -> input cotangents``; the cotangents come in
+        the outputs' structure (one per output, flattened as the graph's last inputs)."""
+        n = len(self.in_vars)
+        return _vjp_graph(self, (True,) * len(self.outs), (True,) * n)
 
     def jvp(self):
         """The graph ``(*inputs, *tangents) -> (outputs, output tangents)``."""
@@ -242,8 +251,11 @@ class Graph:
 
     # -- printout ------------------------------------------------------------------
     def __str__(self):
-        names = {}
+        return "\n".join(self._lines({}, ""))
 
+    def _lines(self, names, ind):
+        """The printout's lines; a graph parameter (a checkpoint's) is printed nested
+        and indented, its variables named on from the enclosing graph's."""
         def name(v):
             if not isinstance(v, Var):
                 return "const%s" % (v.shape,)
@@ -255,16 +267,25 @@ class Graph:
             return "%s:%s%s" % (name(v), _short(v.dtype), list(v.shape))
 
         head = " ".join(typed(v) for v in self.in_vars)
-        lines = ["{ lambda %s ." % head]
+        lines = ["%s{ lambda %s ." % (ind, head)]
         for n in self.nodes:
-            ps = ", ".join("%s=%s" % (k, str(v).replace("\n", "\n        ")
-                                      if isinstance(v, Graph) else v)
-                           for k, v in sorted(n.params.items()) if k != "plan")
-            lines.append("    %s = %s%s %s" % (
-                " ".join(typed(v) for v in n.outputs), n.prim.name,
-                "[%s]" % ps if ps else "", " ".join(name(v) for v in n.inputs)))
-        lines.append("  in (%s) }" % ", ".join(name(o) for o in self.outs))
-        return "\n".join(lines)
+            params = [kv for kv in sorted(n.params.items()) if kv[0] != "plan"]
+            lhs = "%s    %s = %s" % (ind, " ".join(typed(v) for v in n.outputs), n.prim.name)
+            args = " ".join(name(v) for v in n.inputs)
+            if not any(isinstance(v, Graph) for _, v in params):
+                ps = ", ".join("%s=%s" % kv for kv in params)
+                lines.append("%s%s %s" % (lhs, "[%s]" % ps if ps else "", args))
+                continue
+            lines.append(lhs + "[")
+            for k, v in params:
+                if isinstance(v, Graph):
+                    sub = v._lines(names, ind + "      ")
+                    lines += ["%s      %s=%s" % (ind, k, sub[0].lstrip())] + sub[1:]
+                else:
+                    lines.append("%s      %s=%s" % (ind, k, v))
+            lines.append("%s    ] %s" % (ind, args))
+        lines.append("%s  in (%s) }" % (ind, ", ".join(name(o) for o in self.outs)))
+        return lines
 
     __repr__ = __str__
 
@@ -312,6 +333,41 @@ def _run_node(node, env):
         env[id(v)] = o
 
 
+def _vjp_graph(graph, given, wanted):
+    """The graph ``(*inputs, *the cotangents of the outputs where given) -> the
+    cotangents of the wanted inputs`` (missing cotangents are zeros).  It recomputes
+    ``graph``'s forward pass from the inputs."""
+    from .._ops import zeros_like
+    from ._functional import _split, vjp
+    n = len(graph.in_vars)
+    idx = [i for i in range(n) if wanted[i]]
+
+    def f(*args):
+        primals, cts = args[:n], iter(args[n:])
+        g, dyn = _split(graph, primals, idx)
+        out, fn = vjp(g, *dyn)
+        flat, tree = tree_flatten(out)
+        return fn(tree_unflatten(tree, [next(cts) if g else zeros_like(o)
+                                        for g, o in zip(given, flat)]))
+    dev = graph.in_specs[0].device if graph.in_specs else None
+    cts = [TensorSpec(o.shape, o.dtype, dev) for o, g in zip(graph.outs, given) if g]
+    return _trace(f, *graph.in_specs, *cts)
+
+
+def _jvp_graph(graph, given):
+    """The graph ``(*inputs, *the tangents of the inputs where given) -> the output
+    tangents`` (a flat tuple; it recomputes ``graph``'s forward pass)."""
+    from ._functional import _split, jvp
+    n = len(graph.in_vars)
+    idx = [i for i in range(n) if given[i]]
+
+    def f(*args):
+        primals, tangents = args[:n], args[n:]
+        out = jvp(*_split(graph, primals, idx), tuple(tangents))[1]
+        return tuple(tree_flatten(out)[0])
+    return _trace(f, *graph.in_specs, *[graph.in_specs[i] for i in idx])
+
+
 def trace(f, *args, **kwargs):
     """``trace(f, *specs)``: the :class:`Graph` of the function ``f`` applied to symbolic
     inputs: each argument is a :class:`TensorSpec` or an example tensor/array (only its
@@ -331,30 +387,39 @@ def trace(f, *args, **kwargs):
 
 
 def _trace(f, *args):
+    return _trace_graph(f, args)[0]
+
+
+def _trace_graph(f, args, device=None, capture=False):
+    """(the Graph of ``f`` on symbolic inputs like ``args``, the captured outer values).
+
+    With ``capture`` (a trace nested in another), the values of the outer traces that
+    ``f`` closes over become the graph's last inputs and are returned, to be passed
+    where the graph is applied; without, they are an error."""
     specs = [_as_spec(a) for a in args]
     devices = {s.device for s in specs}
     if len(devices) > 1:
         raise TenferroError("tenferro.trace: the inputs are on different devices: %s"
                             % sorted(str(d) for d in devices))
-    dev = specs[0].device if specs else None
+    dev = specs[0].device if specs else device
     if dev is None:
         from ..devices import device as _device
         dev = _device("cpu")
-    with GraphTrace(dev) as tr:
+    with GraphTrace(dev, capture) as tr:
         tracers = [tr.new(s.shape, s.dtype) for s in specs]
         out = f(*tracers)
         flat, out_tree = tree_flatten(out)
-    outs = []
-    for o in flat:
-        if not isinstance(o, Tensor):
-            from .._ops import asarray
-            o = asarray(o, device=dev)
-        if o._trace is tr:
-            outs.append(o.var)
-        elif o._trace is None:
-            outs.append(o)           # a constant output
-        else:
-            raise TenferroError("tenferro.trace: the function returned a value of "
-                                "another trace")
-    return Graph(specs, [t.var for t in tracers], tr.nodes, outs, out_tree,
-                 getattr(f, "__name__", "f"))
+        outs = []
+        for o in flat:
+            if not isinstance(o, Tensor):
+                from .._ops import asarray
+                o = asarray(o, device=dev)
+            if o._trace is not None and o._trace is not tr and not capture:
+                raise TenferroError("tenferro.trace: the function returned a value of "
+                                    "another trace")
+            outs.append(tr.var_of(o, "the output"))   # a Var or a constant output
+    captured = tr.captured or []
+    graph = Graph(specs + [_as_spec(v) for v, _ in captured],
+                  [t.var for t in tracers] + [var for _, var in captured], tr.nodes, outs,
+                  out_tree, getattr(f, "__name__", "f"))
+    return graph, [v for v, _ in captured]

@@ -35,7 +35,7 @@ class Program:
     def unsupported(self, device):
         """The primitives of this program the device's driver cannot run."""
         impls = device.driver.implementations
-        return sorted({n.prim.name for n in self._ad_graph.nodes
+        return sorted({n.prim.name for n in _all_nodes(self._ad_graph)
                        if n.prim.impl is None and n.prim.name not in impls})
 
     def __call__(self, *args):
@@ -98,6 +98,15 @@ class Program:
     def __repr__(self):
         return "Program(%d nodes, passes=%s)\n%s" % (len(self.graph.nodes), self.passes,
                                                     self.graph)
+
+
+def _all_nodes(graph):
+    """The graph's nodes and those of the graphs its nodes apply (checkpoint's)."""
+    for n in graph.nodes:
+        yield n
+        for v in n.params.values():
+            if isinstance(v, Graph):
+                yield from _all_nodes(v)
 
 
 def compile(graph, passes=PASSES):
