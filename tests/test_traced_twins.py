@@ -90,7 +90,7 @@ def _deep_chain(x):
     return tf.grad(f)(x)
 
 
-_softplus_p = extend.Primitive("_twin_softplus", lambda x: x)
+_softplus_p = extend.Primitive("_test_twin_softplus", lambda x: x)
 extend.def_impl(_softplus_p, "cpu", lambda x: np.logaddexp(0.0, x))
 extend.defjvp(_softplus_p, lambda tn, x, *, out: tn * tf.sigmoid(x))
 extend.defvjp(_softplus_p, lambda ct, x, *, out: ct * tf.sigmoid(x))
@@ -251,12 +251,12 @@ def test_errors_are_the_same_under_jit(fn, args, exc, match):
 
 
 def test_missing_rule_raises_under_jit_naming_primitive_and_mode():
-    p = extend.Primitive("_twin_norules", lambda x: x)
+    p = extend.Primitive("_test_twin_norules", lambda x: x)
     extend.def_impl(p, "cpu", lambda x: x * 2)
     x = t([1.0])
-    with pytest.raises(NotImplementedError, match=r"_twin_norules: no JVP rule.*forward"):
+    with pytest.raises(NotImplementedError, match=r"_test_twin_norules: no JVP rule.*forward"):
         tf.jit(lambda x: tf.jvp(lambda x: p.bind(x), (x,), (x,)))(x)
-    with pytest.raises(NotImplementedError, match=r"_twin_norules: no VJP rule.*reverse"):
+    with pytest.raises(NotImplementedError, match=r"_test_twin_norules: no VJP rule.*reverse"):
         tf.jit(tf.grad(lambda x: p.bind(x).sum()))(x)
 
 
