@@ -157,6 +157,12 @@ def test_missing_rule_falls_back_to_parent_then_registry():
     np.testing.assert_allclose(g, 0.5 / np.maximum(np.sqrt([0.0, 1.5]), 1e-3) + 3
                                + np.cos([0.0, 1.5]))
     np.testing.assert_array_equal(tan.numpy(), [0.0, 0.0])
+    z = t([1j])
+    with pytest.raises(TypeError, match="sign: not differentiable for complex input"):
+        tf.jvp(tf.sign, (z,), (z,))     # the registry's answer ...
+    with AdContext({"sign": {"vjp": lambda ct, primals, out, params, needs: (ct,)}}):
+        with pytest.raises(TypeError, match="sign: not differentiable for complex input"):
+            tf.jvp(tf.sign, (z,), (z,))   # ... kept by the mode not overridden
     np.testing.assert_allclose(tf.trace(f, x).grad(ctx=child)(x).numpy(), g)
 
 

@@ -175,19 +175,26 @@ def _overridden(prim, jvp, vjp):
         p.differentiable = True   # mode keeps the zero derivative (or the missing rule)
         p.zero_derivative = False
         if prim.zero_derivative:
-            p.jvp, p.vjp = _zero_jvp, _zero_vjp
+            p.jvp, p.vjp = _zero_rules(prim)
     p.jvp = jvp or p.jvp
     p.vjp = vjp or p.vjp
     return p
 
 
-def _zero_jvp(tangents, primals, out, params):
-    return None
-
-
-def _zero_vjp(ct, primals, out, params, needs):
+def _zero_rules(prim):
+    """The registry's behaviour of a piecewise-constant primitive, as rules: zero
+    derivatives of real inputs, the registry's error for complex ones."""
     from .._ops import zeros_like
-    return tuple(zeros_like(p) if n else None for p, n in zip(primals, needs))
+    from ._engine import check_zero_derivative
+
+    def jvp(tangents, primals, out, params):
+        check_zero_derivative(prim, primals)
+
+    def vjp(ct, primals, out, params, needs):
+        check_zero_derivative(prim, primals)
+        return tuple(zeros_like(p) if n else None for p, n in zip(primals, needs))
+    vjp.uses_out = False
+    return jvp, vjp
 
 
 def _activate(state):
