@@ -38,7 +38,7 @@ from . import autograd  # noqa: F401
 from .autograd import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled,  # noqa: F401
                        value_and_grad, vjp, jvp, linearize, hvp, jacrev, jacfwd, hessian,
                        stop_gradient, checkpoint, checkpoint_sequential)
-from .autograd import functional_grad as grad  # noqa: F401
+from .autograd import functional_grad as grad, AdContext  # noqa: F401
 from .autograd._graph import TensorSpec, Graph, ConcretizationError, trace  # noqa: F401
 from .autograd._program import Program, compile, jit  # noqa: F401
 

@@ -78,6 +78,17 @@ class Primitive:
 # Set by tenferro.autograd: records eager operations on tensors that require grad.
 _tape = None
 
+# The AD rule sets in force (tenferro.autograd.AdContext), or None: the registry's rules.
+_context = None
+
+
+def with_rules(prim):
+    """``prim`` carrying the derivative rules in force: itself, or (inside an
+    ``AdContext`` overriding one of its rules) an unregistered copy with the overrides.
+    Every consumer of rules (tapes, transforms) reads them from what this returns."""
+    c = _context
+    return prim if c is None else c.resolve(prim)
+
 
 def bind(prim, args, params):
     """Apply ``prim`` to tensors ``args``.

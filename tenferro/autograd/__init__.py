@@ -7,7 +7,8 @@
   ``hessian``, ``hvp``, ``linearize``, nestable to any order.
 * Rules: every differentiable primitive has a JVP and a VJP rule written with tenferro
   ops (``tenferro/autograd/_rules``), registered with the public API of
-  :mod:`tenferro.autograd.extend`.
+  :mod:`tenferro.autograd.extend`; an :class:`AdContext` overrides some of them
+  inside a ``with`` block or for one graph transform.
 * :func:`gradcheck` compares both modes with finite differences.
 
 Complex numbers follow PyTorch's convention: for a real loss L of complex z the
@@ -18,6 +19,7 @@ from ._engine import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled,  
 from ._functional import (value_and_grad, vjp, jvp, linearize, hvp, jacrev,  # noqa: F401
                           jacfwd, hessian, stop_gradient, Tracer)
 from ._functional import grad as functional_grad  # noqa: F401
+from ._context import AdContext  # noqa: F401
 from ._checkpoint import checkpoint, checkpoint_sequential  # noqa: F401
 from ._tree import tree_flatten, tree_unflatten, tree_map  # noqa: F401
 from . import extend  # noqa: F401

@@ -42,9 +42,16 @@ _mode = _GradMode()
 
 def _set_mode(enabled):
     """Grad mode is whether the tape is installed: ``bind`` and the ops' fast paths call
-    ``_primitive._tape`` only when it is set, so disabled grad mode costs nothing."""
+    ``_primitive._tape`` only when it is set, so disabled grad mode costs nothing.  An
+    AdContext in force installs a recorder that applies its rules."""
     _mode.enabled = enabled
-    _primitive._tape = record if enabled else None
+    _primitive._tape = (None if not enabled else record if _primitive._context is None
+                        else _record_with_rules)
+
+
+def _record_with_rules(prim, args, params, out):
+    """The recorder while an AdContext is in force: the node keeps the rules in force."""
+    return record(_primitive.with_rules(prim), args, params, out)
 
 
 def is_grad_enabled():

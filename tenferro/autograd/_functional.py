@@ -16,7 +16,7 @@ from .. import _primitive
 from .._errors import DeviceMismatchError
 from .._ops import (asarray, astype, broadcast_to, moveaxis, ones_like, reshape, stack,
                     zeros, zeros_like)
-from .._primitive import bind
+from .._primitive import bind, with_rules
 from .._tensor import Tensor
 from ._engine import InputNode, Node, check_zero_derivative, run_backward
 from ._tree import tree_flatten, tree_unflatten
@@ -139,10 +139,11 @@ class JVPTrace(Trace):
     def process(self, prim, args, params):
         primals, mine = self.split(args)
         out = bind(prim, primals, params)
-        if not _differentiated(prim, primals, mine, out):
+        rp = with_rules(prim)
+        if not _differentiated(rp, primals, mine, out):
             return out
         tangents = tuple(a.tangent if a._trace is self else None for a in args)
-        rule = prim.jvp if prim.jvp is not None else prim.rule("fwd")
+        rule = rp.jvp if rp.jvp is not None else rp.rule("fwd")
         t = rule(tangents, primals, out, params)
         if not prim.multiple_results:
             return out if t is None else JVPTracer(self, out, _fit_tangent(prim, t, out))
@@ -159,11 +160,12 @@ class VJPTrace(Trace):
     def process(self, prim, args, params):
         primals, mine = self.split(args)
         out = bind(prim, primals, params)
-        if not _differentiated(prim, primals, mine, out):
+        rp = with_rules(prim)   # the node keeps the VJP rule in force now
+        if not _differentiated(rp, primals, mine, out):
             return out
         edges = tuple((a.node, a.index) if a._trace is self else None for a in args)
         outs = out if prim.multiple_results else (out,)
-        node = Node(prim, params, primals, out, edges, len(outs))
+        node = Node(rp, params, primals, out, edges, len(outs))
         if not prim.multiple_results:
             return VJPTracer(self, out, node, 0)
         return tuple(VJPTracer(self, o, node, i) if _inexact(o) else o

@@ -15,6 +15,8 @@ The compiler passes are in :mod:`._passes`, the executor and ``jit`` in
 :mod:`._program`.
 """
 
+import contextlib
+
 import numpy as np
 
 from .._dtypes import dtype as _as_dtype
@@ -231,23 +233,29 @@ class Graph:
         return tree_unflatten(self.out_tree, [_read(env, o) for o in self.outs])
 
     # -- transforms ----------------------------------------------------------------
-    def grad(self, argnums=0):
-        """The graph of ``grad`` of this (scalar-valued) graph."""
+    def grad(self, argnums=0, ctx=None):
+        """The graph of ``grad`` of this (scalar-valued) graph.  ``ctx``: an
+        :class:`~tenferro.autograd.AdContext` whose rules override the registry's
+        (default: the contexts in force, if any)."""
         from ._functional import grad
-        return _trace(grad(self, argnums), *self.in_specs)
+        with _rules(ctx, "grad"):
+            return _trace(grad(self, argnums), *self.in_specs)
 
-    def vjp(self):
+    def vjp(self, ctx=None):
         """The graph ``(*inputs, cotangents) -> input cotangents``; the cotangents come in
-        the outputs' structure (one per output, flattened as the graph's last inputs)."""
-        n = len(self.in_vars)
-        return _vjp_graph(self, (True,) * len(self.outs), (True,) * n)
+        the outputs' structure (one per output, flattened as the graph's last inputs);
+        ``ctx`` as in :meth:`grad`."""
+        with _rules(ctx, "vjp"):
+            return _vjp_graph(self, (True,) * len(self.outs), (True,) * len(self.in_vars))
 
-    def jvp(self):
-        """The graph ``(*inputs, *tangents) -> (outputs, output tangents)``."""
+    def jvp(self, ctx=None):
+        """The graph ``(*inputs, *tangents) -> (outputs, output tangents)`` (``ctx`` as
+        in :meth:`grad`)."""
         from ._functional import jvp
         k = len(self.in_specs)
-        return _trace(lambda *a: jvp(self, tuple(a[:k]), tuple(a[k:])),
-                      *self.in_specs, *self.in_specs)
+        with _rules(ctx, "jvp"):
+            return _trace(lambda *a: jvp(self, tuple(a[:k]), tuple(a[k:])),
+                          *self.in_specs, *self.in_specs)
 
     # -- printout ------------------------------------------------------------------
     def __str__(self):
@@ -288,6 +296,17 @@ class Graph:
         return lines
 
     __repr__ = __str__
+
+
+def _rules(ctx, op):
+    """The rule set a graph transform applies: ``ctx`` alone, or (None) those in force."""
+    from ._context import AdContext
+    if ctx is None:
+        return contextlib.nullcontext()
+    if not isinstance(ctx, AdContext):
+        raise TypeError("tenferro.Graph.%s: ctx must be an AdContext or None, got %s"
+                        % (op, type(ctx).__name__))
+    return ctx.explicitly()
 
 
 def _var_name(i):

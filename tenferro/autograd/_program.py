@@ -134,7 +134,8 @@ class jit:
     def __call__(self, *args):
         flat, tree = tree_flatten(args)
         key = (tree, tuple((x.shape, x.dtype, x._device) if isinstance(x, Tensor) else
-                           _as_spec(x) for x in flat))
+                           _as_spec(x) for x in flat),
+               _primitive._context and _primitive._context.key)   # the AD rules traced
         prog = self._cache.get(key)
         if prog is None:
             self.misses += 1

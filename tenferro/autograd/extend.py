@@ -101,6 +101,11 @@ def _caller(fn):
 
 def defjvp(prim, *fns):
     """Per-argument JVP rules (see the module docstring)."""
+    return def_jvp_rule(prim, _per_argument_jvp(prim, fns))
+
+
+def _per_argument_jvp(prim, fns):
+    """The full JVP rule made of per-argument rules ``fns`` (also AdContext.defjvp's)."""
     calls = [_caller(f)[0] for f in fns]
     if len(calls) == 1 and calls[0] is not None:
         c0 = calls[0]
@@ -122,11 +127,16 @@ def defjvp(prim, *fns):
                 if r is not None:
                     acc = r if acc is None else acc + r
             return acc
-    return def_jvp_rule(prim, jvp)
+    return jvp
 
 
 def defvjp(prim, *fns):
     """Per-argument VJP rules (see the module docstring)."""
+    return def_vjp_rule(prim, _per_argument_vjp(prim, fns))
+
+
+def _per_argument_vjp(prim, fns):
+    """The full VJP rule made of per-argument rules ``fns`` (also AdContext.defvjp's)."""
     pairs = [_caller(f) for f in fns]
     calls = [c for c, _ in pairs]
     if len(calls) == 1:
@@ -150,7 +160,7 @@ def defvjp(prim, *fns):
             return tuple(c(ct, primals, out, params) if n and c is not None else None
                          for c, n in zip(calls, needs))
     vjp.uses_out = any(u for _, u in pairs)
-    return def_vjp_rule(prim, vjp)
+    return vjp
 
 
 def _arity(prim, fns, primals):
