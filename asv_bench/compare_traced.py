@@ -1,9 +1,10 @@
 #!/usr/bin/env python
-"""Standalone traced-graph comparison: ``tenferro.jit`` beside eager tenferro, NumPy
-and eager PyTorch on the cases of ``benchmarks/bench_traced.py`` (float64,
-``--threads`` threads each, default 2), as a Markdown table; "best other / jit" above
-1 means the compiled program is faster.  ``--check`` verifies first that jit, eager
-tenferro and PyTorch give the same values.
+"""Standalone traced-graph comparison: ``tenferro.jit`` beside eager tenferro, NumPy,
+eager PyTorch and (elementwise case) a vectorised C loop, the limit, on the cases of
+``benchmarks/bench_traced.py`` (float64, ``--threads`` threads each, default 2), as a
+Markdown table; "best other / jit" above 1 means the compiled program is faster than
+every other library, "jit / C loop" is how far it is from the limit.  ``--check``
+verifies first that jit, eager tenferro, PyTorch and the C loop give the same values.
 
     python asv_bench/compare_traced.py [--threads 2] [--repeat 7] [--only SUBSTR] [--check]
 """
@@ -17,7 +18,8 @@ from benchmarks import bench_traced as B  # noqa: E402
 import numpy as np  # noqa: E402
 
 NAMES = {"tenferro-jit": "tenferro jit", "tenferro": "tenferro eager", "numpy": "NumPy",
-         "torch": "PyTorch eager"}
+         "torch": "PyTorch eager", "C loop": "C loop (limit)"}
+OTHERS = ["tenferro", "numpy", "torch"]    # the competitors; the C loop is the limit
 
 
 def _np(x):
@@ -27,7 +29,7 @@ def _np(x):
 def check():
     for case in B.CASES:
         ref = _np(B.make("tenferro", case)())
-        for lib in ("tenferro-jit", "torch", "numpy"):
+        for lib in ("tenferro-jit", "torch", "numpy", "C loop"):
             try:
                 got = _np(B.make(lib, case)())
             except NotImplementedError:
@@ -44,16 +46,19 @@ def main(argv=None):
         check()
         return
     args = compare.parse_args(argv, __doc__)
-    print("| case | %s | best other / jit |" % " | ".join(NAMES[k] for k in B.TRACED_LIBS))
-    print("|---|%s---:|" % ("---:|" * len(B.TRACED_LIBS)))
+    print("| case | %s | best other / jit | jit / C loop |"
+          % " | ".join(NAMES[k] for k in B.TRACED_LIBS))
+    print("|---|%s---:|---:|" % ("---:|" * len(B.TRACED_LIBS)))
     for name in B.CASES:
         if args.only and args.only not in name:
             continue
         t = compare.time_libs(lambda lib: B.make(lib, name), B.TRACED_LIBS, args, name)
-        best = min((t[k] for k in B.TRACED_LIBS[1:] if t[k] is not None), default=None)
+        best = min((t[k] for k in OTHERS if t[k] is not None), default=None)
         ratio = "n/a" if best is None else "%.2f" % (best / t["tenferro-jit"])
-        print("| %s | %s | %s |" % (name, " | ".join(compare.fmt_t(t[k])
-                                                   for k in B.TRACED_LIBS), ratio), flush=True)
+        limit = "n/a" if t["C loop"] is None else "%.2f" % (t["tenferro-jit"] / t["C loop"])
+        print("| %s | %s | %s | %s |" % (name, " | ".join(compare.fmt_t(t[k])
+                                                        for k in B.TRACED_LIBS), ratio, limit),
+              flush=True)
 
 
 if __name__ == "__main__":
