@@ -191,10 +191,10 @@ def _liveness(graph, driver, reuse):
     A buffer is the memory of a program input or of a node's new output.  A value
     keeps alive its own buffer or, a view, the buffers of the inputs it views.  A
     buffer dies after the last use of the last value keeping it alive; the inputs'
-    and the outputs' never die.  With ``reuse``, a step of ``driver.inplace_ops``
-    writes into an input that owns its buffer, has the output's shape and dtype, is
-    no other input of the step, and whose buffer dies at this step (so no live view
-    sees the write)."""
+    and the outputs' never die (no buffer does without ``reuse``).  With ``reuse``, a
+    step of ``driver.inplace_ops`` writes into an input that owns its buffer, has the
+    output's shape and dtype, is no other input of the step, and whose buffer dies at
+    this step (so no live view sees the write)."""
     nodes = graph.nodes
     end = len(nodes)
     last = {}   # id(Var) -> the step of its last use; end: a program input or output
@@ -212,7 +212,7 @@ def _liveness(graph, driver, reuse):
     def keep(v, bs):
         bufs[id(v)] = bs
         for b in bs:
-            dies[b] = max(dies[b], last[id(v)])
+            dies[b] = max(dies[b], last[id(v)] if reuse else end)
 
     def new(v, s):
         size.append(nbytes(v))
@@ -254,7 +254,7 @@ def _liveness(graph, driver, reuse):
                 keep(v, new(v, s))
                 if not n.prim.multiple_results:   # results may share one buffer
                     owner.add(id(v))
-            if last[id(v)] < end:
+            if reuse and last[id(v)] < end:
                 free[last[id(v)]].append(id(v))
     delta = [0] * (end + 1)
     for n, b, d in zip(size, born, dies):
