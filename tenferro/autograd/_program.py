@@ -108,12 +108,10 @@ class Program:
         """The buffers of one run on ``device`` (by default the device the graph was
         traced for) as a :class:`MemoryPlan`: live bytes per step, the peak, in-place
         steps, and the peak without reuse."""
-        from ..devices import Device, device as _device
+        from ..devices import device as _device
         if device is None:
             device = self.graph.in_specs[0].device if self.graph.in_specs else "cpu"
-        if not isinstance(device, Device):
-            device = _device(device)
-        live = _liveness(self.graph, device.driver, self.reuse)
+        live = _liveness(self.graph, _device(device).driver, self.reuse)
         peak_step = max(range(len(live.bytes)), key=live.bytes.__getitem__, default=None)
         return MemoryPlan(
             tuple(n.prim.name for n in self.graph.nodes), tuple(live.bytes),
