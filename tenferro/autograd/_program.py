@@ -231,8 +231,8 @@ def _liveness(graph, driver, reuse):
         if n.prim.name in inplace and n.prim.impl is None and not n.prim.multiple_results:
             o = n.outputs[0]
             for j, v in enumerate(n.inputs):
-                if (id(v) in owner and v.shape == o.shape and v.dtype == o.dtype
-                        and dies[bufs[id(v)][0]] == s
+                if (isinstance(v, Var) and id(v) in owner and v.shape == o.shape
+                        and v.dtype == o.dtype and dies[bufs[id(v)][0]] == s
                         and not any(u is not v and bufs[id(v)][0] in bufs[id(u)]
                                     for u in vs)):
                     d = j
@@ -255,9 +255,9 @@ def _liveness(graph, driver, reuse):
             if reuse and last[id(v)] < end:
                 free[last[id(v)]].append(id(v))
     delta = [0] * (end + 1)
-    for n, b, d in zip(size, born, dies):
-        delta[b] += n
-        delta[min(d, end - 1) + 1] -= n
+    for nb, first, final in zip(size, born, dies):
+        delta[first] += nb
+        delta[min(final, end - 1) + 1] -= nb
     live = list(itertools.accumulate(delta[:end]))
     out = {b for o in graph.outs if isinstance(o, Var) for b in bufs[id(o)]}
     output_bytes = sum(size[b] for b in out if b >= len(graph.in_vars))
