@@ -196,7 +196,10 @@ def zero_derivative(prim):
 
 def def_impl(prim, device_type, fn):
     """Register ``fn`` (device arrays in, device array out, ``**params``) as the
-    implementation of ``prim`` on devices of ``device_type`` (e.g. ``"cpu"``)."""
+    implementation of ``prim`` on devices of ``device_type`` (e.g. ``"cpu"``).  It
+    must return new device arrays, not its inputs or views of them (unless the
+    driver's ``view_ops`` lists ``prim``): a compiled program may write into a
+    result's buffer once no later step reads it."""
     from ..devices import get_driver
 
     get_driver(device_type).implementations[prim.name] = fn

@@ -6,7 +6,8 @@ A driver is one object per device *type*.  It owns
   ``synchronize``;
 * ``implementations``: a dict from primitive name to a callable taking the inputs'
   device arrays and the primitive's parameters and returning device array(s);
-* ``dtypes``: the dtypes it can hold, and optionally ``supports(op, dtype)``.
+* ``dtypes``: the dtypes it can hold, and optionally ``supports(op, dtype)``;
+* optionally, for buffer reuse in compiled programs: ``view_ops`` and ``inplace_ops``.
 
 A *device array* is the driver's own storage object.  It must expose ``shape``,
 ``dtype``, ``strides`` (bytes), ``ndim`` and ``size`` like an ndarray (the CPU
@@ -33,6 +34,17 @@ class Driver:
     name = None
     dtypes = frozenset()
     implementations = {}
+
+    # -- buffer reuse in compiled programs (tenferro.compile) -----------------------
+    #: Primitives whose implementation may return device arrays sharing memory with
+    #: its inputs (views); every other implementation must return new device arrays.
+    view_ops = frozenset()
+    #: Primitives whose (single-result) implementation also takes ``out=``: a device
+    #: array of exactly the output's shape and dtype that it writes the result into and
+    #: returns; ``out`` may be the very same device array as one of the inputs (never
+    #: a partial overlap).  A compiled program then passes an input that dies at that
+    #: step as ``out`` (in-place).  Empty: no in-place reuse on this driver.
+    inplace_ops = frozenset()
 
     # -- discovery ---------------------------------------------------------------
     def device_count(self):

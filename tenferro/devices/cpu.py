@@ -49,7 +49,7 @@ def _partial_overlap(out, x):
 def _safe_out(out, *inputs):
     """A buffer the kernel may write: ``out`` itself, or a temporary when it overlaps."""
     for x in inputs:
-        if _partial_overlap(out, x):
+        if x is not out and _partial_overlap(out, x):
             return _empty(out.shape, out.dtype)
     return out
 
@@ -80,8 +80,10 @@ def _binary(op):
                 from .._ops._common import broadcast_shapes
 
                 broadcast_shapes(op, a.shape, b.shape)  # raises the user-facing error
-            a = _views.broadcast_to(a, shape)
-            b = _views.broadcast_to(b, shape)
+            if a.shape != shape:
+                a = _views.broadcast_to(a, shape)
+            if b.shape != shape:
+                b = _views.broadcast_to(b, shape)
         if out is None:
             out = _out_like(a, out_dtype)
             kernel(op, a, b, out, _threads.current)
@@ -100,6 +102,8 @@ for _n in ("real", "imag", "angle"):
     impl[_n] = _unary(_n)
 for _n in BINARY:
     impl[_n] = _binary(_n)
+# The implementations that take out= (Driver.inplace_ops)
+_OUT_OPS = frozenset(UNARY) | {"real", "imag", "angle"} | frozenset(BINARY)
 
 
 def _broadcast3(*arrays):
@@ -377,6 +381,9 @@ class Driver(_Base):
     name = "cpu"
     dtypes = frozenset(_dtypes.DTYPES)
     implementations = impl
+    view_ops = frozenset({"reshape", "permute_dims", "broadcast_to", "basic_index",
+                          "diagonal"})
+    inplace_ops = _OUT_OPS
 
     def device_count(self):
         return 1
