@@ -14,16 +14,8 @@ from conftest import assert_close, stable_rng
 # determinant, the complex eigenvector/singular-vector phase check, lstsq's rank and
 # expm's Pade degree are all decided on the host.  strict: each must pass once fixed.
 HOST_READS = {
-    "linalg.lu_factor": "pivots -> permutation on the host",
-    "linalg.lu_solve": "pivots -> permutation on the host",
-    "linalg.lu_factor (tall), lu (wide)": "pivots -> permutation on the host",
     "linalg.det": "the adjugate's zero-determinant check",
-    "linalg.eigh": "the phase check of complex eigenvectors",
-    "linalg.svd": "the phase check of complex singular vectors",
-    "linalg.eig": "the phase check of eigenvectors",
-    "linalg.eig_gen": "the phase check of eigenvectors",
     "linalg.lstsq": "the rank (residues are defined by it)",
-    "linalg.expm": "the Pade degree and scaling chosen on the host",
 }
 
 
