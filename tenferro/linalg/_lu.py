@@ -39,6 +39,7 @@ from ..autograd._check import is_abstract
 from ..autograd.extend import (Primitive, def_impl, def_jvp_rule, def_vjp_rule,
                                is_differentiated)
 from ._eigh import _REAL
+from ._svd import svd
 from ._triangular import cho_solve, cholesky, solve_triangular
 from ._util import (TRANS as _TRANS, as_matrix_stack, check_finite as _check_finite, diag,
                     mH, op_trans, raise_for_info, rhs)
@@ -256,12 +257,19 @@ def _adjugate(a, det):
     """adj(A) (A adj(A) = det(A) I), written with tenferro ops, given ``det`` = det(A):
     det(A) A^-1 when no determinant is zero, else (some matrix singular) the transposed
     cofactors (-1)^(i+j) det(minor_ij) -- n^2 determinants of size n-1, exact at
-    singular A."""
+    singular A.  Traced (which matrices are singular is known at run time only): both
+    det(A) A^-1 (of I where A is singular) and, for singular A, the SVD form, selected
+    per matrix."""
     n = a.shape[-1]
     if n == 1:
         return _ops.ones_like(a)
+    eye = _ops.broadcast_to(_eye(n, a), a.shape)
+    if is_abstract(det):
+        singular = _ops.expand_dims(det == 0, (-2, -1))
+        return _ops.where(singular, _svd_adjugate(a), det[..., None, None] *
+                          _solve(_ops.where(singular, eye, a), eye))
     if not (np.asarray(_ops.to_numpy(det)) == 0).any():
-        return det[..., None, None] * _solve(a, _ops.broadcast_to(_eye(n, a), a.shape))
+        return det[..., None, None] * _solve(a, eye)
     keep = _ops.asarray(np.array([[r for r in range(n) if r != i] for i in range(n)]))
     m = _ops.take(_ops.take(a, keep, axis=-2), keep, axis=-1)  # [..., i, n-1, j, n-1]
     k = m.ndim
@@ -269,6 +277,18 @@ def _adjugate(a, det):
     sgn = np.where(np.add.outer(np.arange(n), np.arange(n)) % 2, -1.0, 1.0)
     cof = det_p.bind(m) * _ops.asarray(sgn.astype(a.dtype))
     return _ops.matrix_transpose(cof)
+
+
+def _svd_adjugate(a):
+    """adj(A) = det(U) det(V^H) V diag(prod_{j != i} s_j) U^H for A = U diag(s) V^H
+    (adj(XY) = adj(Y) adj(X), adj(U) = det(U) U^H for unitary U): no division, so
+    exact at singular A too."""
+    u, s, vh = svd(a, full_matrices=False, check_finite=False)
+    n = s.shape[-1]
+    others = _ops.prod(_ops.where(_ops.asarray(np.eye(n, dtype=bool), device=a.device),
+                                  _ops.ones_like(s)[..., None, :], s[..., None, :]), axis=-1)
+    c = (det_p.bind(u) * det_p.bind(vh))[..., None, None]
+    return c * (mH(vh) * others.astype(a.dtype)[..., None, :]) @ mH(u)
 
 
 def _det_jvp(tangents, primals, out, params):
