@@ -58,9 +58,11 @@ def test_check_traced_is_a_node_kept_by_dce_and_raises_when_run():
 
 
 def test_check_condition_must_be_bool():
-    with pytest.raises(TypeError, match="check: the condition must be a bool tensor, got "
-                                        "dtype float64"):
+    msg = r"tenferro\.check: the condition must be a bool tensor, got dtype float64 \(shape"
+    with pytest.raises(TypeError, match=msg):
         tf.trace(lambda x: check(x, x, ValueError, "m"), tf.TensorSpec((2,)))
+    with pytest.raises(TypeError, match=msg):
+        check(tf.ones(2), tf.ones(2), ValueError, "m")
 
 
 # -- phase checks: the same program raises for a phase-dependent cotangent -----------------

@@ -20,15 +20,8 @@ def is_abstract(t):
     return getattr(t._data, "abstract", False)
 
 
-def _check_aval(x, ok, *, error, message):
-    if ok[1] != np.dtype(bool):
-        raise TypeError("tenferro check: the condition must be a bool tensor, got dtype %s"
-                        % ok[1])
-    return x
-
-
 check_p = Primitive(
-    "check", _check_aval,
+    "check", lambda x, ok, *, error, message: x,
     doc="check(x, ok; error, message): x, after raising error(message) if any element "
         "of the bool tensor ok is false (a runtime check kept in traced programs).")
 
@@ -53,6 +46,9 @@ def check(x, ok, error, message):
     condition is tested now when its value is known, and when the program runs when
     it is being traced (then the returned value, not ``x``, carries the check: use it)."""
     if isinstance(ok, Tensor):
+        if ok.dtype != np.dtype(bool):
+            raise TypeError("tenferro.check: the condition must be a bool tensor, got "
+                            "dtype %s (shape %s)" % (ok.dtype, ok.shape))
         if is_abstract(ok):
             return check_p.bind(x, ok, error=error, message=message)
         from .._ops import all as _all

@@ -118,7 +118,7 @@ def _det_cpu(a):
 
 def _lu_permutation_cpu(piv, *, m, inverse):
     perm = _perm(piv, m)
-    return np.argsort(perm, axis=-1) if inverse else perm
+    return (np.argsort(perm, axis=-1) if inverse else perm).astype(np.int64, copy=False)
 
 
 def_impl(det_p, "cpu", _det_cpu)
