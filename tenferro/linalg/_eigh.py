@@ -17,7 +17,8 @@ replaces 1/x by the Lorentzian-broadened x / (x^2 + eps^2) (tenferro-rs; Liao et
 PyTorch and JAX give inf/NaN, and for gauge-invariant losses (functions of the
 eigenspaces, not of a basis inside a degenerate one) they equal the limit of distinct
 eigenvalues.  A loss that depends on the arbitrary phase of complex eigenvectors is
-detected and raises, as PyTorch does.
+detected and raises, as PyTorch does (a traced program raises when it runs: a runtime
+``check``).
 """
 import operator
 

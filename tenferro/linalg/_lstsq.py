@@ -24,11 +24,11 @@ residues it uses has a lower rank; ``rank`` is then an int32 tensor.
 import numpy as np
 
 from .. import _ops, _threads
+from .._errors import LinAlgError
 from .._kernels import _lapack
 from .._kernels._alloc import empty as _empty
 from .._ops._common import to_tensor
 from .._ops.matmul import broadcast_batch
-from .._errors import LinAlgError
 from ..autograd._check import check, is_abstract
 from ..autograd.extend import Primitive, def_impl, def_jvp_rule, def_vjp_rule
 from ._eigh import _REAL

@@ -9,7 +9,9 @@ pivots [..., min(m, n)] as scipy's; rectangular as scipy's),
 ``linalg.lu_solve`` (solve with those factors), ``linalg.solve`` (factor and solve in one
 call; its extra outputs, the LU factors, let first-order derivatives solve again without
 refactoring, as PyTorch's; when the derivative is itself differentiated they solve
-differentiably instead) and ``linalg.det``.
+differentiably instead), ``linalg.det`` and ``linalg.lu_permutation`` (the row
+permutation of the pivots, on the device; the derivatives gather the identity's rows
+with it, so they trace).
 ``inv`` is ``solve(a, I)``; ``lu`` (p, l, u) is built from ``lu_factor``'s
 factors with tenferro ops (p a constant), so its derivatives are ``lu_factor``'s;
 ``slogdet`` is a composition over ``lu_factor`` (U's diagonal
