@@ -63,6 +63,7 @@ def sample(arg, dtype, rng):
 
 # -- elementwise --
 from tenferro._ops.conversion import device_put_p as _device_put_p  # noqa: E402
+from tenferro.autograd._check import check_p as _check_p  # noqa: E402
 
 
 def _unary_spec(name, dtypes=BOTH, **arg):
@@ -142,6 +143,10 @@ spec("copy", lambda x: tf.copy(x), args=(Arg((3, 4)),), dtypes=BOTH, prims=("cop
 # to_device to the same device returns its input: bind the primitive itself
 spec("device_put", lambda x: _device_put_p.bind(x, device=x.device), args=(Arg((3, 4)),),
      dtypes=BOTH, prims=("device_put",))
+# the runtime check passes its value through (check() binds it only when traced)
+spec("check", lambda x: _check_p.bind(x * x, tf.abs(x) < 10, error=ValueError,
+                                      message="never"), args=(Arg((3, 4)),), dtypes=BOTH,
+     prims=("check",))
 
 
 # -- structural --

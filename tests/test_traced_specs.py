@@ -9,33 +9,7 @@ import tenferro as tf
 from autodiff_specs import SPECS, sample
 from conftest import assert_close, stable_rng
 
-# Rules that still read values on the host at trace time (issue 6, in progress): LU's
-# pivots become a permutation matrix in NumPy, det's adjugate checks for a zero
-# determinant, the complex eigenvector/singular-vector phase check, lstsq's rank and
-# expm's Pade degree are all decided on the host.  strict: each must pass once fixed.
-HOST_READS = {
-    "linalg.lu_factor": "pivots -> permutation on the host",
-    "linalg.lu_solve": "pivots -> permutation on the host",
-    "linalg.lu_factor (tall), lu (wide)": "pivots -> permutation on the host",
-    "linalg.det": "the adjugate's zero-determinant check",
-    "linalg.eigh": "the phase check of complex eigenvectors",
-    "linalg.svd": "the phase check of complex singular vectors",
-    "linalg.eig": "the phase check of eigenvectors",
-    "linalg.eig_gen": "the phase check of eigenvectors",
-    "linalg.lstsq": "the rank (residues are defined by it)",
-    "linalg.expm": "the Pade degree and scaling chosen on the host",
-}
-
-
-def _case(s, d):
-    reason = HOST_READS.get(s.name)
-    if reason and (s.name not in ("linalg.eigh", "linalg.svd") or d == "complex128"):
-        return pytest.param(s, d, id="%s-%s" % (s.name, d), marks=pytest.mark.xfail(
-            raises=tf.ConcretizationError, strict=True, reason="host read: " + reason))
-    return pytest.param(s, d, id="%s-%s" % (s.name, d))
-
-
-CASES = [_case(s, d) for s in SPECS for d in s.dtypes]
+CASES = [pytest.param(s, d, id="%s-%s" % (s.name, d)) for s in SPECS for d in s.dtypes]
 
 
 def _flat(out):

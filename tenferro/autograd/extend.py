@@ -37,9 +37,11 @@ Example (see docs/autodiff.md)::
 import inspect
 
 from .._primitive import Primitive, bind, registry  # noqa: F401  (re-exported)
+from ._check import check, is_abstract  # noqa: F401  (re-exported)
 
 __all__ = ["Primitive", "bind", "defjvp", "defvjp", "def_jvp_rule", "def_vjp_rule",
-           "deflinear", "def_impl", "zero_derivative", "is_differentiated"]
+           "deflinear", "def_impl", "zero_derivative", "is_differentiated", "check",
+           "is_abstract"]
 
 
 def is_differentiated(*tensors):

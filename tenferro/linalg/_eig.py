@@ -144,7 +144,7 @@ def _vec_tangent(w, v, p, eps):
 def _vec_cotangent(w, v, gv, eps):
     # gP = conj(F) o (V^H gV - V^H V Re diag(V^H gV))  (PyTorch linalg_eig_backward)
     vhgv = mH(v) @ gv
-    _check_gauge(vhgv, "eig", "eigenvectors")
+    vhgv = _check_gauge(vhgv, "eig", "eigenvectors")
     r = cast(_ops.real(_ops.expand_dims(diag(vhgv), -2)), v.dtype)
     return _ops.conj(_gap_inverse(w, eps)) * (vhgv - mH(v) @ (v * r))
 

@@ -17,7 +17,8 @@ replaces 1/x by the Lorentzian-broadened x / (x^2 + eps^2) (tenferro-rs; Liao et
 PyTorch and JAX give inf/NaN, and for gauge-invariant losses (functions of the
 eigenspaces, not of a basis inside a degenerate one) they equal the limit of distinct
 eigenvalues.  A loss that depends on the arbitrary phase of complex eigenvectors is
-detected and raises, as PyTorch does.
+detected and raises, as PyTorch does (a traced program raises when it runs: a runtime
+``check``).
 """
 import operator
 
@@ -27,6 +28,7 @@ from .. import _ops, _threads
 from .._errors import LinAlgError
 from .._kernels import _lapack
 from .._kernels._alloc import empty as _empty
+from ..autograd._check import check, is_abstract
 from ..autograd.extend import Primitive, def_impl, def_jvp_rule, def_vjp_rule
 from ._util import (mH, prepared, prepared_pair, raise_for_info, re_diag,
                     sym_from_triangle, triangle_adjoint)
@@ -259,7 +261,7 @@ def _eigh_vjp(ct, primals, out, params, needs):
     if gv is not None:
         vhgv = mH(v) @ gv
         if vhgv.dtype.kind == "c":
-            _check_gauge(vhgv)
+            vhgv = _check_gauge(vhgv)
         inner = (0.5 * (vhgv - mH(vhgv))) * _gap_inverse(w, params["broadening"]).astype(
             vhgv.dtype)
     if gw is not None:
@@ -271,19 +273,24 @@ def _eigh_vjp(ct, primals, out, params, needs):
     return (triangle_adjoint(v @ inner @ mH(v), params["lower"]),)
 
 
-def _check_gauge(vhgv, op="eigh", what="eigenvectors"):
-    """A loss of complex eigen/singular vectors must not depend on their phases:
-    Im diag(V^H gV) is then zero (PyTorch's check)."""
-    d = np.asarray(_ops.to_numpy(_ops.diagonal(vhgv, 0, -2, -1)))  # n values, on the host
-    if not np.all(np.isfinite(d)):
-        return
-    scale = max(1.0, float(np.max(np.abs(d), initial=0.0)))
-    if float(np.max(np.abs(d.imag), initial=0.0)) > 1e-6 * scale:  # rounding: ~1e-16 * scale
-        raise LinAlgError(
-            "tenferro.linalg.%s: the loss depends on the phases of the complex %s, "
-            "which are arbitrary (each is defined up to a factor e^{i phi}); its "
-            "gradient is ill-defined. Use a phase-invariant quantity such as |v|^2, "
-            "v v^H or the values" % (op, what))
+def _check_gauge(vhgv, op="eigh", what="eigenvectors", phases=None):
+    """``vhgv`` (V^H gV), checked: a loss of complex eigen/singular vectors must not
+    depend on their phases, so Im diag(``phases``, by default ``vhgv``) is zero
+    (PyTorch's check).  Eagerly on the host (n values); traced, a runtime check (use
+    the returned value)."""
+    d = _ops.diagonal(vhgv if phases is None else phases, 0, -2, -1)
+    if d.shape[-1] == 0:
+        return vhgv
+    xp = _ops if is_abstract(d) else np
+    if xp is np:
+        d = np.asarray(_ops.to_numpy(d))
+    scale = xp.maximum(xp.max(xp.abs(d)), 1.0)   # rounding: ~1e-16 * scale; NaN: no check
+    ok = ~xp.all(xp.isfinite(d)) | (xp.max(xp.abs(xp.imag(d))) <= 1e-6 * scale)
+    return check(vhgv, ok, LinAlgError,
+                 "tenferro.linalg.%s: the loss depends on the phases of the complex %s, "
+                 "which are arbitrary (each is defined up to a factor e^{i phi}); its "
+                 "gradient is ill-defined. Use a phase-invariant quantity such as |v|^2, "
+                 "v v^H or the values" % (op, what))
 
 
 def _eigvalsh_jvp(tangents, primals, out, params):

@@ -16,15 +16,20 @@ with gelsd (the same minimum-norm solution; with 'gelsy' the rank is decided by 
 singular values, as gelsd, rather than by gelsy's incremental condition estimate, and
 s is returned instead of None).  Batched input gives ``rank`` as an int32 array of the
 batch shape, and ``residues`` [..., k] only when m > n and every matrix of the batch has
-rank n (else an empty array, as scipy for one matrix).
+rank n (else an empty array, as scipy for one matrix).  Traced (``tenferro.trace``),
+the rank is only known when the program runs, so for m > n the residues [..., k] are
+computed assuming full rank, and the program raises LinAlgError if a matrix whose
+residues it uses has a lower rank; ``rank`` is then an int32 tensor.
 """
 import numpy as np
 
 from .. import _ops, _threads
+from .._errors import LinAlgError
 from .._kernels import _lapack
 from .._kernels._alloc import empty as _empty
 from .._ops._common import to_tensor
 from .._ops.matmul import broadcast_batch
+from ..autograd._check import check, is_abstract
 from ..autograd.extend import Primitive, def_impl, def_jvp_rule, def_vjp_rule
 from ._eigh import _REAL
 from ._svd import _svd_kernel, _svdvals_jvp, _svdvals_vjp
@@ -161,7 +166,10 @@ def_vjp_rule(pinv_p, _pinv_vjp)
 # -- public functions ----------------------------------------------------------------------
 
 def _rank(rank):
-    """An int for one matrix, an int32 array for a batch (as the primitive's)."""
+    """An int for one matrix, an int32 array for a batch (as the primitive's); a traced
+    rank stays a tensor."""
+    if is_abstract(rank):
+        return rank
     r = rank.numpy()
     return int(r) if r.ndim == 0 else r
 
@@ -197,9 +205,15 @@ def lstsq(a, b, cond=None, overwrite_a=False, overwrite_b=False, check_finite=Tr
         _check_finite("lstsq", a, b)
     a, b = broadcast_batch("lstsq", a, b)
     x, s, rank = lstsq_p.bind(a, b, cond=_eps(a.dtype) if cond is None else float(cond))
-    rk = rank.numpy()
-    if n == 0 or (m > n and bool((rk == n).all())):
+    traced = is_abstract(rank)
+    if n == 0 or (m > n and (traced or bool((rank.numpy() == n).all()))):
         r = b - a @ x
+        if traced and n:   # the residues' shape depends on the rank: full rank assumed
+            r = check(r, rank == n, LinAlgError,
+                      "tenferro.linalg.lstsq: the residues of a traced lstsq assume full "
+                      "column rank (%d), but a matrix of the batch has a lower rank (eagerly "
+                      "the residues are then empty); do not use them for rank-deficient "
+                      "matrices in a traced program" % n)
         res = _ops.sum(_ops.real(r * _ops.conj(r)) if r.dtype.kind == "c" else r * r,
                        axis=-2)
         if vec:

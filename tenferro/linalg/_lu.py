@@ -9,7 +9,9 @@ pivots [..., min(m, n)] as scipy's; rectangular as scipy's),
 ``linalg.lu_solve`` (solve with those factors), ``linalg.solve`` (factor and solve in one
 call; its extra outputs, the LU factors, let first-order derivatives solve again without
 refactoring, as PyTorch's; when the derivative is itself differentiated they solve
-differentiably instead) and ``linalg.det``.
+differentiably instead), ``linalg.det`` and ``linalg.lu_permutation`` (the row
+permutation of the pivots, on the device; the derivatives gather the identity's rows
+with it, so they trace).
 ``inv`` is ``solve(a, I)``; ``lu`` (p, l, u) is built from ``lu_factor``'s
 factors with tenferro ops (p a constant), so its derivatives are ``lu_factor``'s;
 ``slogdet`` is a composition over ``lu_factor`` (U's diagonal
@@ -34,9 +36,12 @@ from .._kernels import _lapack
 from .._kernels._alloc import empty as _empty
 from .._ops._common import to_tensor
 from .._ops.matmul import broadcast_batch
+from .._ops.indexing import take_p
+from ..autograd._check import is_abstract
 from ..autograd.extend import (Primitive, def_impl, def_jvp_rule, def_vjp_rule,
                                is_differentiated)
 from ._eigh import _REAL
+from ._svd import svd
 from ._triangular import cho_solve, cholesky, solve_triangular
 from ._util import (TRANS as _TRANS, as_matrix_stack, check_finite as _check_finite, diag,
                     mH, op_trans, raise_for_info, rhs)
@@ -58,6 +63,12 @@ lu_solve_p = Primitive(
 det_p = Primitive(
     "linalg.det", lambda a: (a[0][:-2], a[1]),
     doc="Determinant of each a[..., n, n] via LU (0 for a singular matrix).")
+lu_permutation_p = Primitive(
+    "linalg.lu_permutation",
+    lambda piv, *, m, inverse: (piv[0][:-1] + (m,), np.dtype(np.int64)),
+    differentiable=False, nondiff_reason="its output is integer row indices",
+    doc="The row permutation perm [..., m] int64 of lu_factor's pivots [..., k] for "
+        "a [..., m, n]: A[perm] = L U; ``inverse``: its inverse rows, A = (L U)[rows].")
 solve_p = Primitive(
     "linalg.solve", lambda a, b: (b, a, (a[0][:-1], np.dtype(np.int32))),
     multiple_results=True,
@@ -104,13 +115,19 @@ def _det_cpu(a):
         return np.ones(a.shape[:-2], a.dtype)
     lu, piv = _lu_factor_cpu(a)
     d = np.prod(np.diagonal(lu, axis1=-2, axis2=-1), axis=-1)
-    return np.asarray(d * _pivot_sign(piv), dtype=a.dtype)
+    return np.asarray(d * _pivot_sign(piv, np), dtype=a.dtype)
+
+
+def _lu_permutation_cpu(piv, *, m, inverse):
+    perm = _perm(piv, m)
+    return (np.argsort(perm, axis=-1) if inverse else perm).astype(np.int64, copy=False)
 
 
 def_impl(det_p, "cpu", _det_cpu)
 def_impl(lu_factor_p, "cpu", _lu_factor_cpu)
 def_impl(lu_solve_p, "cpu", _lu_solve_cpu)
 def_impl(solve_p, "cpu", _solve_cpu)
+def_impl(lu_permutation_p, "cpu", _lu_permutation_cpu)
 
 
 # -- helpers -------------------------------------------------------------------------------
@@ -128,18 +145,23 @@ def _perm(piv, m):
     return perm
 
 
+def _permutation_matrix(piv, m, dtype, device, inverse=False):
+    """The permutation matrix [..., m, m] (``dtype``) of the pivots: P^T with P^T A = L U,
+    or P (``inverse``); the rows of the identity gathered on the device."""
+    rows = lu_permutation_p.bind(piv, m=m, inverse=inverse)
+    return take_p.bind(_ops.eye(m, dtype=dtype, device=device), rows, axis=0)
+
+
 def _pt(piv, like):
     """P^T (a constant tensor [..., m, m], like's dtype; like [..., m, n]) with
     P^T A = L U."""
-    m = like.shape[-2]
-    return _ops.asarray(np.eye(m, dtype=like.dtype)[_perm(piv.numpy(), m)],
-                        device=like.device)
+    return _permutation_matrix(piv, like.shape[-2], like.dtype, like.device)
 
 
-def _pivot_sign(piv):
-    """(-1)^(number of row swaps) per matrix, numpy float."""
-    p = np.asarray(piv)
-    return np.where((p != np.arange(p.shape[-1])).sum(-1) % 2, -1.0, 1.0)
+def _pivot_sign(piv, xp):
+    """(-1)^(number of row swaps) per matrix, integers: ``xp`` numpy for host pivots,
+    tenferro's ops for tensors."""
+    return 1 - 2 * (xp.sum(piv != xp.arange(piv.shape[-1]), axis=-1) % 2)
 
 
 def _eye(n, like):
@@ -237,12 +259,19 @@ def _adjugate(a, det):
     """adj(A) (A adj(A) = det(A) I), written with tenferro ops, given ``det`` = det(A):
     det(A) A^-1 when no determinant is zero, else (some matrix singular) the transposed
     cofactors (-1)^(i+j) det(minor_ij) -- n^2 determinants of size n-1, exact at
-    singular A."""
+    singular A.  Traced (which matrices are singular is known at run time only): both
+    det(A) A^-1 (of I where A is singular) and, for singular A, the SVD form, selected
+    per matrix."""
     n = a.shape[-1]
     if n == 1:
         return _ops.ones_like(a)
+    eye = _ops.broadcast_to(_eye(n, a), a.shape)
+    if is_abstract(det):
+        singular = _ops.expand_dims(det == 0, (-2, -1))
+        return _ops.where(singular, _svd_adjugate(a), det[..., None, None] *
+                          _solve(_ops.where(singular, eye, a), eye))
     if not (np.asarray(_ops.to_numpy(det)) == 0).any():
-        return det[..., None, None] * _solve(a, _ops.broadcast_to(_eye(n, a), a.shape))
+        return det[..., None, None] * _solve(a, eye)
     keep = _ops.asarray(np.array([[r for r in range(n) if r != i] for i in range(n)]))
     m = _ops.take(_ops.take(a, keep, axis=-2), keep, axis=-1)  # [..., i, n-1, j, n-1]
     k = m.ndim
@@ -250,6 +279,18 @@ def _adjugate(a, det):
     sgn = np.where(np.add.outer(np.arange(n), np.arange(n)) % 2, -1.0, 1.0)
     cof = det_p.bind(m) * _ops.asarray(sgn.astype(a.dtype))
     return _ops.matrix_transpose(cof)
+
+
+def _svd_adjugate(a):
+    """adj(A) = det(U) det(V^H) V diag(prod_{j != i} s_j) U^H for A = U diag(s) V^H
+    (adj(XY) = adj(Y) adj(X), adj(U) = det(U) U^H for unitary U): no division, so
+    exact at singular A too."""
+    u, s, vh = svd(a, full_matrices=False, check_finite=False)
+    n = s.shape[-1]
+    others = _ops.prod(_ops.where(_ops.asarray(np.eye(n, dtype=bool), device=a.device),
+                                  _ops.ones_like(s)[..., None, :], s[..., None, :]), axis=-1)
+    c = (det_p.bind(u) * det_p.bind(vh))[..., None, None]
+    return c * (mH(vh) * others.astype(a.dtype)[..., None, :]) @ mH(u)
 
 
 def _det_jvp(tangents, primals, out, params):
@@ -357,10 +398,9 @@ def lu(a, permute_l=False, overwrite_a=False, check_finite=True, p_indices=False
     k = min(m, n)
     L, U = _unpack(packed)
     l, u = L[..., :, :k], U[..., :k, :]
-    rows = np.argsort(_perm(piv.numpy(), m), axis=-1).astype(np.int32)  # a = l[rows] @ u
-    if p_indices and not permute_l:
-        return _ops.asarray(rows, device=a.device), l, u
-    p = _ops.asarray(np.eye(m, dtype=_REAL.get(a.dtype, a.dtype))[rows], device=a.device)
+    if p_indices and not permute_l:   # a = l[rows] @ u
+        return lu_permutation_p.bind(piv, m=m, inverse=True).astype(_dtypes.int32), l, u
+    p = _permutation_matrix(piv, m, _REAL.get(a.dtype, a.dtype), a.device, inverse=True)
     if permute_l:
         return p.astype(a.dtype) @ l, u
     return p, l, u
@@ -455,7 +495,10 @@ def slogdet(a):
     d = diag(lu)
     ad = _ops.abs(d)
     zero = ad == 0
-    psign = _ops.asarray(_pivot_sign(piv.numpy()).astype(a.dtype))
+    if is_abstract(piv):
+        psign = _pivot_sign(piv, _ops).astype(a.dtype)
+    else:   # eagerly on the host: k values, no dispatched ops
+        psign = _ops.asarray(_pivot_sign(piv.numpy(), np).astype(a.dtype), device=a.device)
     unit = _ops.where(zero, _ops.zeros_like(d), d / _ops.where(zero, _ops.ones_like(ad), ad))
     sign = psign * _ops.prod(unit, axis=-1)
     logabs = _ops.sum(_ops.log(ad), axis=-1)

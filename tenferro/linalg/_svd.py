@@ -155,8 +155,8 @@ def _svd_vjp(ct, primals, out, params, needs):
     if gu is not None:
         uhgu = mH(u) @ gu
         if uhgu.dtype.kind == "c":
-            _check_gauge(uhgu + (mH(v) @ gv if gv is not None else 0 * uhgu), "svd",
-                         "singular vectors")
+            uhgu = _check_gauge(uhgu, "svd", "singular vectors",
+                                uhgu + mH(v) @ gv if gv is not None else None)
         j = uhgu - mH(uhgu)
         inner = f * j * s_row
         # the phase term: i Im diag(U^H gU) / s

@@ -1,0 +1,58 @@
+"""Runtime checks: a value-dependent error (a rule's "this input has no derivative")
+that stays an error under :func:`tenferro.trace`.
+
+Eagerly, :func:`check` tests its condition at once and raises as plain Python would.
+On values being traced (no data yet) it records the ``check`` primitive instead: the
+node passes its guarded value through and raises when the compiled program runs with
+values that fail the condition.  The rule must go on with the value ``check``
+returns, so that the node feeds the result and dead-code elimination keeps it.
+"""
+import numpy as np
+
+from .._primitive import Primitive
+from .._tensor import Tensor, _wrap
+
+__all__ = ["check", "is_abstract"]
+
+
+def is_abstract(t):
+    """Whether tensor ``t`` is being traced into a graph (it has no data yet)."""
+    return getattr(t._data, "abstract", False)
+
+
+check_p = Primitive(
+    "check", lambda x, ok, *, error, message: x,
+    doc="check(x, ok; error, message): x, after raising error(message) if any element "
+        "of the bool tensor ok is false (a runtime check kept in traced programs).")
+
+
+def _check_impl(x, ok, *, error, message):
+    from .._ops import all as _all
+    if not bool(_all(ok)):
+        raise error(message)
+    return _wrap(x._data, x._device)   # a new Tensor on the same data (x passes through)
+
+
+check_p.impl = _check_impl
+# x passes through unchanged: its tangent and cotangent too; ok has no derivative
+check_p.def_jvp(lambda tangents, primals, out, params: tangents[0])
+check_p.def_vjp(lambda ct, primals, out, params, needs: (ct if needs[0] else None, None))
+check_p.vjp.uses_out = False
+
+
+def check(x, ok, error, message):
+    """``x``, once ``ok`` holds; else ``error(message)`` is raised.  ``ok`` is a Python or
+    NumPy bool, or a bool tensor (all of whose elements must be true).  A tensor
+    condition is tested now when its value is known, and when the program runs when
+    it is being traced (then the returned value, not ``x``, carries the check: use it)."""
+    if isinstance(ok, Tensor):
+        if ok.dtype != np.dtype(bool):
+            raise TypeError("tenferro.check: the condition must be a bool tensor, got "
+                            "dtype %s (shape %s)" % (ok.dtype, ok.shape))
+        if is_abstract(ok):
+            return check_p.bind(x, ok, error=error, message=message)
+        from .._ops import all as _all
+        ok = bool(_all(ok))
+    if not ok:
+        raise error(message)
+    return x
