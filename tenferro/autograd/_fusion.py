@@ -321,26 +321,26 @@ def _rebuild(graph, groups):
 
 
 def fused_cpu(*arrays, graph):
-    """The CPU driver's ``fused_elementwise``: inputs broadcast to the group's shape,
-    outputs allocated in the layout of the first full-shape input (as the unfused
-    loops would), one kernel call -- or, with a final reduction, one per chunk of at
-    most ``CHUNK`` elements, each reduced by the reduction kernel while in cache."""
+    """The CPU driver's ``fused_elementwise``: outputs allocated in the layout of the
+    first full-shape input (as the unfused loops would), one kernel call (it broadcasts
+    the inputs) -- or, with a final reduction, one per chunk of at most ``CHUNK``
+    elements, each reduced by the reduction kernel while in cache."""
     f = _kernels.get(graph) or cpu_kernel(graph)
     shape = f.shape
     like = None
-    ins = []
     for a in arrays:
         if a.shape == shape:
-            like = a if like is None else like
-            ins.append(a)
-        else:
-            ins.append(_views.broadcast_to(a, shape))
+            like = a
+            break
+    if f.tail is None:
+        outs = tuple(_out_like(like, d) for d in f.dtypes) if like is not None else \
+            tuple(_empty(shape, d) for d in f.dtypes)
+        f.kernel.run(arrays + outs, _threads.current)
+        return outs
+    ins = tuple(a if a.shape == shape else _views.broadcast_to(a, shape) for a in arrays)
     outs = tuple(_out_like(like, d) if like is not None else _empty(shape, d)
                  for d in f.dtypes)
-    if f.tail is None:
-        f.kernel.run(tuple(ins) + outs, _threads.current)
-        return outs
-    reduced = _reduce_chunks(f.kernel, tuple(ins), outs, shape, f.tail)
+    reduced = _reduce_chunks(f.kernel, ins, outs, shape, f.tail)
     res = iter(outs)
     return tuple(reduced if o is f.tail.outputs[0] else next(res) for o in graph.outs)
 

@@ -1,4 +1,5 @@
 """Compiled programs (tenferro-rs's GraphExecutor) and ``jit``."""
+import builtins
 import collections
 import itertools
 
@@ -40,7 +41,11 @@ class Program:
         self.passes = tuple(passes)
         self.reuse = bool(reuse)
         self.runs = 0
-        self._steps = {}   # device -> the executor's plan (see _plan)
+        self._steps = {}     # device -> the executor's plan (see _plan)
+        self._runners = {}   # device -> the plan as a function (see _runner)
+        self._in_avals = tuple((v.shape, v.dtype) for v in graph.in_vars)
+        self._single = graph.out_tree == tree_flatten(graph.outs[0])[1] \
+            if len(graph.outs) == 1 else False   # a bare single output
 
     def unsupported(self, device):
         """The primitives of this program the device's driver cannot run."""
@@ -50,48 +55,103 @@ class Program:
 
     def __call__(self, *args):
         flat, _ = tree_flatten(args)
-        if flat and isinstance(flat[0], Tensor) and flat[0]._device not in self._steps:
-            missing = self.unsupported(flat[0].device)
-            if missing:
-                raise TenferroError("tenferro.Program: device %s cannot run %s; nothing "
-                                    "was run" % (flat[0].device, ", ".join(missing)))
+        return self._call_flat(flat, args)
+
+    def _call_flat(self, flat, args=None):
+        """Run on the flattened inputs (``args``: the unflattened ones, when known)."""
         self.runs += 1
-        if _primitive._interpreters or (_primitive._tape is not None and any(
-                isinstance(x, Tensor) and x.requires_grad for x in flat)):
-            return self._ad_graph(*args)   # differentiated: every node through bind
-        return self._execute(args)
+        # the fast path: no transform, Tensors outside autograd of the traced shapes and
+        # dtypes, on a device this program has run on
+        run = None
+        if not _primitive._interpreters and len(flat) == len(self._in_avals) and flat \
+                and flat[0].__class__ is Tensor:
+            dev = flat[0]._device
+            run = self._runners.get(dev)
+            datas = []
+            for x, (shape, dtype) in zip(flat, self._in_avals):
+                d = x._data if (x.__class__ is Tensor and x._device is dev
+                                and x._ad is None) else None
+                if d is None or d.shape != shape or d.dtype != dtype:
+                    run = None
+                    break
+                datas.append(d)
+        if run is None:
+            if _primitive._interpreters or (_primitive._tape is not None and any(
+                    isinstance(x, Tensor) and x.requires_grad for x in flat)):
+                # differentiated: every node through bind
+                return self._ad_graph(*(args if args is not None else flat))
+            return self._execute(flat)
+        out = run(*datas)
+        return out[0] if self._single else tree_unflatten(self.graph.out_tree, out)
 
     def _execute(self, args):
-        """The executor: the nodes' driver functions on the device arrays, no Tensor or
-        dispatch per node (GraphExecutor)."""
+        """The executor (GraphExecutor): checks the inputs, then runs the code generated
+        for the device (:meth:`_runner`): the nodes' driver functions on the device
+        arrays, no Tensor, dispatch or interpretation per node."""
         graph = self.graph
         env = _bind_inputs("Program", graph, args)
-        dev = next(iter(env.values()))._device if env else None
-        for x in env.values():
+        xs = [env[id(v)] for v in graph.in_vars]
+        dev = xs[0]._device if xs else _default_device(graph)
+        for x in xs:
             if x._device is not dev:
-                raise DeviceMismatchError("Program", [y._device for y in env.values()])
-        data = {k: x._data for k, x in env.items()}
-        steps = self._steps.get(dev)
-        if steps is None:
-            steps = self._steps[dev] = self._plan(dev)
+                raise DeviceMismatchError("Program", [y._device for y in xs])
+        run = self._runners.get(dev)
+        if run is None:
+            if dev not in self._steps:
+                missing = self.unsupported(dev)
+                if missing:
+                    raise TenferroError("tenferro.Program: device %s cannot run %s; "
+                                        "nothing was run" % (dev, ", ".join(missing)))
+            run = self._runners[dev] = self._runner(dev)
+        return tree_unflatten(graph.out_tree, run(*[x._data for x in xs]))
+
+    def _runner(self, dev):
+        """The plan for ``dev`` as generated Python code: one statement per step
+        calling the driver function with its parameters bound, ``del`` of the values
+        whose last use it is (their buffers go back to the allocator), the outputs
+        wrapped into Tensors."""
+        steps = self._steps[dev] = self._plan(dev)
+        ns = {"_wrap": _wrap, "_dev": dev}
+        names = {}
+
+        def bind(value, prefix):
+            key = "%s%d" % (prefix, len(ns))
+            ns[key] = value
+            return key
+
+        def name(v):
+            if id(v) not in names:
+                names[id(v)] = "v%d" % len(names)
+            return names[id(v)]
+
+        graph = self.graph
+        lines = ["def run(%s):" % "".join(name(v) + ", " for v in graph.in_vars)]
         for node, fn, keys, consts, donate, free in steps:
-            ins = [data[k] if k is not None else c for k, c in zip(keys, consts)]
+            args = [name(i) if k is not None else bind(c, "c")
+                    for i, k, c in zip(node.inputs, keys, consts)]
+            kw = ["%s=%s" % (k, bind(v, "p")) for k, v in node.params.items()]
+            outs = "".join(name(v) + ", " for v in node.outputs)
             if fn is None:   # a device-independent primitive: Tensors in and out
-                out = node.prim.impl(*[_wrap(x, dev) for x in ins], **node.params)
-                out = tuple(o._data for o in out) if node.prim.multiple_results else out._data
-            elif donate is None:
-                out = fn(*ins, **node.params)
-            else:            # in place: into an input that dies here
-                out = fn(*ins, out=ins[donate], **node.params)
-            if node.prim.multiple_results:
-                for v, o in zip(node.outputs, out):
-                    data[id(v)] = o
+                call = "%s(%s)" % (bind(node.prim.impl, "f"), ", ".join(
+                    ["_wrap(%s, _dev)" % a for a in args] + kw))
+                if node.prim.multiple_results:
+                    lines.append("    %s = [o._data for o in %s]" % (outs, call))
+                else:
+                    lines.append("    %s = %s._data" % (outs[:-2], call))
             else:
-                data[id(node.outputs[0])] = out
-            for k in free:   # last uses: the buffers go back to the allocator
-                del data[k]
-        outs = [_wrap(data[id(o)], dev) if isinstance(o, Var) else o for o in graph.outs]
-        return tree_unflatten(graph.out_tree, outs)
+                if donate is not None:   # in place: into an input that dies here
+                    kw.append("out=%s" % args[donate])
+                call = "%s(%s)" % (bind(fn, "f"), ", ".join(args + kw))
+                lines.append("    %s = %s" % (outs, call) if node.prim.multiple_results
+                             else "    %s = %s" % (outs[:-2], call))
+            if free:         # last uses: the buffers go back to the allocator
+                lines.append("    del %s" % ", ".join(names[k] for k in free))
+        res = ["_wrap(%s, _dev)" % name(o) if isinstance(o, Var) else bind(o, "c")
+               for o in graph.outs]
+        lines.append("    return (%s)" % "".join(r + ", " for r in res))
+        exec(builtins.compile("\n".join(lines), "<tenferro program %s>" % graph.name, "exec"),
+             ns)
+        return ns["run"]
 
     def _plan(self, dev):
         """Per node: (node, driver function or None, input keys (None for a constant),
@@ -130,6 +190,11 @@ class Program:
     def __repr__(self):
         return "Program(%d nodes, passes=%s)\n%s" % (len(self.graph.nodes), self.passes,
                                                     self.graph)
+
+
+def _default_device(graph):
+    from ..devices import device
+    return graph.in_specs[0].device if graph.in_specs else device("cpu")
 
 
 def _all_nodes(graph):
@@ -302,15 +367,26 @@ class jit:
         self.passes = passes
         self.reuse = reuse
         self._cache = collections.OrderedDict()
+        self._last = (None, None)   # (key, program) of the last call
         self.hits = self.misses = 0
         self.__name__ = getattr(f, "__name__", "jit")
         self.__doc__ = getattr(f, "__doc__", None)
 
     def __call__(self, *args):
-        flat, tree = tree_flatten(args)
-        key = (tree, tuple((x.shape, x.dtype, x._device) if isinstance(x, Tensor) else
-                           _as_spec(x) for x in flat),
-               _primitive._context and _primitive._context.key)   # the AD rules traced
+        if all(a.__class__ is Tensor for a in args):   # no pytree: no flattening
+            flat, tree = args, None
+            key = tuple([(x._data.shape, x._data.dtype, x._device) for x in args])
+        else:
+            flat, tree = tree_flatten(args)
+            key = (tree, tuple((x.shape, x.dtype, x._device) if isinstance(x, Tensor) else
+                               _as_spec(x) for x in flat))
+        if _primitive._context is not None:
+            key = (key, _primitive._context.key)   # the AD rules traced
+        if key == self._last[0]:                   # the same signature as last call
+            self.hits += 1
+            return self._last[1]._call_flat(flat)
+        if tree is None:
+            tree = tree_flatten(args)[1]
         prog = self._cache.get(key)
         if prog is None:
             self.misses += 1
@@ -323,7 +399,8 @@ class jit:
         else:
             self.hits += 1
             self._cache.move_to_end(key)
-        return prog(*flat)
+        self._last = (key, prog)
+        return prog._call_flat(flat)
 
     def cache_info(self):
         return collections.namedtuple("CacheInfo", "hits misses size maxsize")(
@@ -331,5 +408,6 @@ class jit:
 
     def cache_clear(self):
         self._cache.clear()
+        self._last = (None, None)
         self.hits = self.misses = 0
 
