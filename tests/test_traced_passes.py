@@ -454,3 +454,13 @@ def test_unknown_pass_is_named():
     g = tf.trace(lambda a: a.T, tf.TensorSpec((2, 3)))
     with pytest.raises(ValueError, match=r"unknown passes \['transposes'\].*'transpose'"):
         tf.compile(g, passes=("transposes",))
+
+
+def test_conj_of_a_real_value_is_dropped():
+    x = tf.asarray(np.arange(6.0).reshape(2, 3))
+    g = tf.trace(lambda x: tf.conj(x) * 2.0 + tf.conj(x * 1j).real, x)
+    p = tf.compile(g, ("simplify", "dce"))
+    names = [n.prim.name for n in p.graph.nodes]
+    assert names.count("conj") == 1           # the complex one stays
+    xn = x.numpy()
+    assert_close(p(x), np.conj(xn) * 2.0 + np.conj(xn * 1j).real, rtol=0, atol=0)

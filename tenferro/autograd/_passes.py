@@ -178,13 +178,17 @@ def algebraic_simplification(graph):
       its own reduced axes only, times the number of broadcast copies summed, then
       reshaped/broadcast to the output (no reduction at all when only broadcast axes
       are summed);
-    * the sum of a constant whose elements are all equal: a constant.
+    * the sum of a constant whose elements are all equal: a constant;
+    * the conjugate of a real (or integer) value: the value (AD's rules conjugate
+      whatever dtype they get).
 
     The output of every rewritten node keeps its shape and dtype."""
     dev = _device(graph)
 
     def fn(node, inputs):
         name = node.prim.name
+        if name == "conj" and inputs[0].dtype.kind != "c" and _same(inputs[0], node):
+            return (inputs[0],)
         if name == "sum":
             o = node.outputs[0]
             v = _constant_value(inputs[0])
