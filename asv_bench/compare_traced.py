@@ -1,10 +1,11 @@
 #!/usr/bin/env python
 """Standalone traced-graph comparison: ``tenferro.jit`` beside eager tenferro, NumPy,
-eager PyTorch and (elementwise case) a vectorised C loop, the limit, on the cases of
+eager PyTorch, jax.jit, torch.compile and numexpr (where installed) and (elementwise
+case) a vectorised C loop, the limit, on the cases of
 ``benchmarks/bench_traced.py`` (float64, ``--threads`` threads each, default 2), as a
 Markdown table; "best other / jit" above 1 means the compiled program is faster than
 every other library, "jit / C loop" is how far it is from the limit.  ``--check``
-verifies first that jit, eager tenferro, PyTorch and the C loop give the same values.
+verifies first that every library gives the same values.
 
     python asv_bench/compare_traced.py [--threads 2] [--repeat 7] [--only SUBSTR] [--check]
 """
@@ -18,8 +19,10 @@ from benchmarks import bench_traced as B  # noqa: E402
 import numpy as np  # noqa: E402
 
 NAMES = {"tenferro-jit": "tenferro jit", "tenferro": "tenferro eager", "numpy": "NumPy",
-         "torch": "PyTorch eager", "C loop": "C loop (limit)"}
-OTHERS = ["tenferro", "numpy", "torch"]    # the competitors; the C loop is the limit
+         "torch": "PyTorch eager", "jax-jit": "jax.jit", "torch-compile": "torch.compile",
+         "numexpr": "numexpr", "C loop": "C loop (limit)"}
+# the competitors; the C loop is the limit
+OTHERS = ["tenferro", "numpy", "torch", "jax-jit", "torch-compile", "numexpr"]
 
 
 def _np(x):
@@ -29,7 +32,7 @@ def _np(x):
 def check():
     for case in B.CASES:
         ref = _np(B.make("tenferro", case)())
-        for lib in ("tenferro-jit", "torch", "numpy", "C loop"):
+        for lib in B.TRACED_LIBS:
             try:
                 got = _np(B.make(lib, case)())
             except NotImplementedError:

@@ -21,7 +21,8 @@ import numpy as np
 
 from .common import FactoryBench, N_THREADS, get_array, sync, torch_or_none
 
-TRACED_LIBS = ["tenferro-jit", "tenferro", "numpy", "torch", "C loop"]
+TRACED_LIBS = ["tenferro-jit", "tenferro", "numpy", "torch", "jax-jit", "torch-compile",
+               "numexpr", "C loop"]
 
 _C_LOOP = r"""
 #include <math.h>
@@ -69,6 +70,26 @@ def make(lib, case):
         if torch is None:
             raise NotImplementedError("PyTorch is not installed")
         return _make_torch(torch, case)
+    if lib == "jax-jit":
+        return _make_jax(case)
+    if lib == "torch-compile":
+        torch = torch_or_none()
+        if torch is None or case != CASES[0]:
+            raise NotImplementedError("torch.compile: the elementwise case only")
+        x, y = (torch.from_numpy(np.array(get_array((10 ** 7,), "float64", seed=s)))
+                for s in (1, 2))
+        f = torch.compile(lambda x, y: x * y + torch.sin(x))
+        return lambda: f(x, y)
+    if lib == "numexpr":
+        try:
+            import numexpr
+        except ImportError:
+            raise NotImplementedError("numexpr is not installed")
+        if case != CASES[0]:
+            raise NotImplementedError("numexpr: the elementwise case only")
+        numexpr.set_num_threads(N_THREADS)
+        x, y = get_array((10 ** 7,), "float64", seed=1), get_array((10 ** 7,), "float64", seed=2)
+        return lambda: numexpr.evaluate("x * y + sin(x)", local_dict={"x": x, "y": y})
     if lib == "C loop":
         if case != CASES[0]:
             raise NotImplementedError("the C reference is for the elementwise case")
@@ -117,6 +138,41 @@ def make(lib, case):
     theta = tf.asarray([0.1, -0.2, -1.0])
     g = wrap(tf.grad(nll))
     return lambda: g(theta, xs, ys)
+
+
+def _make_jax(case):
+    """jax.jit of the same functions (float64; XLA's CPU client; results blocked on)."""
+    try:
+        import jax
+        import jax.numpy as jnp
+        import jax.scipy.linalg as jsl
+    except ImportError:
+        raise NotImplementedError("JAX is not installed")
+    jax.config.update("jax_enable_x64", True)
+
+    def blocked(f, *args):
+        return lambda: f(*args).block_until_ready()
+    if case == CASES[0]:
+        x, y = (jnp.asarray(get_array((10 ** 7,), "float64", seed=s)) for s in (1, 2))
+        return blocked(jax.jit(lambda x, y: x * y + jnp.sin(x)), x, y)
+    if case == CASES[1]:
+        def chain(x):
+            for _ in range(3):
+                x = jnp.sin(x) * 1.1 + 0.1
+            return x.sum()
+        return blocked(jax.jit(jax.grad(chain)), jnp.asarray([0.3, 0.5]))
+    if case == CASES[2]:
+        a, b = jnp.asarray([[3.0, 1.0], [1.0, 2.0]]), jnp.asarray([1.0, 2.0])
+        return blocked(jax.jit(jax.grad(lambda a, b: jnp.linalg.solve(a, b).sum())), a, b)
+    xn, yn = _gp_data()
+
+    def nll(theta, x, y):
+        ell, sf2, sn2 = jnp.exp(theta[0]), jnp.exp(theta[1]), jnp.exp(theta[2])
+        d = x[:, None] - x[None, :]
+        L = jnp.linalg.cholesky(sf2 * jnp.exp(-0.5 * d * d / ell**2) + sn2 * jnp.eye(len(x)))
+        return 0.5 * y @ jsl.cho_solve((L, True), y) + jnp.sum(jnp.log(jnp.diagonal(L)))
+    return blocked(jax.jit(jax.grad(nll)), jnp.asarray([0.1, -0.2, -1.0]), jnp.asarray(xn),
+                   jnp.asarray(yn))
 
 
 def _make_torch(torch, case):
