@@ -3,7 +3,7 @@
 The ``fuse`` pass groups connected elementwise nodes of one output shape into single
 ``fused_elementwise`` nodes whose parameter ``graph`` is the group as a sub-graph.  On
 the CPU a fused node runs as one kernel (``_kernels/_elementwise``: ``FusedKernel``):
-the nodes' own loops, applied block by block (512 elements) to registers held in
+the nodes' own loops, applied block by block (64 elements) to registers held in
 per-thread scratch memory, so intermediates never reach main memory; on a device
 whose driver has no ``fused_elementwise`` implementation, the sub-graph runs node by
 node with the driver's functions.  Results are those of the unfused program: the same
