@@ -292,25 +292,30 @@ typedef struct {
 
 static void tf_fused_run(const tf_fused *p, char **ptr, const npy_intp *st, npy_intp n,
                          char *scratch, int *err) {
-    char *rp[TF_MAXOP + TF_FMAXI];
-    npy_intp rs[TF_MAXOP + TF_FMAXI];
+    /* each instruction's argument pointers and strides, set once per run; per block
+     * only the operands' pointers move (by inc) */
+    char *a[TF_FMAXI][4];
+    npy_intp s[TF_FMAXI][4], inc[TF_FMAXI * 4];
+    char **mv[TF_FMAXI * 4];
+    int nmv = 0;
     const int nop = p->nop;
-    for (int t = 0; t < p->ntemp; t++) {
-        rp[nop + t] = scratch + TF_FSLOT_OFFSET(t);
-        rs[nop + t] = p->titem[t];
+    for (int i = 0; i < p->ninstr; i++) {
+        for (int j = 0; j < p->narg[i]; j++) {
+            const int r = p->arg[i][j];
+            if (r < nop) {
+                a[i][j] = ptr[r];
+                s[i][j] = st[r];
+                if (st[r] != 0) { mv[nmv] = &a[i][j]; inc[nmv++] = st[r] * TF_FBLOCK; }
+            } else {
+                a[i][j] = scratch + TF_FSLOT_OFFSET(r - nop);
+                s[i][j] = p->titem[r - nop];
+            }
+        }
     }
     for (npy_intp off = 0; off < n; off += TF_FBLOCK) {
         const npy_intp m = n - off < TF_FBLOCK ? n - off : TF_FBLOCK;
-        for (int k = 0; k < nop; k++) {
-            rp[k] = ptr[k] + off * st[k];
-            rs[k] = st[k];
-        }
-        for (int i = 0; i < p->ninstr; i++) {
-            char *a[4];
-            npy_intp s[4];
-            for (int j = 0; j < p->narg[i]; j++) { a[j] = rp[p->arg[i][j]]; s[j] = rs[p->arg[i][j]]; }
-            p->fn[i](a, s, m, err);
-        }
+        for (int i = 0; i < p->ninstr; i++) p->fn[i](a[i], s[i], m, err);
+        for (int k = 0; k < nmv; k++) *mv[k] += inc[k];
     }
 }
 
