@@ -14,7 +14,6 @@ A group is convex (no path leaves it and comes back), holds at most 128 nodes an
 inputs plus outputs; its outputs are the members' values used outside it.
 """
 import heapq
-import weakref
 
 import numpy as np
 
@@ -96,9 +95,6 @@ def run_unfused(dev):
 
 # -- the CPU kernel of a fused node -----------------------------------------------------
 
-_kernels = weakref.WeakKeyDictionary()   # sub-graph -> _CpuFused
-
-
 class _CpuFused:
     """A sub-graph ready to run on the CPU: its ``FusedKernel`` (the elementwise nodes;
     the value a final reduction reads is the last output operand), the iteration
@@ -138,10 +134,10 @@ def _tail(graph):
 
 
 def cpu_kernel(graph):
-    """``graph`` ready to run on the CPU (built once per sub-graph)."""
-    f = _kernels.get(graph)
+    """``graph`` ready to run on the CPU (built once per sub-graph, kept on it)."""
+    f = graph.__dict__.get("_cpu_fused")
     if f is None:
-        f = _kernels[graph] = _CpuFused(graph)
+        f = graph.__dict__["_cpu_fused"] = _CpuFused(graph)
     return f
 
 
@@ -325,7 +321,7 @@ def fused_cpu(*arrays, graph):
     first full-shape input (as the unfused loops would), one kernel call (it broadcasts
     the inputs) -- or, with a final reduction, one per chunk of at most ``CHUNK``
     elements, each reduced by the reduction kernel while in cache."""
-    f = _kernels.get(graph) or cpu_kernel(graph)
+    f = graph.__dict__.get("_cpu_fused") or cpu_kernel(graph)
     shape = f.shape
     like = None
     for a in arrays:

@@ -98,15 +98,18 @@ def _lu_solve_cpu(lu, piv, b, *, trans):
     return out
 
 
+_INT32 = np.dtype(np.int32)
+
+
 def _solve_cpu(a, b):
-    if b.ndim == 1:
-        x, lu, piv = _solve_cpu(a, b[:, None])
-        return x[:, 0], lu, piv
+    vec = b.ndim == 1
+    if vec:
+        b = b[:, None]
     lu = _empty(a.shape, a.dtype)
-    piv = _empty(a.shape[:-1], np.dtype(np.int32))
+    piv = _empty(a.shape[:-1], _INT32)
     out = _empty(b.shape, b.dtype)
     raise_for_info("solve", _lapack.gesv(a, b, lu, piv, out, _threads.current), "is singular")
-    return out, lu, piv
+    return (out[:, 0] if vec else out), lu, piv
 
 
 def _det_cpu(a):
