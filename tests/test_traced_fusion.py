@@ -385,3 +385,20 @@ def test_empty_reductions_are_left_to_the_reduction_kernel():
     p = tf.compile(tf.trace(lambda x: tf.sum(x * 2.0 + 1.0, axis=0), x))
     assert "sum" in _prims(p)
     assert_close(p(x), np.zeros(3), rtol=0, atol=0)
+
+
+def test_operand_limit_split_keeps_a_reduction_with_its_producer():
+    xs = [_t((10,), "float64", 60 + i) for i in range(20)]
+
+    def f(*xs):
+        acc = xs[0]
+        for x in xs[1:]:
+            acc = acc * 0.5 + x
+        return tf.sum(acc * acc)
+    p = tf.compile(tf.trace(f, *xs))
+    for n in _fused_nodes(p):
+        sub = n.params["graph"]
+        tail = sub.nodes[-1]
+        if tail.prim.name == "sum":
+            assert any(tail.inputs[0] is m.outputs[0] for m in sub.nodes[:-1])
+    assert_close(p(*xs), f(*xs).numpy(), rtol=1e-14, atol=1e-14)

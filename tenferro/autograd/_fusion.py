@@ -263,7 +263,14 @@ def _split(graph, members):
     if len(members) < 4:
         return []
     h = len(members) // 2
-    return [g for g in _split(graph, members[:h]) + _split(graph, members[h:]) if len(g) > 1]
+    runs = _split(graph, members[:h]) + _split(graph, members[h:])
+    nodes = graph.nodes
+    for r in runs:   # a reduction stays with the run computing what it reduces
+        last = nodes[r[-1]]
+        if last.prim.name in REDUCTIONS and not any(
+                last.inputs[0] is nodes[j].outputs[0] for j in r[:-1]):
+            r.pop()
+    return [r for r in runs if len(r) > 1]
 
 
 def _rebuild(graph, groups):
