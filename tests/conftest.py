@@ -358,6 +358,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     terminalreporter.write_sep("-", "device-parametrized tests")
     for kind in DEVICE_KINDS:
         c = counts[kind]
+        if not c:
+            continue
         line = "%s: %d passed, %d failed, %d skipped" % (
             kind, c.get("passed", 0), c.get("failed", 0) + c.get("error", 0),
             c.get("skipped", 0))

@@ -363,7 +363,8 @@ def _reduction_cases():
     out = []
     for name in REDUCTIONS:
         for d in DEVICE_DTYPES:
-            if name in ("max", "min", "any", "all", "sum", "prod") or d != BOOL:
+            # mean of integers is float64 in NumPy: not a float32/int32/bool computation
+            if name in ("max", "min", "any", "all", "sum", "prod") or d == F32:
                 out.append(pytest.param(name, d, id="%s-%s" % (name, d)))
     return out
 
@@ -379,6 +380,17 @@ def test_reduction(device, name, dtype, axis, keepdims):
     if dtype == F32 and device.type != "cpu":  # summation order differs on the device
         rt, at = 1e-5, 1e-5 * a.shape[0] * a.shape[1] * a.shape[2]
     check_on(out, expected, device, op=name, rtol=rt, atol=at)
+
+
+@pytest.mark.parametrize("axis", [None, 0, 2, (0, 1)], ids=str)
+@pytest.mark.parametrize("name", ["sum", "prod"])
+@pytest.mark.parametrize("dtype", [I32, BOOL], ids=str)
+def test_integer_reduction_in_int32(device, dtype, name, axis):
+    """NumPy sums integers in int64 by default; dtype=int32 keeps them in int32."""
+    a = _reduction_data(name, dtype)
+    expected = getattr(np, name)(a, axis=axis, dtype=np.int32)
+    out = run_on(device, _fn(name), to_device(a, device), axis=axis, dtype=tf.int32)
+    check_on(out, expected, device, op=name)
 
 
 @pytest.mark.parametrize("name", ["sum", "max", "min", "mean"])
