@@ -7,6 +7,8 @@ import pytest
 
 import tenferro as tf
 
+pytest_plugins = ["pytester"]
+
 DTYPES = [np.dtype(d) for d in ("bool", "int32", "int64", "float32", "float64",
                                 "complex64", "complex128")]
 INT = [np.dtype("int32"), np.dtype("int64")]

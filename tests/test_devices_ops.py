@@ -524,3 +524,121 @@ def test_eager_backward_on_device(device):
     out.backward()
     assert t.grad.device == device
     check_on(t.grad, (np.exp(x) * (1 + x)).astype(np.float32), device, op="exp")
+
+
+# -- the harness itself: absent devices skip, and only documented dtypes turn into skips ----
+
+class _Float32Driver(tf.devices.Driver):
+    """A device holding float32 only, with no ops (to exercise conftest's helpers)."""
+
+    name = "f32dev"
+    dtypes = frozenset({F32})
+    implementations = {}
+
+    def device_count(self):
+        return 1
+
+    def empty(self, shape, dtype, device):
+        return np.empty(shape, dtype)
+
+    def from_numpy(self, array, device):
+        return np.array(array)
+
+    def to_numpy(self, data):
+        return np.array(data)
+
+
+class _NoDeviceDriver(_Float32Driver):
+    name = "nodev"
+
+    def device_count(self):
+        return 0
+
+    def unavailable_reason(self):
+        return "no adapter found (test)"
+
+
+@pytest.fixture
+def f32dev():
+    import tenferro.devices as devs
+
+    devs._drivers["f32dev"] = _Float32Driver()
+    devs._drivers["nodev"] = _NoDeviceDriver()
+    try:
+        yield tf.device("f32dev")
+    finally:
+        for k in ("f32dev", "nodev"):
+            devs._drivers.pop(k, None)
+        for k in [k for k in devs._devices if str(k).startswith(("f32dev", "nodev"))]:
+            del devs._devices[k]
+
+
+def test_harness_absent_device_reasons(f32dev):
+    from conftest import _absent_reason, get_test_device
+
+    assert _absent_reason("nosuchdev") == "no nosuchdev driver in this build"
+    assert _absent_reason("nodev") == "nodev: no adapter found (test)"
+    assert _absent_reason("cpu") is None and _absent_reason("f32dev") is None
+    with pytest.raises(pytest.skip.Exception, match="device absent: nodev: no adapter found"):
+        get_test_device("nodev")
+    assert get_test_device("f32dev") is f32dev
+
+
+def test_harness_skips_only_documented_dtypes(f32dev):
+    def raises(dtype):
+        def fn():
+            raise tf.UnsupportedOperation(f32dev, "sin", np.dtype(dtype))
+        return fn
+
+    for dtype in ("float64", "int64", "complex64"):
+        with pytest.raises(pytest.skip.Exception, match="documented as unsupported"):
+            run_on(f32dev, raises(dtype))
+    # a dtype the device holds: the failure stays a failure
+    with pytest.raises(tf.UnsupportedOperation, match="float32"):
+        run_on(f32dev, raises("float32"))
+    # the CPU documents every dtype: never a skip there
+    with pytest.raises(tf.UnsupportedOperation):
+        run_on(tf.device("cpu"), lambda: (_ for _ in ()).throw(
+            tf.UnsupportedOperation("cpu", "sin", np.dtype("float64"))))
+    with pytest.raises(pytest.skip.Exception, match="does not support sin for float32"):
+        skip_unless_supported(f32dev, "sin", F32)  # declared: no implementation
+    skip_unless_supported(tf.device("cpu"), "sin", F32, I32, BOOL)  # no skip
+    # and the real error for an op the device lacks names it, the device and the dtype
+    t = to_device(np.ones(3, np.float32), f32dev)
+    with pytest.raises(tf.UnsupportedOperation, match="^sin: not supported on device "
+                       "'f32dev:0' for dtype float32$"):
+        run_on(f32dev, tf.sin, t)
+
+
+def test_harness_tolerances():
+    from conftest import device_tol
+
+    assert device_tol("cpu", F32) == (4e-6, 1e-6)
+    rt, at = device_tol("webgpu", F32)
+    assert rt > 4e-6 and at > 1e-6
+    assert device_tol("webgpu", F32, "sin")[1] >= 2.0 ** -11  # WGSL's absolute bound
+    assert device_tol("webgpu", I32) == (0.0, 0.0)
+
+
+def test_summary_counts_tests_per_device(pytester):
+    """The report's per-device line (conftest.pytest_terminal_summary)."""
+    import conftest
+
+    class hook:  # a plugin carrying only the summary hook
+        pytest_terminal_summary = staticmethod(conftest.pytest_terminal_summary)
+    pytester.makepyfile("""
+        import pytest
+
+        @pytest.mark.parametrize("device", ["cpu", "webgpu"])
+        @pytest.mark.parametrize("n", [1, 2])
+        def test_a(device, n):
+            if device == "webgpu" and n == 2:
+                pytest.skip("device absent: webgpu: no adapter")
+            assert not (device == "cpu" and n == 2)
+    """)
+    result = pytester.runpytest_inprocess("-q", plugins=[hook])
+    result.assert_outcomes(passed=2, failed=1, skipped=1)
+    result.stdout.fnmatch_lines(["*device-parametrized tests*",
+                                 "cpu: 1 passed, 1 failed, 0 skipped",
+                                 "webgpu: 1 passed, 0 failed, 1 skipped (device absent: "
+                                 "webgpu: no adapter)"])
