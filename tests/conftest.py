@@ -7,6 +7,8 @@ import pytest
 
 import tenferro as tf
 
+pytest_plugins = ["pytester"]
+
 DTYPES = [np.dtype(d) for d in ("bool", "int32", "int64", "float32", "float64",
                                 "complex64", "complex128")]
 INT = [np.dtype("int32"), np.dtype("int64")]
@@ -194,3 +196,176 @@ def central_grad(f, a, h=1e-6):
             g[idx] += unit * (f(a + e) - f(a - e)) / (2 * h)
     return g
 
+
+
+# -- devices -------------------------------------------------------------------------
+#
+# Table-driven op tests take the ``device`` fixture and run once per device type in
+# DEVICE_KINDS.  A device absent from this machine (no driver module, or a driver with
+# no device here) is skipped with the reason its driver gives, so the test report says
+# why; a device that is present runs every case for real.
+
+DEVICE_KINDS = ["cpu", "webgpu"]
+
+# Looser float32 tolerances on WebGPU: WGSL's builtins are not correctly rounded
+# (exp: 3 + 2|x| ulp, log: 3 ulp or 2**-21 absolute, sin/cos: 2**-11 absolute on
+# [-pi, pi], pow/tan/hyperbolics inherit from exp/log/sin), and reductions sum in
+# workgroup trees in another order than the CPU.
+DEVICE_RTOL = {("webgpu", np.dtype("float32")): 2e-5}
+DEVICE_ATOL = {("webgpu", np.dtype("float32")): 2e-6}
+# Elementwise ops whose WGSL accuracy is specified only in absolute terms or inherited
+# from several builtins: (rtol, atol) on WebGPU.
+WEBGPU_LOOSE_OPS = {
+    "sin": (1e-4, 6e-4), "cos": (1e-4, 6e-4), "tan": (5e-4, 1e-3),
+    "exp": (5e-5, 1e-6), "exp2": (5e-5, 1e-6), "expm1": (1e-4, 2e-6),
+    "power": (1e-4, 1e-5), "sinh": (1e-4, 1e-5), "cosh": (1e-4, 1e-5),
+    "tanh": (1e-4, 1e-5), "sigmoid": (1e-4, 1e-6), "erf": (1e-4, 1e-5),
+    "logaddexp": (1e-4, 1e-5), "arcsinh": (1e-4, 1e-5), "arccosh": (1e-4, 1e-5),
+    "arctanh": (1e-4, 1e-5), "arcsin": (1e-4, 1e-5), "arccos": (1e-4, 1e-5),
+    "arctan": (1e-4, 1e-5), "arctan2": (1e-4, 1e-5), "log": (1e-4, 1e-6),
+    "log1p": (1e-4, 2e-6), "log2": (1e-4, 1e-6), "log10": (1e-4, 1e-6),
+    "hypot": (5e-5, 1e-6), "rsqrt": (5e-5, 1e-6), "sqrt": (5e-5, 1e-6),
+    "divide": (5e-5, 1e-6), "reciprocal": (5e-5, 1e-6),
+}
+
+
+def device_kind(device):
+    return device if isinstance(device, str) else device.type
+
+
+def device_tol(device, dtype, op=None):
+    """(rtol, atol) for results of ``dtype`` computed on ``device`` (by ``op``)."""
+    kind = device_kind(device)
+    dtype = np.dtype(dtype)
+    rt, at = RTOL.get(dtype, 0.0), ATOL.get(dtype, 0.0)
+    rt = DEVICE_RTOL.get((kind, dtype), rt)
+    at = DEVICE_ATOL.get((kind, dtype), at)
+    if kind == "webgpu" and dtype.kind == "f" and op in WEBGPU_LOOSE_OPS:
+        ort, oat = WEBGPU_LOOSE_OPS[op]
+        rt, at = max(rt, ort), max(at, oat)
+    return rt, at
+
+
+def _absent_reason(kind):
+    """Why device type ``kind`` cannot be tested here, or None when it is present."""
+    import tenferro.devices as devs
+
+    try:
+        drv = devs.get_driver(kind)
+    except ValueError:  # no module tenferro/devices/<kind>.py and no entry point
+        return "no %s driver in this build" % kind
+    if drv.device_count() == 0:
+        return "%s: %s" % (kind, drv.unavailable_reason())
+    return None
+
+
+def get_test_device(kind):
+    """``tf.device(kind)``, or a skip carrying the driver's reason when it is absent."""
+    why = _absent_reason(kind)
+    if why is not None:
+        pytest.skip("device absent: " + why)
+    return tf.device(kind)
+
+
+@pytest.fixture(params=DEVICE_KINDS, ids=DEVICE_KINDS)
+def device(request):
+    """Every device type tenferro knows about; absent ones skip with their reason."""
+    return get_test_device(request.param)
+
+
+@pytest.fixture(params=[k for k in DEVICE_KINDS if k != "cpu"],
+                ids=[k for k in DEVICE_KINDS if k != "cpu"])
+def accel_device(request):
+    """The non-CPU device types (for tests that need a second device beside the CPU)."""
+    return get_test_device(request.param)
+
+
+def documented_unsupported(device, dtype):
+    """``dtype`` is one ``device``'s driver declares it cannot hold (not in ``dtypes``):
+    e.g. float64, complex and int64 on WebGPU.  Never true on the CPU."""
+    return dtype is not None and np.dtype(dtype) not in device.driver.dtypes
+
+
+def skip_unless_supported(device, op, *dtypes):
+    """Skip when the driver's declared coverage (``supports``) leaves out ``op`` for
+    one of ``dtypes``, naming them; the CPU supports every primitive and dtype."""
+    for d in dtypes:
+        d = np.dtype(d)
+        if documented_unsupported(device, d) or not device.driver.supports(op, d):
+            pytest.skip("%s does not support %s for %s (declared by its driver)"
+                        % (device, op, d))
+
+
+def run_on(device, fn, *args, **kwargs):
+    """``fn(*args, **kwargs)``; an ``UnsupportedOperation`` becomes a skip ONLY when its
+    dtype is one ``device`` documents as unsupported, and its message must name the
+    device.  Any other failure -- a supported dtype included -- stays a failure."""
+    try:
+        return fn(*args, **kwargs)
+    except tf.UnsupportedOperation as e:
+        if documented_unsupported(device, e.dtype) and device.type in str(e):
+            pytest.skip("%s (dtype documented as unsupported on %s)" % (e, device))
+        raise
+
+
+def to_device(a, device):
+    """NumPy data as a Tensor on ``device`` (through the CPU, an explicit transfer)."""
+    return tf.asarray(np.asarray(a)).to(device)
+
+
+def check_on(t, expected, device, op=None, dtype=None, rtol=None, atol=None):
+    """``t`` is on ``device`` and equals NumPy's ``expected`` (dtype, shape, values)
+    within the device's tolerance for the result dtype (and ``op``)."""
+    assert isinstance(t, tf.Tensor), type(t)
+    assert t.device == device, (str(t.device), str(device))
+    rt, at = device_tol(device, t.dtype, op)
+    host = t.to("cpu")
+    assert host.device == tf.device("cpu")
+    assert_close(host, expected, dtype=dtype, rtol=rt if rtol is None else rtol,
+                 atol=at if atol is None else atol)
+
+
+# -- per-device test counts in the report ------------------------------------------------
+
+def _device_of_nodeid(nodeid):
+    import re
+
+    params = re.search(r"\[(.*)\]$", nodeid)
+    if not params:
+        return None
+    parts = params.group(1).split("-")
+    for kind in DEVICE_KINDS:
+        if kind in parts:
+            return kind
+    return None
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """One line per device: how many device-parametrized tests passed, failed, skipped
+    (with the skip reasons), so a CI log shows how many WebGPU tests really ran."""
+    counts = {k: {} for k in DEVICE_KINDS}
+    reasons = {k: set() for k in DEVICE_KINDS}
+    for outcome in ("passed", "failed", "error", "skipped"):
+        for rep in terminalreporter.stats.get(outcome, []):
+            kind = _device_of_nodeid(getattr(rep, "nodeid", ""))
+            if kind is None or getattr(rep, "when", "call") not in ("call", "setup"):
+                continue
+            if outcome == "passed" and rep.when != "call":
+                continue
+            counts[kind][outcome] = counts[kind].get(outcome, 0) + 1
+            if outcome == "skipped" and isinstance(rep.longrepr, tuple):
+                reasons[kind].add(str(rep.longrepr[2]).replace("Skipped: ", ""))
+    if not any(counts.values()):
+        return
+    terminalreporter.write_sep("-", "device-parametrized tests")
+    for kind in DEVICE_KINDS:
+        c = counts[kind]
+        if not c:
+            continue
+        line = "%s: %d passed, %d failed, %d skipped" % (
+            kind, c.get("passed", 0), c.get("failed", 0) + c.get("error", 0),
+            c.get("skipped", 0))
+        absent = sorted(r for r in reasons[kind] if r.startswith("device absent"))
+        if absent:
+            line += " (%s)" % "; ".join(absent)
+        terminalreporter.write_line(line)

@@ -1,0 +1,644 @@
+"""The same table-driven op tests on every device (the ``device`` fixture of conftest.py).
+
+Every result is computed on the device, copied back with ``.to("cpu")`` and compared
+with one NumPy reference (the same for every device) within the device's tolerance for
+the result dtype.  Data is float32, int32 and bool: the dtypes every device holds.  A
+case whose dtype a device documents as unsupported (float64, complex and int64 on
+WebGPU) is skipped with the driver's message; anything else that fails is a failure.
+"""
+import numpy as np
+import pytest
+
+import tenferro as tf
+from tenferro._ops.elementwise import BINARY, UNARY, _resolve
+
+from conftest import (check_on, documented_unsupported, random_array, run_on,
+                       skip_unless_supported, stable_rng, to_device)
+
+F32, I32, BOOL = np.dtype("float32"), np.dtype("int32"), np.dtype("bool")
+DEVICE_DTYPES = (F32, I32, BOOL)
+
+
+# -- NumPy references and input domains ----------------------------------------------
+
+def _erf(x):
+    from scipy.special import erf
+
+    return erf(x.astype(np.float64)).astype(x.dtype)
+
+
+# NumPy references of the ops whose table ufunc is only their type resolver
+REFERENCE = {
+    "rsqrt": lambda x: (1 / np.sqrt(x.astype(np.float64))).astype(x.dtype),
+    "sigmoid": lambda x: (1 / (1 + np.exp(-x.astype(np.float64)))).astype(x.dtype),
+    "erf": _erf,
+}
+# input domains per op (conftest.random_array's names)
+UNARY_DOMAIN = {
+    "log": "pos", "log1p": "pos", "log2": "pos", "log10": "pos", "sqrt": "pos",
+    "rsqrt": "pos", "reciprocal": "nonzero", "arcsin": "unit", "arccos": "unit",
+    "arctanh": "unit", "arccosh": "ge1", "tan": "small",
+}
+BINARY_DOMAIN = {  # (domain of a, domain of b)
+    "divide": ("any", "nonzero"), "floor_divide": ("any", "nonzero"),
+    "remainder": ("any", "nonzero"), "power": ("pos", "small"),
+    "left_shift": ("any", "shift"), "right_shift": ("any", "shift"),
+}
+
+
+def reference(name):
+    if name in REFERENCE:
+        return REFERENCE[name]
+    return (UNARY.get(name) or BINARY[name])[0]
+
+
+def _loop(name, ufunc, dtypes):
+    try:
+        return _resolve(name, ufunc, dtypes)
+    except TypeError:
+        return None
+
+
+def _cases(table, arity):
+    """(op, dtype) pairs whose NumPy loop and result stay within float32/int32/bool."""
+    out = []
+    for name, (ufunc, _) in table.items():
+        for d in DEVICE_DTYPES:
+            r = _loop(name, ufunc, (d,) * arity)
+            if r is not None and r[0] in DEVICE_DTYPES and r[1] in DEVICE_DTYPES:
+                out.append(pytest.param(name, d, id="%s-%s" % (name, d)))
+    return out
+
+
+def loop_dtype(name, *dtypes):
+    """The dtype tenferro computes ``name`` in (bool math runs in int32/float32, where
+    NumPy would use int8/float16): the NumPy reference is computed in it too."""
+    table = UNARY if name in UNARY else BINARY
+    return _resolve(name, table[name][0], tuple(np.dtype(d) for d in dtypes))[0]
+
+
+UNARY_CASES = _cases(UNARY, 1)
+BINARY_CASES = _cases(BINARY, 2)
+
+
+def _data(shape, dtype, domain, seed):
+    if dtype == BOOL and domain not in ("any", "small"):
+        # (0 is in the unit domain, 1 in the others)
+        return np.full(shape, domain != "unit")
+    a = random_array(shape, dtype, domain, seed=seed)
+    if dtype == I32 and domain == "pos":
+        a = np.abs(a) + 1
+    return a
+
+
+def _binary_data(name, dtype, shape_a, shape_b):
+    da, db = BINARY_DOMAIN.get(name, ("any", "any"))
+    if dtype == I32 and name == "power":
+        a = stable_rng(name, "a").integers(-4, 5, shape_a).astype(dtype)
+        b = stable_rng(name, "b").integers(0, 5, shape_b).astype(dtype)
+        return a, b
+    return _data(shape_a, dtype, da, 1), _data(shape_b, dtype, db, 2)
+
+
+def _fn(name):
+    return getattr(tf, name)
+
+
+# -- transfers -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", DEVICE_DTYPES, ids=str)
+@pytest.mark.parametrize("shape", [(), (1,), (7,), (3, 5), (2, 3, 4), (0, 3)], ids=str)
+def test_transfer_round_trip(device, dtype, shape):
+    a = random_array(shape, dtype, seed=3)
+    t = tf.asarray(a).to(device)
+    assert t.device == device and t.shape == shape and t.dtype == dtype
+    t2 = tf.asarray(a, device=device)
+    assert t2.device == device
+    for x in (t, t2):
+        back = x.to("cpu")
+        assert back.device == tf.device("cpu")
+        np.testing.assert_array_equal(back.numpy(), a)
+        assert back.numpy().dtype == dtype
+    # the host copy is the device's own: writing to it leaves the device data alone
+    if a.size:
+        host = t.to("cpu").numpy()
+        host[...] = 0 if dtype != BOOL else False
+        np.testing.assert_array_equal(t.to("cpu").numpy(), a)
+
+
+def test_numpy_only_on_cpu(device):
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    t = tf.asarray(a).to(device)
+    if device.type == "cpu":
+        np.testing.assert_array_equal(t.numpy(), a)
+        np.testing.assert_array_equal(np.asarray(t), a)
+        return
+    with pytest.raises(TypeError, match=r"Tensor.numpy: tensor is on '%s'; copy it to the host "
+                       r"first with .to\('cpu'\)" % device):
+        t.numpy()
+    with pytest.raises(TypeError, match="copy it to the host first"):
+        np.asarray(t)
+    np.testing.assert_array_equal(t.to("cpu").numpy(), a)
+    np.testing.assert_array_equal(t.cpu().numpy(), a)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex64", "complex128", "int64"])
+def test_unsupported_dtype_transfer(device, dtype):
+    """float64/complex/int64 to a device that cannot hold them: UnsupportedOperation
+    naming the device, the op and the dtype -- never a silent cast."""
+    a = random_array((2, 3), dtype, seed=4)
+    if not documented_unsupported(device, dtype):
+        t = tf.asarray(a).to(device)
+        assert t.dtype == dtype
+        np.testing.assert_array_equal(t.to("cpu").numpy(), a)
+        return
+    with pytest.raises(tf.UnsupportedOperation,
+                       match=r"\w+: not supported on device '%s' for dtype %s"
+                             % (device, dtype)) as ei:
+        tf.asarray(a).to(device)
+    assert isinstance(ei.value, TypeError)
+    assert str(ei.value.device) == str(device) and np.dtype(ei.value.dtype) == dtype
+    assert ei.value.op
+
+
+def test_unsupported_dtype_op_after_cast(device):
+    """A float32 tensor cast to float64 on a device without float64 raises naming convert."""
+    t = to_device(np.ones(3, np.float32), device)
+    if not documented_unsupported(device, "float64"):
+        check_on(t.astype(tf.float64), np.ones(3), device)
+        return
+    with pytest.raises(tf.UnsupportedOperation, match=r"'%s' for dtype float64" % device):
+        t.astype(tf.float64)
+    with pytest.raises(tf.UnsupportedOperation, match=r"'%s'.*float64" % device):
+        tf.exp(to_device(np.ones(3, np.int32), device))  # int32 exp computes in float64
+
+
+def test_mixed_devices_raise(accel_device):
+    dev = accel_device
+    a = np.ones((2, 3), np.float32)
+    g = to_device(a, dev)
+    c = tf.asarray(a)
+    for fn in (lambda: g + c, lambda: c * g, lambda: tf.where(c > 0, g, c),
+               lambda: tf.matmul(g, c.T), lambda: tf.einsum("ij,kj->ik", c, g),
+               lambda: tf.concatenate([c, g]), lambda: tf.maximum(c, g)):
+        with pytest.raises(tf.DeviceMismatchError,
+                           match="expected all tensors on one device") as ei:
+            fn()
+        assert set(ei.value.devices) == {"cpu", str(dev)}
+
+
+# -- elementwise -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name,dtype", UNARY_CASES)
+def test_unary(device, name, dtype):
+    a = _data((4, 5), dtype, UNARY_DOMAIN.get(name, "any"), seed=5)
+    expected = reference(name)(a.astype(loop_dtype(name, dtype)))
+    t = to_device(a, device)
+    out = run_on(device, _fn(name), t)
+    check_on(out, expected, device, op=name)
+
+
+@pytest.mark.parametrize("name,dtype", BINARY_CASES)
+def test_binary(device, name, dtype):
+    a, b = _binary_data(name, dtype, (4, 5), (4, 5))
+    lin = loop_dtype(name, dtype, dtype)
+    expected = reference(name)(a.astype(lin), b.astype(lin))
+    out = run_on(device, _fn(name), to_device(a, device), to_device(b, device))
+    check_on(out, expected, device, op=name)
+
+
+@pytest.mark.parametrize("name,dtype", BINARY_CASES)
+def test_binary_broadcast(device, name, dtype):
+    a, b = _binary_data(name, dtype, (3, 1, 5), (4, 1))
+    lin = loop_dtype(name, dtype, dtype)
+    expected = reference(name)(a.astype(lin), b.astype(lin))
+    out = run_on(device, _fn(name), to_device(a, device), to_device(b, device))
+    assert out.shape == (3, 4, 5)
+    check_on(out, expected, device, op=name)
+
+
+# ops spread over every kind of data (float math, integer math, comparisons, logic)
+LAYOUT_OPS = ["add", "multiply", "divide", "maximum", "power", "less", "logical_xor",
+              "bitwise_and", "floor_divide", "remainder"]
+LAYOUT_CASES = [pytest.param(n, d, id="%s-%s" % (n, d)) for n in LAYOUT_OPS
+                for d in DEVICE_DTYPES
+                if (lambda r: r is not None and r[0] in DEVICE_DTYPES)(
+                    _loop(n, BINARY[n][0], (d, d)))]
+DEVICE_LAYOUTS = ["transposed", "step2", "negstride", "broadcast", "offset"]
+
+
+def device_layout(a, layout, device):
+    """A tensor on ``device`` whose view (made on the device) holds ``a``'s values,
+    and those values (they differ for the broadcast layout)."""
+    a = np.asarray(a)
+    if layout == "transposed":
+        return to_device(np.ascontiguousarray(a.T), device).T, a
+    if layout == "step2":
+        big = np.zeros(tuple(2 * n + 1 for n in a.shape), a.dtype)
+        key = tuple(slice(1, None, 2) for _ in a.shape)
+        big[key] = a
+        return to_device(big, device)[key], a
+    if layout == "negstride":
+        return tf.flip(to_device(np.ascontiguousarray(np.flip(a)), device)), a
+    if layout == "broadcast":
+        return tf.broadcast_to(to_device(a[:1], device), a.shape), np.broadcast_to(a[:1], a.shape)
+    if layout == "offset":  # a view starting inside its buffer
+        big = np.concatenate([a, a])
+        return to_device(big, device)[a.shape[0]:], a
+    raise ValueError(layout)
+
+
+@pytest.mark.parametrize("layout", DEVICE_LAYOUTS)
+@pytest.mark.parametrize("name,dtype", LAYOUT_CASES)
+def test_binary_strided(device, name, dtype, layout):
+    a, b = _binary_data(name, dtype, (4, 6), (4, 6))
+    ta, va = device_layout(a, layout, device)
+    tb, vb = device_layout(b, "transposed" if layout != "transposed" else "step2", device)
+    assert ta.device == device and tb.device == device
+    out = run_on(device, _fn(name), ta, tb)
+    lin = loop_dtype(name, dtype, dtype)
+    check_on(out, reference(name)(va.astype(lin), vb.astype(lin)), device, op=name)
+
+
+@pytest.mark.parametrize("layout", DEVICE_LAYOUTS)
+@pytest.mark.parametrize("name", ["exp", "negative", "sqrt", "floor", "isfinite"])
+def test_unary_strided(device, name, layout):
+    a = _data((5, 3), F32, UNARY_DOMAIN.get(name, "any"), seed=6)
+    t, v = device_layout(a, layout, device)
+    check_on(run_on(device, _fn(name), t), reference(name)(v), device, op=name)
+
+
+def test_scalar_operands(device):
+    a = random_array((3, 4), F32, seed=7)
+    t = to_device(a, device)
+    check_on(t * 2.5 + 1, a * np.float32(2.5) + 1, device)
+    check_on(3 - t, 3 - a, device)
+    check_on(t ** 2, a ** 2, device, op="power")
+    check_on(t > 0.5, a > 0.5, device)
+    i = random_array((3, 4), I32, seed=8)
+    ti = to_device(i, device)
+    check_on(ti * 3 - 7, i * 3 - 7, device)
+    check_on(ti // 4, i // 4, device)
+    check_on(ti % 5, i % 5, device)
+
+
+def test_nonfinite_values(device):
+    """NaN and infinities survive the device's math (WGSL may assume they do not
+    occur: a driver must still give NumPy's answers)."""
+    a = np.array([0.0, -1.5, np.inf, -np.inf, np.nan, 2.0], np.float32)
+    b = np.array([1.0, np.nan, 3.0, np.inf, 0.5, -np.inf], np.float32)
+    ta, tb = to_device(a, device), to_device(b, device)
+    for name in ("isnan", "isinf", "isfinite"):
+        check_on(run_on(device, _fn(name), ta), reference(name)(a), device, op=name)
+    with np.errstate(all="ignore"):
+        for name in ("maximum", "minimum", "fmax", "fmin", "add", "multiply"):
+            check_on(run_on(device, _fn(name), ta, tb), reference(name)(a, b), device, op=name)
+        check_on(ta / to_device(np.zeros(6, np.float32), device), a / np.float32(0), device)
+
+
+# -- casts, where, clip ---------------------------------------------------------------------
+
+CASTS = [(s, d) for s in DEVICE_DTYPES for d in DEVICE_DTYPES if s != d]
+
+
+@pytest.mark.parametrize("src,dst", CASTS, ids=lambda d: str(d))
+def test_cast(device, src, dst):
+    if src == F32:
+        a = (stable_rng("cast", str(dst)).uniform(-40, 40, (3, 7))).astype(np.float32)
+        a[0, :3] = [0.0, -0.0, 0.75]
+    else:
+        a = random_array((3, 7), src, seed=9)
+    t = to_device(a, device)
+    check_on(run_on(device, t.astype, dst), a.astype(dst), device)
+    # and from a transposed view
+    tt = to_device(np.ascontiguousarray(a.T), device).T
+    check_on(run_on(device, tt.astype, dst), a.astype(dst), device)
+
+
+@pytest.mark.parametrize("dtype", DEVICE_DTYPES, ids=str)
+def test_where(device, dtype):
+    c = random_array((3, 1, 5), BOOL, seed=10)
+    a = random_array((4, 5), dtype, seed=11)
+    b = random_array((3, 4, 1), dtype, seed=12)
+    out = run_on(device, tf.where, to_device(c, device), to_device(a, device),
+                 to_device(b, device))
+    check_on(out, np.where(c, a, b), device)
+    # scalar branches
+    zero = a.dtype.type(0).item()  # a weak Python scalar of a's kind: a's dtype stays
+    out = run_on(device, tf.where, to_device(c, device), to_device(a, device), zero)
+    check_on(out, np.where(c, a, a.dtype.type(0)), device)
+
+
+@pytest.mark.parametrize("dtype", [F32, I32], ids=str)
+def test_clip(device, dtype):
+    a = random_array((4, 6), dtype, seed=13)
+    t = to_device(a, device)
+    check_on(run_on(device, tf.clip, t, -1, 2), np.clip(a, -1, 2), device)
+    check_on(run_on(device, tf.clip, t, None, 0), np.clip(a, None, 0), device)
+    lo = random_array((6,), dtype, seed=14) - 1
+    check_on(run_on(device, tf.clip, t, to_device(lo, device), 5), np.clip(a, lo, 5), device)
+
+
+# -- reductions ---------------------------------------------------------------------------------
+
+AXES = [None, 0, 1, 2, -1, (0, 2), (1, 2), (0, 1, 2), ()]
+REDUCTIONS = ["sum", "prod", "max", "min", "any", "all", "mean"]
+
+
+def _reduction_data(name, dtype):
+    if name == "prod":  # values near 1 keep float32 products well-conditioned
+        if dtype == F32:
+            return stable_rng("prod").uniform(0.5, 1.5, (3, 4, 5)).astype(np.float32)
+        if dtype == I32:
+            return stable_rng("prodi").integers(-2, 3, (3, 4, 5)).astype(np.int32)
+    if name in ("any", "all") and dtype != BOOL:
+        a = random_array((3, 4, 5), dtype, seed=15)
+        a[a.__abs__() < (1 if dtype == I32 else 0.5)] = 0
+        a[1] = 1  # an all-true slice for all()
+        return a
+    return random_array((3, 4, 5), dtype, seed=15)
+
+
+def _reduction_cases():
+    out = []
+    for name in REDUCTIONS:
+        for d in DEVICE_DTYPES:
+            # mean of integers is float64 in NumPy: not a float32/int32/bool computation
+            if name in ("max", "min", "any", "all", "sum", "prod") or d == F32:
+                out.append(pytest.param(name, d, id="%s-%s" % (name, d)))
+    return out
+
+
+@pytest.mark.parametrize("keepdims", [False, True], ids=["", "keepdims"])
+@pytest.mark.parametrize("axis", AXES, ids=str)
+@pytest.mark.parametrize("name,dtype", _reduction_cases())
+def test_reduction(device, name, dtype, axis, keepdims):
+    a = _reduction_data(name, dtype)
+    expected = getattr(np, name)(a, axis=axis, keepdims=keepdims)
+    out = run_on(device, _fn(name), to_device(a, device), axis=axis, keepdims=keepdims)
+    rt, at = None, None
+    if dtype == F32 and device.type != "cpu":  # summation order differs on the device
+        rt, at = 1e-5, 1e-5 * a.shape[0] * a.shape[1] * a.shape[2]
+    check_on(out, expected, device, op=name, rtol=rt, atol=at)
+
+
+@pytest.mark.parametrize("axis", [None, 0, 2, (0, 1)], ids=str)
+@pytest.mark.parametrize("name", ["sum", "prod"])
+@pytest.mark.parametrize("dtype", [I32, BOOL], ids=str)
+def test_integer_reduction_in_int32(device, dtype, name, axis):
+    """NumPy sums integers in int64 by default; dtype=int32 keeps them in int32."""
+    a = _reduction_data(name, dtype)
+    expected = getattr(np, name)(a, axis=axis, dtype=np.int32)
+    out = run_on(device, _fn(name), to_device(a, device), axis=axis, dtype=tf.int32)
+    check_on(out, expected, device, op=name)
+
+
+@pytest.mark.parametrize("name", ["sum", "max", "min", "mean"])
+@pytest.mark.parametrize("axis", [None, 0, 1], ids=str)
+def test_reduction_strided_and_large(device, name, axis):
+    """Reductions of views made on the device, and of sizes past one workgroup."""
+    a = stable_rng("large", name).uniform(-1, 1, (300, 130)).astype(np.float32)
+    t = to_device(np.ascontiguousarray(a.T), device).T
+    expected = getattr(np, name)(a.astype(np.float64), axis=axis).astype(np.float32)
+    out = run_on(device, _fn(name), t, axis=axis)
+    check_on(out, expected, device, op=name, rtol=1e-4, atol=1e-3)
+    b = to_device(a, device)[::3, 1::2]
+    expected = getattr(np, name)(a[::3, 1::2].astype(np.float64), axis=axis).astype(np.float32)
+    check_on(run_on(device, _fn(name), b, axis=axis), expected, device, op=name,
+             rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.parametrize("name", ["argmax", "argmin"])
+@pytest.mark.parametrize("axis", [None, 0, 1, 2, -1], ids=str)
+@pytest.mark.parametrize("dtype", DEVICE_DTYPES, ids=str)
+def test_argreduction(device, name, axis, dtype):
+    a = random_array((3, 4, 5), dtype, seed=16)
+    if dtype == F32:
+        a[0, 1, :2] = a.max() + 1  # ties: the first index wins, as in NumPy
+        a[2, 0, 3:] = a.min() - 1
+    expected = getattr(np, name)(a, axis=axis)
+    out = run_on(device, _fn(name), to_device(a, device), axis=axis)
+    check_on(out, expected, device, op=name)
+
+
+# -- copies, matmul, einsum -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("axes", [(1, 0, 2), (2, 0, 1), (2, 1, 0), (0, 2, 1)], ids=str)
+@pytest.mark.parametrize("dtype", DEVICE_DTYPES, ids=str)
+def test_permute_copy(device, dtype, axes):
+    a = random_array((3, 4, 5), dtype, seed=17)
+    t = to_device(a, device)
+    p = tf.permute_dims(t, axes)
+    assert p.device == device and p.shape == tuple(a.shape[i] for i in axes)
+    expected = np.transpose(a, axes)
+    check_on(p, expected, device)
+    c = run_on(device, tf.copy, p)
+    check_on(c, expected, device)
+    assert c.is_contiguous() if hasattr(c, "is_contiguous") else True
+    check_on(run_on(device, tf.reshape, p, (-1,)), expected.reshape(-1), device)
+    check_on(t.T[::-1, 1:3], a.T[::-1, 1:3], device)
+
+
+MATMUL_SHAPES = [((3, 4), (4, 5)), ((33, 17), (17, 65)), ((2, 3, 4), (2, 4, 5)),
+                 ((1, 3, 4), (2, 4, 5)), ((4,), (4, 5)), ((3, 4), (4,)), ((64, 64), (64, 64)),
+                 ((1, 1), (1, 1)), ((2, 0), (0, 3))]
+
+
+@pytest.mark.parametrize("dtype", [F32, I32], ids=str)
+@pytest.mark.parametrize("sa,sb", MATMUL_SHAPES, ids=str)
+def test_matmul(device, sa, sb, dtype):
+    a = random_array(sa, dtype, "small", seed=18)
+    b = random_array(sb, dtype, "small", seed=19)
+    expected = np.matmul(a.astype(np.float64), b.astype(np.float64)).astype(dtype)
+    out = run_on(device, tf.matmul, to_device(a, device), to_device(b, device))
+    k = sa[-1]
+    check_on(out, expected, device, op="matmul", rtol=1e-5, atol=1e-6 * max(k, 1))
+    ta = to_device(a, device)
+    check_on(run_on(device, lambda: ta @ to_device(b, device)), expected, device,
+             rtol=1e-5, atol=1e-6 * max(k, 1))
+
+
+@pytest.mark.parametrize("la,lb", [("C", "F"), ("F", "C"), ("F", "F"), ("slice", "C")])
+def test_matmul_strided(device, la, lb):
+    a = random_array((20, 12), F32, "small", seed=20)
+    b = random_array((12, 9), F32, "small", seed=21)
+
+    def lay(x, how):
+        if how == "C":
+            return to_device(x, device)
+        if how == "F":
+            return to_device(np.ascontiguousarray(x.T), device).T
+        return device_layout(x, "step2", device)[0]
+    out = run_on(device, tf.matmul, lay(a, la), lay(b, lb))
+    check_on(out, (a.astype(np.float64) @ b).astype(np.float32), device, rtol=1e-5, atol=2e-5)
+
+
+EINSUMS = [("ij,jk->ik", [(3, 4), (4, 5)]), ("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]),
+           ("ik,jk->ij", [(3, 4), (5, 4)]), ("ij,ij->", [(3, 4), (3, 4)]),
+           ("abc,cd->abd", [(2, 3, 4), (4, 5)]), ("abcd,bdce->ae", [(2, 3, 4, 5), (3, 5, 4, 2)]),
+           ("i,j->ij", [(3,), (4,)]), ("ij,jk,kl->il", [(3, 4), (4, 5), (5, 2)]),
+           ("ii->i", [(4, 4)]), ("ij->", [(3, 4)]), ("bij,jk->bki", [(2, 3, 4), (4, 6)])]
+
+
+@pytest.mark.parametrize("dtype", [F32, I32], ids=str)
+@pytest.mark.parametrize("subs,shapes", EINSUMS, ids=[e[0] for e in EINSUMS])
+def test_einsum(device, subs, shapes, dtype):
+    arrays = [random_array(s, dtype, "small", seed=22 + i) for i, s in enumerate(shapes)]
+    expected = np.einsum(subs, *[x.astype(np.float64) for x in arrays]).astype(dtype)
+    out = run_on(device, tf.einsum, subs, *[to_device(x, device) for x in arrays])
+    check_on(out, expected, device, op="einsum", rtol=1e-5, atol=1e-5)
+
+
+# -- autodiff ---------------------------------------------------------------------------------------
+
+def _loss(x, y):
+    return tf.sum(tf.sin(x) * y + tf.exp(x) / (1 + y * y)) + tf.mean(tf.tanh(x * y) ** 2)
+
+
+def _loss_contract(x, y):
+    return tf.sum(tf.matmul(x, y.T) ** 2) + tf.max(tf.einsum("ij,ij->i", x, y))
+
+
+@pytest.mark.parametrize("loss", [_loss, _loss_contract], ids=["elementwise", "contract"])
+def test_grad_matches_cpu(device, loss):
+    x = random_array((4, 3), F32, "small", seed=30)
+    y = random_array((4, 3), F32, "small", seed=31)
+    g = tf.grad(loss, argnums=(0, 1))
+    gx_cpu, gy_cpu = g(tf.asarray(x), tf.asarray(y))
+    gx, gy = run_on(device, g, to_device(x, device), to_device(y, device))
+    check_on(gx, gx_cpu.numpy(), device, rtol=1e-4, atol=1e-5)
+    check_on(gy, gy_cpu.numpy(), device, rtol=1e-4, atol=1e-5)
+    # and against central differences in float64 (the CPU gradient is itself checked)
+    from conftest import central_grad
+
+    def f64(a):
+        return float(loss(tf.asarray(a), tf.asarray(y.astype(np.float64))).item())
+    np.testing.assert_allclose(gx_cpu.numpy(), central_grad(f64, x.astype(np.float64)),
+                               rtol=1e-3, atol=1e-4)
+
+
+def test_eager_backward_on_device(device):
+    x = random_array((5,), F32, seed=32)
+    t = to_device(x, device).requires_grad_()
+    out = run_on(device, lambda: tf.sum(tf.exp(t) * t))
+    out.backward()
+    assert t.grad.device == device
+    check_on(t.grad, (np.exp(x) * (1 + x)).astype(np.float32), device, op="exp")
+
+
+# -- the harness itself: absent devices skip, and only documented dtypes turn into skips ----
+
+class _Float32Driver(tf.devices.Driver):
+    """A device holding float32 only, with no ops (to exercise conftest's helpers)."""
+
+    name = "f32dev"
+    dtypes = frozenset({F32})
+    implementations = {}
+
+    def device_count(self):
+        return 1
+
+    def empty(self, shape, dtype, device):
+        return np.empty(shape, dtype)
+
+    def from_numpy(self, array, device):
+        return np.array(array)
+
+    def to_numpy(self, data):
+        return np.array(data)
+
+
+class _NoDeviceDriver(_Float32Driver):
+    name = "nodev"
+
+    def device_count(self):
+        return 0
+
+    def unavailable_reason(self):
+        return "no adapter found (test)"
+
+
+@pytest.fixture
+def f32dev():
+    import tenferro.devices as devs
+
+    devs._drivers["f32dev"] = _Float32Driver()
+    devs._drivers["nodev"] = _NoDeviceDriver()
+    try:
+        yield tf.device("f32dev")
+    finally:
+        for k in ("f32dev", "nodev"):
+            devs._drivers.pop(k, None)
+        for k in [k for k in devs._devices if str(k).startswith(("f32dev", "nodev"))]:
+            del devs._devices[k]
+
+
+def test_harness_absent_device_reasons(f32dev):
+    from conftest import _absent_reason, get_test_device
+
+    assert _absent_reason("nosuchdev") == "no nosuchdev driver in this build"
+    assert _absent_reason("nodev") == "nodev: no adapter found (test)"
+    assert _absent_reason("cpu") is None and _absent_reason("f32dev") is None
+    with pytest.raises(pytest.skip.Exception, match="device absent: nodev: no adapter found"):
+        get_test_device("nodev")
+    assert get_test_device("f32dev") is f32dev
+
+
+def test_harness_skips_only_documented_dtypes(f32dev):
+    def raises(dtype):
+        def fn():
+            raise tf.UnsupportedOperation(f32dev, "sin", np.dtype(dtype))
+        return fn
+
+    for dtype in ("float64", "int64", "complex64"):
+        with pytest.raises(pytest.skip.Exception, match="documented as unsupported"):
+            run_on(f32dev, raises(dtype))
+    # a dtype the device holds: the failure stays a failure
+    with pytest.raises(tf.UnsupportedOperation, match="float32"):
+        run_on(f32dev, raises("float32"))
+    # the CPU documents every dtype: never a skip there
+    with pytest.raises(tf.UnsupportedOperation):
+        run_on(tf.device("cpu"), lambda: (_ for _ in ()).throw(
+            tf.UnsupportedOperation("cpu", "sin", np.dtype("float64"))))
+    with pytest.raises(pytest.skip.Exception, match="does not support sin for float32"):
+        skip_unless_supported(f32dev, "sin", F32)  # declared: no implementation
+    skip_unless_supported(tf.device("cpu"), "sin", F32, I32, BOOL)  # no skip
+    # and the real error for an op the device lacks names it, the device and the dtype
+    t = to_device(np.ones(3, np.float32), f32dev)
+    with pytest.raises(tf.UnsupportedOperation, match="^sin: not supported on device "
+                       "'f32dev:0' for dtype float32$"):
+        run_on(f32dev, tf.sin, t)
+
+
+def test_harness_tolerances():
+    from conftest import device_tol
+
+    assert device_tol("cpu", F32) == (4e-6, 1e-6)
+    rt, at = device_tol("webgpu", F32)
+    assert rt > 4e-6 and at > 1e-6
+    assert device_tol("webgpu", F32, "sin")[1] >= 2.0 ** -11  # WGSL's absolute bound
+    assert device_tol("webgpu", I32) == (0.0, 0.0)
+
+
+def test_summary_counts_tests_per_device(pytester):
+    """The report's per-device line (conftest.pytest_terminal_summary)."""
+    import conftest
+
+    class hook:  # a plugin carrying only the summary hook
+        pytest_terminal_summary = staticmethod(conftest.pytest_terminal_summary)
+    pytester.makepyfile("""
+        import pytest
+
+        @pytest.mark.parametrize("device", ["cpu", "webgpu"])
+        @pytest.mark.parametrize("n", [1, 2])
+        def test_a(device, n):
+            if device == "webgpu" and n == 2:
+                pytest.skip("device absent: webgpu: no adapter")
+            assert not (device == "cpu" and n == 2)
+    """)
+    result = pytester.runpytest_inprocess("-q", plugins=[hook])
+    result.assert_outcomes(passed=2, failed=1, skipped=1)
+    result.stdout.fnmatch_lines(["*device-parametrized tests*",
+                                 "cpu: 1 passed, 1 failed, 0 skipped",
+                                 "webgpu: 1 passed, 0 failed, 1 skipped (device absent: "
+                                 "webgpu: no adapter)"])
