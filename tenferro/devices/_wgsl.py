@@ -1,0 +1,204 @@
+"""WGSL shader templates of the WebGPU driver (``tenferro.devices.webgpu``).
+
+Every kernel is one of the templates below, rendered with ``str.format`` per
+(op, dtypes) and compiled once per device (the driver's pipeline cache is keyed by
+the rendered source and the device).  Conventions:
+
+* Storage: float32 -> ``f32``, int32 -> ``i32``, bool -> ``u32`` (0 or 1).  Values are
+  loaded into their *value type* (``f32``, ``i32``, ``bool``) before an op's
+  expression sees them and stored back from it, so op expressions never deal with
+  the bool-as-u32 storage.
+* Layout: every operand carries an element offset and element strides (any sign, 0
+  for broadcast axes) in the ``meta`` storage buffer of ``i32``; the output index is
+  the C-order linear index over the output shape (``MAXDIM`` = 8 dimensions).
+* Dispatch: 256 threads a workgroup on a 2-D grid of workgroups (``x`` at most
+  65535), so more than 65535 * 256 elements still fit; the linear index is
+  ``(wg.y * nwg.x + wg.x) * 256 + local``.
+"""
+
+MAXDIM = 8
+WORKGROUP = 256
+
+# Helpers every kernel may call: bit-exact NaN/Inf tests (immune to fast-math), NaN
+# propagating max/min, log1p/expm1 accurate near 0 (Kahan's tricks), floor-mode
+# division for integers (NumPy's floor_divide/remainder).
+PRELUDE = """
+fn f_isnan(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }
+fn f_isinf(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u; }
+fn f_isfinite(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) < 0x7f800000u; }
+fn f_nan() -> f32 { return bitcast<f32>(0x7fc00000u); }
+fn f_inf() -> f32 { return bitcast<f32>(0x7f800000u); }
+fn f_max(x: f32, y: f32) -> f32 { if (f_isnan(x) || f_isnan(y)) { return f_nan(); } return max(x, y); }
+fn f_min(x: f32, y: f32) -> f32 { if (f_isnan(x) || f_isnan(y)) { return f_nan(); } return min(x, y); }
+fn f_fmax(x: f32, y: f32) -> f32 { if (f_isnan(x)) { return y; } if (f_isnan(y)) { return x; } return max(x, y); }
+fn f_fmin(x: f32, y: f32) -> f32 { if (f_isnan(x)) { return y; } if (f_isnan(y)) { return x; } return min(x, y); }
+fn f_log(x: f32) -> f32 {
+    if (x < 0.0) { return f_nan(); }
+    if (x == 0.0) { return -f_inf(); }
+    return log(x);
+}
+fn f_log1p(x: f32) -> f32 {
+    let u = 1.0 + x;
+    if (u == 1.0) { return x; }
+    if (f_isinf(u)) { return u; }
+    return f_log(u) * x / (u - 1.0);
+}
+fn f_expm1(x: f32) -> f32 {
+    if (x > 88.8) { return f_inf(); }
+    let u = exp(x);
+    if (u == 1.0) { return x; }
+    let um1 = u - 1.0;
+    if (um1 == -1.0) { return -1.0; }
+    return um1 * x / log(u);
+}
+fn f_sqrt(x: f32) -> f32 { if (x < 0.0) { return f_nan(); } return sqrt(x); }
+fn f_sign(x: f32) -> f32 { if (f_isnan(x)) { return x; } return sign(x); }
+fn f_tanh(x: f32) -> f32 { if (abs(x) > 10.0) { return sign(x); } return tanh(x); }
+fn f_asin(x: f32) -> f32 { if (abs(x) > 1.0) { return f_nan(); } return asin(x); }
+fn f_acos(x: f32) -> f32 { if (abs(x) > 1.0) { return f_nan(); } return acos(x); }
+fn f_acosh(x: f32) -> f32 { if (x < 1.0) { return f_nan(); } return acosh(x); }
+fn f_asinh(x: f32) -> f32 {
+    let a = abs(x);
+    if (a > 1e18) { return sign(x) * (log(a) + 0.6931471805599453); }
+    return sign(x) * f_log1p(a + a * a / (1.0 + sqrt(1.0 + a * a)));
+}
+fn f_atanh(x: f32) -> f32 {
+    let a = abs(x);
+    if (a > 1.0) { return f_nan(); }
+    if (a == 1.0) { return sign(x) * f_inf(); }
+    return sign(x) * 0.5 * f_log1p(2.0 * a / (1.0 - a));
+}
+fn f_remainder(x: f32, y: f32) -> f32 {
+    if (y == 0.0 || f_isinf(x) || f_isnan(x) || f_isnan(y)) { return f_nan(); }
+    if (f_isinf(y)) {
+        if (x == 0.0 || (x > 0.0) == (y > 0.0)) { return x; }
+        return y;
+    }
+    let m = x - y * trunc(x / y);
+    if (m != 0.0 && ((y < 0.0) != (m < 0.0))) { return m + y; }
+    return m;
+}
+fn f_floor_divide(x: f32, y: f32) -> f32 {
+    if (y == 0.0) { return x / y; }
+    let m = f_remainder(x, y);
+    return round((x - m) / y);
+}
+fn f_power(x: f32, y: f32) -> f32 {
+    if (y == 0.0) { return 1.0; }
+    if (f_isnan(x) || f_isnan(y)) { return f_nan(); }
+    let r = pow(abs(x), y);
+    if (x >= 0.0) { return r; }
+    if (floor(y) != y) { return f_nan(); }
+    if (floor(y * 0.5) * 2.0 != y) { return -r; }
+    return r;
+}
+fn f_hypot(x: f32, y: f32) -> f32 {
+    if (f_isinf(x) || f_isinf(y)) { return f_inf(); }
+    let a = abs(x);
+    let b = abs(y);
+    let m = max(a, b);
+    if (m == 0.0 || f_isnan(m)) { return m + min(a, b); }
+    let r = min(a, b) / m;
+    return m * sqrt(1.0 + r * r);
+}
+fn f_copysign(x: f32, y: f32) -> f32 {
+    return bitcast<f32>((bitcast<u32>(x) & 0x7fffffffu) | (bitcast<u32>(y) & 0x80000000u));
+}
+fn f_logaddexp(x: f32, y: f32) -> f32 {
+    if (f_isnan(x) || f_isnan(y)) { return f_nan(); }
+    if (x == y) { return x + 0.6931471805599453; }
+    return max(x, y) + f_log1p(exp(-abs(x - y)));
+}
+fn i_floor_divide(x: i32, y: i32) -> i32 {
+    if (y == 0) { return 0; }
+    if (y == -1) { return -x; }
+    let q = x / y;
+    if ((x % y != 0) && ((x < 0) != (y < 0))) { return q - 1; }
+    return q;
+}
+fn i_remainder(x: i32, y: i32) -> i32 {
+    if (y == 0 || y == -1) { return 0; }
+    let m = x % y;
+    if (m != 0 && ((m < 0) != (y < 0))) { return m + y; }
+    return m;
+}
+fn i_left_shift(x: i32, y: i32) -> i32 { if (y < 0 || y >= 32) { return 0; } return x << u32(y); }
+fn i_right_shift(x: i32, y: i32) -> i32 {
+    if (y < 0 || y >= 32) { return select(0, -1, x < 0); }
+    return x >> u32(y);
+}
+"""
+
+# The strided elementwise kernel: NIN inputs (bindings 0..NIN-1), the output
+# (binding NIN), the layout (binding NIN+1):
+#   meta = [n, ndim, out_offset, shape[8], out_strides[8],
+#           then per input: offset, strides[8]]
+ELEMENTWISE = """
+{prelude}
+{bindings}
+@group(0) @binding({out_binding}) var<storage, read_write> out: array<{out_store}>;
+@group(0) @binding({meta_binding}) var<storage, read> lay: array<i32>;
+
+fn op({params}) -> {out_value} {{
+    {body}
+}}
+
+@compute @workgroup_size({wg})
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) li: u32) {{
+    let i = i32((wg.y * nwg.x + wg.x) * {wg}u + li);
+    let n = lay[0];
+    if (i >= n) {{ return; }}
+    let nd = lay[1];
+    var rem = i;
+    var o = lay[2];
+{offsets_init}
+    for (var d = nd - 1; d >= 0; d = d - 1) {{
+        let extent = lay[3 + d];
+        let c = rem % extent;
+        rem = rem / extent;
+        o = o + c * lay[11 + d];
+{offsets_step}
+    }}
+{loads}
+    out[o] = {store};
+}}
+"""
+
+# One thread per output element, looping over the reduced elements (any axes):
+#   meta = [n_out, nkeep, nred, offset, keep_shape[8], keep_strides[8],
+#           red_shape[8], red_strides[8], n_red]
+REDUCE = """
+{prelude}
+@group(0) @binding(0) var<storage, read> x: array<{in_store}>;
+@group(0) @binding(1) var<storage, read_write> out: array<{out_store}>;
+@group(0) @binding(2) var<storage, read> lay: array<i32>;
+
+@compute @workgroup_size({wg})
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) li: u32) {{
+    let i = i32((wg.y * nwg.x + wg.x) * {wg}u + li);
+    if (i >= lay[0]) {{ return; }}
+    var rem = i;
+    var base = lay[3];
+    for (var d = lay[1] - 1; d >= 0; d = d - 1) {{
+        let extent = lay[4 + d];
+        base = base + (rem % extent) * lay[12 + d];
+        rem = rem / extent;
+    }}
+    var acc: {acc} = {init};
+    let m = lay[36];
+    for (var r = 0; r < m; r = r + 1) {{
+        var rr = r;
+        var off = base;
+        for (var d = lay[2] - 1; d >= 0; d = d - 1) {{
+            let extent = lay[20 + d];
+            off = off + (rr % extent) * lay[28 + d];
+            rr = rr / extent;
+        }}
+        let v = {load};
+        acc = {combine};
+    }}
+    out[i] = {store};
+}}
+"""
