@@ -33,30 +33,42 @@ fn f_min(x: f32, y: f32) -> f32 { if (f_isnan(x) || f_isnan(y)) { return f_nan()
 fn f_fmax(x: f32, y: f32) -> f32 { if (f_isnan(x)) { return y; } if (f_isnan(y)) { return x; } return max(x, y); }
 fn f_fmin(x: f32, y: f32) -> f32 { if (f_isnan(x)) { return y; } if (f_isnan(y)) { return x; } return min(x, y); }
 fn f_log(x: f32) -> f32 {
-    if (x < 0.0) { return f_nan(); }
+    if (!(x >= 0.0)) { return f_nan(); }
     if (x == 0.0) { return -f_inf(); }
     return log(x);
 }
 fn f_log1p(x: f32) -> f32 {
-    let u = 1.0 + x;
-    if (u == 1.0) { return x; }
-    if (f_isinf(u)) { return u; }
-    return f_log(u) * x / (u - 1.0);
+    if (!(x >= -1.0)) { return f_nan(); }
+    if (abs(x) < 0.1) {
+        // 2 atanh(s), s = x / (2 + x): the series to s^7 (error < 1e-10 relative)
+        let s = x / (2.0 + x);
+        let s2 = s * s;
+        return 2.0 * s * (1.0 + s2 * (1.0 / 3.0 + s2 * (0.2 + s2 / 7.0)));
+    }
+    return f_log(1.0 + x);
 }
 fn f_expm1(x: f32) -> f32 {
+    // Taylor series (7 terms, error < 1e-9 relative) where exp(x) - 1 would cancel;
+    // Kahan's u - 1 scaled by x / log(u) gets folded away by some shader compilers.
+    if (abs(x) < 0.1) {
+        return x * (1.0 + x / 2.0 * (1.0 + x / 3.0 * (1.0 + x / 4.0 * (1.0 + x / 5.0 *
+               (1.0 + x / 6.0 * (1.0 + x / 7.0))))));
+    }
     if (x > 88.8) { return f_inf(); }
-    let u = exp(x);
-    if (u == 1.0) { return x; }
-    let um1 = u - 1.0;
-    if (um1 == -1.0) { return -1.0; }
-    return um1 * x / log(u);
+    return exp(x) - 1.0;
 }
-fn f_sqrt(x: f32) -> f32 { if (x < 0.0) { return f_nan(); } return sqrt(x); }
+fn f_sqrt(x: f32) -> f32 { if (!(x >= 0.0)) { return f_nan(); } return sqrt(x); }
 fn f_sign(x: f32) -> f32 { if (f_isnan(x)) { return x; } return sign(x); }
 fn f_tanh(x: f32) -> f32 { if (abs(x) > 10.0) { return sign(x); } return tanh(x); }
-fn f_asin(x: f32) -> f32 { if (abs(x) > 1.0) { return f_nan(); } return asin(x); }
-fn f_acos(x: f32) -> f32 { if (abs(x) > 1.0) { return f_nan(); } return acos(x); }
-fn f_acosh(x: f32) -> f32 { if (x < 1.0) { return f_nan(); } return acosh(x); }
+// asin/acos through atan2 (lavapipe's own lose ~1e-4 relative)
+fn f_asin(x: f32) -> f32 { if (!(abs(x) <= 1.0)) { return f_nan(); } return atan2(x, sqrt((1.0 - x) * (1.0 + x))); }
+fn f_acos(x: f32) -> f32 { if (!(abs(x) <= 1.0)) { return f_nan(); } return 2.0 * atan2(sqrt(1.0 - x), sqrt(1.0 + x)); }
+fn f_acosh(x: f32) -> f32 {
+    if (!(x >= 1.0)) { return f_nan(); }
+    if (x > 1e18) { return log(x) + 0.6931471805599453; }
+    let t = x - 1.0;
+    return f_log1p(t + sqrt(2.0 * t + t * t));
+}
 fn f_asinh(x: f32) -> f32 {
     let a = abs(x);
     if (a > 1e18) { return sign(x) * (log(a) + 0.6931471805599453); }
@@ -64,24 +76,31 @@ fn f_asinh(x: f32) -> f32 {
 }
 fn f_atanh(x: f32) -> f32 {
     let a = abs(x);
-    if (a > 1.0) { return f_nan(); }
+    if (!(a <= 1.0)) { return f_nan(); }
     if (a == 1.0) { return sign(x) * f_inf(); }
     return sign(x) * 0.5 * f_log1p(2.0 * a / (1.0 - a));
 }
+fn f_fmod(x: f32, y: f32) -> f32 {
+    if (f_isinf(y) && f_isfinite(x)) { return x; }
+    return x - y * trunc(x / y);
+}
+// NumPy's npy_divmod: floor division and the remainder with the divisor's sign.
 fn f_remainder(x: f32, y: f32) -> f32 {
     if (y == 0.0 || f_isinf(x) || f_isnan(x) || f_isnan(y)) { return f_nan(); }
-    if (f_isinf(y)) {
-        if (x == 0.0 || (x > 0.0) == (y > 0.0)) { return x; }
-        return y;
-    }
-    let m = x - y * trunc(x / y);
-    if (m != 0.0 && ((y < 0.0) != (m < 0.0))) { return m + y; }
+    let m = f_fmod(x, y);
+    if (m == 0.0) { return f_copysign(0.0, y); }
+    if ((y < 0.0) != (m < 0.0)) { return m + y; }
     return m;
 }
 fn f_floor_divide(x: f32, y: f32) -> f32 {
     if (y == 0.0) { return x / y; }
-    let m = f_remainder(x, y);
-    return round((x - m) / y);
+    let m = f_fmod(x, y);
+    var d = (x - m) / y;
+    if (m != 0.0 && ((y < 0.0) != (m < 0.0))) { d = d - 1.0; }
+    if (d == 0.0) { return f_copysign(0.0, x / y); }
+    var fl = floor(d);
+    if (d - fl > 0.5) { fl = fl + 1.0; }
+    return fl;
 }
 fn f_power(x: f32, y: f32) -> f32 {
     if (y == 0.0) { return 1.0; }
@@ -94,12 +113,24 @@ fn f_power(x: f32, y: f32) -> f32 {
 }
 fn f_hypot(x: f32, y: f32) -> f32 {
     if (f_isinf(x) || f_isinf(y)) { return f_inf(); }
+    if (f_isnan(x) || f_isnan(y)) { return f_nan(); }
     let a = abs(x);
     let b = abs(y);
     let m = max(a, b);
     if (m == 0.0 || f_isnan(m)) { return m + min(a, b); }
     let r = min(a, b) / m;
     return m * sqrt(1.0 + r * r);
+}
+fn f_atan2(y: f32, x: f32) -> f32 {
+    // WGSL leaves atan2 undefined at (0, 0) and (inf, inf): spell out C's values.
+    if (y == 0.0 && x == 0.0) {
+        if ((bitcast<u32>(x) & 0x80000000u) != 0u) { return f_copysign(3.141592653589793, y); }
+        return y;
+    }
+    if (f_isinf(y) && f_isinf(x)) {
+        return f_copysign(select(0.7853981633974483, 2.356194490192345, x < 0.0), y);
+    }
+    return atan2(y, x);
 }
 fn f_copysign(x: f32, y: f32) -> f32 {
     return bitcast<f32>((bitcast<u32>(x) & 0x7fffffffu) | (bitcast<u32>(y) & 0x80000000u));

@@ -57,7 +57,12 @@ def _unsupported(device, op, dtype):
 # -- the GPU context: adapter, device, buffer pool, pipeline cache, batched encoder ----
 
 class _Storage:
-    """One pooled GPU buffer; goes back to the pool when the last array using it dies."""
+    """One pooled GPU buffer; goes back to the pool when the last array using it dies.
+
+    The return is a weakref callback held by the context, not ``__del__``: when a
+    storage dies in a reference cycle, the GPU buffer stays reachable from the
+    callback, so wgpu never finalises (releases) a buffer the pool then hands out.
+    """
 
     __slots__ = ("buffer", "nbytes", "ctx", "__weakref__")
 
@@ -65,12 +70,6 @@ class _Storage:
         self.ctx = ctx
         self.buffer = buffer
         self.nbytes = nbytes
-
-    def __del__(self):
-        try:
-            self.ctx._release(self)
-        except Exception:  # interpreter shutdown
-            pass
 
 
 class _Context:
@@ -93,6 +92,7 @@ class _Context:
         self.pool_misses = 0
         self.pool_bytes = 0
         self.pool_limit = 1 << 30
+        self.live = set()        # weak references to live storages (see _Storage)
         self.pipelines = {}      # (source, device id) -> compute pipeline
         self.compiles = 0
         self.meta_cache = {}     # layout bytes -> GPUBuffer
@@ -126,13 +126,16 @@ class _Context:
         else:
             self.pool_misses += 1
             buf = self.device.create_buffer(size=cls, usage=self.usage)
-        return _Storage(self, buf, cls)
+        st = _Storage(self, buf, cls)
+        self.live.add(weakref.ref(st, lambda r, b=buf, c=cls: self._release(r, b, c)))
+        return st
 
-    def _release(self, st):
-        if self.pool_bytes + st.nbytes > self.pool_limit:
+    def _release(self, ref, buffer, nbytes):
+        self.live.discard(ref)
+        if self.pool_bytes + nbytes > self.pool_limit:
             return  # let wgpu free it
-        self.pool.setdefault(st.nbytes, []).append(st.buffer)
-        self.pool_bytes += st.nbytes
+        self.pool.setdefault(nbytes, []).append(buffer)
+        self.pool_bytes += nbytes
 
     def clear_pool(self):
         self.flush()
@@ -202,18 +205,25 @@ class _Context:
         cp.set_bind_group(0, bg)
         cp.dispatch_workgroups(gx, gy, 1)
         cp.end()
-        self.pending.append((storages, bg, mbuf))
+        # Keep the GPU buffers (not their _Storage) alive until submitted: a freed
+        # array's buffer goes back to the pool at once and may be reused by the next
+        # dispatch in this encoder, which runs after the earlier ones (in order).
+        self.pending.append(([s.buffer for s in storages], bg, mbuf))
         self.ndispatch += 1
         if self.ndispatch >= _BATCH:
             self.flush()
 
     def flush(self):
-        if self.encoder is not None:
-            self.queue.submit([self.encoder.finish()])
+        enc = self.encoder
+        if enc is not None:
+            # reset first: a failed finish/submit must not poison later work
             self.encoder = None
-            self.pending = []
             self.ndispatch = 0
             self.submits += 1
+            try:
+                self.queue.submit([enc.finish()])
+            finally:
+                self.pending = []
 
 
 _ctx = None
@@ -360,23 +370,27 @@ def _layout(out_shape, out_arr_strides, out_offset, inputs):
     return meta
 
 
-def _elementwise_source(body, in_dtypes, out_dtype):
+def _elementwise_source(body, in_dtypes, out_dtype, aliased=()):
+    """The kernel for ``body``; inputs in ``aliased`` are read from ``out`` itself (an
+    in-place op: WebGPU forbids binding one buffer both read-only and read-write)."""
     nin = len(in_dtypes)
     names = "xyz"
+    bound = [k for k in range(nin) if k not in aliased]
     bindings = "\n".join(
-        "@group(0) @binding(%d) var<storage, read> in%d: array<%s>;" % (k, k, _STORE[d])
-        for k, d in enumerate(in_dtypes))
+        "@group(0) @binding(%d) var<storage, read> in%d: array<%s>;"
+        % (j, k, _STORE[in_dtypes[k]]) for j, k in enumerate(bound))
     params = ", ".join("%s: %s" % (names[k], _VALUE[d]) for k, d in enumerate(in_dtypes))
     base = 3 + 2 * MAXDIM
     offsets_init = "\n".join("    var o%d = lay[%d];" % (k, base + k * (MAXDIM + 1))
                              for k in range(nin))
     offsets_step = "\n".join("        o%d = o%d + c * lay[%d + d];"
                              % (k, k, base + k * (MAXDIM + 1) + 1) for k in range(nin))
-    loads = "\n".join("    let v%d = %s;" % (k, _load(d, "in%d[o%d]" % (k, k)))
-                      for k, d in enumerate(in_dtypes))
+    loads = "\n".join("    let v%d = %s;" % (k, _load(d, "%s[o%d]" % (
+        "out" if k in aliased else "in%d" % k, k))) for k, d in enumerate(in_dtypes))
     call = "op(%s)" % ", ".join("v%d" % k for k in range(nin))
     return _wgsl.ELEMENTWISE.format(
-        prelude=_prelude(body), bindings=bindings, out_binding=nin, meta_binding=nin + 1,
+        prelude=_prelude(body), bindings=bindings, out_binding=len(bound),
+        meta_binding=len(bound) + 1,
         out_store=_STORE[out_dtype], out_value=_VALUE[out_dtype], params=params,
         body=body if body.lstrip().startswith(("return", "let", "var", "if"))
         else "return %s;" % body,
@@ -386,16 +400,24 @@ def _elementwise_source(body, in_dtypes, out_dtype):
 
 def _run_elementwise(op, body, inputs, out_dtype, out=None, shape=None):
     """Evaluate ``body`` (a WGSL expression in x, y, z) elementwise over ``inputs``
-    (already broadcast to ``shape``) into a new contiguous array, or into ``out``."""
+    (already broadcast to ``shape``) into a new contiguous array, or into ``out``
+    (which may be one of the inputs exactly: in-place)."""
     in_dtypes = tuple(x.dtype for x in inputs)
     shape = inputs[0].shape if shape is None else shape
     dev = inputs[0].device if inputs else (out.device if out is not None else None)
     if out is None:
         out = _new(shape, out_dtype, dev, op)
     ctx = out.storage.ctx
-    src = _elementwise_source(body, in_dtypes, out.dtype)
+    aliased = tuple(k for k, x in enumerate(inputs) if x.storage is out.storage)
+    for k in aliased:
+        if inputs[k].dtype != out.dtype:  # cannot read it through out's element type
+            inputs = list(inputs)
+            inputs[k] = _copy(inputs[k])
+    aliased = tuple(k for k, x in enumerate(inputs) if x.storage is out.storage)
+    src = _elementwise_source(body, in_dtypes, out.dtype, aliased)
     meta = _layout(shape, out.estrides, out.offset, inputs)
-    ctx.dispatch(src, [x.storage for x in inputs] + [out.storage], meta, meta[0])
+    ctx.dispatch(src, [x.storage for k, x in enumerate(inputs) if k not in aliased]
+                 + [out.storage], meta, meta[0])
     return out
 
 
@@ -449,7 +471,8 @@ _F_UNARY = {
 }
 _I_UNARY = {
     "negative": "-x", "positive": "x", "abs": "abs(x)", "sign": "sign(x)",
-    "square": "x * x", "conj": "x", "floor": "x", "ceil": "x", "trunc": "x", "round": "x",
+    "square": "x * x", "conj": "x", "floor": "x",
+    "reciprocal": "select(select(0, x, abs(x) == 1), -2147483647 - 1, x == 0)", "ceil": "x", "trunc": "x", "round": "x",
     "isnan": "false", "isinf": "false", "isfinite": "true", "logical_not": "x == 0",
     "bitwise_invert": "~x", "real": "x", "imag": "0",
 }
@@ -465,11 +488,12 @@ _F_BINARY = {
     "add": "x + y", "subtract": "x - y", "multiply": "x * y", "divide": "x / y",
     "floor_divide": "f_floor_divide(x, y)", "remainder": "f_remainder(x, y)",
     "power": "f_power(x, y)", "maximum": "f_max(x, y)", "minimum": "f_min(x, y)",
-    "fmax": "f_fmax(x, y)", "fmin": "f_fmin(x, y)", "arctan2": "atan2(x, y)",
+    "fmax": "f_fmax(x, y)", "fmin": "f_fmin(x, y)", "arctan2": "f_atan2(x, y)",
     "hypot": "f_hypot(x, y)", "copysign": "f_copysign(x, y)",
     "logaddexp": "f_logaddexp(x, y)",
-    "logical_and": "x != 0.0 && y != 0.0", "logical_or": "x != 0.0 || y != 0.0",
-    "logical_xor": "(x != 0.0) != (y != 0.0)",
+    # NaN is true: !(x == 0.0), as some compilers treat x != 0.0 as ordered
+    "logical_and": "!(x == 0.0) && !(y == 0.0)", "logical_or": "!(x == 0.0) || !(y == 0.0)",
+    "logical_xor": "(x == 0.0) != (y == 0.0)",
 }
 _I_BINARY = {
     "add": "x + y", "subtract": "x - y", "multiply": "x * y",
@@ -491,6 +515,7 @@ _B_BINARY = {
 for _op, _sym in _CMP.items():
     _F_BINARY[_op] = "x %s y" % _sym
     _I_BINARY[_op] = "x %s y" % _sym
+_F_BINARY["not_equal"] = "!(x == y) || f_isnan(x) || f_isnan(y)"
 UNARY_BODIES = {"f": _F_UNARY, "i": _I_UNARY, "b": _B_UNARY}
 BINARY_BODIES = {"f": _F_BINARY, "i": _I_BINARY, "b": _B_BINARY}
 
@@ -589,6 +614,8 @@ def _convert(x, *, dtype):
     if dtype == x.dtype:
         return _copy(x)
     body = {_F32: "f32(x)", _I32: "i32(x)", _BOOL: "bool(x)"}[dtype]
+    if x.dtype == _F32 and dtype == _BOOL:
+        body = "!(x == 0.0)"  # NaN is true
     if x.dtype == _F32 and dtype == _I32:
         # NumPy (C) truncates; out-of-range and NaN give INT_MIN on x86.
         body = "select(i32(x), -2147483647 - 1, f_isnan(x) || abs(x) >= 2147483648.0)"
