@@ -486,3 +486,61 @@ def test_backward_broadcast_matches_cpu():
         res.append((x.grad.to("cpu").numpy(), y.grad.to("cpu").numpy()))
     for got, want in zip(res[1], res[0]):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+# -- matmul, einsum, concatenate -------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [F32, I32])
+@pytest.mark.parametrize("shapes", [((19, 37), (37, 23)), ((3, 1, 5, 17), (4, 17, 2)),
+                                    ((40,), (40, 33)), ((16, 16), (16,)), ((2, 0), (0, 3)),
+                                    ((1, 1), (1, 1))])
+def test_matmul(dtype, shapes):
+    a = sample(shapes[0], dtype, seed=14)
+    b = sample(shapes[1], dtype, seed=15)
+    expected = a.astype(np.float64) @ b if dtype == F32 else a @ b
+    # float32 sums of up to 40 terms of size <= 9: rtol 1e-5 with atol for cancellation
+    check(gpu(a) @ gpu(b), expected.astype(dtype), rtol=1e-5, atol=1e-5)
+
+
+def test_matmul_strided_operands():
+    a = sample((2, 37, 19), F32, seed=16)
+    b = sample((2, 23, 37), F32, seed=17)
+    got = gpu(a).mT @ gpu(b)[:, ::-1].mT  # transposed and reversed views, no copy
+    check(got, a.swapaxes(-1, -2).astype(np.float64) @ b[:, ::-1].swapaxes(-1, -2),
+          F32, rtol=1e-5, atol=1e-5)
+
+
+def test_matmul_bad_input():
+    with pytest.raises(tf.UnsupportedOperation, match=r"^matmul: .*'webgpu:0' for dtype bool"):
+        gpu(np.ones((2, 2), bool)) @ gpu(np.ones((2, 2), bool))
+    with pytest.raises(ValueError, match="contracted dimensions differ"):
+        gpu(np.ones((2, 3), np.float32)) @ gpu(np.ones((2, 3), np.float32))
+
+
+@pytest.mark.parametrize("spec,shapes", [("bij,bjk->bik", [(3, 4, 5), (3, 5, 6)]),
+                                         ("ij,kj->ik", [(4, 7), (5, 7)]),
+                                         ("ii->i", [(5, 5)]), ("ijk->kj", [(2, 3, 4)]),
+                                         ("i,i->", [(9,), (9,)]),
+                                         ("abc,cd,be->ade", [(2, 3, 4), (4, 5), (3, 6)])])
+def test_einsum(spec, shapes):
+    ops = [sample(s, F32, seed=20 + i) for i, s in enumerate(shapes)]
+    expected = np.einsum(spec, *[o.astype(np.float64) for o in ops])
+    check(tf.einsum(spec, *[gpu(o) for o in ops]), expected.astype(F32), rtol=1e-5, atol=1e-5)
+
+
+def test_concatenate():
+    a, b = sample((2, 3), F32, seed=1), sample((2, 4), F32, seed=2)
+    check(tf.concatenate([gpu(a), gpu(b).mT.mT], axis=1), np.concatenate([a, b], axis=1))
+    check(tf.concatenate([gpu(a), gpu(a)], axis=0), np.concatenate([a, a]))
+
+
+def test_grad_through_matmul_matches_cpu():
+    x0, w0 = sample((6, 5), F32, seed=30), sample((5, 4), F32, seed=31)
+    grads = []
+    for dev in ("cpu", "webgpu"):
+        x = tf.asarray(x0).to(dev).requires_grad_()
+        w = tf.asarray(w0).to(dev).requires_grad_()
+        tf.sum(tf.tanh(x @ w) * tf.sigmoid(x[:, :4])).backward()
+        grads.append([g.to("cpu").numpy() for g in (x.grad, w.grad)])
+    for got, want in zip(grads[1], grads[0]):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)

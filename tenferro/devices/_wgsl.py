@@ -233,3 +233,58 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     out[i] = {store};
 }}
 """
+
+# Batched matrix product out[b, m, n] = sum_k a[b, m, k] * b[b, k, n] with 16 x 16
+# tiles of a and b staged in workgroup (shared) memory.  Workgroups: x over column
+# tiles, y over row tiles, z over (a chunk of) the batch.
+#   lay = [M, N, K, nbatch_dims, batch_base, a_off, b_off, a_rs, a_cs, b_rs, b_cs,
+#          batch_shape[6], a_batch_strides[6], b_batch_strides[6]]
+MATMUL_TILE = 16
+MATMUL = """
+@group(0) @binding(0) var<storage, read> a: array<{store}>;
+@group(0) @binding(1) var<storage, read> b: array<{store}>;
+@group(0) @binding(2) var<storage, read_write> out: array<{store}>;
+@group(0) @binding(3) var<storage, read> lay: array<i32>;
+
+var<workgroup> ta: array<array<{store}, {tile}>, {tile}>;
+var<workgroup> tb: array<array<{store}, {tile}>, {tile}>;
+
+@compute @workgroup_size({tile}, {tile})
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {{
+    let M = lay[0];
+    let N = lay[1];
+    let K = lay[2];
+    let bidx = i32(wg.z) + lay[4];
+    var rem = bidx;
+    var ao = lay[5];
+    var bo = lay[6];
+    for (var d = lay[3] - 1; d >= 0; d = d - 1) {{
+        let extent = lay[11 + d];
+        let c = rem % extent;
+        rem = rem / extent;
+        ao = ao + c * lay[17 + d];
+        bo = bo + c * lay[23 + d];
+    }}
+    let tx = i32(lid.x);
+    let ty = i32(lid.y);
+    let row = i32(wg.y) * {tile} + ty;
+    let col = i32(wg.x) * {tile} + tx;
+    var acc: {store} = {zero};
+    for (var t = 0; t < K; t = t + {tile}) {{
+        var va: {store} = {zero};
+        if (row < M && t + tx < K) {{ va = a[ao + row * lay[7] + (t + tx) * lay[8]]; }}
+        ta[ty][tx] = va;
+        var vb: {store} = {zero};
+        if (t + ty < K && col < N) {{ vb = b[bo + (t + ty) * lay[9] + col * lay[10]]; }}
+        tb[ty][tx] = vb;
+        workgroupBarrier();
+        for (var k = 0; k < {tile}; k = k + 1) {{
+            acc = acc + ta[ty][k] * tb[k][tx];
+        }}
+        workgroupBarrier();
+    }}
+    if (row < M && col < N) {{
+        out[(bidx * M + row) * N + col] = acc;
+    }}
+}}
+"""

@@ -182,8 +182,9 @@ class _Context:
             self.meta_cache[data] = buf
         return buf
 
-    def dispatch(self, source, storages, meta, n):
-        """Record one dispatch of ``n`` threads: ``storages`` bound 0.., then ``meta``."""
+    def dispatch(self, source, storages, meta, n, groups=None):
+        """Record one dispatch of ``n`` threads (or of the workgroup grid ``groups``):
+        ``storages`` bound 0.., then ``meta``."""
         if n == 0:
             return
         pipe = self.pipeline(source)
@@ -195,15 +196,16 @@ class _Context:
                         "resource": {"buffer": mbuf, "offset": 0, "size": mbuf.size}})
         bg = self.device.create_bind_group(layout=pipe.get_bind_group_layout(0),
                                            entries=entries)
-        groups = -(-n // WG)
-        gx = min(groups, _MAX_GROUPS_X)
-        gy = -(-groups // gx)
+        if groups is None:
+            total = -(-n // WG)
+            gx = min(total, _MAX_GROUPS_X)
+            groups = (gx, -(-total // gx), 1)
         if self.encoder is None:
             self.encoder = self.device.create_command_encoder()
         cp = self.encoder.begin_compute_pass()
         cp.set_pipeline(pipe)
         cp.set_bind_group(0, bg)
-        cp.dispatch_workgroups(gx, gy, 1)
+        cp.dispatch_workgroups(*groups)
         cp.end()
         # Keep the GPU buffers (not their _Storage) alive until submitted: a freed
         # array's buffer goes back to the pool at once and may be reused by the next
@@ -765,6 +767,120 @@ for _n in _RED:
     impl[_n] = _reduction(_n)
 
 
+# -- matmul: tiled, shared memory ----------------------------------------------------------
+
+_MAX_BATCH_DIMS = 6
+
+
+def _matmul(a, b):
+    dev = a.device
+    if a.dtype != b.dtype or a.dtype not in (_F32, _I32):
+        raise _unsupported(dev, "matmul", a.dtype if a.dtype != _F32 else b.dtype)
+    if a.shape[:-2] != b.shape[:-2] or a.shape[-1] != b.shape[-2]:
+        raise ValueError("tenferro.matmul (webgpu): shapes %s and %s do not match"
+                         % (a.shape, b.shape))
+    batch = a.shape[:-2]
+    if len(batch) > _MAX_BATCH_DIMS:  # merge the batch axes (copies when strided)
+        a = _reshape(a, shape=(int(np.prod(batch)),) + a.shape[-2:])
+        b = _reshape(b, shape=(int(np.prod(batch)),) + b.shape[-2:])
+    M, K = a.shape[-2:]
+    N = b.shape[-1]
+    out = _new(a.shape[:-2] + (M, N), a.dtype, dev, "matmul")
+    nbatch = int(np.prod(a.shape[:-2], dtype=np.int64))
+    if out.size == 0 or K == 0:
+        if out.size:
+            _assign(out, _drv_from_scalar(0, a.dtype, dev))
+        return out.view(batch + (M, N), _c_strides(batch + (M, N)), 0)
+    nbd = a.ndim - 2
+    pad = lambda v, f: list(v) + [f] * (_MAX_BATCH_DIMS - len(v))  # noqa: E731
+    t = _wgsl.MATMUL_TILE
+    src = _wgsl.MATMUL.format(store=_STORE[a.dtype], tile=t,
+                              zero="0.0" if a.dtype == _F32 else "0")
+    ctx = out.storage.ctx
+    gx, gy = -(-N // t), -(-M // t)
+    if gx > _MAX_GROUPS_X or gy > _MAX_GROUPS_X:
+        raise ValueError("tenferro.matmul (webgpu): a %d x %d result needs more than %d "
+                         "workgroups per dimension" % (M, N, _MAX_GROUPS_X))
+    for base in range(0, nbatch, _MAX_GROUPS_X):
+        meta = ([M, N, K, nbd, base, a.offset, b.offset, a.estrides[-2], a.estrides[-1],
+                 b.estrides[-2], b.estrides[-1]]
+                + pad(a.shape[:-2], 1) + pad(a.estrides[:-2], 0) + pad(b.estrides[:-2], 0))
+        ctx.dispatch(src, [a.storage, b.storage, out.storage], meta, None,
+                     groups=(gx, gy, min(_MAX_GROUPS_X, nbatch - base)))
+    return out.view(batch + (M, N), _c_strides(batch + (M, N)), 0)
+
+
+def _drv_from_scalar(value, dtype, device):
+    return _from_numpy(np.full((), value, dtype), device)
+
+
+def _zeros(shape, dtype, device, op):
+    out = _new(tuple(shape), dtype, device, op)
+    _assign(out, _drv_from_scalar(0, dtype, device))
+    return out
+
+
+def _basic_index_transpose(ct, *, key, shape):
+    out = _zeros(shape, ct.dtype, ct.device, "basic_index_transpose")
+    _assign(_basic_index(out, key=key), ct)
+    return out
+
+
+def _diagonal_transpose(ct, *, offset, axis1, axis2, shape):
+    out = _zeros(shape, ct.dtype, ct.device, "diagonal_transpose")
+    view = _diagonal(out, offset=offset, axis1=axis1, axis2=axis2)
+    view.writeable = True  # distinct elements: safe to write through
+    _assign(view, ct)
+    return out
+
+
+def _concatenate(*xs, axis):
+    shape = list(xs[0].shape)
+    shape[axis] = sum(x.shape[axis] for x in xs)
+    out = _new(tuple(shape), xs[0].dtype, xs[0].device, "concatenate")
+    start = 0
+    for x in xs:
+        n = x.shape[axis]
+        key = [("s", 0, m, 1) for m in shape[:axis]] + [("s", start, start + n, 1)]
+        _assign(_basic_index(out, key=key), x)
+        start += n
+    return out
+
+
+impl["basic_index_transpose"] = _basic_index_transpose
+impl["diagonal_transpose"] = _diagonal_transpose
+impl["concatenate"] = _concatenate
+
+
+def _contract(a, b, *, nb, nm, nk, nn):
+    """einsum's pairwise step: a [batch, m.., k..] x b [batch, k.., n..] as one batched
+    matmul over the merged axis groups (merging copies a non-contiguous operand)."""
+    p = lambda s: int(np.prod(s, dtype=np.int64))  # noqa: E731
+    B, M, K = a.shape[:nb], a.shape[nb:nb + nm], a.shape[nb + nm:]
+    N = b.shape[nb + nk:]
+    a3 = _reshape(a, shape=(p(B), p(M), p(K)))
+    b3 = _reshape(b, shape=(p(B), p(K), p(N)))
+    r = _matmul(a3, b3)
+    return r.view(B + M + N, _c_strides(B + M + N), r.offset)
+
+
+impl["matmul"] = _matmul
+impl["contract"] = _contract
+
+
+def _from_numpy(array, device):
+    array = np.asarray(array)
+    dtype = array.dtype
+    _check_dtype(dtype, "device_put", device)
+    ctx = _context()
+    host = np.ascontiguousarray(array, dtype=_HOST[dtype])
+    out = WGPUArray(ctx.alloc(max(host.nbytes, 4), "device_put", device), array.shape,
+                    dtype, device=device)
+    if host.nbytes:
+        ctx.write(out.storage, host.reshape(-1).view(np.uint8))
+    return out
+
+
 # -- the driver ------------------------------------------------------------------------------
 
 class Driver(_Base):
@@ -818,16 +934,7 @@ class Driver(_Base):
         return out
 
     def from_numpy(self, array, device):
-        array = np.asarray(array)
-        dtype = array.dtype
-        _check_dtype(dtype, "device_put", device)
-        ctx = _context()
-        host = np.ascontiguousarray(array, dtype=_HOST[dtype])
-        out = WGPUArray(ctx.alloc(max(host.nbytes, 4), "device_put", device), array.shape,
-                        dtype, device=device)
-        if host.nbytes:
-            ctx.write(out.storage, host.reshape(-1).view(np.uint8))
-        return out
+        return _from_numpy(array, device)
 
     def to_numpy(self, data):
         shape, st, off = data.shape, data.estrides, data.offset
