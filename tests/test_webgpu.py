@@ -544,3 +544,34 @@ def test_grad_through_matmul_matches_cpu():
         grads.append([g.to("cpu").numpy() for g in (x.grad, w.grad)])
     for got, want in zip(grads[1], grads[0]):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("shape,axis", [((1000003,), None), ((300, 500), 1), ((300, 500), 0),
+                                        ((7, 9000, 3), (0, 1)), ((5000, 2), 0)])
+def test_tree_reductions(shape, axis):
+    """Long reductions: the workgroup tree, in several chunks when > 4096 long."""
+    a = np.random.default_rng(40).standard_normal(shape).astype(np.float32)
+    t = gpu(a)
+    ref = a.astype(np.float64)
+    # float32 tree sums: error ~ eps * log2(n) * sum|a| ; compare on that scale
+    scale = np.sum(np.abs(ref), axis=axis)
+    got = host(tf.sum(t, axis=axis))
+    assert np.all(np.abs(got - np.sum(ref, axis=axis)) <= 2e-6 * scale), "sum"
+    check(tf.max(t, axis=axis), np.max(a, axis=axis))
+    check(tf.min(t, axis=axis), np.min(a, axis=axis))
+    check(tf.mean(t, axis=axis), np.mean(ref, axis=axis).astype(F32), rtol=1e-4, atol=2e-6)
+    b = np.zeros(shape, bool)
+    b.flat[len(b.flat) // 2 + 1] = True
+    check(tf.any(gpu(b), axis=axis), np.any(b, axis=axis))
+    check(tf.all(gpu(~b), axis=axis), np.all(~b, axis=axis))
+    ai = np.random.default_rng(41).integers(-1000, 1000, shape).astype(np.int32)
+    check(tf.max(gpu(ai), axis=axis), np.max(ai, axis=axis))
+    check(tf.min(gpu(ai), axis=axis), np.min(ai, axis=axis))
+
+
+def test_reduction_nan_propagates():
+    a = np.arange(10000, dtype=np.float32)
+    a[7777] = np.nan
+    check(tf.max(gpu(a)), np.max(a))
+    check(tf.min(gpu(a)), np.min(a))
+    check(tf.sum(gpu(a)), np.sum(a))

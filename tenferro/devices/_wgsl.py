@@ -288,3 +288,56 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
     }}
 }}
 """
+
+# Workgroup tree reduction for long reductions: workgroup g reduces chunk g % nchunks
+# (REDUCE_CHUNK elements of the reduced extent) of output g / nchunks: each thread
+# accumulates a strided share, then a tree in workgroup memory halves the 256
+# partials; thread 0 writes partial g (the driver reduces the partials again until
+# one chunk is left).  lay as REDUCE's, plus lay[37] = nchunks.
+REDUCE_CHUNK = 4096
+REDUCE_TREE = """
+{prelude}
+@group(0) @binding(0) var<storage, read> x: array<{in_store}>;
+@group(0) @binding(1) var<storage, read_write> out: array<{out_store}>;
+@group(0) @binding(2) var<storage, read> lay: array<i32>;
+
+var<workgroup> sh: array<{acc}, {wg}>;
+
+fn comb(acc: {acc}, v: {acc}) -> {acc} {{ return {combine}; }}
+
+@compute @workgroup_size({wg})
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) li: u32) {{
+    let g = i32(wg.y * nwg.x + wg.x);
+    let nchunks = lay[37];
+    if (g >= lay[0] * nchunks) {{ return; }}   // uniform: the same g for the workgroup
+    var rem = g / nchunks;
+    let chunk = g % nchunks;
+    var base = lay[3];
+    for (var d = lay[1] - 1; d >= 0; d = d - 1) {{
+        let extent = lay[4 + d];
+        base = base + (rem % extent) * lay[12 + d];
+        rem = rem / extent;
+    }}
+    var acc: {acc} = {init};
+    let start = chunk * {chunk};
+    let end = min(start + {chunk}, lay[36]);
+    for (var r = start + i32(li); r < end; r = r + {wg}) {{
+        var rr = r;
+        var off = base;
+        for (var d = lay[2] - 1; d >= 0; d = d - 1) {{
+            let extent = lay[20 + d];
+            off = off + (rr % extent) * lay[28 + d];
+            rr = rr / extent;
+        }}
+        acc = comb(acc, {load});
+    }}
+    sh[li] = acc;
+    workgroupBarrier();
+    for (var s = {half}u; s > 0u; s = s >> 1u) {{
+        if (li < s) {{ sh[li] = comb(sh[li], sh[li + s]); }}
+        workgroupBarrier();
+    }}
+    if (li == 0u) {{ out[g] = {store}; }}
+}}
+"""

@@ -732,6 +732,9 @@ _RED = {  # op -> {kind: (accumulator init, combine(acc, v))}
 }
 
 
+_TREE_MIN = 64  # reduced extents at least this long use the workgroup tree
+
+
 def _reduction(op):
     def run(x, *, axes, out_dtype):
         dev = x.device
@@ -744,8 +747,7 @@ def _reduction(op):
         if len(keep) > MAXDIM or len(axes) > MAXDIM:
             raise ValueError("tenferro.%s (webgpu): at most %d dimensions" % (op, MAXDIM))
         out_shape = tuple(x.shape[i] for i in keep)
-        out = _new(out_shape, out_dtype, dev, op)
-        nout = out.size
+        nout = int(np.prod(out_shape, dtype=np.int64))
         nred = int(np.prod([x.shape[i] for i in axes], dtype=np.int64))
         pad = lambda v, f: list(v) + [f] * (MAXDIM - len(v))  # noqa: E731
         meta = ([nout, len(keep), len(axes), x.offset]
@@ -753,13 +755,24 @@ def _reduction(op):
                 + pad([x.shape[i] for i in axes], 1) + pad([x.estrides[i] for i in axes], 0)
                 + [nred])
         init, combine = rule
-        src = _wgsl.REDUCE.format(
-            prelude=_wgsl.PRELUDE if "f_" in init + combine else "",
-            in_store=_STORE[x.dtype], out_store=_STORE[out_dtype], wg=WG,
-            acc=_VALUE[out_dtype], init=init, combine=combine,
-            load=_load(x.dtype, "x[off]"), store=_store(out_dtype, "acc"))
-        x.storage.ctx.dispatch(src, [x.storage, out.storage], meta, nout)
-        return out
+        fmt = dict(prelude=_wgsl.PRELUDE if "f_" in init + combine else "",
+                   in_store=_STORE[x.dtype], out_store=_STORE[out_dtype], wg=WG,
+                   acc=_VALUE[out_dtype], init=init, combine=combine,
+                   load=_load(x.dtype, "x[off]"))
+        ctx = x.storage.ctx
+        if nred < _TREE_MIN or nout == 0:
+            out = _new(out_shape, out_dtype, dev, op)
+            src = _wgsl.REDUCE.format(store=_store(out_dtype, "acc"), **fmt)
+            ctx.dispatch(src, [x.storage, out.storage], meta + [1], nout)
+            return out
+        nchunks = -(-nred // _wgsl.REDUCE_CHUNK)
+        part = _new(out_shape + (nchunks,) if nchunks > 1 else out_shape, out_dtype, dev, op)
+        src = _wgsl.REDUCE_TREE.format(store=_store(out_dtype, "sh[0]"),
+                                       chunk=_wgsl.REDUCE_CHUNK, half=WG // 2, **fmt)
+        ctx.dispatch(src, [x.storage, part.storage], meta + [nchunks], nout * nchunks * WG)
+        if nchunks == 1:
+            return part
+        return run(part, axes=(len(out_shape),), out_dtype=out_dtype)  # the partials
     return run
 
 
