@@ -421,11 +421,15 @@ def test_buffer_pool_survives_reference_cycles():
     class Holder:
         pass
 
+    # An array dying in cyclic garbage (autodiff graphs, tracebacks) once its work was
+    # submitted: the collector finalises its storage and wgpu's GPUBuffer together, and
+    # a pool fed from _Storage.__del__ got buffers wgpu had already released.
     shape = (311, 3)
-    for _ in range(3):  # arrays dying in cyclic garbage: their buffers must stay usable
+    for _ in range(4):
         h = Holder()
         h.t = tf.exp(gpu(sample(shape, F32)))
         h.self = h
+        DEV.synchronize()
         del h
         gc.collect()
         x = sample(shape, F32, seed=3)
