@@ -579,3 +579,17 @@ def test_reduction_nan_propagates():
     check(tf.max(gpu(a)), np.max(a))
     check(tf.min(gpu(a)), np.min(a))
     check(tf.sum(gpu(a)), np.sum(a))
+
+
+def test_submissions_are_batched():
+    a = sample((50, 40), F32, seed=50)
+    t = gpu(a)
+    DEV.synchronize()
+    before = W.pipeline_info()["submits"]
+    r, ref = t, a.astype(np.float64)
+    for k in range(10):  # scalar operands are uploads too: they must not force a submit
+        r = tf.tanh(r * 0.5 + float(k)) - t
+        ref = np.tanh(ref * 0.5 + k) - a
+    assert W.pipeline_info()["submits"] == before  # nothing submitted before the read
+    check(r, ref.astype(F32), rtol=1e-5, atol=1e-5)
+    assert W.pipeline_info()["submits"] == before + 1

@@ -44,6 +44,7 @@ MAXDIM = _wgsl.MAXDIM
 WG = _wgsl.WORKGROUP
 _MAX_GROUPS_X = 65535
 _BATCH = 64           # dispatches recorded before the encoder is submitted
+_FRESH_UPLOAD_MAX = 1 << 16  # uploads up to this size never force a submit
 
 
 def _device_name(device):
@@ -126,7 +127,10 @@ class _Context:
         else:
             self.pool_misses += 1
             buf = self.device.create_buffer(size=cls, usage=self.usage)
-        st = _Storage(self, buf, cls)
+        return self._track(_Storage(self, buf, cls))
+
+    def _track(self, st):
+        buf, cls = st.buffer, st.nbytes
         self.live.add(weakref.ref(st, lambda r, b=buf, c=cls: self._release(r, b, c)))
         return st
 
@@ -142,11 +146,28 @@ class _Context:
         self.pool.clear()
         self.pool_bytes = 0
 
-    def write(self, storage, data):
-        # queue.write_buffer runs before any later submit: flush commands recorded so
-        # far, which may still read this (recycled) buffer's previous contents.
-        self.flush()
-        self.queue.write_buffer(storage.buffer, 0, data)
+    def upload(self, data, op, device):
+        """A storage holding the bytes ``data``, without submitting recorded work.
+
+        queue.write_buffer runs before any later submit, so writing a recycled buffer
+        while commands that still read its previous contents are recorded would need a
+        flush.  With work pending, small uploads (scalars, ...) therefore go to a fresh
+        buffer mapped at creation instead; large ones flush and reuse the pool.
+        """
+        nbytes = max(len(data), 4)
+        if self.encoder is None or nbytes > _FRESH_UPLOAD_MAX:
+            st = self.alloc(nbytes, op, device)
+            self.flush()
+            if len(data):
+                self.queue.write_buffer(st.buffer, 0, data)
+            return st
+        if nbytes > self.max_binding:
+            self.alloc(nbytes, op, device)  # raises the size error
+        cls = self.size_class(nbytes)
+        padded = bytes(data) + bytes(cls - len(data))
+        self.pool_misses += 1
+        buf = self.device.create_buffer_with_data(data=padded, usage=self.usage)
+        return self._track(_Storage(self, buf, cls))
 
     def read(self, storage, offset, nbytes):
         self.flush()
@@ -887,11 +908,8 @@ def _from_numpy(array, device):
     _check_dtype(dtype, "device_put", device)
     ctx = _context()
     host = np.ascontiguousarray(array, dtype=_HOST[dtype])
-    out = WGPUArray(ctx.alloc(max(host.nbytes, 4), "device_put", device), array.shape,
-                    dtype, device=device)
-    if host.nbytes:
-        ctx.write(out.storage, host.reshape(-1).view(np.uint8))
-    return out
+    st = ctx.upload(host.reshape(-1).view(np.uint8).tobytes(), "device_put", device)
+    return WGPUArray(st, array.shape, dtype, device=device)
 
 
 # -- the driver ------------------------------------------------------------------------------
