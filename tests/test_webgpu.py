@@ -205,10 +205,10 @@ SPECIALS = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 0.5, 1e-30, 
 @pytest.mark.parametrize("name", ["isnan", "isinf", "isfinite", "sign", "abs", "exp",
                                   "expm1", "log", "log1p", "sqrt", "tanh", "floor", "ceil",
                                   "trunc", "round", "square", "negative", "logical_not",
-                                  "sigmoid", "arcsin", "arctanh", "arccosh"])
+                                  "sigmoid", "arcsin", "arctanh", "arccosh", "angle"])
 def test_unary_special_values(name):
     with np.errstate(all="ignore"):
-        ref = _REF_UNARY.get(name, UNARY[name][0])
+        ref = _REF_UNARY.get(name, UNARY[name][0] if name in UNARY else getattr(np, name))
         expected = ref(SPECIALS.astype(np.float64)).astype(
             BOOL if name.startswith("is") or name == "logical_not" else F32)
     check(getattr(tf, name)(gpu(SPECIALS)), expected, rtol=1e-5, atol=1e-6)
@@ -389,8 +389,8 @@ def test_pipeline_cache_compiles_once():
         x = sample(shape, F32)
         r = W._run_elementwise("test", body, [gpu(x).mT._data if x.ndim > 1 else
                                                gpu(x)._data], F32)
-        np.testing.assert_allclose(_drv.to_numpy(r), (x.swapaxes(-1, -2) if x.ndim > 1 else x) * 3 + 0.25,
-                                   rtol=1e-6)
+        want = (x.swapaxes(-1, -2) if x.ndim > 1 else x) * 3 + 0.25
+        np.testing.assert_allclose(_drv.to_numpy(r), want, rtol=1e-6)
     assert W.pipeline_info()["compiles"] == before + 1
     tf.hypot(a, a)
     n = W.pipeline_info()["compiles"]
@@ -593,3 +593,17 @@ def test_submissions_are_batched():
     assert W.pipeline_info()["submits"] == before  # nothing submitted before the read
     check(r, ref.astype(F32), rtol=1e-5, atol=1e-5)
     assert W.pipeline_info()["submits"] == before + 1
+
+
+@pytest.mark.parametrize("fn,op,dtype", [
+    (lambda t: tf.argmax(t), "argmax", "float32"),  # int64 indices: not on WebGPU
+    (lambda t: tf.argmin(t, axis=0), "argmin", "float32"),
+    (lambda t: tf.cumsum(t, axis=0), "cumsum", "float32"),
+    (lambda t: tf.erf(t), "erf", "float32"),
+    (lambda t: tf.astype(t, tf.int32) ** 2, "power", "int32"),
+])
+def test_absent_ops_raise_unsupported(fn, op, dtype):
+    t = gpu(sample((3, 4), F32))
+    with pytest.raises(tf.UnsupportedOperation, match=r"^%s: not supported on device "
+                       r"'webgpu:0' for dtype %s" % (op, dtype)):
+        fn(t)

@@ -19,7 +19,6 @@ Kernels are WGSL templates (:mod:`tenferro.devices._wgsl`) rendered per (op, dty
 and compiled once per device.  Dispatches are recorded into one command encoder and
 submitted in batches; the queue is synchronised only where the host reads.
 """
-import os
 import struct
 import weakref
 
@@ -489,13 +488,14 @@ _F_UNARY = {
     "ceil": "ceil(x)", "trunc": "trunc(x)", "round": "round(x)", "conj": "x",
     "isnan": "f_isnan(x)", "isinf": "f_isinf(x)", "isfinite": "f_isfinite(x)",
     "logical_not": "x == 0.0", "real": "x", "imag": "0.0",
-    "angle": "select(0.0, 3.141592653589793, x < 0.0 || (x == 0.0 && "
-             "(bitcast<u32>(x) & 0x80000000u) != 0u))",
+    "angle": "select(select(0.0, 3.141592653589793, (bitcast<u32>(x) & 0x80000000u) != 0u),"
+             " x, f_isnan(x))",  # atan2(0, x): pi for x < 0 and -0.0, NaN stays NaN
 }
 _I_UNARY = {
     "negative": "-x", "positive": "x", "abs": "abs(x)", "sign": "sign(x)",
     "square": "x * x", "conj": "x", "floor": "x",
-    "reciprocal": "select(select(0, x, abs(x) == 1), -2147483647 - 1, x == 0)", "ceil": "x", "trunc": "x", "round": "x",
+    "ceil": "x", "trunc": "x", "round": "x",
+    "reciprocal": "select(select(0, x, abs(x) == 1), -2147483647 - 1, x == 0)",
     "isnan": "false", "isinf": "false", "isfinite": "true", "logical_not": "x == 0",
     "bitwise_invert": "~x", "real": "x", "imag": "0",
 }
