@@ -1,0 +1,1015 @@
+"""The WebGPU driver: ``wgpu`` (wgpu-native) compute shaders on any WebGPU adapter.
+
+Install with ``pip install tenferro[webgpu]``.  Without ``wgpu``, or without an
+adapter, the driver reports 0 devices and says why (``tenferro.devices.available()``
+then omits ``"webgpu"``).  ``WGPU_BACKEND_TYPE=Vulkan`` selects the Vulkan backend
+(e.g. Mesa's lavapipe on a machine without a GPU).
+
+dtypes: float32, int32 and bool (stored as u32, one 4-byte word an element).  WebGPU
+has no standard float64, so float64, complex and int64 raise
+:class:`~tenferro.UnsupportedOperation` naming the device, the op and the dtype.
+
+Device arrays are :class:`WGPUArray`: a pooled GPU buffer plus an element offset and
+element strides.  ``WGPUArray.strides`` reports the strides in bytes *of the logical
+dtype* (element strides times ``dtype.itemsize``, so 1 byte per element for bool
+although the device stores 4), i.e. exactly what NumPy would report for the same
+layout; contiguity checks in the core therefore work unchanged.
+
+Kernels are WGSL templates (:mod:`tenferro.devices._wgsl`) rendered per (op, dtypes)
+and compiled once per device.  Dispatches are recorded into one command encoder and
+submitted in batches; the queue is synchronised only where the host reads.
+"""
+import struct
+import weakref
+
+import numpy as np
+
+from .. import _dtypes
+from .._errors import UnsupportedOperation
+from . import _wgsl
+from .base import Driver as _Base
+
+_F32, _I32, _BOOL = _dtypes.float32, _dtypes.int32, _dtypes.bool_
+_STORE = {_F32: "f32", _I32: "i32", _BOOL: "u32"}      # WGSL storage element type
+_VALUE = {_F32: "f32", _I32: "i32", _BOOL: "bool"}     # WGSL value type in expressions
+_HOST = {_F32: np.dtype(np.float32), _I32: np.dtype(np.int32), _BOOL: np.dtype(np.uint32)}
+_WHY = {
+    _dtypes.float64: "WebGPU has no standard float64",
+    _dtypes.complex64: "no complex arithmetic on WebGPU yet",
+    _dtypes.complex128: "WebGPU has no standard float64",
+    _dtypes.int64: "WebGPU has no standard 64-bit integers",
+}
+MAXDIM = _wgsl.MAXDIM
+WG = _wgsl.WORKGROUP
+_MAX_GROUPS_X = 65535
+_BATCH = 64           # dispatches recorded before the encoder is submitted
+_FRESH_UPLOAD_MAX = 1 << 16  # uploads up to this size never force a submit
+
+
+def _device_name(device):
+    return device if device is not None else "webgpu:0"
+
+
+def _unsupported(device, op, dtype):
+    return UnsupportedOperation(_device_name(device), op, dtype, _WHY.get(dtype))
+
+
+# -- the GPU context: adapter, device, buffer pool, pipeline cache, batched encoder ----
+
+class _Storage:
+    """One pooled GPU buffer; goes back to the pool when the last array using it dies.
+
+    The return is a weakref callback held by the context, not ``__del__``: when a
+    storage dies in a reference cycle, the GPU buffer stays reachable from the
+    callback, so wgpu never finalises (releases) a buffer the pool then hands out.
+    """
+
+    __slots__ = ("buffer", "nbytes", "ctx", "__weakref__")
+
+    def __init__(self, ctx, buffer, nbytes):
+        self.ctx = ctx
+        self.buffer = buffer
+        self.nbytes = nbytes
+
+
+class _Context:
+    def __init__(self, wgpu, adapter):
+        self.wgpu = wgpu
+        self.adapter = adapter
+        # Ask for the adapter's full buffer limits (the defaults are 128 MiB / 256 MiB).
+        limits = adapter.limits
+        self.device = adapter.request_device_sync(required_limits={
+            k: limits[k] for k in ("max-storage-buffer-binding-size", "max-buffer-size")
+            if k in limits})
+        self.limits = {k.replace("-", "_"): v for k, v in self.device.limits.items()}
+        self.max_binding = min(self.limits.get("max_storage_buffer_binding_size", 1 << 27),
+                               self.limits.get("max_buffer_size", 1 << 30))
+        self.queue = self.device.queue
+        self.usage = (wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC
+                      | wgpu.BufferUsage.COPY_DST)
+        self.pool = {}           # size class (bytes) -> [free GPUBuffer]
+        self.pool_hits = 0
+        self.pool_misses = 0
+        self.pool_bytes = 0
+        self.pool_limit = 1 << 30
+        self.live = set()        # weak references to live storages (see _Storage)
+        self.pipelines = {}      # (source, device id) -> compute pipeline
+        self.compiles = 0
+        self.meta_cache = {}     # layout bytes -> GPUBuffer
+        self.encoder = None
+        self.pending = []        # objects the recorded commands use, kept until submit
+        self.ndispatch = 0
+        self.submits = 0
+
+    # memory -----------------------------------------------------------------------
+    @staticmethod
+    def size_class(nbytes):
+        n = max(int(nbytes), 16)
+        if n <= 4096:
+            return 1 << (n - 1).bit_length()
+        # Powers of two, split in quarters above 4 KiB (at most 25% waste).
+        p = 1 << (n - 1).bit_length() - 3
+        return -(-n // p) * p
+
+    def alloc(self, nbytes, op, device):
+        if nbytes > self.max_binding:
+            raise MemoryError(
+                "tenferro.%s: a WebGPU buffer of %d bytes exceeds the device's limit of %d "
+                "bytes (max_storage_buffer_binding_size / max_buffer_size) on %s"
+                % (op, nbytes, self.max_binding, _device_name(device)))
+        cls = min(self.size_class(nbytes), self.max_binding)
+        free = self.pool.get(cls)
+        if free:
+            self.pool_hits += 1
+            self.pool_bytes -= cls
+            buf = free.pop()
+        else:
+            self.pool_misses += 1
+            buf = self.device.create_buffer(size=cls, usage=self.usage)
+        return self._track(_Storage(self, buf, cls))
+
+    def _track(self, st):
+        buf, cls = st.buffer, st.nbytes
+        self.live.add(weakref.ref(st, lambda r, b=buf, c=cls: self._release(r, b, c)))
+        return st
+
+    def _release(self, ref, buffer, nbytes):
+        self.live.discard(ref)
+        if self.pool_bytes + nbytes > self.pool_limit:
+            return  # let wgpu free it
+        self.pool.setdefault(nbytes, []).append(buffer)
+        self.pool_bytes += nbytes
+
+    def clear_pool(self):
+        self.flush()
+        self.pool.clear()
+        self.pool_bytes = 0
+
+    def upload(self, data, op, device):
+        """A storage holding the bytes ``data``, without submitting recorded work.
+
+        queue.write_buffer runs before any later submit, so writing a recycled buffer
+        while commands that still read its previous contents are recorded would need a
+        flush.  With work pending, small uploads (scalars, ...) therefore go to a fresh
+        buffer mapped at creation instead; large ones flush and reuse the pool.
+        """
+        nbytes = max(len(data), 4)
+        if self.encoder is None or nbytes > _FRESH_UPLOAD_MAX:
+            st = self.alloc(nbytes, op, device)
+            self.flush()
+            if len(data):
+                self.queue.write_buffer(st.buffer, 0, data)
+            return st
+        if nbytes > self.max_binding:
+            self.alloc(nbytes, op, device)  # raises the size error
+        cls = self.size_class(nbytes)
+        padded = bytes(data) + bytes(cls - len(data))
+        self.pool_misses += 1
+        buf = self.device.create_buffer_with_data(data=padded, usage=self.usage)
+        return self._track(_Storage(self, buf, cls))
+
+    def read(self, storage, offset, nbytes):
+        self.flush()
+        return self.queue.read_buffer(storage.buffer, offset, nbytes)
+
+    def sync(self):
+        self.flush()
+        # queue.on_submitted_work_done_sync is broken in wgpu 0.32: a tiny read waits.
+        st = self.alloc(16, "synchronize", None)
+        self.queue.read_buffer(st.buffer, 0, 4)
+
+    # kernels ----------------------------------------------------------------------
+    def pipeline(self, source):
+        key = (source, id(self.device))
+        p = self.pipelines.get(key)
+        if p is None:
+            module = self.device.create_shader_module(code=source)
+            p = self.device.create_compute_pipeline(
+                layout="auto", compute={"module": module, "entry_point": "main"})
+            self.pipelines[key] = p
+            self.compiles += 1
+        return p
+
+    def meta(self, values):
+        data = struct.pack("<%di" % len(values), *values)
+        buf = self.meta_cache.get(data)
+        if buf is None:
+            if len(self.meta_cache) > 4096:
+                self.flush()
+                self.meta_cache.clear()
+            buf = self.device.create_buffer_with_data(
+                data=data, usage=self.wgpu.BufferUsage.STORAGE)
+            self.meta_cache[data] = buf
+        return buf
+
+    def dispatch(self, source, storages, meta, n, groups=None):
+        """Record one dispatch of ``n`` threads (or of the workgroup grid ``groups``):
+        ``storages`` bound 0.., then ``meta``."""
+        if n == 0:
+            return
+        pipe = self.pipeline(source)
+        entries = [{"binding": i, "resource": {"buffer": s.buffer, "offset": 0,
+                                                "size": s.nbytes}}
+                   for i, s in enumerate(storages)]
+        mbuf = self.meta(meta)
+        entries.append({"binding": len(storages),
+                        "resource": {"buffer": mbuf, "offset": 0, "size": mbuf.size}})
+        bg = self.device.create_bind_group(layout=pipe.get_bind_group_layout(0),
+                                           entries=entries)
+        if groups is None:
+            total = -(-n // WG)
+            gx = min(total, _MAX_GROUPS_X)
+            groups = (gx, -(-total // gx), 1)
+        if self.encoder is None:
+            self.encoder = self.device.create_command_encoder()
+        cp = self.encoder.begin_compute_pass()
+        cp.set_pipeline(pipe)
+        cp.set_bind_group(0, bg)
+        cp.dispatch_workgroups(*groups)
+        cp.end()
+        # Keep the GPU buffers (not their _Storage) alive until submitted: a freed
+        # array's buffer goes back to the pool at once and may be reused by the next
+        # dispatch in this encoder, which runs after the earlier ones (in order).
+        self.pending.append(([s.buffer for s in storages], bg, mbuf))
+        self.ndispatch += 1
+        if self.ndispatch >= _BATCH:
+            self.flush()
+
+    def flush(self):
+        enc = self.encoder
+        if enc is not None:
+            # reset first: a failed finish/submit must not poison later work
+            self.encoder = None
+            self.ndispatch = 0
+            self.submits += 1
+            try:
+                self.queue.submit([enc.finish()])
+            finally:
+                self.pending = []
+
+
+_ctx = None
+_ctx_error = None
+
+
+def _context():
+    """The shared GPU context, or None (``_ctx_error`` says why)."""
+    global _ctx, _ctx_error
+    if _ctx is not None or _ctx_error is not None:
+        return _ctx
+    try:
+        import wgpu
+    except ImportError as e:
+        _ctx_error = ("the wgpu package is not installed (pip install tenferro[webgpu]): %s"
+                      % e)
+        return None
+    try:
+        adapter = wgpu.gpu.request_adapter_sync(power_preference="high-performance")
+    except Exception as e:  # no backend / driver at all
+        adapter = None
+        err = e
+    else:
+        err = None
+    if adapter is None:
+        _ctx_error = "wgpu found no WebGPU adapter%s" % (": %s" % err if err else "")
+        return None
+    try:
+        _ctx = _Context(wgpu, adapter)
+    except Exception as e:
+        _ctx_error = "could not open the WebGPU device: %s" % e
+    return _ctx
+
+
+# -- device arrays -------------------------------------------------------------------
+
+class WGPUArray:
+    """A strided view of a pooled GPU buffer (ndarray-like metadata).
+
+    ``offset`` and ``estrides`` are in elements; ``strides`` is in bytes of the
+    logical dtype (see the module docstring).  ``base`` is the shared storage (used by
+    the core to track in-place writes).
+    """
+
+    __slots__ = ("storage", "shape", "dtype", "estrides", "offset", "device", "writeable",
+                 "__weakref__")
+    abstract = False
+
+    def __init__(self, storage, shape, dtype, estrides=None, offset=0, device=None,
+                 writeable=True):
+        self.storage = storage
+        self.shape = tuple(shape)
+        self.dtype = dtype
+        self.estrides = tuple(estrides) if estrides is not None else _c_strides(self.shape)
+        self.offset = offset
+        self.device = device
+        self.writeable = writeable
+
+    @property
+    def base(self):
+        return self.storage
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def size(self):
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def strides(self):
+        return tuple(s * self.dtype.itemsize for s in self.estrides)
+
+    @property
+    def c_contiguous(self):
+        return _is_c(self.shape, self.estrides)
+
+    def view(self, shape, estrides, offset, writeable=None):
+        return WGPUArray(self.storage, shape, self.dtype, estrides, offset, self.device,
+                         self.writeable if writeable is None else writeable)
+
+    def __repr__(self):
+        return "WGPUArray(shape=%s, dtype=%s, strides=%s, offset=%d)" % (
+            self.shape, self.dtype, self.estrides, self.offset)
+
+
+def _c_strides(shape):
+    st = []
+    acc = 1
+    for n in reversed(shape):
+        st.append(acc)
+        acc *= max(n, 1)
+    return tuple(reversed(st))
+
+
+def _is_c(shape, estrides):
+    acc = 1
+    for n, s in zip(reversed(shape), reversed(estrides)):
+        if n != 1 and s != acc:
+            return False
+        acc *= n
+    return True
+
+
+def _check_dtype(dtype, op, device):
+    if dtype not in _STORE:
+        raise _unsupported(device, op, dtype)
+
+
+def _new(shape, dtype, device, op):
+    _check_dtype(dtype, op, device)
+    ctx = _context()
+    n = int(np.prod(shape, dtype=np.int64))
+    return WGPUArray(ctx.alloc(4 * max(n, 1), op, device), shape, dtype, device=device)
+
+
+# -- kernels ---------------------------------------------------------------------------
+
+def _prelude(body):
+    # The helpers are small; include them only when a body calls one.
+    return _wgsl.PRELUDE if ("f_" in body or "i_" in body) else ""
+
+
+def _load(dtype, expr):
+    return "(%s != 0u)" % expr if dtype == _BOOL else expr
+
+
+def _store(dtype, expr):
+    return "select(0u, 1u, %s)" % expr if dtype == _BOOL else expr
+
+
+def _layout(out_shape, out_arr_strides, out_offset, inputs):
+    nd = len(out_shape)
+    if nd > MAXDIM:
+        raise ValueError("tenferro (webgpu): at most %d dimensions are supported, got %d"
+                         % (MAXDIM, nd))
+    pad = [1] * (MAXDIM - nd)
+    zpad = [0] * (MAXDIM - nd)
+    meta = [int(np.prod(out_shape, dtype=np.int64)), nd, out_offset]
+    meta += list(out_shape) + pad + list(out_arr_strides) + zpad
+    for x in inputs:
+        meta += [x.offset] + list(x.estrides) + zpad
+    return meta
+
+
+def _elementwise_source(body, in_dtypes, out_dtype, aliased=()):
+    """The kernel for ``body``; inputs in ``aliased`` are read from ``out`` itself (an
+    in-place op: WebGPU forbids binding one buffer both read-only and read-write)."""
+    nin = len(in_dtypes)
+    names = "xyz"
+    bound = [k for k in range(nin) if k not in aliased]
+    bindings = "\n".join(
+        "@group(0) @binding(%d) var<storage, read> in%d: array<%s>;"
+        % (j, k, _STORE[in_dtypes[k]]) for j, k in enumerate(bound))
+    params = ", ".join("%s: %s" % (names[k], _VALUE[d]) for k, d in enumerate(in_dtypes))
+    base = 3 + 2 * MAXDIM
+    offsets_init = "\n".join("    var o%d = lay[%d];" % (k, base + k * (MAXDIM + 1))
+                             for k in range(nin))
+    offsets_step = "\n".join("        o%d = o%d + c * lay[%d + d];"
+                             % (k, k, base + k * (MAXDIM + 1) + 1) for k in range(nin))
+    loads = "\n".join("    let v%d = %s;" % (k, _load(d, "%s[o%d]" % (
+        "out" if k in aliased else "in%d" % k, k))) for k, d in enumerate(in_dtypes))
+    call = "op(%s)" % ", ".join("v%d" % k for k in range(nin))
+    return _wgsl.ELEMENTWISE.format(
+        prelude=_prelude(body), bindings=bindings, out_binding=len(bound),
+        meta_binding=len(bound) + 1,
+        out_store=_STORE[out_dtype], out_value=_VALUE[out_dtype], params=params,
+        body=body if body.lstrip().startswith(("return", "let", "var", "if"))
+        else "return %s;" % body,
+        wg=WG, offsets_init=offsets_init, offsets_step=offsets_step, loads=loads,
+        store=_store(out_dtype, call))
+
+
+def _run_elementwise(op, body, inputs, out_dtype, out=None, shape=None):
+    """Evaluate ``body`` (a WGSL expression in x, y, z) elementwise over ``inputs``
+    (already broadcast to ``shape``) into a new contiguous array, or into ``out``
+    (which may be one of the inputs exactly: in-place)."""
+    in_dtypes = tuple(x.dtype for x in inputs)
+    shape = inputs[0].shape if shape is None else shape
+    dev = inputs[0].device if inputs else (out.device if out is not None else None)
+    if out is None:
+        out = _new(shape, out_dtype, dev, op)
+    ctx = out.storage.ctx
+    aliased = tuple(k for k, x in enumerate(inputs) if x.storage is out.storage)
+    for k in aliased:
+        if inputs[k].dtype != out.dtype:  # cannot read it through out's element type
+            inputs = list(inputs)
+            inputs[k] = _copy(inputs[k])
+    aliased = tuple(k for k, x in enumerate(inputs) if x.storage is out.storage)
+    src = _elementwise_source(body, in_dtypes, out.dtype, aliased)
+    meta = _layout(shape, out.estrides, out.offset, inputs)
+    ctx.dispatch(src, [x.storage for k, x in enumerate(inputs) if k not in aliased]
+                 + [out.storage], meta, meta[0])
+    return out
+
+
+def _broadcast_view(x, shape, op="broadcast_to"):
+    if x.shape == shape:
+        return x
+    nd = len(shape)
+    if x.ndim > nd:
+        raise ValueError("tenferro.%s: cannot broadcast shape %s to %s" % (op, x.shape, shape))
+    lead = nd - x.ndim
+    st = [0] * lead
+    for i, (n, s) in enumerate(zip(x.shape, x.estrides)):
+        t = shape[lead + i]
+        if n == t:
+            st.append(s)
+        elif n == 1:
+            st.append(0)
+        else:
+            raise ValueError("tenferro.%s: cannot broadcast shape %s to %s"
+                             % (op, x.shape, shape))
+    return x.view(shape, st, x.offset, writeable=False)
+
+
+def _broadcast_shape(op, *shapes):
+    from .._ops._common import broadcast_shapes
+
+    return tuple(broadcast_shapes(op, *shapes))
+
+
+def _kind(dtype):
+    return {_F32: "f", _I32: "i", _BOOL: "b"}.get(dtype)
+
+
+# op -> {input kind: WGSL body in x (y, z)}; the value types are f32 / i32 / bool and
+# the body's result has the value type of the op's out_dtype.
+_F_UNARY = {
+    "negative": "-x", "positive": "x", "abs": "abs(x)", "sign": "f_sign(x)",
+    "exp": "exp(x)", "expm1": "f_expm1(x)", "exp2": "exp2(x)", "log": "f_log(x)",
+    "log1p": "f_log1p(x)", "log2": "f_log(x) * 1.4426950408889634",
+    "log10": "f_log(x) * 0.4342944819032518", "sqrt": "f_sqrt(x)",
+    "rsqrt": "1.0 / f_sqrt(x)", "square": "x * x", "reciprocal": "1.0 / x",
+    "sin": "sin(x)", "cos": "cos(x)", "tan": "tan(x)", "arcsin": "f_asin(x)",
+    "arccos": "f_acos(x)", "arctan": "atan(x)", "sinh": "sinh(x)", "cosh": "cosh(x)",
+    "tanh": "f_tanh(x)", "arcsinh": "f_asinh(x)", "arccosh": "f_acosh(x)",
+    "arctanh": "f_atanh(x)", "sigmoid": "1.0 / (1.0 + exp(-x))", "floor": "floor(x)",
+    "ceil": "ceil(x)", "trunc": "trunc(x)", "round": "round(x)", "conj": "x",
+    "isnan": "f_isnan(x)", "isinf": "f_isinf(x)", "isfinite": "f_isfinite(x)",
+    "logical_not": "x == 0.0", "real": "x", "imag": "0.0",
+    "angle": "select(select(0.0, 3.141592653589793, (bitcast<u32>(x) & 0x80000000u) != 0u),"
+             " x, f_isnan(x))",  # atan2(0, x): pi for x < 0 and -0.0, NaN stays NaN
+}
+_I_UNARY = {
+    "negative": "-x", "positive": "x", "abs": "abs(x)", "sign": "sign(x)",
+    "square": "x * x", "conj": "x", "floor": "x",
+    "ceil": "x", "trunc": "x", "round": "x",
+    "reciprocal": "select(select(0, x, abs(x) == 1), -2147483647 - 1, x == 0)",
+    "isnan": "false", "isinf": "false", "isfinite": "true", "logical_not": "x == 0",
+    "bitwise_invert": "~x", "real": "x", "imag": "0",
+}
+_B_UNARY = {
+    "positive": "x", "abs": "x", "conj": "x", "isnan": "false", "isinf": "false",
+    "isfinite": "true", "logical_not": "!x", "bitwise_invert": "!x", "real": "x",
+    "imag": "false", "floor": "x", "ceil": "x", "trunc": "x", "round": "x", "sign": "x",
+    "square": "x",
+}
+_CMP = {"equal": "==", "not_equal": "!=", "less": "<", "less_equal": "<=", "greater": ">",
+        "greater_equal": ">="}
+_F_BINARY = {
+    "add": "x + y", "subtract": "x - y", "multiply": "x * y", "divide": "x / y",
+    "floor_divide": "f_floor_divide(x, y)", "remainder": "f_remainder(x, y)",
+    "power": "f_power(x, y)", "maximum": "f_max(x, y)", "minimum": "f_min(x, y)",
+    "fmax": "f_fmax(x, y)", "fmin": "f_fmin(x, y)", "arctan2": "f_atan2(x, y)",
+    "hypot": "f_hypot(x, y)", "copysign": "f_copysign(x, y)",
+    "logaddexp": "f_logaddexp(x, y)",
+    # NaN is true: !(x == 0.0), as some compilers treat x != 0.0 as ordered
+    "logical_and": "!(x == 0.0) && !(y == 0.0)", "logical_or": "!(x == 0.0) || !(y == 0.0)",
+    "logical_xor": "(x == 0.0) != (y == 0.0)",
+}
+_I_BINARY = {
+    "add": "x + y", "subtract": "x - y", "multiply": "x * y",
+    "floor_divide": "i_floor_divide(x, y)", "remainder": "i_remainder(x, y)",
+    "maximum": "max(x, y)", "minimum": "min(x, y)", "fmax": "max(x, y)",
+    "fmin": "min(x, y)", "logical_and": "x != 0 && y != 0",
+    "logical_or": "x != 0 || y != 0", "logical_xor": "(x != 0) != (y != 0)",
+    "bitwise_and": "x & y", "bitwise_or": "x | y", "bitwise_xor": "x ^ y",
+    "left_shift": "i_left_shift(x, y)", "right_shift": "i_right_shift(x, y)",
+}
+_B_BINARY = {
+    "add": "x || y", "multiply": "x && y", "maximum": "x || y", "minimum": "x && y",
+    "fmax": "x || y", "fmin": "x && y", "logical_and": "x && y", "logical_or": "x || y",
+    "logical_xor": "x != y", "bitwise_and": "x && y", "bitwise_or": "x || y",
+    "bitwise_xor": "x != y", "equal": "x == y", "not_equal": "x != y",
+    "less": "!x && y", "less_equal": "!x || y", "greater": "x && !y",
+    "greater_equal": "x || !y",
+}
+for _op, _sym in _CMP.items():
+    _F_BINARY[_op] = "x %s y" % _sym
+    _I_BINARY[_op] = "x %s y" % _sym
+_F_BINARY["not_equal"] = "!(x == y) || f_isnan(x) || f_isnan(y)"
+UNARY_BODIES = {"f": _F_UNARY, "i": _I_UNARY, "b": _B_UNARY}
+BINARY_BODIES = {"f": _F_BINARY, "i": _I_BINARY, "b": _B_BINARY}
+
+
+def _body(table, op, dtype, out_dtype, device):
+    k = _kind(dtype)
+    body = table.get(k, {}).get(op) if k is not None else None
+    if body is None or out_dtype not in _STORE:
+        raise _unsupported(device, op, dtype if k is None or body is None else out_dtype)
+    return body
+
+
+def _check_out(op, out, shape, dtype):
+    if not isinstance(out, WGPUArray) or out.shape != tuple(shape) or out.dtype != dtype:
+        raise ValueError("tenferro.%s (webgpu): out must be a WebGPU array of shape %s and "
+                         "dtype %s" % (op, shape, dtype))
+
+
+def _overlaps(out, x):
+    return out is not x and out.storage is x.storage and not (
+        out.offset == x.offset and out.estrides == x.estrides and out.shape == x.shape)
+
+
+def _unary(op):
+    def run(x, *, out_dtype, out=None):
+        body = _body(UNARY_BODIES, op, x.dtype, out_dtype, x.device)
+        if out is None:
+            return _run_elementwise(op, body, [x], out_dtype)
+        _check_out(op, out, x.shape, out_dtype)
+        if _overlaps(out, x):
+            x = _copy(x)
+        return _run_elementwise(op, body, [x], out_dtype, out=out)
+    return run
+
+
+def _binary(op):
+    def run(a, b, *, out_dtype, out=None):
+        if a.device != b.device or a.dtype != b.dtype:
+            raise TypeError("tenferro.%s (webgpu): operands must share a device and dtype, "
+                            "got %s and %s" % (op, a.dtype, b.dtype))
+        body = _body(BINARY_BODIES, op, a.dtype, out_dtype, a.device)
+        shape = a.shape if a.shape == b.shape else _broadcast_shape(op, a.shape, b.shape)
+        a, b = _broadcast_view(a, shape, op), _broadcast_view(b, shape, op)
+        if out is None:
+            return _run_elementwise(op, body, [a, b], out_dtype, shape=shape)
+        _check_out(op, out, shape, out_dtype)
+        if _overlaps(out, a):
+            a = _copy(a)
+        if _overlaps(out, b):
+            b = _copy(b)
+        return _run_elementwise(op, body, [a, b], out_dtype, out=out, shape=shape)
+    return run
+
+
+impl = {}
+from .._ops.elementwise import BINARY as _BIN, UNARY as _UN  # noqa: E402
+
+for _n in _UN:
+    if any(_n in t for t in UNARY_BODIES.values()):
+        impl[_n] = _unary(_n)
+for _n in ("real", "imag", "angle"):
+    impl[_n] = _unary(_n)
+for _n in _BIN:
+    if any(_n in t for t in BINARY_BODIES.values()):
+        impl[_n] = _binary(_n)
+_OUT_OPS = frozenset(impl)
+
+
+def _where(c, x, y, *, out_dtype):
+    dev = x.device
+    _check_dtype(out_dtype, "where", dev)
+    if c.dtype != _BOOL or x.dtype != out_dtype or y.dtype != out_dtype:
+        raise _unsupported(dev, "where", x.dtype if x.dtype != out_dtype else y.dtype)
+    shape = _broadcast_shape("where", c.shape, x.shape, y.shape)
+    args = [_broadcast_view(v, shape, "where") for v in (c, x, y)]
+    return _run_elementwise("where", "select(z, y, x)", args, out_dtype, shape=shape)
+
+
+def _clip(x, lo, hi, *, out_dtype):
+    dev = x.device
+    _check_dtype(out_dtype, "clip", dev)
+    if _kind(out_dtype) == "b" or not (x.dtype == lo.dtype == hi.dtype == out_dtype):
+        raise _unsupported(dev, "clip", x.dtype)
+    body = "f_min(f_max(x, y), z)" if out_dtype == _F32 else "min(max(x, y), z)"
+    shape = _broadcast_shape("clip", x.shape, lo.shape, hi.shape)
+    args = [_broadcast_view(v, shape, "clip") for v in (x, lo, hi)]
+    return _run_elementwise("clip", body, args, out_dtype, shape=shape)
+
+
+impl["where"] = _where
+impl["clip"] = _clip
+
+
+def _convert(x, *, dtype):
+    _check_dtype(dtype, "convert", x.device)
+    if dtype == x.dtype:
+        return _copy(x)
+    body = {_F32: "f32(x)", _I32: "i32(x)", _BOOL: "bool(x)"}[dtype]
+    if x.dtype == _F32 and dtype == _BOOL:
+        body = "!(x == 0.0)"  # NaN is true
+    if x.dtype == _F32 and dtype == _I32:
+        # NumPy (C) truncates; out-of-range and NaN give INT_MIN on x86.
+        body = "select(i32(x), -2147483647 - 1, f_isnan(x) || abs(x) >= 2147483648.0)"
+    return _run_elementwise("convert", body, [x], dtype)
+
+
+def _copy(x):
+    return _run_elementwise("copy", "x", [x], x.dtype)
+
+
+def _assign(dst, src):
+    if src.dtype != dst.dtype:
+        raise _unsupported(dst.device, "assign", src.dtype)
+    if src.shape != dst.shape:
+        src = _broadcast_view(src, dst.shape, "setitem")
+    if not dst.writeable:
+        raise ValueError("tenferro.setitem: assignment destination is read-only (a broadcast "
+                         "view)")
+    if src.storage is dst.storage:
+        src = _copy(src)
+    _run_elementwise("assign", "x", [src], dst.dtype, out=dst, shape=dst.shape)
+
+
+impl["convert"] = _convert
+impl["copy"] = _copy
+impl["assign"] = _assign
+
+
+# -- views -------------------------------------------------------------------------------
+
+def _reshape(x, *, shape, copy=None):
+    shape = tuple(shape)
+    if not copy and x.c_contiguous:
+        return x.view(shape, _c_strides(shape), x.offset)
+    if copy is False:
+        raise ValueError("tenferro.reshape: cannot reshape a tensor of shape %s and strides "
+                         "%s to %s without copying (copy=False)" % (x.shape, x.strides, shape))
+    c = _copy(x)
+    return c.view(shape, _c_strides(shape), c.offset)
+
+
+def _permute(x, *, axes):
+    return x.view(tuple(x.shape[a] for a in axes), tuple(x.estrides[a] for a in axes),
+                  x.offset)
+
+
+def _broadcast_to(x, *, shape):
+    return _broadcast_view(x, tuple(shape))
+
+
+def _basic_index(x, *, key):
+    """``key`` as the CPU driver's: ("i", int) | ("s", start, stop, step) | ("n",) per
+    entry, applied to the leading axes (the rest kept whole)."""
+    shape, st = [], []
+    off = x.offset
+    ax = 0
+    for e in key:
+        if e[0] == "i":
+            i = e[1]
+            if i < 0:
+                i += x.shape[ax]
+            off += i * x.estrides[ax]
+            ax += 1
+        elif e[0] == "s":
+            _, start, stop, step = e
+            n = len(range(start, stop, step))
+            if n > 0:
+                off += start * x.estrides[ax]
+            shape.append(n)
+            st.append(x.estrides[ax] * step)
+            ax += 1
+        else:
+            shape.append(1)
+            st.append(0)
+    shape += x.shape[ax:]
+    st += x.estrides[ax:]
+    return x.view(tuple(shape), tuple(st), off)
+
+
+def _diagonal(x, *, offset, axis1, axis2):
+    n1, n2 = x.shape[axis1], x.shape[axis2]
+    s1, s2 = x.estrides[axis1], x.estrides[axis2]
+    if offset >= 0:
+        n = max(0, min(n1, n2 - offset))
+        off = x.offset + (offset * s2 if n else 0)
+    else:
+        n = max(0, min(n1 + offset, n2))
+        off = x.offset + (-offset * s1 if n else 0)
+    keep = [i for i in range(x.ndim) if i not in (axis1, axis2)]
+    return x.view(tuple(x.shape[i] for i in keep) + (n,),
+                  tuple(x.estrides[i] for i in keep) + (s1 + s2,), off, writeable=False)
+
+
+impl["reshape"] = _reshape
+impl["permute_dims"] = _permute
+impl["broadcast_to"] = _broadcast_to
+impl["basic_index"] = _basic_index
+impl["diagonal"] = _diagonal
+
+
+# -- reductions (one thread per output element) -------------------------------------------
+
+_RED = {  # op -> {kind: (accumulator init, combine(acc, v))}
+    "sum": {"f": ("0.0", "acc + v"), "i": ("0", "acc + v")},
+    "prod": {"f": ("1.0", "acc * v"), "i": ("1", "acc * v")},
+    "max": {"f": ("-f_inf()", "f_max(acc, v)"), "i": ("-2147483647 - 1", "max(acc, v)"),
+            "b": ("false", "acc || v")},
+    "min": {"f": ("f_inf()", "f_min(acc, v)"), "i": ("2147483647", "min(acc, v)"),
+            "b": ("true", "acc && v")},
+    "any": {"b": ("false", "acc || v")},
+    "all": {"b": ("true", "acc && v")},
+}
+
+
+_TREE_MIN = 64  # reduced extents at least this long use the workgroup tree
+
+
+def _reduction(op):
+    def run(x, *, axes, out_dtype):
+        dev = x.device
+        k = _kind(x.dtype)
+        rule = _RED[op].get(k)
+        if rule is None or out_dtype != x.dtype:
+            raise _unsupported(dev, op, x.dtype if rule is None else out_dtype)
+        axes = tuple(sorted(a % x.ndim for a in axes)) if x.ndim else ()
+        keep = [i for i in range(x.ndim) if i not in axes]
+        if len(keep) > MAXDIM or len(axes) > MAXDIM:
+            raise ValueError("tenferro.%s (webgpu): at most %d dimensions" % (op, MAXDIM))
+        out_shape = tuple(x.shape[i] for i in keep)
+        nout = int(np.prod(out_shape, dtype=np.int64))
+        nred = int(np.prod([x.shape[i] for i in axes], dtype=np.int64))
+        pad = lambda v, f: list(v) + [f] * (MAXDIM - len(v))  # noqa: E731
+        meta = ([nout, len(keep), len(axes), x.offset]
+                + pad([x.shape[i] for i in keep], 1) + pad([x.estrides[i] for i in keep], 0)
+                + pad([x.shape[i] for i in axes], 1) + pad([x.estrides[i] for i in axes], 0)
+                + [nred])
+        init, combine = rule
+        fmt = dict(prelude=_wgsl.PRELUDE if "f_" in init + combine else "",
+                   in_store=_STORE[x.dtype], out_store=_STORE[out_dtype], wg=WG,
+                   acc=_VALUE[out_dtype], init=init, combine=combine,
+                   load=_load(x.dtype, "x[off]"))
+        ctx = x.storage.ctx
+        if nred < _TREE_MIN or nout == 0:
+            out = _new(out_shape, out_dtype, dev, op)
+            src = _wgsl.REDUCE.format(store=_store(out_dtype, "acc"), **fmt)
+            ctx.dispatch(src, [x.storage, out.storage], meta + [1], nout)
+            return out
+        nchunks = -(-nred // _wgsl.REDUCE_CHUNK)
+        part = _new(out_shape + (nchunks,) if nchunks > 1 else out_shape, out_dtype, dev, op)
+        src = _wgsl.REDUCE_TREE.format(store=_store(out_dtype, "sh[0]"),
+                                       chunk=_wgsl.REDUCE_CHUNK, half=WG // 2, **fmt)
+        ctx.dispatch(src, [x.storage, part.storage], meta + [nchunks], nout * nchunks * WG)
+        if nchunks == 1:
+            return part
+        return run(part, axes=(len(out_shape),), out_dtype=out_dtype)  # the partials
+    return run
+
+
+for _n in _RED:
+    impl[_n] = _reduction(_n)
+
+
+# -- matmul: tiled, shared memory ----------------------------------------------------------
+
+_MAX_BATCH_DIMS = 6
+
+
+def _matmul(a, b):
+    dev = a.device
+    if a.dtype != b.dtype or a.dtype not in (_F32, _I32):
+        raise _unsupported(dev, "matmul", a.dtype if a.dtype != _F32 else b.dtype)
+    if a.shape[:-2] != b.shape[:-2] or a.shape[-1] != b.shape[-2]:
+        raise ValueError("tenferro.matmul (webgpu): shapes %s and %s do not match"
+                         % (a.shape, b.shape))
+    batch = a.shape[:-2]
+    if len(batch) > _MAX_BATCH_DIMS:  # merge the batch axes (copies when strided)
+        a = _reshape(a, shape=(int(np.prod(batch)),) + a.shape[-2:])
+        b = _reshape(b, shape=(int(np.prod(batch)),) + b.shape[-2:])
+    M, K = a.shape[-2:]
+    N = b.shape[-1]
+    out = _new(a.shape[:-2] + (M, N), a.dtype, dev, "matmul")
+    nbatch = int(np.prod(a.shape[:-2], dtype=np.int64))
+    if out.size == 0 or K == 0:
+        if out.size:
+            _assign(out, _drv_from_scalar(0, a.dtype, dev))
+        return out.view(batch + (M, N), _c_strides(batch + (M, N)), 0)
+    nbd = a.ndim - 2
+    pad = lambda v, f: list(v) + [f] * (_MAX_BATCH_DIMS - len(v))  # noqa: E731
+    t = _wgsl.MATMUL_TILE
+    src = _wgsl.MATMUL.format(store=_STORE[a.dtype], tile=t,
+                              zero="0.0" if a.dtype == _F32 else "0")
+    ctx = out.storage.ctx
+    gx, gy = -(-N // t), -(-M // t)
+    if gx > _MAX_GROUPS_X or gy > _MAX_GROUPS_X:
+        raise ValueError("tenferro.matmul (webgpu): a %d x %d result needs more than %d "
+                         "workgroups per dimension" % (M, N, _MAX_GROUPS_X))
+    for base in range(0, nbatch, _MAX_GROUPS_X):
+        meta = ([M, N, K, nbd, base, a.offset, b.offset, a.estrides[-2], a.estrides[-1],
+                 b.estrides[-2], b.estrides[-1]]
+                + pad(a.shape[:-2], 1) + pad(a.estrides[:-2], 0) + pad(b.estrides[:-2], 0))
+        ctx.dispatch(src, [a.storage, b.storage, out.storage], meta, None,
+                     groups=(gx, gy, min(_MAX_GROUPS_X, nbatch - base)))
+    return out.view(batch + (M, N), _c_strides(batch + (M, N)), 0)
+
+
+def _drv_from_scalar(value, dtype, device):
+    return _from_numpy(np.full((), value, dtype), device)
+
+
+def _zeros(shape, dtype, device, op):
+    out = _new(tuple(shape), dtype, device, op)
+    _assign(out, _drv_from_scalar(0, dtype, device))
+    return out
+
+
+def _basic_index_transpose(ct, *, key, shape):
+    out = _zeros(shape, ct.dtype, ct.device, "basic_index_transpose")
+    _assign(_basic_index(out, key=key), ct)
+    return out
+
+
+def _diagonal_transpose(ct, *, offset, axis1, axis2, shape):
+    out = _zeros(shape, ct.dtype, ct.device, "diagonal_transpose")
+    view = _diagonal(out, offset=offset, axis1=axis1, axis2=axis2)
+    view.writeable = True  # distinct elements: safe to write through
+    _assign(view, ct)
+    return out
+
+
+def _concatenate(*xs, axis):
+    shape = list(xs[0].shape)
+    shape[axis] = sum(x.shape[axis] for x in xs)
+    out = _new(tuple(shape), xs[0].dtype, xs[0].device, "concatenate")
+    start = 0
+    for x in xs:
+        n = x.shape[axis]
+        key = [("s", 0, m, 1) for m in shape[:axis]] + [("s", start, start + n, 1)]
+        _assign(_basic_index(out, key=key), x)
+        start += n
+    return out
+
+
+impl["basic_index_transpose"] = _basic_index_transpose
+impl["diagonal_transpose"] = _diagonal_transpose
+impl["concatenate"] = _concatenate
+
+
+def _contract(a, b, *, nb, nm, nk, nn):
+    """einsum's pairwise step: a [batch, m.., k..] x b [batch, k.., n..] as one batched
+    matmul over the merged axis groups (merging copies a non-contiguous operand)."""
+    p = lambda s: int(np.prod(s, dtype=np.int64))  # noqa: E731
+    B, M, K = a.shape[:nb], a.shape[nb:nb + nm], a.shape[nb + nm:]
+    N = b.shape[nb + nk:]
+    a3 = _reshape(a, shape=(p(B), p(M), p(K)))
+    b3 = _reshape(b, shape=(p(B), p(K), p(N)))
+    r = _matmul(a3, b3)
+    return r.view(B + M + N, _c_strides(B + M + N), r.offset)
+
+
+impl["matmul"] = _matmul
+impl["contract"] = _contract
+
+
+def _from_numpy(array, device):
+    array = np.asarray(array)
+    dtype = array.dtype
+    _check_dtype(dtype, "device_put", device)
+    ctx = _context()
+    host = np.ascontiguousarray(array, dtype=_HOST[dtype])
+    st = ctx.upload(host.reshape(-1).view(np.uint8).tobytes(), "device_put", device)
+    return WGPUArray(st, array.shape, dtype, device=device)
+
+
+# -- the driver ------------------------------------------------------------------------------
+
+class Driver(_Base):
+    """WebGPU through wgpu-native: float32, int32 and bool on one adapter."""
+
+    name = "webgpu"
+    dtypes = frozenset({_F32, _I32, _BOOL})
+    implementations = impl
+    view_ops = frozenset({"reshape", "permute_dims", "broadcast_to", "basic_index",
+                          "diagonal"})
+    inplace_ops = _OUT_OPS
+
+    def device_count(self):
+        return 1 if _context() is not None else 0
+
+    def unavailable_reason(self):
+        _context()
+        return _ctx_error or "available"
+
+    def info(self, index=0):
+        ctx = _context()
+        if ctx is None:
+            return {"available": False, "reason": _ctx_error}
+        a = ctx.adapter.info
+        lim = ctx.limits
+        return {"adapter": a.get("device", "?"), "backend": a.get("backend_type", "?"),
+                "adapter_type": a.get("adapter_type", "?"),
+                "max_storage_buffer_binding_size":
+                    lim.get("max_storage_buffer_binding_size"),
+                "max_buffer_size": lim.get("max_buffer_size"),
+                "max_compute_workgroups_per_dimension":
+                    lim.get("max_compute_workgroups_per_dimension"),
+                "max_compute_invocations_per_workgroup":
+                    lim.get("max_compute_invocations_per_workgroup"),
+                "max_compute_workgroup_storage_size":
+                    lim.get("max_compute_workgroup_storage_size")}
+
+    def supports(self, op, dtype):
+        return op in self.implementations and dtype in self.dtypes
+
+    # memory -------------------------------------------------------------------------------
+    def empty(self, shape, dtype, device):
+        return _new(tuple(shape), np.dtype(dtype), device, "empty")
+
+    def full(self, shape, dtype, value, device):
+        dtype = np.dtype(dtype)
+        _check_dtype(dtype, "full", device)
+        out = _new(tuple(shape), dtype, device, "full")
+        fill = self.from_numpy(np.full((), value, dtype), device)
+        _assign(out, fill)
+        return out
+
+    def from_numpy(self, array, device):
+        return _from_numpy(array, device)
+
+    def to_numpy(self, data):
+        shape, st, off = data.shape, data.estrides, data.offset
+        dtype = data.dtype
+        if data.size == 0:
+            return np.empty(shape, dtype)
+        lo = off + sum(s * (n - 1) for n, s in zip(shape, st) if s < 0)
+        hi = off + sum(s * (n - 1) for n, s in zip(shape, st) if s > 0)
+        raw = data.storage.ctx.read(data.storage, 4 * lo, 4 * (hi - lo + 1))
+        flat = np.frombuffer(raw, dtype=_HOST[dtype])
+        view = np.lib.stride_tricks.as_strided(
+            flat[off - lo:], shape, tuple(4 * s for s in st), writeable=False)
+        if dtype == _BOOL:
+            return view != 0
+        return np.array(view, dtype=dtype)
+
+    def synchronize(self, device):
+        ctx = _context()
+        if ctx is not None:
+            ctx.sync()
+
+
+# -- introspection (tests, benchmarks) ---------------------------------------------------------
+
+def pool_info():
+    """The buffer pool: hits (reused buffers), misses (new buffers), bytes held free."""
+    ctx = _context()
+    if ctx is None:
+        return {}
+    return {"hits": ctx.pool_hits, "misses": ctx.pool_misses, "free_bytes": ctx.pool_bytes,
+            "limit_bytes": ctx.pool_limit}
+
+
+def pipeline_info():
+    """The pipeline cache: distinct pipelines held and compilations done so far."""
+    ctx = _context()
+    if ctx is None:
+        return {}
+    return {"pipelines": len(ctx.pipelines), "compiles": ctx.compiles,
+            "submits": ctx.submits}
+
+
+def clear_pool():
+    """Return the pooled (free) GPU buffers to wgpu."""
+    ctx = _context()
+    if ctx is not None:
+        ctx.clear_pool()
