@@ -298,13 +298,15 @@ def skip_unless_supported(device, op, *dtypes):
 
 def run_on(device, fn, *args, **kwargs):
     """``fn(*args, **kwargs)``; an ``UnsupportedOperation`` becomes a skip ONLY when its
-    dtype is one ``device`` documents as unsupported, and its message must name the
-    device.  Any other failure -- a supported dtype included -- stays a failure."""
+    dtype, or its (op, dtype), is one ``device``'s driver declares unsupported (its
+    ``dtypes`` and ``supports``: the coverage table of docs/devices.md), and its message
+    must name the device.  Any other failure stays a failure."""
     try:
         return fn(*args, **kwargs)
     except tf.UnsupportedOperation as e:
-        if documented_unsupported(device, e.dtype) and device.type in str(e):
-            pytest.skip("%s (dtype documented as unsupported on %s)" % (e, device))
+        if device.type in str(e) and (documented_unsupported(device, e.dtype) or (
+                e.dtype is not None and not device.driver.supports(e.op, e.dtype))):
+            pytest.skip("%s (documented as unsupported on %s)" % (e, device))
         raise
 
 

@@ -593,9 +593,16 @@ def test_harness_skips_only_documented_dtypes(f32dev):
     for dtype in ("float64", "int64", "complex64"):
         with pytest.raises(pytest.skip.Exception, match="documented as unsupported"):
             run_on(f32dev, raises(dtype))
-    # a dtype the device holds: the failure stays a failure
-    with pytest.raises(tf.UnsupportedOperation, match="float32"):
+    # an (op, dtype) the driver declares unsupported (``supports``): a skip
+    with pytest.raises(pytest.skip.Exception, match="documented as unsupported"):
         run_on(f32dev, raises("float32"))
+    # one it declares supported that still raises: the failure stays a failure
+    f32dev.driver.implementations = {"sin": None}
+    try:
+        with pytest.raises(tf.UnsupportedOperation, match="float32"):
+            run_on(f32dev, raises("float32"))
+    finally:
+        f32dev.driver.implementations = {}
     # the CPU documents every dtype: never a skip there
     with pytest.raises(tf.UnsupportedOperation):
         run_on(tf.device("cpu"), lambda: (_ for _ in ()).throw(

@@ -748,8 +748,11 @@ _RED = {  # op -> {kind: (accumulator init, combine(acc, v))}
             "b": ("false", "acc || v")},
     "min": {"f": ("f_inf()", "f_min(acc, v)"), "i": ("2147483647", "min(acc, v)"),
             "b": ("true", "acc && v")},
-    "any": {"b": ("false", "acc || v")},
-    "all": {"b": ("true", "acc && v")},
+    # NaN is true: !(v == 0.0), as some compilers treat v != 0.0 as ordered
+    "any": {"b": ("false", "acc || v"), "f": ("false", "acc || !(v == 0.0)"),
+            "i": ("false", "acc || v != 0")},
+    "all": {"b": ("true", "acc && v"), "f": ("true", "acc && !(v == 0.0)"),
+            "i": ("true", "acc && v != 0")},
 }
 
 
@@ -761,7 +764,10 @@ def _reduction(op):
         dev = x.device
         k = _kind(x.dtype)
         rule = _RED[op].get(k)
-        if rule is None or out_dtype != x.dtype:
+        want = _BOOL if op in ("any", "all") else x.dtype
+        if out_dtype not in _STORE:         # NumPy's int64 sums of bool and int32
+            raise _unsupported(dev, op, out_dtype)
+        if rule is None or out_dtype != want:
             raise _unsupported(dev, op, x.dtype if rule is None else out_dtype)
         axes = tuple(sorted(a % x.ndim for a in axes)) if x.ndim else ()
         keep = [i for i in range(x.ndim) if i not in axes]
@@ -950,7 +956,18 @@ class Driver(_Base):
                     lim.get("max_compute_workgroup_storage_size")}
 
     def supports(self, op, dtype):
-        return op in self.implementations and dtype in self.dtypes
+        """Whether ``op`` runs here for inputs of ``dtype`` (the coverage table in
+        docs/devices.md is generated from this)."""
+        dtype = np.dtype(dtype)
+        if op not in self.implementations or dtype not in self.dtypes:
+            return False
+        k = _kind(dtype)
+        for bodies in (UNARY_BODIES, BINARY_BODIES):
+            if any(op in table for table in bodies.values()):
+                return op in bodies[k]
+        if op in _RED:   # integer and bool sums/products accumulate in int64 (NumPy)
+            return k in _RED[op] and not (op in ("sum", "prod") and k != "f")
+        return True
 
     # memory -------------------------------------------------------------------------------
     def empty(self, shape, dtype, device):
@@ -979,7 +996,9 @@ class Driver(_Base):
         view = np.lib.stride_tricks.as_strided(
             flat[off - lo:], shape, tuple(4 * s for s in st), writeable=False)
         if dtype == _BOOL:
-            return view != 0
+            out = np.empty(shape, _BOOL)   # an array also for 0-d (view != 0 is a scalar)
+            np.not_equal(view, 0, out=out)
+            return out
         return np.array(view, dtype=dtype)
 
     def synchronize(self, device):
