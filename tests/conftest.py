@@ -371,3 +371,24 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         if absent:
             line += " (%s)" % "; ".join(absent)
         terminalreporter.write_line(line)
+
+
+class NumpyDriver(tf.devices.Driver):
+    """A second device for tests: NumPy storage (separate copies: transfers are real
+    copies) and no ops unless a subclass adds them."""
+
+    name = "fake"
+    dtypes = frozenset()
+    implementations = {}
+
+    def device_count(self):
+        return 1
+
+    def empty(self, shape, dtype, device):
+        return np.empty(shape, dtype)
+
+    def from_numpy(self, array, device):
+        return np.array(array)  # a separate "device" buffer
+
+    def to_numpy(self, data):
+        return np.array(data)

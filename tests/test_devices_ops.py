@@ -12,7 +12,7 @@ import pytest
 import tenferro as tf
 from tenferro._ops.elementwise import BINARY, UNARY, _resolve
 
-from conftest import (check_on, documented_unsupported, random_array, run_on,
+from conftest import (NumpyDriver, check_on, documented_unsupported, random_array, run_on,
                        skip_unless_supported, stable_rng, to_device)
 
 F32, I32, BOOL = np.dtype("float32"), np.dtype("int32"), np.dtype("bool")
@@ -528,24 +528,11 @@ def test_eager_backward_on_device(device):
 
 # -- the harness itself: absent devices skip, and only documented dtypes turn into skips ----
 
-class _Float32Driver(tf.devices.Driver):
+class _Float32Driver(NumpyDriver):
     """A device holding float32 only, with no ops (to exercise conftest's helpers)."""
 
     name = "f32dev"
     dtypes = frozenset({F32})
-    implementations = {}
-
-    def device_count(self):
-        return 1
-
-    def empty(self, shape, dtype, device):
-        return np.empty(shape, dtype)
-
-    def from_numpy(self, array, device):
-        return np.array(array)
-
-    def to_numpy(self, data):
-        return np.array(data)
 
 
 class _NoDeviceDriver(_Float32Driver):

@@ -7,9 +7,9 @@ import pytest
 
 import tenferro as tf
 import tenferro.devices
-from tenferro.devices.base import Driver
 
-from conftest import DTYPES, LAYOUTS, assert_close, layout_values, make_layout, random_array
+from conftest import (DTYPES, LAYOUTS, NumpyDriver, assert_close, layout_values, make_layout,
+                      random_array)
 
 
 def shares(x, y):
@@ -477,24 +477,11 @@ def test_unknown_device_errors():
         tf.ones(2, device="nosuchdev")
 
 
-class FakeDriver(Driver):
+class FakeDriver(NumpyDriver):
     """A second device whose storage is NumPy and which implements no op at all."""
 
     name = "fake"
     dtypes = frozenset(tf._dtypes.DTYPES)
-    implementations = {}
-
-    def device_count(self):
-        return 1
-
-    def empty(self, shape, dtype, device):
-        return np.empty(shape, dtype)
-
-    def from_numpy(self, array, device):
-        return np.array(array)  # a separate "device" buffer
-
-    def to_numpy(self, data):
-        return np.array(data)
 
 
 @pytest.fixture

@@ -199,34 +199,50 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
 # One thread per output element, looping over the reduced elements (any axes):
 #   meta = [n_out, nkeep, nred, offset, keep_shape[8], keep_strides[8],
 #           red_shape[8], red_strides[8], n_red]
-REDUCE = """
-{prelude}
+# The reductions' bindings, and their offset helpers: output o's first input element
+# (its kept-dims multi-index) and reduced element r's offset from it.
+_RED_HEAD = """{prelude}
 @group(0) @binding(0) var<storage, read> x: array<{in_store}>;
 @group(0) @binding(1) var<storage, read_write> out: array<{out_store}>;
 @group(0) @binding(2) var<storage, read> lay: array<i32>;
-
-@compute @workgroup_size({wg})
-fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-        @builtin(local_invocation_index) li: u32) {{
-    let i = i32((wg.y * nwg.x + wg.x) * {wg}u + li);
-    if (i >= lay[0]) {{ return; }}
-    var rem = i;
+"""
+_RED_OFFSETS = """
+// element offset of output o's first input element (its kept-dims multi-index)
+fn kept_base(o: i32) -> i32 {{
+    var rem = o;
     var base = lay[3];
     for (var d = lay[1] - 1; d >= 0; d = d - 1) {{
         let extent = lay[4 + d];
         base = base + (rem % extent) * lay[12 + d];
         rem = rem / extent;
     }}
+    return base;
+}}
+
+// element offset of reduced element r from base (its reduced-dims multi-index)
+fn red_offset(base: i32, r: i32) -> i32 {{
+    var rr = r;
+    var off = base;
+    for (var d = lay[2] - 1; d >= 0; d = d - 1) {{
+        let extent = lay[20 + d];
+        off = off + (rr % extent) * lay[28 + d];
+        rr = rr / extent;
+    }}
+    return off;
+}}
+"""
+
+REDUCE = _RED_HEAD + _RED_OFFSETS + """
+@compute @workgroup_size({wg})
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) li: u32) {{
+    let i = i32((wg.y * nwg.x + wg.x) * {wg}u + li);
+    if (i >= lay[0]) {{ return; }}
+    let base = kept_base(i);
     var acc: {acc} = {init};
     let m = lay[36];
     for (var r = 0; r < m; r = r + 1) {{
-        var rr = r;
-        var off = base;
-        for (var d = lay[2] - 1; d >= 0; d = d - 1) {{
-            let extent = lay[20 + d];
-            off = off + (rr % extent) * lay[28 + d];
-            rr = rr / extent;
-        }}
+        let off = red_offset(base, r);
         let v = {load};
         acc = {combine};
     }}
@@ -295,41 +311,24 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
 # partials; thread 0 writes partial g (the driver reduces the partials again until
 # one chunk is left).  lay as REDUCE's, plus lay[37] = nchunks.
 REDUCE_CHUNK = 4096
-REDUCE_TREE = """
-{prelude}
-@group(0) @binding(0) var<storage, read> x: array<{in_store}>;
-@group(0) @binding(1) var<storage, read_write> out: array<{out_store}>;
-@group(0) @binding(2) var<storage, read> lay: array<i32>;
-
+REDUCE_TREE = _RED_HEAD + """
 var<workgroup> sh: array<{acc}, {wg}>;
 
 fn comb(acc: {acc}, v: {acc}) -> {acc} {{ return {combine}; }}
-
+""" + _RED_OFFSETS + """
 @compute @workgroup_size({wg})
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) li: u32) {{
     let g = i32(wg.y * nwg.x + wg.x);
     let nchunks = lay[37];
     if (g >= lay[0] * nchunks) {{ return; }}   // uniform: the same g for the workgroup
-    var rem = g / nchunks;
+    let base = kept_base(g / nchunks);
     let chunk = g % nchunks;
-    var base = lay[3];
-    for (var d = lay[1] - 1; d >= 0; d = d - 1) {{
-        let extent = lay[4 + d];
-        base = base + (rem % extent) * lay[12 + d];
-        rem = rem / extent;
-    }}
     var acc: {acc} = {init};
     let start = chunk * {chunk};
     let end = min(start + {chunk}, lay[36]);
     for (var r = start + i32(li); r < end; r = r + {wg}) {{
-        var rr = r;
-        var off = base;
-        for (var d = lay[2] - 1; d >= 0; d = d - 1) {{
-            let extent = lay[20 + d];
-            off = off + (rr % extent) * lay[28 + d];
-            rr = rr / extent;
-        }}
+        let off = red_offset(base, r);
         acc = comb(acc, {load});
     }}
     sh[li] = acc;
