@@ -15,6 +15,12 @@ TOL = {np.dtype("float32"): 2e-4, np.dtype("complex64"): 2e-4,
 BATCHES = [(), (3,), (3, 2)]
 
 
+def laid_out(a0, how):
+    """A copy of ``a0`` in memory layout ``how``, and a second copy to check that the
+    kernel leaves its input alone."""
+    a = matrix_layout(a0.copy(), how)
+    return a, a.copy()
+
 def real_of(dt):
     return np.dtype(np.float32) if dt in (np.float32, np.complex64) else np.dtype(np.float64)
 
@@ -63,8 +69,7 @@ def H(x):
 def test_potrf(dt, batch, lower, how):
     rng = np.random.default_rng(1)
     a0 = spd(rng, batch, 5, dt)
-    a = matrix_layout(a0.copy(), how)
-    keep = a.copy()
+    a, keep = laid_out(a0, how)
     out = np.full(batch + (5, 5), 7, dt)
     info = _lapack.potrf(a, out, lower, 2)
     assert info.shape == batch and info.dtype == np.int32 and not info.any()
@@ -229,8 +234,7 @@ def test_trtrs_singular_info(dt):
 def test_getrf_getrs(dt, batch, how):
     rng = np.random.default_rng(5)
     a0 = rand(rng, batch + (5, 5), dt)
-    a = matrix_layout(a0.copy(), how)
-    keep = a.copy()
+    a, keep = laid_out(a0, how)
     lu = np.empty(batch + (5, 5), dt)
     piv = np.empty(batch + (5,), np.int32)
     assert not _lapack.getrf(a, lu, piv, 2).any()
@@ -304,8 +308,7 @@ def test_getrf_singular_info(dt):
 def test_heevd(dt, batch, lower, how):
     rng = np.random.default_rng(7)
     a0 = herm(rng, batch, 5, dt)
-    a = matrix_layout(a0.copy(), how)
-    keep = a.copy()
+    a, keep = laid_out(a0, how)
     w = np.empty(batch + (5,), real_of(dt))
     v = np.empty(batch + (5, 5), dt)
     assert not _lapack.heevd(a, w, v, lower, 2).any()
@@ -333,8 +336,7 @@ def test_gesdd(dt, mn, full, how, driver):
     k = min(m, n)
     batch = (3, 2)
     a0 = rand(rng, batch + (m, n), dt)
-    a = matrix_layout(a0.copy(), how)
-    keep = a.copy()
+    a, keep = laid_out(a0, how)
     s = np.empty(batch + (k,), real_of(dt))
     u = np.empty(batch + ((m, m) if full else (m, k)), dt)
     vt = np.empty(batch + ((n, n) if full else (k, n)), dt)
@@ -599,8 +601,7 @@ def test_geqrf(dt, mn, full, how):
     k = min(m, n)
     batch = (3, 2)
     a0 = rand(rng, batch + (m, n), dt)
-    a = matrix_layout(a0.copy(), how)
-    keep = a.copy()
+    a, keep = laid_out(a0, how)
     rows = m if full else k
     q = matrix_layout(np.empty(batch + (m, rows), dt), how)
     r = matrix_layout(np.empty(batch + (rows, n), dt), how)
@@ -720,8 +721,7 @@ def test_geev(dt, batch, how):
     # the same vectors (unit norm, largest component real; real input's pairs unpacked)
     rng = np.random.default_rng(12)
     a0 = rand(rng, batch + (5, 5), dt)
-    a = matrix_layout(a0.copy(), how)
-    keep = a.copy()
+    a, keep = laid_out(a0, how)
     w, vl, vr = geev_all(a)
     np.testing.assert_array_equal(a, keep)
     w2, _, vr2 = geev_all(a, left=False)

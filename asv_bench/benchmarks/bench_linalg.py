@@ -68,60 +68,40 @@ def make(lib, case):
         import scipy.linalg as sl
 
         a = np.array(a)  # writable, so check_finite / copies behave as for a user array
-        if op == "cholesky":
-            if batched:
-                return lambda: [sl.cholesky(m, lower=True) for m in a]
-            return lambda: sl.cholesky(a, lower=True)
-        if op == "solve":
-            b = np.array(rhs(shape))
-            return lambda: sl.solve(a, b)
-        if op == "svd":
-            return lambda: sl.svd(a, full_matrices=False)
-        if op == "eigh":
-            if batched:
-                return lambda: [sl.eigh(m) for m in a]
-            return lambda: sl.eigh(a)
+        if batched and op in ("cholesky", "eigh"):   # one matrix a call
+            fs = [_call(sl, op, m, None, lower=True) for m in a]
+            return lambda: [f() for f in fs]
+        return _call(sl, op, a, np.array(rhs(shape)) if op == "solve" else None, lower=True)
     elif lib == "numpy":
         a = np.array(a)
-        if op == "cholesky":
-            return lambda: np.linalg.cholesky(a)  # always lower
-        if op == "solve":
-            b = np.array(rhs(shape))
-            return lambda: np.linalg.solve(a, b)
-        if op == "svd":
-            return lambda: np.linalg.svd(a, full_matrices=False)
-        if op == "eigh":
-            return lambda: np.linalg.eigh(a)
+        return _call(np.linalg, op, a, np.array(rhs(shape)) if op == "solve" else None)
     elif lib == "torch":
         torch = torch_or_none()
         if torch is None:
             raise NotImplementedError("PyTorch is not installed")
-        ta = convert(a, "torch")
-        if op == "cholesky":
-            return lambda: torch.linalg.cholesky(ta)  # lower by default
-        if op == "solve":
-            tb = convert(rhs(shape), "torch")
-            return lambda: torch.linalg.solve(ta, tb)
-        if op == "svd":
-            return lambda: torch.linalg.svd(ta, full_matrices=False)
-        if op == "eigh":
-            return lambda: torch.linalg.eigh(ta)
+        return _call(torch.linalg, op, convert(a, "torch"),
+                     convert(rhs(shape), "torch") if op == "solve" else None)
     elif lib == "tenferro":
         import tenferro.linalg as tl
 
-        ta = convert(a, "tenferro")
-        if op == "cholesky":
-            return lambda: tl.cholesky(ta, lower=True)
-        if op == "solve":
-            tb = convert(rhs(shape), "tenferro")
-            return lambda: tl.solve(ta, tb)
-        if op == "svd":
-            return lambda: tl.svd(ta, full_matrices=False)
-        if op == "eigh":
-            return lambda: tl.eigh(ta)
-    else:
-        raise ValueError(lib)
-    raise ValueError(case)
+        return _call(tl, op, convert(a, "tenferro"),
+                     convert(rhs(shape), "tenferro") if op == "solve" else None,
+                     lower=True)   # NumPy's and PyTorch's Cholesky factors are lower
+    raise ValueError(lib)
+
+
+def _call(ns, op, a, b, **chol):
+    """``ns``'s (scipy.linalg, numpy.linalg, torch.linalg, tenferro.linalg) forward ``op``
+    on a (and b, for solve); ``chol``: the Cholesky keywords (the lower factor)."""
+    if op == "cholesky":
+        return lambda: ns.cholesky(a, **chol)
+    if op == "solve":
+        return lambda: ns.solve(a, b)
+    if op == "svd":
+        return lambda: ns.svd(a, full_matrices=False)
+    if op == "eigh":
+        return lambda: ns.eigh(a)
+    raise ValueError(op)
 
 
 def _make_grad(lib, op, kind, shape):

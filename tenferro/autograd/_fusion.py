@@ -280,13 +280,12 @@ def _rebuild(graph, groups):
     fused = []
     for g in groups:
         ins, outs = _boundary(graph, g)
-        dev = graph.in_specs[0].device if graph.in_specs else None
         sub_in = [Var(i.shape, i.dtype) for i in ins]
         ren = {id(i): v for i, v in zip(ins, sub_in)}
         sub_nodes = [Node(nodes[j].prim, nodes[j].params,
                           [ren.get(id(i), i) for i in nodes[j].inputs], nodes[j].outputs)
                      for j in g]
-        sub = Graph([TensorSpec(v.shape, v.dtype, dev) for v in sub_in], sub_in, sub_nodes,
+        sub = Graph([TensorSpec(v.shape, v.dtype, graph.device) for v in sub_in], sub_in, sub_nodes,
                     outs, tree_flatten(tuple(outs))[1], "fused")
         fused.append(Node(fused_p, {"graph": sub}, list(ins), list(outs)))
         for j in g:

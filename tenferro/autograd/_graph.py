@@ -220,6 +220,14 @@ class Graph:
         return self.in_vars
 
     @property
+    def device(self):
+        """The device the graph was traced for (its inputs'; the CPU without inputs)."""
+        if self.in_specs:
+            return self.in_specs[0].device
+        from ..devices import device
+        return device("cpu")
+
+    @property
     def outputs(self):
         """The output variables (or constant Tensors)."""
         return self.outs
@@ -368,8 +376,7 @@ def _vjp_graph(graph, given, wanted):
         flat, tree = tree_flatten(out)
         return fn(tree_unflatten(tree, [next(cts) if g else zeros_like(o)
                                         for g, o in zip(given, flat)]))
-    dev = graph.in_specs[0].device if graph.in_specs else None
-    cts = [TensorSpec(o.shape, o.dtype, dev) for o, g in zip(graph.outs, given) if g]
+    cts = [TensorSpec(o.shape, o.dtype, graph.device) for o, g in zip(graph.outs, given) if g]
     return _trace(f, *graph.in_specs, *cts)
 
 

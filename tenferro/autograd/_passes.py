@@ -138,11 +138,6 @@ def _same(x, node):
     return len(node.outputs) == 1 and tuple(x.shape) == o.shape and x.dtype == o.dtype
 
 
-def _device(graph):
-    from ..devices import device
-    return graph.in_specs[0].device if graph.in_specs else device("cpu")
-
-
 def _sum_of_broadcast(node, x, shape, dev):
     """``sum(broadcast_to(x, shape), axes)`` as a traced replacement: ``x`` summed over
     its own reduced axes only, times the number of broadcast copies summed, reshaped
@@ -183,7 +178,7 @@ def algebraic_simplification(graph):
       whatever dtype they get).
 
     The output of every rewritten node keeps its shape and dtype."""
-    dev = _device(graph)
+    dev = graph.device
 
     def fn(node, inputs):
         name = node.prim.name
@@ -285,7 +280,7 @@ def transpose_folding(graph):
     ``matmul`` is left alone: its CPU kernel folds a transposed operand (a strided
     view) into BLAS's trans flags at no cost."""
     from .._ops.einsum import einsum_p
-    dev = _device(graph)
+    dev = graph.device
     uses = collections.Counter(id(i) for n in graph.nodes for i in n.inputs
                                if isinstance(i, Var))
     uses.update(id(o) for o in graph.outs if isinstance(o, Var))
@@ -347,7 +342,7 @@ def share_einsum_plans(graph):
     dtype), whatever subscripts or path options they were traced with; ``cse`` then
     also merges such nodes when they have the same operands."""
     from .._ops.einsum import einsum_p
-    dev, plans = _device(graph), {}
+    dev, plans = graph.device, {}
 
     def fn(node, inputs):
         if node.prim is not einsum_p:

@@ -41,7 +41,6 @@ class Program:
         self.passes = tuple(passes)
         self.reuse = bool(reuse)
         self.runs = 0
-        self._steps = {}     # device -> the executor's plan (see _plan)
         self._runners = {}   # device -> the plan as a function (see _runner)
         self._in_avals = tuple((v.shape, v.dtype) for v in graph.in_vars)
         self._single = graph.out_tree == tree_flatten(graph.outs[0])[1] \
@@ -91,17 +90,16 @@ class Program:
         graph = self.graph
         env = _bind_inputs("Program", graph, args)
         xs = [env[id(v)] for v in graph.in_vars]
-        dev = xs[0]._device if xs else _default_device(graph)
+        dev = xs[0]._device if xs else graph.device
         for x in xs:
             if x._device is not dev:
                 raise DeviceMismatchError("Program", [y._device for y in xs])
         run = self._runners.get(dev)
         if run is None:
-            if dev not in self._steps:
-                missing = self.unsupported(dev)
-                if missing:
-                    raise TenferroError("tenferro.Program: device %s cannot run %s; "
-                                        "nothing was run" % (dev, ", ".join(missing)))
+            missing = self.unsupported(dev)
+            if missing:
+                raise TenferroError("tenferro.Program: device %s cannot run %s; "
+                                    "nothing was run" % (dev, ", ".join(missing)))
             run = self._runners[dev] = self._runner(dev)
         return tree_unflatten(graph.out_tree, run(*[x._data for x in xs]))
 
@@ -110,7 +108,7 @@ class Program:
         calling the driver function with its parameters bound, ``del`` of the values
         whose last use it is (their buffers go back to the allocator), the outputs
         wrapped into Tensors."""
-        steps = self._steps[dev] = self._plan(dev)
+        steps = self._plan(dev)
         ns = {"_wrap": _wrap, "_dev": dev}
         names = {}
 
@@ -178,7 +176,7 @@ class Program:
         steps, and the peak without reuse."""
         from ..devices import device as _device
         if device is None:
-            device = self.graph.in_specs[0].device if self.graph.in_specs else "cpu"
+            device = self.graph.device
         live = _liveness(self.graph, _device(device).driver, self.reuse)
         peak_step = max(range(len(live.bytes)), key=live.bytes.__getitem__, default=None)
         return MemoryPlan(
@@ -190,11 +188,6 @@ class Program:
     def __repr__(self):
         return "Program(%d nodes, passes=%s)\n%s" % (len(self.graph.nodes), self.passes,
                                                     self.graph)
-
-
-def _default_device(graph):
-    from ..devices import device
-    return graph.in_specs[0].device if graph.in_specs else device("cpu")
 
 
 def _all_nodes(graph):
@@ -367,7 +360,6 @@ class jit:
         self.passes = passes
         self.reuse = reuse
         self._cache = collections.OrderedDict()
-        self._last = (None, None)   # (key, program) of the last call
         self._fast = None           # (input avals, device, generated run, program)
         self.hits = self.misses = 0
         self.__name__ = getattr(f, "__name__", "jit")
@@ -396,14 +388,11 @@ class jit:
                                _as_spec(x) for x in flat))
         if _primitive._context is not None:
             key = (key, _primitive._context.key)   # the AD rules traced
-        if key == self._last[0]:                   # the same signature as last call
-            self.hits += 1
-            return self._last[1]._call_flat(flat)
-        if tree is None:
-            tree = tree_flatten(args)[1]
         prog = self._cache.get(key)
         if prog is None:
             self.misses += 1
+            if tree is None:
+                tree = tree_flatten(args)[1]
             prog = compile(_trace(lambda *xs: self.f(*tree_unflatten(tree, list(xs))),
                                   *[_as_spec(x) for x in flat]), self.passes,
                            self.reuse)
@@ -413,7 +402,6 @@ class jit:
         else:
             self.hits += 1
             self._cache.move_to_end(key)
-        self._last = (key, prog)
         out = prog._call_flat(flat)
         self._fast = None
         if plain and args and _primitive._context is None:
@@ -429,7 +417,6 @@ class jit:
 
     def cache_clear(self):
         self._cache.clear()
-        self._last = (None, None)
         self._fast = None
         self.hits = self.misses = 0
 
