@@ -7,15 +7,15 @@ device, so the same seed gives the same numbers on every device.
 import numpy as np
 
 from . import _dtypes
-from ._ops.creation import asarray
+from ._ops.creation import _default_float, _device, asarray
 
 __all__ = ["Generator", "default_rng", "seed", "get_state", "set_state", "normal",
            "standard_normal", "uniform",
            "integers", "random"]
 
 
-def _float_dtype(op, dtype):
-    d = _dtypes.dtype(dtype) if dtype is not None else _dtypes.float64
+def _float_dtype(op, dtype, device):
+    d = _dtypes.dtype(dtype) if dtype is not None else _default_float(device)
     if d.kind not in "fc":
         raise TypeError("tenferro.random.%s: expected a float or complex dtype, got %s" % (op, d))
     return d
@@ -37,7 +37,7 @@ class Generator:
     def normal(self, loc=0.0, scale=1.0, size=None, dtype=None, device=None):
         """Normal samples.  For complex dtypes, circular complex normals with
         ``E|z - loc|^2 = scale^2`` (real and imaginary parts each of variance scale^2/2)."""
-        d = _float_dtype("normal", dtype)
+        d = _float_dtype("normal", dtype, device)
         if d.kind == "c":
             re = self._rng.standard_normal(size)
             im = self._rng.standard_normal(size)
@@ -50,7 +50,7 @@ class Generator:
 
     def uniform(self, low=0.0, high=1.0, size=None, dtype=None, device=None):
         """Uniform samples in [low, high)."""
-        d = _float_dtype("uniform", dtype)
+        d = _float_dtype("uniform", dtype, device)
         if d.kind == "c":
             z = self._rng.uniform(low, high, size) + 1j * self._rng.uniform(low, high, size)
             return asarray(np.asarray(z, dtype=d), device=device)
@@ -61,7 +61,8 @@ class Generator:
 
     def integers(self, low, high=None, size=None, dtype=None, device=None, endpoint=False):
         """Random integers in [low, high) (or [0, low) with one bound), as NumPy's."""
-        d = _dtypes.dtype(dtype) if dtype is not None else _dtypes.int64
+        d = _dtypes.dtype(dtype) if dtype is not None \
+            else _device(device).driver.default_dtypes["i"]
         if d.kind not in "iu":
             raise TypeError("tenferro.random.integers: expected an integer dtype, got %s" % d)
         a = self._rng.integers(low, high, size, dtype=d, endpoint=endpoint)

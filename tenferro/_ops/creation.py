@@ -12,14 +12,35 @@ def _device(device):
     return _dev("cpu" if device is None else device)
 
 
+_NUMPY_DEFAULTS = frozenset({_dtypes.bool_, _dtypes.int64, _dtypes.float64,
+                             _dtypes.complex128})
+
+
+def _python_data(obj):
+    """Whether ``obj`` is Python data, whose dtype NumPy's defaults merely guess."""
+    return isinstance(obj, (bool, int, float, complex, list, tuple)) and \
+        not isinstance(obj, np.generic)
+
+
+def _device_default(d, dev):
+    """``d``, a dtype NumPy inferred from Python data, as ``dev``'s default for its kind
+    (``Driver.default_dtypes``): float64 becomes float32 on a device without float64."""
+    return dev.driver.default_dtypes[d.kind] if d in _NUMPY_DEFAULTS else d
+
+
+def _default_float(device):
+    return _device(device).driver.default_dtypes["f"]
+
+
 def _wrap_host(arr, device):
     """Put a host ndarray (already of a tenferro dtype) on ``device``."""
     dev = _device(device)
     return Tensor._wrap(dev.driver.from_numpy(arr, dev), dev)
 
 
-def _host_array(obj, dtype, copy):
-    """``obj`` as an ndarray of a tenferro dtype, copying only when needed or asked."""
+def _host_array(obj, dtype, copy, dev=None):
+    """``obj`` as an ndarray of a tenferro dtype, copying only when needed or asked;
+    Python data without ``dtype`` gets ``dev``'s default dtypes (when ``dev`` is given)."""
     if isinstance(obj, np.ndarray):
         arr = obj
     else:
@@ -31,7 +52,12 @@ def _host_array(obj, dtype, copy):
         if arr.dtype == object:
             raise TypeError("tenferro.asarray: cannot build a tensor from objects of type %s"
                             % type(obj).__name__)
-    target = _dtypes.dtype(dtype) if dtype is not None else _dtypes.from_numpy_dtype(arr.dtype)
+    if dtype is not None:
+        target = _dtypes.dtype(dtype)
+    else:
+        target = _dtypes.from_numpy_dtype(arr.dtype)
+        if dev is not None and _python_data(obj):
+            target = _device_default(target, dev)
     # kernels step in whole elements: a byte stride that is no multiple of the itemsize
     # (a field of a packed record array) is copied, as an unaligned array is
     odd = any(s % arr.itemsize for s in arr.strides) if arr.itemsize > 1 else False
@@ -70,7 +96,8 @@ def asarray(obj, dtype=None, device=None, copy=None):
     if hasattr(obj, "__dlpack__") and not isinstance(obj, np.ndarray) \
             and not hasattr(obj, "__array__"):
         obj = np.from_dlpack(obj)
-    arr = _host_array(obj, dtype, copy)
+    dev = _device(device) if device is not None else None
+    arr = _host_array(obj, dtype, copy, dev)
     return _wrap_host(arr, device)
 
 
@@ -108,7 +135,7 @@ def from_col_major(data, shape, dtype=None, device=None):
     ``from_vec_col_major``); values read as ``t[i, j, ...]`` like in the source language.
     """
     shape = shape_tuple("from_col_major", shape)
-    arr = _host_array(data, dtype, None).reshape(-1)
+    arr = _host_array(data, dtype, None, _device(device)).reshape(-1)
     n = int(np.prod(shape))
     if arr.size != n:
         raise ValueError("tenferro.from_col_major: %d values do not fill shape %s (%d needed)"
@@ -121,8 +148,8 @@ from_vec_col_major = from_col_major
 
 def empty(shape, dtype=None, device=None):
     shape = shape_tuple("empty", shape)
-    d = _dtypes.dtype(dtype) if dtype is not None else _dtypes.float64
     dev = _device(device)
+    d = _dtypes.dtype(dtype) if dtype is not None else dev.driver.default_dtypes["f"]
     return Tensor._wrap(dev.driver.empty(shape, d, dev), dev)
 
 
@@ -131,22 +158,24 @@ def full(shape, fill_value, dtype=None, device=None):
     shape = shape_tuple("full", shape)
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
+    dev = _device(device)
     if dtype is None:
         d = _dtypes.from_numpy_dtype(np.asarray(fill_value).dtype)
+        if _python_data(fill_value):
+            d = _device_default(d, dev)
     else:
         d = _dtypes.dtype(dtype)
-    dev = _device(device)
     return Tensor._wrap(dev.driver.full(shape, d, fill_value, dev), dev)
 
 
 def zeros(shape, dtype=None, device=None):
     shape = shape_tuple("zeros", shape)
-    return full(shape, 0, dtype if dtype is not None else _dtypes.float64, device)
+    return full(shape, 0, dtype if dtype is not None else _default_float(device), device)
 
 
 def ones(shape, dtype=None, device=None):
     shape = shape_tuple("ones", shape)
-    return full(shape, 1, dtype if dtype is not None else _dtypes.float64, device)
+    return full(shape, 1, dtype if dtype is not None else _default_float(device), device)
 
 
 def _like(x, dtype, device, shape):
@@ -181,6 +210,8 @@ def arange(start, stop=None, step=1, dtype=None, device=None):
     if step == 0:
         raise ValueError("tenferro.arange: step must be non-zero")
     a = np.arange(start, stop, step)
+    if dtype is None:
+        dtype = _device_default(a.dtype, _device(device))
     return asarray(a, dtype=dtype, device=device)
 
 
@@ -188,12 +219,15 @@ def linspace(start, stop, num=50, endpoint=True, dtype=None, device=None):
     if num < 0:
         raise ValueError("tenferro.linspace: num must be non-negative, got %d" % num)
     a = np.linspace(start, stop, num, endpoint=endpoint)
+    if dtype is None:
+        dtype = _device_default(a.dtype, _device(device))
     return asarray(a, dtype=dtype, device=device)
 
 
 def eye(N, M=None, k=0, dtype=None, device=None):
     """Ones on the ``k``-th diagonal of an N x M matrix."""
-    a = np.eye(N, M, k, dtype=_dtypes.dtype(dtype) if dtype is not None else np.float64)
+    a = np.eye(N, M, k, dtype=_dtypes.dtype(dtype) if dtype is not None
+               else _default_float(device))
     return asarray(a, device=device)
 
 

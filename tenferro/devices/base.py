@@ -15,6 +15,7 @@ driver's device arrays *are* ndarrays).  Everything else -- dtype promotion,
 broadcasting rules, argument checking, autodiff -- lives above the driver, so a
 driver is only compute and memory.
 """
+from .. import _dtypes
 from .._errors import UnsupportedOperation
 
 
@@ -34,6 +35,12 @@ class Driver:
     name = None
     dtypes = frozenset()
     implementations = {}
+    #: The dtype per kind ("b", "i", "f", "c") that tensors get here when nothing fixes
+    #: one: creation functions without ``dtype=`` and Python data (scalars, lists).
+    #: NumPy's defaults; a device without float64 picks float32 (as JAX does, and
+    #: PyTorch on MPS).  Data that has a dtype of its own (an ndarray) keeps it.
+    default_dtypes = {"b": _dtypes.bool_, "i": _dtypes.int64, "f": _dtypes.float64,
+                      "c": _dtypes.complex128}
 
     # -- buffer reuse in compiled programs (tenferro.compile) -----------------------
     #: Primitives whose implementation may return device arrays sharing memory with

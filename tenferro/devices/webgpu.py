@@ -929,6 +929,8 @@ class Driver(_Base):
     view_ops = frozenset({"reshape", "permute_dims", "broadcast_to", "basic_index",
                           "diagonal"})
     inplace_ops = _OUT_OPS
+    # No float64 or complex here; int32 is the native integer.
+    default_dtypes = dict(_Base.default_dtypes, i=_I32, f=_F32, c=_dtypes.complex64)
 
     def device_count(self):
         return 1 if _context() is not None else 0
