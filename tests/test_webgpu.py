@@ -371,6 +371,18 @@ def test_more_than_65535_workgroups():
     np.testing.assert_array_equal(got[::4099], a[::4099] + 1)
 
 
+@pytest.mark.parametrize("sa,sb", [
+    ((2, 3), (3, 65535 * 16 + 17)),    # more column tiles than one grid dimension holds
+    ((65535 * 16 + 17, 3), (3, 2)),    # more row tiles
+    ((65537, 2, 3), (65537, 3, 2)),    # more batch entries
+], ids=["cols", "rows", "batch"])
+def test_matmul_more_than_65535_workgroups(sa, sb):
+    r = np.random.default_rng(5)
+    a = r.integers(-3, 4, sa).astype(np.float32)   # small integers: exact in float32
+    b = r.integers(-3, 4, sb).astype(np.float32)
+    np.testing.assert_array_equal(host(tf.matmul(gpu(a), gpu(b))), a @ b)
+
+
 def test_buffer_too_large_is_rejected():
     limit = W._context().max_binding
     n = limit // 4 + 1

@@ -252,9 +252,11 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
 
 # Batched matrix product out[b, m, n] = sum_k a[b, m, k] * b[b, k, n] with 16 x 16
 # tiles of a and b staged in workgroup (shared) memory.  Workgroups: x over column
-# tiles, y over row tiles, z over (a chunk of) the batch.
+# tiles, y over row tiles, z over the batch, each from a base (the driver dispatches
+# grids of at most 65535 workgroups a dimension, one block at a time).
 #   lay = [M, N, K, nbatch_dims, batch_base, a_off, b_off, a_rs, a_cs, b_rs, b_cs,
-#          batch_shape[6], a_batch_strides[6], b_batch_strides[6]]
+#          batch_shape[6], a_batch_strides[6], b_batch_strides[6], row_tile_base,
+#          col_tile_base]
 MATMUL_TILE = 16
 MATMUL = """
 @group(0) @binding(0) var<storage, read> a: array<{store}>;
@@ -283,8 +285,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
     }}
     let tx = i32(lid.x);
     let ty = i32(lid.y);
-    let row = i32(wg.y) * {tile} + ty;
-    let col = i32(wg.x) * {tile} + tx;
+    let row = (i32(wg.y) + lay[29]) * {tile} + ty;
+    let col = (i32(wg.x) + lay[30]) * {tile} + tx;
     var acc: {store} = {zero};
     for (var t = 0; t < K; t = t + {tile}) {{
         var va: {store} = {zero};

@@ -837,16 +837,19 @@ def _matmul(a, b):
     src = _wgsl.MATMUL.format(store=_STORE[a.dtype], tile=t,
                               zero="0.0" if a.dtype == _F32 else "0")
     ctx = out.storage.ctx
-    gx, gy = -(-N // t), -(-M // t)
-    if gx > _MAX_GROUPS_X or gy > _MAX_GROUPS_X:
-        raise ValueError("tenferro.matmul (webgpu): a %d x %d result needs more than %d "
-                         "workgroups per dimension" % (M, N, _MAX_GROUPS_X))
+    gx, gy = -(-N // t), -(-M // t)   # column and row tiles
+    head = [M, N, K, nbd]
+    layout = ([a.offset, b.offset, a.estrides[-2], a.estrides[-1], b.estrides[-2],
+               b.estrides[-1]]
+              + pad(a.shape[:-2], 1) + pad(a.estrides[:-2], 0) + pad(b.estrides[:-2], 0))
+    # one dispatch per block of at most 65535 workgroups in each grid dimension
     for base in range(0, nbatch, _MAX_GROUPS_X):
-        meta = ([M, N, K, nbd, base, a.offset, b.offset, a.estrides[-2], a.estrides[-1],
-                 b.estrides[-2], b.estrides[-1]]
-                + pad(a.shape[:-2], 1) + pad(a.estrides[:-2], 0) + pad(b.estrides[:-2], 0))
-        ctx.dispatch(src, [a.storage, b.storage, out.storage], meta, None,
-                     groups=(gx, gy, min(_MAX_GROUPS_X, nbatch - base)))
+        for y0 in range(0, gy, _MAX_GROUPS_X):
+            for x0 in range(0, gx, _MAX_GROUPS_X):
+                ctx.dispatch(src, [a.storage, b.storage, out.storage],
+                             head + [base] + layout + [y0, x0], None,
+                             groups=(min(_MAX_GROUPS_X, gx - x0), min(_MAX_GROUPS_X, gy - y0),
+                                     min(_MAX_GROUPS_X, nbatch - base)))
     return out.view(batch + (M, N), _c_strides(batch + (M, N)), 0)
 
 
