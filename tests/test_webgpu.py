@@ -619,3 +619,20 @@ def test_absent_ops_raise_unsupported(fn, op, dtype):
     with pytest.raises(tf.UnsupportedOperation, match=r"^%s: not supported on device "
                        r"'webgpu:0' for dtype %s" % (op, dtype)):
         fn(t)
+
+
+def test_python_scalar_operands_are_uploaded_once():
+    from tenferro._ops.elementwise import _scalar_on
+
+    dev = tf.device("webgpu")
+    s = _scalar_on(2.5, np.dtype(np.float32), dev)
+    assert isinstance(s, W.WGPUArray) and not s.writeable
+    assert _scalar_on(2.5, np.dtype(np.float32), dev) is s
+    x0 = np.array([1.0, -2.0, 3.5], np.float32)
+    x = gpu(x0).requires_grad_()
+    y = x * 2.5 + 1 - x ** 2
+    np.testing.assert_array_equal(host(y), x0 * np.float32(2.5) + 1 - x0 ** 2)
+    tf.sum(y).backward()
+    np.testing.assert_allclose(host(x.grad), 2.5 - 2 * x0, rtol=1e-6)
+    with pytest.raises(OverflowError):      # as NumPy: int32 + a Python int out of range
+        gpu(np.arange(3, dtype=np.int32)) + 2 ** 40

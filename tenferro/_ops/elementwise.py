@@ -288,6 +288,22 @@ def _cpu_scalar(v, dtype):
     return a
 
 
+def _scalar_on(v, dtype, dev):
+    """A weak Python scalar operand as a cached read-only 0-d array on ``dev`` (uploaded
+    once per value: an eager ``x * 2.0`` on an accelerator transfers nothing)."""
+    a = _cpu_scalar(v, dtype)
+    if dev.type == "cpu":
+        return a
+    key = (type(v), v, dtype, dev)
+    d = _scalars.get(key)
+    if d is None:
+        d = dev.driver.from_numpy(a, dev)
+        if hasattr(d, "writeable"):
+            d.writeable = False
+        _scalars[key] = d
+    return d
+
+
 def _fast_entry(name, ufunc, dev, types):
     """(driver implementation, output dtype, primitive params) when ``name`` on tensors of
     this device and these dtypes needs no cast and no checks beyond the driver's, else
@@ -351,10 +367,9 @@ def _make_binary(name, dunder=False):
                 key = (name, d1.dtype, t2)
                 r = dev._fast.get(key)
                 if r is None:
-                    r = dev._fast[key] = dev.type == "cpu" and _fast_entry(name, uf, dev,
-                                                                           key[1:])
+                    r = dev._fast[key] = _fast_entry(name, uf, dev, key[1:])
                 if r:
-                    s2 = _cpu_scalar(x2, d1.dtype)
+                    s2 = _scalar_on(x2, d1.dtype, dev)
                     o = _wrap(r[0](d1, s2, out_dtype=r[1]), dev)
                     if x1._ad is None or _primitive._tape is None:
                         return o
