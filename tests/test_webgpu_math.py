@@ -322,3 +322,19 @@ def test_scan_gradient_matches_cpu(op):
     g_gpu = host(tf.grad(f)(gpu(a)))
     g_cpu = tf.grad(f)(tf.asarray(a)).numpy()
     np.testing.assert_allclose(g_gpu, g_cpu, rtol=1e-5, atol=1e-6)
+
+
+def test_jit_runs_the_new_ops_on_webgpu():
+    """Traced programs run these ops node by node through the driver: same checks."""
+    a = np.array([[2, -3], [IMIN, 5]], I32)
+    b = np.array([[31, 3], [1, 0]], I32)
+    h = tf.jit(lambda x, y: (x ** y) * 3)
+    np.testing.assert_array_equal(host(h(gpu(a), gpu(b))), np.power(a, b) * np.int32(3))
+    with pytest.raises(ValueError, match=NEG_POWER):
+        h(gpu(a), gpu(-b))
+    x = np.linspace(-3, 3, 40, dtype=F32).reshape(8, 5)
+    k = tf.jit(lambda t: tf.cumsum(tf.erf(t) * 2.0, axis=0))
+    got = host(k(gpu(x)))
+    assert_same(got, np.cumsum(host(tf.erf(gpu(x))) * np.float32(2), axis=0))
+    np.testing.assert_allclose(got, np.cumsum(erf(x.astype(np.float64)) * 2, axis=0),
+                               rtol=1e-6, atol=1e-6)

@@ -643,7 +643,7 @@ def _int_power(run):
     ``min`` reduction, none for a single element) is read back to the host: integer
     power is a sync point, like any read."""
     def power(a, b, *, out_dtype, out=None):
-        if b.dtype == _I32 and b.size:
+        if a.dtype == b.dtype == _I32 and b.size:   # (run() rejects mixed dtypes)
             lowest = b if b.size == 1 else impl["min"](b, axes=tuple(range(b.ndim)),
                                                       out_dtype=_I32)
             if _read_scalar(lowest) < 0:
