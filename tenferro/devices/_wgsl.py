@@ -158,7 +158,73 @@ fn i_right_shift(x: i32, y: i32) -> i32 {
     if (y < 0 || y >= 32) { return select(0, -1, x < 0); }
     return x >> u32(y);
 }
+// NumPy's integer power: exponentiation by squaring, i32 products wrap (two's
+// complement) like NumPy's; 0 ** 0 = 1.  The driver rejects y < 0 on the host.
+fn i_power(x: i32, y: i32) -> i32 {
+    var r = 1;
+    var p = x;
+    var e = y;
+    while (e > 0) {
+        if ((e & 1) != 0) { r = r * p; }
+        p = p * p;
+        e = e >> 1u;
+    }
+    return r;
+}
 """
+
+# erf for float32 in three pieces, about 1 ulp over the whole line (max 1.02 ulp on
+# [0, 4.2] in a float32 emulation; tests/test_webgpu_math.py measures the shader):
+#   |x| < 1:     erf(x) = x + x * A(x^2)           (keeps full relative accuracy as x -> 0)
+#   1 <= |x| < 2: erf(|x|) = B(|x| - 1.5)
+#   2 <= |x| < 3.92: erf(|x|) = 1 - exp(C(|x| - 2.96))  (C ~ log erfc; beyond 3.92 erf
+#                rounds to 1 in float32)
+# Coefficients (low degree first): relative least-squares fits on 3000 Chebyshev nodes
+# to scipy.special.erf / log(erfc) in float64, rounded to float32; reproduced by
+# tests/test_webgpu_math.py::fit_erf_coefficients.
+ERF_A = (0.12837916612625122, -0.3761262893676758, 0.11283612251281738,
+         -0.026854809373617172, 0.00519005348905921, -0.0008024353883229196,
+         7.898209878476337e-05)
+ERF_B = (0.9661051630973816, 0.11893028765916824, -0.17839542031288147,
+         0.13875220715999603, -0.04459945112466812, -0.014870810322463512,
+         0.019333448261022568, -0.004701337777078152, -0.002401968464255333,
+         0.0015407247701659799)
+ERF_C = (-10.469744682312012, -6.227198123931885, -0.9564914107322693,
+         -0.007632699329406023, 0.001402340130880475, -0.0002555522951297462,
+         4.717543561127968e-05, -8.079816325334832e-06)
+ERF_SPLITS = (1.0, 2.0, 3.92)   # the pieces' bounds
+ERF_CENTRES = (1.5, 2.96)       # B's and C's expansion points
+
+
+def _horner(coeffs, t):
+    """The WGSL expression of the polynomial sum(coeffs[k] * t**k) (Horner's scheme)."""
+    expr = "%.9g" % coeffs[-1]
+    for c in coeffs[-2::-1]:
+        expr = "(%s * %s + %.9g)" % (expr, t, c)
+    return expr
+
+
+PRELUDE += """
+fn f_erf(x: f32) -> f32 {
+    if (f_isnan(x)) { return x; }
+    let a = abs(x);
+    if (a < %(s0)s) {
+        let t = x * x;
+        return x + x * %(A)s;   // -0.0 stays -0.0, denormals stay exact
+    }
+    var r = 1.0;
+    if (a < %(s1)s) {
+        let u = a - %(c0)s;
+        r = %(B)s;
+    } else if (a < %(s2)s) {
+        let u = a - %(c1)s;
+        r = 1.0 - exp(%(C)s);
+    }
+    return f_copysign(r, x);
+}
+""" % dict(s0=ERF_SPLITS[0], s1=ERF_SPLITS[1], s2=ERF_SPLITS[2], c0=ERF_CENTRES[0],
+           c1=ERF_CENTRES[1], A=_horner(ERF_A, "t"), B=_horner(ERF_B, "u"),
+           C=_horner(ERF_C, "u"))
 
 # The strided elementwise kernel: NIN inputs (bindings 0..NIN-1), the output
 # (binding NIN), the layout (binding NIN+1):
@@ -340,5 +406,47 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
         workgroupBarrier();
     }}
     if (li == 0u) {{ out[g] = {store}; }}
+}}
+"""
+
+
+# Scans (cumsum / cumprod): one thread per line, sequential along the axis, so float
+# results round exactly like NumPy's sequential accumulate.  The layout is REDUCE's with
+# the scanned axis as the one reduced dimension (lay[2] = 1, its stride lay[28], its
+# length lay[36]), plus lay[37] = the product of the extents after the axis: the output
+# is C-contiguous, so line o (kept-dims index), o = outer * inner + j, writes element r
+# at (outer * L + r) * inner + j.  llvmpipe (lavapipe) ends a shader invocation's loops
+# after 65535 trips in all (LP_MAX_TGSI_LOOP_ITERATIONS), so a dispatch scans only the
+# segment [lay[38], lay[39]) of at most SCAN_CHUNK elements, continuing from the
+# previous segment's last output; the driver dispatches the segments in order.
+# {acc} is the accumulator's value type, {load} converts input element x[off] to it and
+# {reload} the output element out[p] (int64 accumulators plug in here).
+SCAN_CHUNK = 16384
+SCAN = _RED_HEAD + _RED_OFFSETS + """
+@compute @workgroup_size({wg})
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) li: u32) {{
+    let i = i32((wg.y * nwg.x + wg.x) * {wg}u + li);
+    if (i >= lay[0]) {{ return; }}
+    let off0 = kept_base(i);
+    let step = lay[28];
+    let inner = lay[37];
+    let start = lay[38];
+    let o0 = (i / inner) * lay[36] * inner + i % inner;
+    var off = off0;
+    var acc: {acc};
+    if (start == 0) {{
+        acc = {load};   // the first element as is (NumPy: cumsum([-0.0]) is -0.0)
+        out[o0] = {store};
+    }} else {{
+        let p = o0 + (start - 1) * inner;
+        acc = {reload};
+    }}
+    for (var r = max(start, 1); r < lay[39]; r = r + 1) {{
+        off = off0 + r * step;
+        let v = {load};
+        acc = {combine};
+        out[o0 + r * inner] = {store};
+    }}
 }}
 """

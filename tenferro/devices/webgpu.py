@@ -17,7 +17,8 @@ layout; contiguity checks in the core therefore work unchanged.
 
 Kernels are WGSL templates (:mod:`tenferro.devices._wgsl`) rendered per (op, dtypes)
 and compiled once per device.  Dispatches are recorded into one command encoder and
-submitted in batches; the queue is synchronised only where the host reads.
+submitted in batches; the queue is synchronised only where the host reads (integer
+``power`` reads its exponent's minimum: NumPy raises for negative integer exponents).
 """
 import struct
 import weakref
@@ -485,6 +486,7 @@ _F_UNARY = {
     "arccos": "f_acos(x)", "arctan": "atan(x)", "sinh": "sinh(x)", "cosh": "cosh(x)",
     "tanh": "f_tanh(x)", "arcsinh": "f_asinh(x)", "arccosh": "f_acosh(x)",
     "arctanh": "f_atanh(x)", "sigmoid": "1.0 / (1.0 + exp(-x))", "floor": "floor(x)",
+    "erf": "f_erf(x)",
     "ceil": "ceil(x)", "trunc": "trunc(x)", "round": "round(x)", "conj": "x",
     "isnan": "f_isnan(x)", "isinf": "f_isinf(x)", "isfinite": "f_isfinite(x)",
     "logical_not": "x == 0.0", "real": "x", "imag": "0.0",
@@ -526,6 +528,7 @@ _I_BINARY = {
     "logical_or": "x != 0 || y != 0", "logical_xor": "(x != 0) != (y != 0)",
     "bitwise_and": "x & y", "bitwise_or": "x | y", "bitwise_xor": "x ^ y",
     "left_shift": "i_left_shift(x, y)", "right_shift": "i_right_shift(x, y)",
+    "power": "i_power(x, y)",  # y >= 0 checked by _int_power
 }
 _B_BINARY = {
     "add": "x || y", "multiply": "x && y", "maximum": "x || y", "minimum": "x && y",
@@ -628,6 +631,28 @@ def _clip(x, lo, hi, *, out_dtype):
     return _run_elementwise("clip", body, args, out_dtype, shape=shape)
 
 
+def _read_scalar(x):
+    """The value of a one-element device array (waits for the queue: a sync point)."""
+    raw = x.storage.ctx.read(x.storage, 4 * x.offset, 4)
+    return np.frombuffer(raw, dtype=_HOST[x.dtype])[0]
+
+
+def _int_power(run):
+    """``power`` checking NumPy's rule for integers first: a negative exponent raises
+    the CPU kernel's ValueError.  A shader cannot raise, so the exponent's minimum (one
+    ``min`` reduction, none for a single element) is read back to the host: integer
+    power is a sync point, like any read."""
+    def power(a, b, *, out_dtype, out=None):
+        if a.dtype == b.dtype == _I32 and b.size:   # (run() rejects mixed dtypes)
+            lowest = b if b.size == 1 else impl["min"](b, axes=tuple(range(b.ndim)),
+                                                      out_dtype=_I32)
+            if _read_scalar(lowest) < 0:
+                raise ValueError("Integers to negative integer powers are not allowed.")
+        return run(a, b, out_dtype=out_dtype, out=out)
+    return power
+
+
+impl["power"] = _int_power(impl["power"])
 impl["where"] = _where
 impl["clip"] = _clip
 
@@ -759,6 +784,24 @@ _RED = {  # op -> {kind: (accumulator init, combine(acc, v))}
 _TREE_MIN = 64  # reduced extents at least this long use the workgroup tree
 
 
+def _red_layout(x, axes, op):
+    """(kept shape, its size, the reduced size, the REDUCE layout ``meta``) of reducing
+    ``x`` over ``axes``."""
+    axes = tuple(sorted(a % x.ndim for a in axes)) if x.ndim else ()
+    keep = [i for i in range(x.ndim) if i not in axes]
+    if len(keep) > MAXDIM or len(axes) > MAXDIM:
+        raise ValueError("tenferro.%s (webgpu): at most %d dimensions" % (op, MAXDIM))
+    out_shape = tuple(x.shape[i] for i in keep)
+    nout = int(np.prod(out_shape, dtype=np.int64))
+    nred = int(np.prod([x.shape[i] for i in axes], dtype=np.int64))
+    pad = lambda v, f: list(v) + [f] * (MAXDIM - len(v))  # noqa: E731
+    meta = ([nout, len(keep), len(axes), x.offset]
+            + pad([x.shape[i] for i in keep], 1) + pad([x.estrides[i] for i in keep], 0)
+            + pad([x.shape[i] for i in axes], 1) + pad([x.estrides[i] for i in axes], 0)
+            + [nred])
+    return out_shape, nout, nred, meta
+
+
 def _reduction(op):
     def run(x, *, axes, out_dtype):
         dev = x.device
@@ -769,18 +812,7 @@ def _reduction(op):
             raise _unsupported(dev, op, out_dtype)
         if rule is None or out_dtype != want:
             raise _unsupported(dev, op, x.dtype if rule is None else out_dtype)
-        axes = tuple(sorted(a % x.ndim for a in axes)) if x.ndim else ()
-        keep = [i for i in range(x.ndim) if i not in axes]
-        if len(keep) > MAXDIM or len(axes) > MAXDIM:
-            raise ValueError("tenferro.%s (webgpu): at most %d dimensions" % (op, MAXDIM))
-        out_shape = tuple(x.shape[i] for i in keep)
-        nout = int(np.prod(out_shape, dtype=np.int64))
-        nred = int(np.prod([x.shape[i] for i in axes], dtype=np.int64))
-        pad = lambda v, f: list(v) + [f] * (MAXDIM - len(v))  # noqa: E731
-        meta = ([nout, len(keep), len(axes), x.offset]
-                + pad([x.shape[i] for i in keep], 1) + pad([x.estrides[i] for i in keep], 0)
-                + pad([x.shape[i] for i in axes], 1) + pad([x.estrides[i] for i in axes], 0)
-                + [nred])
+        out_shape, nout, nred, meta = _red_layout(x, axes, op)
         init, combine = rule
         fmt = dict(prelude=_wgsl.PRELUDE if "f_" in init + combine else "",
                    in_store=_STORE[x.dtype], out_store=_STORE[out_dtype], wg=WG,
@@ -805,6 +837,45 @@ def _reduction(op):
 
 for _n in _RED:
     impl[_n] = _reduction(_n)
+
+
+# -- scans (cumsum / cumprod): one thread per line, sequential along the axis ----------------
+
+_SCAN = {"cumsum": "acc + v", "cumprod": "acc * v"}
+# input dtype -> accumulator (= output) dtype.  NumPy accumulates bool and int32 in
+# int64, which this driver cannot hold yet: add those entries with int64 storage.
+_SCAN_ACC = {_F32: _F32}
+
+
+def _scan(op):
+    def run(x, *, axis, out_dtype):
+        dev = x.device
+        acc = _SCAN_ACC.get(x.dtype)
+        if out_dtype not in _STORE:         # NumPy's int64 scans of bool and int32
+            raise _unsupported(dev, op, out_dtype)
+        if acc is None or out_dtype != acc:
+            raise _unsupported(dev, op, x.dtype if acc is None else out_dtype)
+        axis %= x.ndim
+        out = _new(x.shape, acc, dev, op)
+        if out.size == 0:
+            return out
+        _, nlines, _, meta = _red_layout(x, (axis,), op)
+        inner = int(np.prod(x.shape[axis + 1:], dtype=np.int64))
+        src = _wgsl.SCAN.format(prelude="", in_store=_STORE[x.dtype], out_store=_STORE[acc],
+                                wg=WG, acc=_VALUE[acc], combine=_SCAN[op],
+                                load="%s(%s)" % (_VALUE[acc], _load(x.dtype, "x[off]")),
+                                reload=_load(acc, "out[p]"), store=_store(acc, "acc"))
+        m = x.shape[axis]
+        for start in range(0, m, _wgsl.SCAN_CHUNK):  # segments, in order (see SCAN)
+            x.storage.ctx.dispatch(src, [x.storage, out.storage],
+                                   meta + [inner, start, min(start + _wgsl.SCAN_CHUNK, m)],
+                                   nlines)
+        return out
+    return run
+
+
+for _n in _SCAN:
+    impl[_n] = _scan(_n)
 
 
 # -- matmul: tiled, shared memory ----------------------------------------------------------
@@ -970,6 +1041,8 @@ class Driver(_Base):
         for bodies in (UNARY_BODIES, BINARY_BODIES):
             if any(op in table for table in bodies.values()):
                 return op in bodies[k]
+        if op in _SCAN:  # integer and bool scans accumulate in int64 (NumPy)
+            return dtype in _SCAN_ACC
         if op in _RED:   # integer and bool sums/products accumulate in int64 (NumPy)
             return k in _RED[op] and not (op in ("sum", "prod") and k != "f")
         return True
