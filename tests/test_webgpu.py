@@ -377,7 +377,8 @@ def test_more_than_65535_workgroups():
     ((2, 3), (3, 65535 * 16 + 17)),    # more column tiles than one grid dimension holds
     ((65535 * 16 + 17, 3), (3, 2)),    # more row tiles
     ((65537, 2, 3), (65537, 3, 2)),    # more batch entries
-], ids=["cols", "rows", "batch"])
+    ((2, 1_100_003), (1_100_003, 3)),  # K in pieces (llvmpipe ends loops at 65535 trips)
+], ids=["cols", "rows", "batch", "long-k"])
 def test_matmul_more_than_65535_workgroups(sa, sb):
     r = np.random.default_rng(5)
     a = r.integers(-3, 4, sa).astype(np.float32)   # small integers: exact in float32

@@ -322,8 +322,12 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
 # grids of at most 65535 workgroups a dimension, one block at a time).
 #   lay = [M, N, K, nbatch_dims, batch_base, a_off, b_off, a_rs, a_cs, b_rs, b_cs,
 #          batch_shape[6], a_batch_strides[6], b_batch_strides[6], row_tile_base,
-#          col_tile_base]
+#          col_tile_base, k_start, k_end, accumulate]
+# A dispatch sums k in [k_start, k_end) (llvmpipe stops a loop after 65535 trips,
+# LP_MAX_TGSI_LOOP_ITERATIONS, so the driver splits long K into MATMUL_KCHUNK pieces);
+# with accumulate != 0 it adds to what out holds (the previous pieces' sum).
 MATMUL_TILE = 16
+MATMUL_KCHUNK = 1 << 19   # a multiple of the tile; 32768 trips of the tile loop
 MATMUL = """
 @group(0) @binding(0) var<storage, read> a: array<{store}>;
 @group(0) @binding(1) var<storage, read> b: array<{store}>;
@@ -354,12 +358,13 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
     let row = (i32(wg.y) + lay[29]) * {tile} + ty;
     let col = (i32(wg.x) + lay[30]) * {tile} + tx;
     var acc: {store} = {zero};
-    for (var t = 0; t < K; t = t + {tile}) {{
+    let kend = lay[32];
+    for (var t = lay[31]; t < kend; t = t + {tile}) {{
         var va: {store} = {zero};
-        if (row < M && t + tx < K) {{ va = a[ao + row * lay[7] + (t + tx) * lay[8]]; }}
+        if (row < M && t + tx < kend) {{ va = a[ao + row * lay[7] + (t + tx) * lay[8]]; }}
         ta[ty][tx] = va;
         var vb: {store} = {zero};
-        if (t + ty < K && col < N) {{ vb = b[bo + (t + ty) * lay[9] + col * lay[10]]; }}
+        if (t + ty < kend && col < N) {{ vb = b[bo + (t + ty) * lay[9] + col * lay[10]]; }}
         tb[ty][tx] = vb;
         workgroupBarrier();
         for (var k = 0; k < {tile}; k = k + 1) {{
@@ -368,7 +373,9 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
         workgroupBarrier();
     }}
     if (row < M && col < N) {{
-        out[(bidx * M + row) * N + col] = acc;
+        let o = (bidx * M + row) * N + col;
+        if (lay[33] != 0) {{ acc = acc + out[o]; }}
+        out[o] = acc;
     }}
 }}
 """

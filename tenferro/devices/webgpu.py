@@ -913,14 +913,18 @@ def _matmul(a, b):
     layout = ([a.offset, b.offset, a.estrides[-2], a.estrides[-1], b.estrides[-2],
                b.estrides[-1]]
               + pad(a.shape[:-2], 1) + pad(a.estrides[:-2], 0) + pad(b.estrides[:-2], 0))
-    # one dispatch per block of at most 65535 workgroups in each grid dimension
+    kc = _wgsl.MATMUL_KCHUNK
+    # one dispatch per block of at most 65535 workgroups in each grid dimension, and
+    # per piece of K (in order: each piece adds to the previous ones' sum)
     for base in range(0, nbatch, _MAX_GROUPS_X):
         for y0 in range(0, gy, _MAX_GROUPS_X):
             for x0 in range(0, gx, _MAX_GROUPS_X):
-                ctx.dispatch(src, [a.storage, b.storage, out.storage],
-                             head + [base] + layout + [y0, x0], None,
-                             groups=(min(_MAX_GROUPS_X, gx - x0), min(_MAX_GROUPS_X, gy - y0),
-                                     min(_MAX_GROUPS_X, nbatch - base)))
+                for k0 in range(0, K, kc):
+                    ctx.dispatch(src, [a.storage, b.storage, out.storage],
+                                 head + [base] + layout + [y0, x0, k0, min(K, k0 + kc), k0],
+                                 None, groups=(min(_MAX_GROUPS_X, gx - x0),
+                                               min(_MAX_GROUPS_X, gy - y0),
+                                               min(_MAX_GROUPS_X, nbatch - base)))
     return out.view(batch + (M, N), _c_strides(batch + (M, N)), 0)
 
 
