@@ -15,8 +15,9 @@ matmul raise.  WebGPU has no standard float64, so float64 and complex raise
 Device arrays are :class:`WGPUArray`: a pooled GPU buffer plus an element offset and
 element strides.  ``WGPUArray.strides`` reports the strides in bytes *of the logical
 dtype* (element strides times ``dtype.itemsize``, so 1 byte per element for bool
-although the device stores 4; int64 is 8 bytes on both sides), i.e. exactly what NumPy would report for the same
-layout; contiguity checks in the core therefore work unchanged.
+although the device stores 4; int64 is 8 bytes on both sides), i.e. exactly what
+NumPy would report for the same layout; contiguity checks in the core therefore work
+unchanged.
 
 Kernels are WGSL templates (:mod:`tenferro.devices._wgsl`) rendered per (op, dtypes)
 and compiled once per device.  Dispatches are recorded into one command encoder and
@@ -298,8 +299,9 @@ def _context():
 class WGPUArray:
     """A strided view of a pooled GPU buffer (ndarray-like metadata).
 
-    ``offset`` and ``estrides`` are in elements; ``strides`` is in bytes of the
-    logical dtype (see the module docstring).  ``base`` is the shared storage (used by
+    ``offset`` and ``estrides`` are in device elements (``_HOST[dtype].itemsize``
+    bytes: 4, or 8 for int64); ``strides`` is in bytes of the logical dtype (see the
+    module docstring).  ``base`` is the shared storage (used by
     the core to track in-place writes).
     """
 
