@@ -688,6 +688,14 @@ def test_int64_where_clip_setitem_concatenate():
     h[0] = h[2]
     check(t, h)
     check(tf.concatenate([t, gpu(e[:9][None])], axis=0), np.concatenate([h, e[:9][None]]))
+    # in place (out=), also through overlapping views of one buffer
+    u, g = gpu(e), e.copy()
+    u += 2**33
+    g += 2**33
+    u[1:] *= u[:-1]
+    with np.errstate(all="ignore"):
+        g[1:] *= g[:-1].copy()
+    check(u, g)
     check(tf.full((2, 3), I64_MIN, dtype=tf.int64, device="webgpu"), np.full((2, 3), I64_MIN))
     check(tf.zeros((0, 2), dtype=tf.int64, device="webgpu"), np.zeros((0, 2), np.int64))
     # the transposes of basic_index and diagonal (used by autodiff) hold int64 too
@@ -796,11 +804,13 @@ def test_argmax_argmin(name, dtype, shape, axis):
     the (value, index) workgroup tree and its multi-pass chunks; views too."""
     a = _arg_data(dtype, shape, seed=len(shape) + shape[0])
     check(getattr(tf, name)(gpu(a), axis=axis), getattr(np, name)(a, axis=axis))
+    views = []   # device views (transposed strides) holding the values of a
     if a.ndim >= 2:
-        t = gpu(np.ascontiguousarray(np.swapaxes(a, 0, -1)))
-        t = tf.permute_dims(t, tuple(range(a.ndim))[::-1])
-        if a.ndim == 3:
-            t = tf.permute_dims(gpu(np.ascontiguousarray(a.transpose(2, 0, 1))), (1, 2, 0))
+        views.append(tf.permute_dims(gpu(np.ascontiguousarray(a.T)), range(a.ndim)[::-1]))
+    if a.ndim == 3:
+        views.append(tf.permute_dims(gpu(np.ascontiguousarray(a.transpose(2, 0, 1))),
+                                     (1, 2, 0)))
+    for t in views:
         check(getattr(tf, name)(t, axis=axis), getattr(np, name)(a, axis=axis))
     check(getattr(tf, name)(gpu(a)[::-1], axis=axis), getattr(np, name)(a[::-1], axis=axis))
 
