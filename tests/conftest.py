@@ -282,7 +282,7 @@ def accel_device(request):
 
 def documented_unsupported(device, dtype):
     """``dtype`` is one ``device``'s driver declares it cannot hold (not in ``dtypes``):
-    e.g. float64, complex and int64 on WebGPU.  Never true on the CPU."""
+    e.g. float64 and complex on WebGPU.  Never true on the CPU."""
     return dtype is not None and np.dtype(dtype) not in device.driver.dtypes
 
 

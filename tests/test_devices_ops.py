@@ -2,9 +2,10 @@
 
 Every result is computed on the device, copied back with ``.to("cpu")`` and compared
 with one NumPy reference (the same for every device) within the device's tolerance for
-the result dtype.  Data is float32, int32 and bool: the dtypes every device holds.  A
-case whose dtype a device documents as unsupported (float64, complex and int64 on
-WebGPU) is skipped with the driver's message; anything else that fails is a failure.
+the result dtype.  Data is float32, int32, bool and int64: the dtypes every device
+holds.  A case whose dtype or (op, dtype) a device documents as unsupported (float64 and
+complex on WebGPU, its int64 division) is skipped with the driver's message; anything
+else that fails is a failure.
 """
 import numpy as np
 import pytest
@@ -15,8 +16,9 @@ from tenferro._ops.elementwise import BINARY, UNARY, _resolve
 from conftest import (NumpyDriver, check_on, documented_unsupported, random_array, run_on,
                        skip_unless_supported, stable_rng, to_device)
 
-F32, I32, BOOL = np.dtype("float32"), np.dtype("int32"), np.dtype("bool")
-DEVICE_DTYPES = (F32, I32, BOOL)
+F32, I32, BOOL, I64 = (np.dtype("float32"), np.dtype("int32"), np.dtype("bool"),
+                       np.dtype("int64"))
+DEVICE_DTYPES = (F32, I32, BOOL, I64)
 
 
 # -- NumPy references and input domains ----------------------------------------------
@@ -86,14 +88,14 @@ def _data(shape, dtype, domain, seed):
         # (0 is in the unit domain, 1 in the others)
         return np.full(shape, domain != "unit")
     a = random_array(shape, dtype, domain, seed=seed)
-    if dtype == I32 and domain == "pos":
+    if dtype in (I32, I64) and domain == "pos":
         a = np.abs(a) + 1
     return a
 
 
 def _binary_data(name, dtype, shape_a, shape_b):
     da, db = BINARY_DOMAIN.get(name, ("any", "any"))
-    if dtype == I32 and name == "power":
+    if dtype in (I32, I64) and name == "power":
         a = stable_rng(name, "a").integers(-4, 5, shape_a).astype(dtype)
         b = stable_rng(name, "b").integers(0, 5, shape_b).astype(dtype)
         return a, b
@@ -329,7 +331,7 @@ def test_where(device, dtype):
     check_on(out, np.where(c, a, a.dtype.type(0)), device)
 
 
-@pytest.mark.parametrize("dtype", [F32, I32], ids=str)
+@pytest.mark.parametrize("dtype", [F32, I32, I64], ids=str)
 def test_clip(device, dtype):
     a = random_array((4, 6), dtype, seed=13)
     t = to_device(a, device)

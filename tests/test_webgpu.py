@@ -28,7 +28,8 @@ if _drv.device_count() == 0:
 from tenferro.devices import webgpu as W  # noqa: E402
 
 DEV = tf.device("webgpu")
-F32, I32, BOOL = np.dtype("float32"), np.dtype("int32"), np.dtype("bool")
+F32, I32, BOOL, I64 = (np.dtype("float32"), np.dtype("int32"), np.dtype("bool"),
+                       np.dtype("int64"))
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -60,6 +61,9 @@ def sample(shape, dtype, domain="any", seed=0):
         return r.random(shape) < 0.5
     if dtype == I32:
         return r.integers(-20, 21, shape).astype(np.int32)
+    if dtype == I64:  # small values and values past 32 bits, both signs
+        big = r.integers(-2**63, 2**63 - 1, shape, dtype=np.int64, endpoint=True)
+        return np.where(r.random(shape) < 0.5, big, r.integers(-20, 21, shape))
     lo, hi = {"any": (-3, 3), "pos": (0.05, 4), "unit": (-0.95, 0.95),
               "gt1": (1.05, 4)}[domain]
     return r.uniform(lo, hi, shape).astype(np.float32)
@@ -73,7 +77,7 @@ def test_discovery_and_info():
     for k in ("adapter", "backend", "max_storage_buffer_binding_size", "max_buffer_size",
               "max_compute_workgroups_per_dimension"):
         assert info[k], k
-    assert _drv.dtypes == {F32, I32, BOOL}
+    assert _drv.dtypes == {F32, I32, BOOL, I64}
     out = subprocess.run([sys.executable, "-c", "import tenferro as tf; tf.show_config()"],
                          capture_output=True, text=True, cwd=ROOT,
                          env=dict(os.environ, PYTHONPATH=ROOT))
@@ -98,7 +102,7 @@ def test_without_wgpu_reports_zero_devices_with_reason():
     assert "'webgpu' is not available on this machine: the wgpu package" in lines[3]
 
 
-@pytest.mark.parametrize("dtype", [F32, I32, BOOL])
+@pytest.mark.parametrize("dtype", [F32, I32, BOOL, I64])
 def test_round_trip_layouts(dtype):
     a = sample((4, 6, 5), dtype, seed=1)
     t = gpu(a)
@@ -311,8 +315,8 @@ def test_where_clip():
     check(tf.clip(gpu(nanx), -1.0, 1.0), np.clip(nanx, -1, 1))
 
 
-@pytest.mark.parametrize("src", [F32, I32, BOOL])
-@pytest.mark.parametrize("dst", [F32, I32, BOOL])
+@pytest.mark.parametrize("src", [F32, I32, BOOL, I64])
+@pytest.mark.parametrize("dst", [F32, I32, BOOL, I64])
 def test_convert(src, dst):
     a = sample((5, 4), src, seed=8)
     if src == F32:
@@ -321,8 +325,8 @@ def test_convert(src, dst):
     t = gpu(a).mT
     with np.errstate(all="ignore"):
         expected = a.T.astype(dst)
-    if src == F32 and dst == I32:
-        expected[:, 0][0] = np.iinfo(np.int32).min  # NaN: NumPy's x86 value
+    if src == F32 and dst in (I32, I64):
+        expected[:, 0][0] = np.iinfo(dst).min  # NaN: NumPy's x86 value
     check(tf.astype(t, dst), expected)
 
 
@@ -354,10 +358,13 @@ def test_reductions(name, dtype, axis):
     check(getattr(tf, name)(t, axis=axis), np.asarray(expected).astype(dtype), rtol=1e-5)
 
 
-def test_int_sum_is_unsupported():
-    # NumPy sums int32 to int64, which WebGPU cannot hold
-    with pytest.raises(tf.UnsupportedOperation, match="webgpu:0"):
-        tf.sum(gpu(np.arange(4, dtype=np.int32)))
+def test_int_mean_needs_float64():
+    # NumPy averages integers in float64, which WebGPU cannot hold: the cast is named
+    for dtype in (I32, I64, BOOL):
+        with pytest.raises(tf.UnsupportedOperation,
+                           match=r"^convert: not supported on device 'webgpu:0' for dtype "
+                                 r"float64 \(WebGPU has no standard float64\)"):
+            tf.mean(gpu(np.arange(4).astype(dtype)))
 
 
 # -- dispatch limits, caches, pool -----------------------------------------------------------
@@ -453,7 +460,7 @@ def test_buffer_pool_survives_reference_cycles():
 
 # -- bad input ------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("dtype", ["float64", "complex64", "complex128", "int64"])
+@pytest.mark.parametrize("dtype", ["float64", "complex64", "complex128"])
 def test_unsupported_dtypes_raise(dtype):
     a = np.ones(3, dtype)
     with pytest.raises(tf.UnsupportedOperation, match=r"device_put: not supported on device "
@@ -581,8 +588,13 @@ def test_tree_reductions(shape, axis):
     check(tf.mean(t, axis=axis), np.mean(ref, axis=axis).astype(F32), rtol=1e-4, atol=2e-6)
     b = np.zeros(shape, bool)
     b.flat[len(b.flat) // 2 + 1] = True
-    check(tf.any(gpu(b), axis=axis), np.any(b, axis=axis))
-    check(tf.all(gpu(~b), axis=axis), np.all(~b, axis=axis))
+    for x in (b, b.astype(F32), b.astype(I32), b.astype(I64)):  # any/all test truth
+        check(tf.any(gpu(x), axis=axis), np.any(x, axis=axis))
+        check(tf.all(gpu(x == 0), axis=axis), np.all(x == 0, axis=axis))
+        check(tf.all(gpu(x), axis=axis), np.all(x, axis=axis))
+    f = np.zeros(shape, F32)
+    f.flat[-1] = np.nan   # NaN is true
+    check(tf.any(gpu(f), axis=axis), np.any(f, axis=axis))
     ai = np.random.default_rng(41).integers(-1000, 1000, shape).astype(np.int32)
     check(tf.max(gpu(ai), axis=axis), np.max(ai, axis=axis))
     check(tf.min(gpu(ai), axis=axis), np.min(ai, axis=axis))
@@ -611,10 +623,8 @@ def test_submissions_are_batched():
 
 
 @pytest.mark.parametrize("fn,op,dtype", [
-    (lambda t: tf.argmax(t), "argmax", "float32"),  # int64 indices: not on WebGPU
-    (lambda t: tf.argmin(t, axis=0), "argmin", "float32"),
-    (lambda t: tf.cumsum(tf.astype(t, tf.int32), axis=0), "cumsum", "int64"),  # NumPy's
-    (lambda t: tf.cumprod(t > 0, axis=1), "cumprod", "int64"),   # int64 accumulator
+    (lambda t: tf.nonzero(t), "nonzero", "float32"),   # data-dependent shape
+    (lambda t: tf.take(t, tf.asarray([0, 2]).to("webgpu"), axis=1), "take", "float32"),
 ])
 def test_absent_ops_raise_unsupported(fn, op, dtype):
     t = gpu(sample((3, 4), F32))
@@ -638,3 +648,241 @@ def test_python_scalar_operands_are_uploaded_once():
     np.testing.assert_allclose(host(x.grad), 2.5 - 2 * x0, rtol=1e-6)
     with pytest.raises(OverflowError):      # as NumPy: int32 + a Python int out of range
         gpu(np.arange(3, dtype=np.int32)) + 2 ** 40
+
+
+# -- int64: two u32 words an element, exact emulated arithmetic ------------------------------
+
+I64_MIN, I64_MAX = np.iinfo(np.int64).min, np.iinfo(np.int64).max
+# carries and borrows across the 32-bit boundary, the int32 and int64 extremes
+I64_EDGES = np.array([0, 1, -1, 2, -2, 7, 2**16 + 3, 2**31 - 1, 2**31, -2**31, -2**31 - 1,
+                      2**32 - 1, 2**32, 2**32 + 1, -2**32, -2**32 + 1, 3 * 2**32 + 5,
+                      2**53 + 1, -2**53 - 1, 2**62, -2**62, I64_MAX, I64_MIN, I64_MAX - 1,
+                      I64_MIN + 1, 0x123456789ABCDEF, -0x0FEDCBA987654321], np.int64)
+
+
+def _i64_pairs():
+    a = np.broadcast_to(I64_EDGES[:, None], (I64_EDGES.size,) * 2)
+    return a, a.T
+
+
+@pytest.mark.parametrize("name", ["add", "subtract", "multiply", "maximum", "minimum", "fmax",
+                                  "fmin", "equal", "not_equal", "less", "less_equal",
+                                  "greater", "greater_equal", "bitwise_and", "bitwise_or",
+                                  "bitwise_xor", "logical_and", "logical_or", "logical_xor"])
+def test_int64_binary_edges(name):
+    """Every pair of edge values (wraparound mod 2^64 as NumPy), broadcast and strided."""
+    a, b = _i64_pairs()
+    with np.errstate(all="ignore"):
+        expected = getattr(np, name)(a, b)
+    ga, gb = gpu(I64_EDGES[:, None]), gpu(I64_EDGES)   # broadcast on the device
+    check(getattr(tf, name)(ga, gb), expected)
+    # transposed and reversed operands
+    check(getattr(tf, name)(gpu(np.ascontiguousarray(a.T)).mT, gpu(b[::-1])[::-1]),
+          expected)
+
+
+@pytest.mark.parametrize("name", ["negative", "positive", "abs", "sign", "square",
+                                  "bitwise_invert", "logical_not", "isnan", "isinf",
+                                  "isfinite", "floor", "ceil", "trunc", "round"])
+def test_int64_unary_edges(name):
+    with np.errstate(all="ignore"):
+        ref = {"bitwise_invert": np.invert, "round": np.round}.get(name, getattr(np, name))
+        expected = ref(I64_EDGES)
+    check(getattr(tf, name)(gpu(I64_EDGES)), expected)
+    check(getattr(tf, name)(gpu(I64_EDGES[::-3])), expected[::-3])
+
+
+def test_int64_random_arithmetic_matches_numpy():
+    a, b = sample((64, 33), I64, seed=50), sample((64, 33), I64, seed=51)
+    with np.errstate(all="ignore"):
+        for name in ("add", "subtract", "multiply", "maximum", "less", "bitwise_xor"):
+            check(getattr(tf, name)(gpu(a), gpu(b)), getattr(np, name)(a, b))
+    # products of 32-bit halves: every partial product's carry
+    h = np.array([0xFFFFFFFF, 0xFFFF0000, 0x0000FFFF, 0x80000000, 0x7FFFFFFF], np.int64)
+    x = (h[:, None] << 32 | h[None, :]).ravel()
+    with np.errstate(all="ignore"):
+        check(tf.multiply(gpu(x[:, None]), gpu(x)), x[:, None] * x)
+
+
+def test_int64_where_clip_setitem_concatenate():
+    e = I64_EDGES
+    c = np.arange(e.size) % 3 == 0
+    check(tf.where(gpu(c), gpu(e), gpu(e[::-1])), np.where(c, e, e[::-1]))
+    check(tf.clip(gpu(e), -2**40, 2**33 + 1), np.clip(e, -2**40, 2**33 + 1))
+    check(tf.clip(gpu(e), gpu(e[::-1]), I64_MAX), np.clip(e, e[::-1], I64_MAX))
+    t = gpu(e.reshape(3, 9))
+    h = e.reshape(3, 9).copy()
+    t[1:, ::2] = gpu(np.int64(I64_MIN))
+    h[1:, ::2] = I64_MIN
+    check(t, h)
+    t[0] = t[2]
+    h[0] = h[2]
+    check(t, h)
+    check(tf.concatenate([t, gpu(e[:9][None])], axis=0), np.concatenate([h, e[:9][None]]))
+    # in place (out=), also through overlapping views of one buffer
+    u, g = gpu(e), e.copy()
+    u += 2**33
+    g += 2**33
+    u[1:] *= u[:-1]
+    with np.errstate(all="ignore"):
+        g[1:] *= g[:-1].copy()
+    check(u, g)
+    check(tf.full((2, 3), I64_MIN, dtype=tf.int64, device="webgpu"), np.full((2, 3), I64_MIN))
+    check(tf.zeros((0, 2), dtype=tf.int64, device="webgpu"), np.zeros((0, 2), np.int64))
+    # the transposes of basic_index and diagonal (used by autodiff) hold int64 too
+    imp = _drv.implementations
+    key = [("s", 1, 3, 1), ("i", 2)]
+    r = imp["basic_index_transpose"](gpu(e[:2])._data, key=key, shape=(4, 5))
+    want = np.zeros((4, 5), np.int64)
+    want[1:3, 2] = e[:2]
+    np.testing.assert_array_equal(_drv.to_numpy(r), want)
+    r = imp["diagonal_transpose"](gpu(e[:3])._data, offset=1, axis1=0, axis2=1, shape=(3, 4))
+    want = np.zeros((3, 4), np.int64)
+    want[[0, 1, 2], [1, 2, 3]] = e[:3]
+    np.testing.assert_array_equal(_drv.to_numpy(r), want)
+
+
+def test_int64_casts_edge_values():
+    # int64 -> float32 rounds to nearest even (ties 2**24 + 1, 2**25 + 2 ...), as NumPy
+    x = np.concatenate([I64_EDGES, np.array(
+        [2**24 + 1, 2**24 + 3, 2**25 + 2, 2**25 + 6, -(2**24 + 1), 2**53 + 1, 2**63 - 2**39,
+         2**63 - 2**39 - 1, 2**40 + 2**16, 2**40 + 2**16 + 1, 0x7FFFFF8000000000,
+         -0x7FFFFF8000000000], np.int64),
+        sample((200,), I64, seed=52)])
+    got = host(tf.astype(gpu(x), tf.float32))
+    np.testing.assert_array_equal(got.view(np.uint32), x.astype(np.float32).view(np.uint32))
+    check(tf.astype(gpu(x), tf.int32), x.astype(np.int32))   # the low word: wraps
+    check(tf.astype(gpu(x), tf.bool), x.astype(bool))
+    # float32 -> int64 truncates; NaN, inf and |x| >= 2**63 give INT64_MIN (x86, NumPy)
+    f = np.array([np.nan, np.inf, -np.inf, 1e19, -1e19, 2.0**63, -2.0**63, 2.0**62,
+                  -2.0**62 * 1.5, 0.0, -0.0, 0.5, -0.5, 0.99999994, -1.5, 2.5, 1e-40,
+                  16777217.0, 2.0**31, -2.0**31 - 256, 2.0**32 + 512, 3e10, -3e10,
+                  123456789012.0], np.float32)
+    mag = 10.0 ** (np.arange(300) % 21)   # up to 1e20: past 2**63 too
+    f = np.concatenate([f, (np.random.default_rng(53).standard_normal(300) * mag)
+                        .astype(np.float32)])
+    with np.errstate(all="ignore"):
+        want = f.astype(np.int64)
+    assert want[0] == I64_MIN and want[1] == I64_MIN and want[3] == I64_MIN  # x86 values
+    check(tf.astype(gpu(f), tf.int64), want)
+    i = np.array([0, 1, -1, 2**31 - 1, -2**31, 12345, -12345], np.int32)
+    check(tf.astype(gpu(i), tf.int64), i.astype(np.int64))
+    check(tf.astype(gpu(np.array([True, False, True])), tf.int64), np.array([1, 0, 1]))
+
+
+@pytest.mark.parametrize("shape,axis", [((37,), None), ((300,), None), ((5000,), None),
+                                        ((1000003,), None), ((300, 130), 0), ((300, 130), 1),
+                                        ((9000, 3), 0), ((4, 0), 1), ((0, 5), 0)])
+def test_integer_sums_accumulate_in_int64(shape, axis):
+    """bool and int32 sums/products give int64 as NumPy, exactly (past int32's range
+    and wrapping mod 2^64), over one thread, one workgroup tree, or several chunks."""
+    r = np.random.default_rng(54)
+    big = np.full(shape, 2**31 - 1, np.int32)
+    big.flat[::7] = -2**31
+    for a in (big, r.integers(-9, 10, shape).astype(np.int32), r.random(shape) < 0.3,
+              r.integers(I64_MIN, I64_MAX, shape, dtype=np.int64)):
+        t = gpu(a)
+        with np.errstate(all="ignore"):
+            check(tf.sum(t, axis=axis), np.sum(a, axis=axis))
+            check(tf.prod(t, axis=axis), np.prod(a, axis=axis))
+            check(tf.sum(t, axis=axis, dtype=tf.int32), np.sum(a, axis=axis, dtype=np.int32))
+        if a.ndim == 2:  # a transposed device view
+            tt = gpu(np.ascontiguousarray(a.T)).mT
+            with np.errstate(all="ignore"):
+                check(tf.sum(tt, axis=axis), np.sum(a, axis=axis))
+                check(tf.prod(tt, axis=axis), np.prod(a, axis=axis))
+        if a.dtype == I64 and a.size:
+            for name in ("max", "min", "any", "all"):
+                check(getattr(tf, name)(t, axis=axis), getattr(np, name)(a, axis=axis))
+
+
+def test_int64_reduction_edges():
+    e = np.concatenate([I64_EDGES, I64_EDGES[::-1]])
+    a = np.tile(e, 200).reshape(-1, 2 * I64_EDGES.size)   # 200 rows: the tree
+    for axis in (None, 0, 1):
+        with np.errstate(all="ignore"):
+            for name in ("sum", "prod", "max", "min", "any", "all"):
+                check(getattr(tf, name)(gpu(a), axis=axis), getattr(np, name)(a, axis=axis))
+    # prod overflowing int64: wraps as NumPy
+    p = np.array([3**39, 3**39, 5, -7, 2**33 + 1], np.int64)
+    with np.errstate(all="ignore"):
+        check(tf.prod(gpu(p)), np.prod(p))
+    z = np.zeros(5000, np.int64)
+    z[4097] = 1
+    check(tf.any(gpu(z)), np.array(True))
+    check(tf.all(gpu(z + 1)), np.array(True))
+
+
+def _arg_data(dtype, shape, seed):
+    r = np.random.default_rng(seed)
+    if dtype == F32:   # few distinct values: ties everywhere
+        return r.integers(-3, 4, shape).astype(np.float32) / np.float32(2)
+    if dtype == I64:   # ties in the high word, differences in the low one (and back)
+        return ((r.integers(-2, 2, shape) << 32) | r.integers(0, 3, shape)).astype(np.int64)
+    if dtype == BOOL:
+        return r.random(shape) < 0.01
+    return r.integers(-3, 4, shape).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [F32, I32, BOOL, I64])
+@pytest.mark.parametrize("shape,axis", [((7,), None), ((63,), 0), ((64,), 0), ((300,), 0),
+                                        ((4097,), 0), ((10000,), None), ((1000003,), None),
+                                        ((300, 130), 0), ((300, 130), 1), ((3, 9000), 1),
+                                        ((2, 3, 4), 1), ((5, 1), 1)])
+@pytest.mark.parametrize("name", ["argmax", "argmin"])
+def test_argmax_argmin(name, dtype, shape, axis):
+    """The first index of the extremum (ties), int64 indices, over one thread per output,
+    the (value, index) workgroup tree and its multi-pass chunks; views too."""
+    a = _arg_data(dtype, shape, seed=len(shape) + shape[0])
+    check(getattr(tf, name)(gpu(a), axis=axis), getattr(np, name)(a, axis=axis))
+    views = []   # device views (transposed strides) holding the values of a
+    if a.ndim >= 2:
+        views.append(tf.permute_dims(gpu(np.ascontiguousarray(a.T)), range(a.ndim)[::-1]))
+    if a.ndim == 3:
+        views.append(tf.permute_dims(gpu(np.ascontiguousarray(a.transpose(2, 0, 1))),
+                                     (1, 2, 0)))
+    for t in views:
+        check(getattr(tf, name)(t, axis=axis), getattr(np, name)(a, axis=axis))
+    check(getattr(tf, name)(gpu(a)[::-1], axis=axis), getattr(np, name)(a[::-1], axis=axis))
+
+
+@pytest.mark.parametrize("n", [10, 300, 10000])
+def test_argmax_nan_and_infinities(n):
+    """A NaN wins both argmax and argmin (the first NaN), as in NumPy; -inf/inf ties."""
+    a = np.full(n, -np.inf, np.float32)
+    check(tf.argmax(gpu(a)), np.argmax(a))
+    check(tf.argmin(gpu(-a)), np.argmin(-a))
+    a[n // 3] = np.inf
+    a[n // 2] = np.nan
+    a[n - 1] = np.nan
+    for x in (a, a[::-1], -a):
+        check(tf.argmax(gpu(x)), np.argmax(x))
+        check(tf.argmin(gpu(x)), np.argmin(x))
+    m = np.stack([a, np.arange(n, dtype=np.float32), a[::-1]])
+    for axis in (0, 1):
+        check(tf.argmax(gpu(m), axis=axis), np.argmax(m, axis=axis))
+        check(tf.argmin(gpu(m), axis=axis), np.argmin(m, axis=axis))
+
+
+def test_argmax_empty_axis_raises():
+    with pytest.raises(ValueError, match="argmax: attempt to get argmax of an empty sequence"):
+        tf.argmax(gpu(np.zeros((3, 0), np.float32)), axis=1)
+    check(tf.argmax(gpu(np.zeros((0, 3), np.float32)), axis=1), np.zeros(0, np.int64))
+
+
+@pytest.mark.parametrize("fn,op", [
+    (lambda t: t // t, "floor_divide"), (lambda t: t % t, "remainder"),
+    (lambda t: t ** t, "power"), (lambda t: t << t, "left_shift"),
+    (lambda t: t >> t, "right_shift"), (lambda t: tf.reciprocal(t), "reciprocal"),
+    (lambda t: tf.matmul(t, t), "matmul"), (lambda t: tf.einsum("ij,jk->ik", t, t),
+                                            "matmul"),
+])
+def test_int64_unsupported_ops_raise(fn, op):
+    """int64 ops without an exact emulation raise naming the op, the device and int64,
+    and the driver declares them (so the coverage table says so)."""
+    t = gpu(np.arange(1, 5, dtype=np.int64).reshape(2, 2))
+    with pytest.raises(tf.UnsupportedOperation,
+                       match=r"^%s: not supported on device 'webgpu:0' for dtype int64 "
+                             r"\(int64 is emulated with 32-bit words" % op):
+        fn(t)
+    assert not _drv.supports(op, I64)

@@ -297,18 +297,19 @@ def test_scan_special_values(op):
     assert_same(host(getattr(tf, op)(gpu(a), axis=1)), want)
 
 
+@pytest.mark.parametrize("n", [5, 70000])
 @pytest.mark.parametrize("op", sorted(SCANS))
-def test_scan_int_and_bool_name_the_int64_accumulator(op):
-    for a in (np.arange(6, dtype=I32).reshape(2, 3), np.ones((2, 3), bool)):
-        with pytest.raises(tf.UnsupportedOperation,
-                           match=r"^%s: not supported on device 'webgpu:0' for dtype int64 "
-                                 r"\(WebGPU has no standard 64-bit integers\)" % op):
-            getattr(tf, op)(gpu(a), axis=1)
-        # a float32 accumulator works (the core casts first)
-        got = host(getattr(tf, op)(gpu(a), axis=1, dtype=tf.float32))
-        assert_same(got, SCANS[op](a.astype(F32), axis=1))
-    assert not _drv.supports(op, I32) and not _drv.supports(op, np.bool_)
-    assert _drv.supports(op, F32)
+def test_scan_int_and_bool_accumulate_in_int64(op, n):
+    """NumPy's int64 accumulator: running sums past int32, products wrapping mod 2^64."""
+    r = np.random.default_rng(n)
+    big = r.integers(2**30, 2**31 - 1, (3, n)).astype(I32) * np.where(
+        r.random((3, n)) < 0.3, -1, 1).astype(I32)
+    for a in (big, r.random((3, n)) < 0.5, big.astype(np.int64) * 2**20):
+        for axis in (0, 1):
+            got = getattr(tf, op)(gpu(a), axis=axis)
+            assert got.dtype == np.int64
+            np.testing.assert_array_equal(host(got), SCANS[op](a, axis=axis))
+    assert _drv.supports(op, I32) and _drv.supports(op, np.bool_)
 
 
 @pytest.mark.parametrize("op", sorted(SCANS))

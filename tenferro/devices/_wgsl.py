@@ -4,10 +4,11 @@ Every kernel is one of the templates below, rendered with ``str.format`` per
 (op, dtypes) and compiled once per device (the driver's pipeline cache is keyed by
 the rendered source and the device).  Conventions:
 
-* Storage: float32 -> ``f32``, int32 -> ``i32``, bool -> ``u32`` (0 or 1).  Values are
-  loaded into their *value type* (``f32``, ``i32``, ``bool``) before an op's
-  expression sees them and stored back from it, so op expressions never deal with
-  the bool-as-u32 storage.
+* Storage: float32 -> ``f32``, int32 -> ``i32``, bool -> ``u32`` (0 or 1), int64 ->
+  ``vec2<u32>`` (low word, high word; see PRELUDE64).  Values are loaded into their
+  *value type* (``f32``, ``i32``, ``bool``, ``vec2<u32>``) before an op's expression
+  sees them and stored back from it, so op expressions never deal with the
+  bool-as-u32 storage.
 * Layout: every operand carries an element offset and element strides (any sign, 0
   for broadcast axes) in the ``meta`` storage buffer of ``i32``; the output index is
   the C-order linear index over the output shape (``MAXDIM`` = 8 dimensions).
@@ -225,6 +226,92 @@ fn f_erf(x: f32) -> f32 {
 """ % dict(s0=ERF_SPLITS[0], s1=ERF_SPLITS[1], s2=ERF_SPLITS[2], c0=ERF_CENTRES[0],
            c1=ERF_CENTRES[1], A=_horner(ERF_A, "t"), B=_horner(ERF_B, "u"),
            C=_horner(ERF_C, "u"))
+
+# int64 emulation: an int64 is vec2<u32>(lo, hi), two's complement, exactly NumPy's
+# little-endian bytes (storage and value type alike).  Arithmetic wraps mod 2^64 as
+# NumPy's does; casts follow NumPy on x86 (float -> int64 truncates, NaN and out of range
+# give INT64_MIN; int64 -> float32 rounds to nearest even).  Needs PRELUDE (f_isnan).
+PRELUDE64 = """
+fn l_add(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    let lo = a.x + b.x;
+    return vec2<u32>(lo, a.y + b.y + select(0u, 1u, lo < a.x));
+}
+fn l_sub(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    return vec2<u32>(a.x - b.x, a.y - b.y - select(0u, 1u, a.x < b.x));
+}
+fn l_neg(a: vec2<u32>) -> vec2<u32> { return l_sub(vec2<u32>(0u, 0u), a); }
+// 32 x 32 -> 64-bit product from 16-bit halves (WGSL has no widening multiply)
+fn l_mul32(a: u32, b: u32) -> vec2<u32> {
+    let a0 = a & 0xffffu;
+    let a1 = a >> 16u;
+    let b0 = b & 0xffffu;
+    let b1 = b >> 16u;
+    let p00 = a0 * b0;
+    let p01 = a0 * b1;
+    let p10 = a1 * b0;
+    let mid = (p00 >> 16u) + (p01 & 0xffffu) + (p10 & 0xffffu);  // < 3 * 2^16
+    return vec2<u32>((p00 & 0xffffu) | (mid << 16u),
+                     a1 * b1 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u));
+}
+// the low 64 bits of the product (the high words' cross terms only reach bit 32 up)
+fn l_mul(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    let p = l_mul32(a.x, b.x);
+    return vec2<u32>(p.x, p.y + a.x * b.y + a.y * b.x);
+}
+fn l_isneg(a: vec2<u32>) -> bool { return (a.y & 0x80000000u) != 0u; }
+fn l_nz(a: vec2<u32>) -> bool { return (a.x | a.y) != 0u; }
+fn l_eq(a: vec2<u32>, b: vec2<u32>) -> bool { return all(a == b); }
+fn l_lt(a: vec2<u32>, b: vec2<u32>) -> bool {
+    if (a.y != b.y) { return bitcast<i32>(a.y) < bitcast<i32>(b.y); }
+    return a.x < b.x;
+}
+fn l_le(a: vec2<u32>, b: vec2<u32>) -> bool { return !l_lt(b, a); }
+fn l_max(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> { return select(a, b, l_lt(a, b)); }
+fn l_min(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> { return select(a, b, l_lt(b, a)); }
+fn l_abs(a: vec2<u32>) -> vec2<u32> { return select(a, l_neg(a), l_isneg(a)); }
+fn l_sign(a: vec2<u32>) -> vec2<u32> {
+    if (l_isneg(a)) { return vec2<u32>(0xffffffffu, 0xffffffffu); }
+    return vec2<u32>(select(0u, 1u, l_nz(a)), 0u);
+}
+fn l_from_i32(x: i32) -> vec2<u32> {
+    return vec2<u32>(bitcast<u32>(x), select(0u, 0xffffffffu, x < 0));
+}
+fn l_from_bool(x: bool) -> vec2<u32> { return vec2<u32>(select(0u, 1u, x), 0u); }
+// unsigned 64-bit -> f32, rounded to nearest even by hand (top 24 bits, round, sticky)
+fn l_u_to_f32(a: vec2<u32>) -> f32 {
+    if (!l_nz(a)) { return 0.0; }
+    let lz = select(countLeadingZeros(a.y), 32u + countLeadingZeros(a.x), a.y == 0u);
+    var h = a.y;
+    var l = a.x;
+    if (lz >= 32u) { h = a.x << (lz - 32u); l = 0u; }
+    else if (lz > 0u) { h = (a.y << lz) | (a.x >> (32u - lz)); l = a.x << lz; }
+    var m = h >> 8u;
+    var e = 63u - lz;
+    let sticky = (h & 0x7fu) != 0u || l != 0u;
+    if ((h & 0x80u) != 0u && (sticky || (m & 1u) != 0u)) {
+        m = m + 1u;
+        if (m == 0x1000000u) { m = 0x800000u; e = e + 1u; }
+    }
+    return bitcast<f32>(((e + 127u) << 23u) | (m & 0x7fffffu));
+}
+fn l_to_f32(a: vec2<u32>) -> f32 {
+    let r = l_u_to_f32(l_abs(a));  // |INT64_MIN| = 2^63 read as unsigned
+    return select(r, -r, l_isneg(a));
+}
+fn l_from_f32(x: f32) -> vec2<u32> {
+    if (f_isnan(x) || abs(x) >= 9223372036854775808.0) { return vec2<u32>(0u, 0x80000000u); }
+    let a = abs(x);
+    if (a < 1.0) { return vec2<u32>(0u, 0u); }
+    let bits = bitcast<u32>(a);
+    let e = i32((bits >> 23u) & 0xffu) - 127;       // 0 <= e <= 62
+    let m = (bits & 0x7fffffu) | 0x800000u;
+    var r = vec2<u32>(0u, 0u);
+    if (e <= 23) { r = vec2<u32>(m >> u32(23 - e), 0u); }
+    else if (e < 55) { let s = u32(e - 23); r = vec2<u32>(m << s, m >> (32u - s)); }
+    else { r = vec2<u32>(0u, m << u32(e - 55)); }
+    return select(r, l_neg(r), x < 0.0);
+}
+"""
 
 # The strided elementwise kernel: NIN inputs (bindings 0..NIN-1), the output
 # (binding NIN), the layout (binding NIN+1):

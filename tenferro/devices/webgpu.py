@@ -5,15 +5,19 @@ adapter, the driver reports 0 devices and says why (``tenferro.devices.available
 then omits ``"webgpu"``).  ``WGPU_BACKEND_TYPE=Vulkan`` selects the Vulkan backend
 (e.g. Mesa's lavapipe on a machine without a GPU).
 
-dtypes: float32, int32 and bool (stored as u32, one 4-byte word an element).  WebGPU
-has no standard float64, so float64, complex and int64 raise
+dtypes: float32, int32, bool (stored as u32, one 4-byte word an element) and int64
+(two u32 words an element, low word first: NumPy's bytes, so transfers are byte
+copies; the arithmetic is emulated exactly, wrapping mod 2^64 as NumPy does, see
+``_wgsl.PRELUDE64``).  int64 ops that would need 64-bit division, shifts or a 64-bit
+matmul raise.  WebGPU has no standard float64, so float64 and complex raise
 :class:`~tenferro.UnsupportedOperation` naming the device, the op and the dtype.
 
 Device arrays are :class:`WGPUArray`: a pooled GPU buffer plus an element offset and
 element strides.  ``WGPUArray.strides`` reports the strides in bytes *of the logical
 dtype* (element strides times ``dtype.itemsize``, so 1 byte per element for bool
-although the device stores 4), i.e. exactly what NumPy would report for the same
-layout; contiguity checks in the core therefore work unchanged.
+although the device stores 4; int64 is 8 bytes on both sides), i.e. exactly what
+NumPy would report for the same layout; contiguity checks in the core therefore work
+unchanged.
 
 Kernels are WGSL templates (:mod:`tenferro.devices._wgsl`) rendered per (op, dtypes)
 and compiled once per device.  Dispatches are recorded into one command encoder and
@@ -30,15 +34,25 @@ from .._errors import UnsupportedOperation
 from . import _wgsl
 from .base import Driver as _Base
 
-_F32, _I32, _BOOL = _dtypes.float32, _dtypes.int32, _dtypes.bool_
-_STORE = {_F32: "f32", _I32: "i32", _BOOL: "u32"}      # WGSL storage element type
-_VALUE = {_F32: "f32", _I32: "i32", _BOOL: "bool"}     # WGSL value type in expressions
-_HOST = {_F32: np.dtype(np.float32), _I32: np.dtype(np.int32), _BOOL: np.dtype(np.uint32)}
+_F32, _I32, _BOOL, _I64 = _dtypes.float32, _dtypes.int32, _dtypes.bool_, _dtypes.int64
+# dtype -> (WGSL storage element type, WGSL value type in expressions, the host dtype
+# whose bytes the buffer holds, expression kind: the key of the op tables below).
+# An element is _HOST[dtype].itemsize bytes on the device (4, or 8 for int64).
+_TYPES = {
+    _F32: ("f32", "f32", np.dtype(np.float32), "f"),
+    _I32: ("i32", "i32", np.dtype(np.int32), "i"),
+    _BOOL: ("u32", "bool", np.dtype(np.uint32), "b"),
+    _I64: ("vec2<u32>", "vec2<u32>", np.dtype(np.int64), "l"),   # (lo, hi) words
+}
+_STORE = {d: t[0] for d, t in _TYPES.items()}
+_VALUE = {d: t[1] for d, t in _TYPES.items()}
+_HOST = {d: t[2] for d, t in _TYPES.items()}
 _WHY = {
     _dtypes.float64: "WebGPU has no standard float64",
     _dtypes.complex64: "no complex arithmetic on WebGPU yet",
     _dtypes.complex128: "WebGPU has no standard float64",
-    _dtypes.int64: "WebGPU has no standard 64-bit integers",
+    _I64: "int64 is emulated with 32-bit words on WebGPU and this op has no exact "
+          "emulation (64-bit division, shifts, matmul)",
 }
 MAXDIM = _wgsl.MAXDIM
 WG = _wgsl.WORKGROUP
@@ -286,8 +300,9 @@ def _context():
 class WGPUArray:
     """A strided view of a pooled GPU buffer (ndarray-like metadata).
 
-    ``offset`` and ``estrides`` are in elements; ``strides`` is in bytes of the
-    logical dtype (see the module docstring).  ``base`` is the shared storage (used by
+    ``offset`` and ``estrides`` are in device elements (``_HOST[dtype].itemsize``
+    bytes: 4, or 8 for int64); ``strides`` is in bytes of the logical dtype (see the
+    module docstring).  ``base`` is the shared storage (used by
     the core to track in-place writes).
     """
 
@@ -361,13 +376,16 @@ def _new(shape, dtype, device, op):
     _check_dtype(dtype, op, device)
     ctx = _context()
     n = int(np.prod(shape, dtype=np.int64))
-    return WGPUArray(ctx.alloc(4 * max(n, 1), op, device), shape, dtype, device=device)
+    return WGPUArray(ctx.alloc(_HOST[dtype].itemsize * max(n, 1), op, device), shape, dtype,
+                     device=device)
 
 
 # -- kernels ---------------------------------------------------------------------------
 
 def _prelude(body):
     # The helpers are small; include them only when a body calls one.
+    if "l_" in body:
+        return _wgsl.PRELUDE + _wgsl.PRELUDE64
     return _wgsl.PRELUDE if ("f_" in body or "i_" in body) else ""
 
 
@@ -471,7 +489,8 @@ def _broadcast_shape(op, *shapes):
 
 
 def _kind(dtype):
-    return {_F32: "f", _I32: "i", _BOOL: "b"}.get(dtype)
+    t = _TYPES.get(dtype)
+    return t[3] if t else None
 
 
 # op -> {input kind: WGSL body in x (y, z)}; the value types are f32 / i32 / bool and
@@ -542,8 +561,26 @@ for _op, _sym in _CMP.items():
     _F_BINARY[_op] = "x %s y" % _sym
     _I_BINARY[_op] = "x %s y" % _sym
 _F_BINARY["not_equal"] = "!(x == y) || f_isnan(x) || f_isnan(y)"
-UNARY_BODIES = {"f": _F_UNARY, "i": _I_UNARY, "b": _B_UNARY}
-BINARY_BODIES = {"f": _F_BINARY, "i": _I_BINARY, "b": _B_BINARY}
+# int64 (value type vec2<u32>, the l_ helpers of _wgsl.PRELUDE64); no division,
+# remainder, power, shifts or reciprocal: those raise (declared in supports)
+_L_UNARY = {
+    "negative": "l_neg(x)", "positive": "x", "abs": "l_abs(x)", "sign": "l_sign(x)",
+    "square": "l_mul(x, x)", "conj": "x", "floor": "x", "ceil": "x", "trunc": "x",
+    "round": "x", "isnan": "false", "isinf": "false", "isfinite": "true",
+    "logical_not": "!l_nz(x)", "bitwise_invert": "~x", "real": "x",
+    "imag": "vec2<u32>(0u, 0u)",
+}
+_L_BINARY = {
+    "add": "l_add(x, y)", "subtract": "l_sub(x, y)", "multiply": "l_mul(x, y)",
+    "maximum": "l_max(x, y)", "minimum": "l_min(x, y)", "fmax": "l_max(x, y)",
+    "fmin": "l_min(x, y)", "logical_and": "l_nz(x) && l_nz(y)",
+    "logical_or": "l_nz(x) || l_nz(y)", "logical_xor": "l_nz(x) != l_nz(y)",
+    "bitwise_and": "x & y", "bitwise_or": "x | y", "bitwise_xor": "x ^ y",
+    "equal": "l_eq(x, y)", "not_equal": "!l_eq(x, y)", "less": "l_lt(x, y)",
+    "less_equal": "l_le(x, y)", "greater": "l_lt(y, x)", "greater_equal": "l_le(y, x)",
+}
+UNARY_BODIES = {"f": _F_UNARY, "i": _I_UNARY, "b": _B_UNARY, "l": _L_UNARY}
+BINARY_BODIES = {"f": _F_BINARY, "i": _I_BINARY, "b": _B_BINARY, "l": _L_BINARY}
 
 
 def _body(table, op, dtype, out_dtype, device):
@@ -625,7 +662,8 @@ def _clip(x, lo, hi, *, out_dtype):
     _check_dtype(out_dtype, "clip", dev)
     if _kind(out_dtype) == "b" or not (x.dtype == lo.dtype == hi.dtype == out_dtype):
         raise _unsupported(dev, "clip", x.dtype)
-    body = "f_min(f_max(x, y), z)" if out_dtype == _F32 else "min(max(x, y), z)"
+    body = {"f": "f_min(f_max(x, y), z)", "i": "min(max(x, y), z)",
+            "l": "l_min(l_max(x, y), z)"}[_kind(out_dtype)]
     shape = _broadcast_shape("clip", x.shape, lo.shape, hi.shape)
     args = [_broadcast_view(v, shape, "clip") for v in (x, lo, hi)]
     return _run_elementwise("clip", body, args, out_dtype, shape=shape)
@@ -661,12 +699,16 @@ def _convert(x, *, dtype):
     _check_dtype(dtype, "convert", x.device)
     if dtype == x.dtype:
         return _copy(x)
-    body = {_F32: "f32(x)", _I32: "i32(x)", _BOOL: "bool(x)"}[dtype]
+    body = {_F32: "f32(x)", _I32: "i32(x)", _BOOL: "bool(x)"}.get(dtype)
     if x.dtype == _F32 and dtype == _BOOL:
         body = "!(x == 0.0)"  # NaN is true
     if x.dtype == _F32 and dtype == _I32:
         # NumPy (C) truncates; out-of-range and NaN give INT_MIN on x86.
         body = "select(i32(x), -2147483647 - 1, f_isnan(x) || abs(x) >= 2147483648.0)"
+    if dtype == _I64:
+        body = {_F32: "l_from_f32(x)", _I32: "l_from_i32(x)", _BOOL: "l_from_bool(x)"}[x.dtype]
+    elif x.dtype == _I64:  # int64 -> int32 keeps the low word (wraps, as NumPy's astype)
+        body = {_F32: "l_to_f32(x)", _I32: "bitcast<i32>(x.x)", _BOOL: "l_nz(x)"}[dtype]
     return _run_elementwise("convert", body, [x], dtype)
 
 
@@ -766,19 +808,39 @@ impl["diagonal"] = _diagonal
 
 # -- reductions (one thread per output element) -------------------------------------------
 
+_I64_MIN, _I64_MAX = "vec2<u32>(0u, 0x80000000u)", "vec2<u32>(0xffffffffu, 0x7fffffffu)"
 _RED = {  # op -> {kind: (accumulator init, combine(acc, v))}
-    "sum": {"f": ("0.0", "acc + v"), "i": ("0", "acc + v")},
-    "prod": {"f": ("1.0", "acc * v"), "i": ("1", "acc * v")},
+    "sum": {"f": ("0.0", "acc + v"), "i": ("0", "acc + v"),
+            "l": ("vec2<u32>(0u, 0u)", "l_add(acc, v)")},
+    "prod": {"f": ("1.0", "acc * v"), "i": ("1", "acc * v"),
+             "l": ("vec2<u32>(1u, 0u)", "l_mul(acc, v)")},
     "max": {"f": ("-f_inf()", "f_max(acc, v)"), "i": ("-2147483647 - 1", "max(acc, v)"),
-            "b": ("false", "acc || v")},
+            "b": ("false", "acc || v"), "l": (_I64_MIN, "l_max(acc, v)")},
     "min": {"f": ("f_inf()", "f_min(acc, v)"), "i": ("2147483647", "min(acc, v)"),
-            "b": ("true", "acc && v")},
-    # NaN is true: !(v == 0.0), as some compilers treat v != 0.0 as ordered
-    "any": {"b": ("false", "acc || v"), "f": ("false", "acc || !(v == 0.0)"),
-            "i": ("false", "acc || v != 0")},
-    "all": {"b": ("true", "acc && v"), "f": ("true", "acc && !(v == 0.0)"),
-            "i": ("true", "acc && v != 0")},
+            "b": ("true", "acc && v"), "l": (_I64_MAX, "l_min(acc, v)")},
+    "any": {"b": ("false", "acc || v")},
+    "all": {"b": ("true", "acc && v")},
 }
+# The loaded value converted to the accumulator's type (the workgroup tree combines
+# loaded values and partials alike): NumPy sums and multiplies bool and int32 in int64;
+# any/all test truth (NaN is true: !(v == 0.0), as some compilers treat v != 0.0 as
+# ordered).
+_WIDEN = {_I32: "l_from_i32(%s)", _BOOL: "l_from_bool(%s)"}
+_TRUTH = {_F32: "!(%s == 0.0)", _I32: "(%s != 0)", _I64: "l_nz(%s)"}
+
+
+def _red_rule(op, dtype, out_dtype):
+    """(init, combine, load) of reduction ``op`` of ``dtype`` into ``out_dtype``
+    (None for out_dtype: the one NumPy gives), or None where there is none here."""
+    load = _load(dtype, "x[off]")
+    if op in ("sum", "prod") and dtype in _WIDEN and out_dtype in (_I64, None):
+        dtype, load = _I64, _WIDEN[dtype] % load
+    elif op in ("any", "all") and dtype in _TRUTH:
+        dtype, load = _BOOL, _TRUTH[dtype] % load
+    rule = _RED[op].get(_kind(dtype))
+    if rule is None or out_dtype not in (dtype, None):
+        return None
+    return rule + (load,)
 
 
 _TREE_MIN = 64  # reduced extents at least this long use the workgroup tree
@@ -802,36 +864,49 @@ def _red_layout(x, axes, op):
     return out_shape, nout, nred, meta
 
 
+def _reduce(op, x, axes, fmt, new_out, store, new_part, part_store, again):
+    """Reduce ``x`` over ``axes`` with the kernel pieces ``fmt`` (prelude, in_store,
+    out_store, acc, init, combine, load): one thread per output for short extents, else
+    the workgroup tree over chunks of REDUCE_CHUNK.  ``store`` is the output's WGSL
+    store expression in ``%s`` (the accumulator), ``new_out(shape)`` allocates it; with
+    several chunks the partials (``new_part``; ``part_store``: their WGSL storage type
+    and store expression) are reduced again by ``again(partials, axis)``."""
+    out_shape, nout, nred, meta = _red_layout(x, axes, op)
+    fmt = dict(fmt, wg=WG)
+    ctx = x.storage.ctx
+    if nred < _TREE_MIN or nout == 0:
+        out = new_out(out_shape)
+        src = _wgsl.REDUCE.format(store=store % "acc", **fmt)
+        ctx.dispatch(src, [x.storage, out.storage], meta + [1], nout)
+        return out
+    nchunks = -(-nred // _wgsl.REDUCE_CHUNK)
+    if nchunks == 1:
+        part = new_out(out_shape)
+    else:
+        part = new_part(out_shape + (nchunks,))
+        fmt["out_store"], store = part_store
+    src = _wgsl.REDUCE_TREE.format(store=store % "sh[0]", chunk=_wgsl.REDUCE_CHUNK,
+                                   half=WG // 2, **fmt)
+    ctx.dispatch(src, [x.storage, part.storage], meta + [nchunks], nout * nchunks * WG)
+    return part if nchunks == 1 else again(part, len(out_shape))
+
+
 def _reduction(op):
     def run(x, *, axes, out_dtype):
         dev = x.device
-        k = _kind(x.dtype)
-        rule = _RED[op].get(k)
-        want = _BOOL if op in ("any", "all") else x.dtype
-        if out_dtype not in _STORE:         # NumPy's int64 sums of bool and int32
+        if out_dtype not in _STORE:
             raise _unsupported(dev, op, out_dtype)
-        if rule is None or out_dtype != want:
-            raise _unsupported(dev, op, x.dtype if rule is None else out_dtype)
-        out_shape, nout, nred, meta = _red_layout(x, axes, op)
-        init, combine = rule
-        fmt = dict(prelude=_wgsl.PRELUDE if "f_" in init + combine else "",
-                   in_store=_STORE[x.dtype], out_store=_STORE[out_dtype], wg=WG,
-                   acc=_VALUE[out_dtype], init=init, combine=combine,
-                   load=_load(x.dtype, "x[off]"))
-        ctx = x.storage.ctx
-        if nred < _TREE_MIN or nout == 0:
-            out = _new(out_shape, out_dtype, dev, op)
-            src = _wgsl.REDUCE.format(store=_store(out_dtype, "acc"), **fmt)
-            ctx.dispatch(src, [x.storage, out.storage], meta + [1], nout)
-            return out
-        nchunks = -(-nred // _wgsl.REDUCE_CHUNK)
-        part = _new(out_shape + (nchunks,) if nchunks > 1 else out_shape, out_dtype, dev, op)
-        src = _wgsl.REDUCE_TREE.format(store=_store(out_dtype, "sh[0]"),
-                                       chunk=_wgsl.REDUCE_CHUNK, half=WG // 2, **fmt)
-        ctx.dispatch(src, [x.storage, part.storage], meta + [nchunks], nout * nchunks * WG)
-        if nchunks == 1:
-            return part
-        return run(part, axes=(len(out_shape),), out_dtype=out_dtype)  # the partials
+        rule = _red_rule(op, x.dtype, out_dtype)
+        if rule is None:
+            raise _unsupported(dev, op, x.dtype)
+        init, combine, load = rule
+        fmt = dict(prelude=_prelude(init + combine + load), in_store=_STORE[x.dtype],
+                   out_store=_STORE[out_dtype], acc=_VALUE[out_dtype], init=init,
+                   combine=combine, load=load)
+        new = lambda shape: _new(shape, out_dtype, dev, op)  # noqa: E731
+        st = _store(out_dtype, "%s")
+        return _reduce(op, x, axes, fmt, new, st, new, (_STORE[out_dtype], st),
+                       lambda part, ax: run(part, axes=(ax,), out_dtype=out_dtype))
     return run
 
 
@@ -841,18 +916,15 @@ for _n in _RED:
 
 # -- scans (cumsum / cumprod): one thread per line, sequential along the axis ----------------
 
-_SCAN = {"cumsum": "acc + v", "cumprod": "acc * v"}
-# input dtype -> accumulator (= output) dtype.  NumPy accumulates bool and int32 in
-# int64, which this driver cannot hold yet: add those entries with int64 storage.
-_SCAN_ACC = {_F32: _F32}
+_SCAN = {"cumsum": "sum", "cumprod": "prod"}   # the reduction whose rule a scan applies
+# input dtype -> accumulator (= output) dtype: NumPy accumulates bool and int32 in int64
+_SCAN_ACC = {_F32: _F32, _I32: _I64, _BOOL: _I64, _I64: _I64}
 
 
 def _scan(op):
     def run(x, *, axis, out_dtype):
         dev = x.device
         acc = _SCAN_ACC.get(x.dtype)
-        if out_dtype not in _STORE:         # NumPy's int64 scans of bool and int32
-            raise _unsupported(dev, op, out_dtype)
         if acc is None or out_dtype != acc:
             raise _unsupported(dev, op, x.dtype if acc is None else out_dtype)
         axis %= x.ndim
@@ -861,10 +933,11 @@ def _scan(op):
             return out
         _, nlines, _, meta = _red_layout(x, (axis,), op)
         inner = int(np.prod(x.shape[axis + 1:], dtype=np.int64))
-        src = _wgsl.SCAN.format(prelude="", in_store=_STORE[x.dtype], out_store=_STORE[acc],
-                                wg=WG, acc=_VALUE[acc], combine=_SCAN[op],
-                                load="%s(%s)" % (_VALUE[acc], _load(x.dtype, "x[off]")),
-                                reload=_load(acc, "out[p]"), store=_store(acc, "acc"))
+        _, combine, load = _red_rule(_SCAN[op], x.dtype, acc)   # load widens to acc
+        src = _wgsl.SCAN.format(prelude=_prelude(combine + load), in_store=_STORE[x.dtype],
+                                out_store=_STORE[acc], wg=WG, acc=_VALUE[acc],
+                                combine=combine, load=load, reload=_load(acc, "out[p]"),
+                                store=_store(acc, "acc"))
         m = x.shape[axis]
         for start in range(0, m, _wgsl.SCAN_CHUNK):  # segments, in order (see SCAN)
             x.storage.ctx.dispatch(src, [x.storage, out.storage],
@@ -876,6 +949,73 @@ def _scan(op):
 
 for _n in _SCAN:
     impl[_n] = _scan(_n)
+
+
+# -- argmax / argmin: reductions of (value, index) pairs ------------------------------------
+
+# per kind: (a strictly better than b for argmax, for argmin, a ties b) in a.v, b.v.
+# A NaN beats everything (NumPy returns the first NaN); the NaN tests come first since
+# some shader compilers fold ordered comparisons as if no NaN existed.
+_ARG_CMP = {
+    "f": ("!f_isnan(b.v) && (f_isnan(a.v) || a.v > b.v)",
+          "!f_isnan(b.v) && (f_isnan(a.v) || a.v < b.v)",
+          "select(a.v == b.v, f_isnan(a.v) && f_isnan(b.v), f_isnan(a.v) || f_isnan(b.v))"),
+    "i": ("a.v > b.v", "a.v < b.v", "a.v == b.v"),
+    "b": ("a.v && !b.v", "!a.v && b.v", "a.v == b.v"),
+    "l": ("l_lt(b.v, a.v)", "l_lt(a.v, b.v)", "l_eq(a.v, b.v)"),
+}
+# per kind: (the worst value for argmax, for argmin): the identity of the combine
+_ARG_WORST = {"f": ("-f_inf()", "f_inf()"), "i": ("-2147483647 - 1", "2147483647"),
+              "b": ("false", "true"), "l": (_I64_MIN, _I64_MAX)}
+# per kind: value <-> its bits as vec2<u32> (partials are vec4<u32>: value bits, index)
+_ARG_BITS = {"f": ("vec2<u32>(bitcast<u32>(%s), 0u)", "bitcast<f32>(%s.x)"),
+             "i": ("vec2<u32>(bitcast<u32>(%s), 0u)", "bitcast<i32>(%s.x)"),
+             "b": ("vec2<u32>(select(0u, 1u, %s), 0u)", "(%s.x != 0u)"),
+             "l": ("%s", "%s")}
+_ARG_PRELUDE = """
+struct P { v: %(val)s, i: i32 }
+fn a_better(a: P, b: P) -> bool {
+    if (%(better)s) { return true; }
+    return (%(tie)s) && a.i < b.i;   // ties: the first index wins (any combine order)
+}
+fn a_comb(acc: P, v: P) -> P { if (a_better(v, acc)) { return v; } return acc; }
+fn a_pack(p: P) -> vec4<u32> { return vec4<u32>(%(enc)s, bitcast<u32>(p.i), 0u); }
+fn a_unpack(q: vec4<u32>) -> P { return P(%(dec)s, bitcast<i32>(q.z)); }
+"""
+
+
+def _argreduction(op):
+    def run(x, *, axis):
+        dev = x.device
+        k = _kind(x.dtype)
+        if k is None:
+            raise _unsupported(dev, op, x.dtype)
+        better = _ARG_CMP[k][op == "argmin"]
+        enc, dec = _ARG_BITS[k]
+        pre = _ARG_PRELUDE % dict(val=_VALUE[x.dtype], better=better, tie=_ARG_CMP[k][2],
+                                  enc=enc % "p.v", dec=dec % "q.xy")
+        fmt = dict(prelude=_prelude(pre + _ARG_WORST[k][0]) + pre, in_store=_STORE[x.dtype],
+                   out_store="vec2<u32>", acc="P", combine="a_comb(acc, v)",
+                   init="P(%s, 2147483647)" % _ARG_WORST[k][op == "argmin"],
+                   load="P(%s, r)" % _load(x.dtype, "x[off]"))
+        new = lambda shape: _new(shape, _I64, dev, op)  # noqa: E731
+        index = "vec2<u32>(u32(%s.i), 0u)"
+
+        def new_part(shape):  # 16-byte (vec4<u32>) elements: estrides count those
+            return _new(shape + (2,), _I64, dev, op).view(shape, _c_strides(shape), 0)
+
+        def again(part, ax):  # reduce the partial pairs
+            f = dict(fmt, in_store="vec4<u32>", load="a_unpack(x[off])")
+            return _reduce(op, part, (ax,), f, new, index, new_part, packed, again)
+
+        packed = ("vec4<u32>", "a_pack(%s)")
+        return _reduce(op, x, (axis % max(x.ndim, 1),), fmt, new, index, new_part, packed,
+                       again)
+    return run
+
+
+for _n in ("argmax", "argmin"):
+    impl[_n] = _argreduction(_n)
 
 
 # -- matmul: tiled, shared memory ----------------------------------------------------------
@@ -999,10 +1139,11 @@ def _from_numpy(array, device):
 # -- the driver ------------------------------------------------------------------------------
 
 class Driver(_Base):
-    """WebGPU through wgpu-native: float32, int32 and bool on one adapter."""
+    """WebGPU through wgpu-native: float32, int32, bool and (emulated) int64 on one
+    adapter."""
 
     name = "webgpu"
-    dtypes = frozenset({_F32, _I32, _BOOL})
+    dtypes = frozenset(_TYPES)
     implementations = impl
     view_ops = frozenset({"reshape", "permute_dims", "broadcast_to", "basic_index",
                           "diagonal"})
@@ -1045,10 +1186,12 @@ class Driver(_Base):
         for bodies in (UNARY_BODIES, BINARY_BODIES):
             if any(op in table for table in bodies.values()):
                 return op in bodies[k]
-        if op in _SCAN:  # integer and bool scans accumulate in int64 (NumPy)
+        if op in _SCAN:  # bool and int32 scans accumulate in int64 (NumPy)
             return dtype in _SCAN_ACC
-        if op in _RED:   # integer and bool sums/products accumulate in int64 (NumPy)
-            return k in _RED[op] and not (op in ("sum", "prod") and k != "f")
+        if op in _RED:
+            return _red_rule(op, dtype, None) is not None
+        if op in ("matmul", "contract"):
+            return k in ("f", "i")   # no int64 matmul (not wanted: slow emulation)
         return True
 
     # memory -------------------------------------------------------------------------------
@@ -1073,10 +1216,11 @@ class Driver(_Base):
             return np.empty(shape, dtype)
         lo = off + sum(s * (n - 1) for n, s in zip(shape, st) if s < 0)
         hi = off + sum(s * (n - 1) for n, s in zip(shape, st) if s > 0)
-        raw = data.storage.ctx.read(data.storage, 4 * lo, 4 * (hi - lo + 1))
+        isz = _HOST[dtype].itemsize
+        raw = data.storage.ctx.read(data.storage, isz * lo, isz * (hi - lo + 1))
         flat = np.frombuffer(raw, dtype=_HOST[dtype])
         view = np.lib.stride_tricks.as_strided(
-            flat[off - lo:], shape, tuple(4 * s for s in st), writeable=False)
+            flat[off - lo:], shape, tuple(isz * s for s in st), writeable=False)
         if dtype == _BOOL:
             out = np.empty(shape, _BOOL)   # an array also for 0-d (view != 0 is a scalar)
             np.not_equal(view, 0, out=out)
