@@ -340,3 +340,32 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     if (li == 0u) {{ out[g] = {store}; }}
 }}
 """
+
+# A fused group of elementwise nodes as one kernel (tenferro.devices._wgsl_fusion):
+# each distinct input buffer bound once (bindings 0..), one new C-contiguous output
+# per group output (written at the linear index i), the layout last (ELEMENTWISE's:
+# its output strides unused).  {functions}: one WGSL function per distinct node body;
+# {body}: the loads, the calls in graph order as let temporaries, the stores.
+FUSED = """
+{prelude}
+{bindings}
+@group(0) @binding({meta_binding}) var<storage, read> lay: array<i32>;
+{functions}
+@compute @workgroup_size({wg})
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) li: u32) {{
+    let i = i32((wg.y * nwg.x + wg.x) * {wg}u + li);
+    let n = lay[0];
+    if (i >= n) {{ return; }}
+    let nd = lay[1];
+    var rem = i;
+{offsets_init}
+    for (var d = nd - 1; d >= 0; d = d - 1) {{
+        let extent = lay[3 + d];
+        let c = rem % extent;
+        rem = rem / extent;
+{offsets_step}
+    }}
+{body}
+}}
+"""

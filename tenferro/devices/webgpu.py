@@ -392,6 +392,23 @@ def _layout(out_shape, out_arr_strides, out_offset, inputs):
     return meta
 
 
+def _offset_lines(nin):
+    """WGSL declaring input k's element offset ``oK`` and stepping it per dimension in
+    the ELEMENTWISE/FUSED index loop (input k's layout as :func:`_layout` writes it)."""
+    base = 3 + 2 * MAXDIM
+    init = "\n".join("    var o%d = lay[%d];" % (k, base + k * (MAXDIM + 1))
+                     for k in range(nin))
+    step = "\n".join("        o%d = o%d + c * lay[%d + d];"
+                     % (k, k, base + k * (MAXDIM + 1) + 1) for k in range(nin))
+    return init, step
+
+
+def _fn_body(body):
+    """An op body (an expression, or statements that return) as a WGSL function body."""
+    return body if body.lstrip().startswith(("return", "let", "var", "if")) \
+        else "return %s;" % body
+
+
 def _elementwise_source(body, in_dtypes, out_dtype, aliased=()):
     """The kernel for ``body``; inputs in ``aliased`` are read from ``out`` itself (an
     in-place op: WebGPU forbids binding one buffer both read-only and read-write)."""
@@ -402,11 +419,7 @@ def _elementwise_source(body, in_dtypes, out_dtype, aliased=()):
         "@group(0) @binding(%d) var<storage, read> in%d: array<%s>;"
         % (j, k, _STORE[in_dtypes[k]]) for j, k in enumerate(bound))
     params = ", ".join("%s: %s" % (names[k], _VALUE[d]) for k, d in enumerate(in_dtypes))
-    base = 3 + 2 * MAXDIM
-    offsets_init = "\n".join("    var o%d = lay[%d];" % (k, base + k * (MAXDIM + 1))
-                             for k in range(nin))
-    offsets_step = "\n".join("        o%d = o%d + c * lay[%d + d];"
-                             % (k, k, base + k * (MAXDIM + 1) + 1) for k in range(nin))
+    offsets_init, offsets_step = _offset_lines(nin)
     loads = "\n".join("    let v%d = %s;" % (k, _load(d, "%s[o%d]" % (
         "out" if k in aliased else "in%d" % k, k))) for k, d in enumerate(in_dtypes))
     call = "op(%s)" % ", ".join("v%d" % k for k in range(nin))
@@ -414,9 +427,7 @@ def _elementwise_source(body, in_dtypes, out_dtype, aliased=()):
         prelude=_prelude(body), bindings=bindings, out_binding=len(bound),
         meta_binding=len(bound) + 1,
         out_store=_STORE[out_dtype], out_value=_VALUE[out_dtype], params=params,
-        body=body if body.lstrip().startswith(("return", "let", "var", "if"))
-        else "return %s;" % body,
-        wg=WG, offsets_init=offsets_init, offsets_step=offsets_step, loads=loads,
+        body=_fn_body(body), wg=WG, offsets_init=offsets_init, offsets_step=offsets_step, loads=loads,
         store=_store(out_dtype, call))
 
 
@@ -607,6 +618,11 @@ for _n in _BIN:
 _OUT_OPS = frozenset(impl)
 
 
+# where(c, x, y) and clip(x, lo, hi) in x, y, z (clip: float32 and int32 only)
+WHERE_BODY = "select(z, y, x)"
+CLIP_BODIES = {_F32: "f_min(f_max(x, y), z)", _I32: "min(max(x, y), z)"}
+
+
 def _where(c, x, y, *, out_dtype):
     dev = x.device
     _check_dtype(out_dtype, "where", dev)
@@ -614,7 +630,7 @@ def _where(c, x, y, *, out_dtype):
         raise _unsupported(dev, "where", x.dtype if x.dtype != out_dtype else y.dtype)
     shape = _broadcast_shape("where", c.shape, x.shape, y.shape)
     args = [_broadcast_view(v, shape, "where") for v in (c, x, y)]
-    return _run_elementwise("where", "select(z, y, x)", args, out_dtype, shape=shape)
+    return _run_elementwise("where", WHERE_BODY, args, out_dtype, shape=shape)
 
 
 def _clip(x, lo, hi, *, out_dtype):
@@ -622,7 +638,7 @@ def _clip(x, lo, hi, *, out_dtype):
     _check_dtype(out_dtype, "clip", dev)
     if _kind(out_dtype) == "b" or not (x.dtype == lo.dtype == hi.dtype == out_dtype):
         raise _unsupported(dev, "clip", x.dtype)
-    body = "f_min(f_max(x, y), z)" if out_dtype == _F32 else "min(max(x, y), z)"
+    body = CLIP_BODIES[out_dtype]
     shape = _broadcast_shape("clip", x.shape, lo.shape, hi.shape)
     args = [_broadcast_view(v, shape, "clip") for v in (x, lo, hi)]
     return _run_elementwise("clip", body, args, out_dtype, shape=shape)
@@ -636,13 +652,19 @@ def _convert(x, *, dtype):
     _check_dtype(dtype, "convert", x.device)
     if dtype == x.dtype:
         return _copy(x)
-    body = {_F32: "f32(x)", _I32: "i32(x)", _BOOL: "bool(x)"}[dtype]
-    if x.dtype == _F32 and dtype == _BOOL:
-        body = "!(x == 0.0)"  # NaN is true
-    if x.dtype == _F32 and dtype == _I32:
+    return _run_elementwise("convert", convert_body(x.dtype, dtype), [x], dtype)
+
+
+def convert_body(src, dst):
+    """The WGSL body casting x of dtype ``src`` to ``dst`` (NumPy's values)."""
+    if src == dst:
+        return "x"
+    if src == _F32 and dst == _BOOL:
+        return "!(x == 0.0)"  # NaN is true
+    if src == _F32 and dst == _I32:
         # NumPy (C) truncates; out-of-range and NaN give INT_MIN on x86.
-        body = "select(i32(x), -2147483647 - 1, f_isnan(x) || abs(x) >= 2147483648.0)"
-    return _run_elementwise("convert", body, [x], dtype)
+        return "select(i32(x), -2147483647 - 1, f_isnan(x) || abs(x) >= 2147483648.0)"
+    return {_F32: "f32(x)", _I32: "i32(x)", _BOOL: "bool(x)"}[dst]
 
 
 def _copy(x):
@@ -1032,3 +1054,8 @@ def clear_pool():
     ctx = _context()
     if ctx is not None:
         ctx.clear_pool()
+
+
+from ._wgsl_fusion import fused as _fused  # noqa: E402  (fused groups of compiled programs)
+
+impl["fused_elementwise"] = _fused
