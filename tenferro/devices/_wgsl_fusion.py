@@ -53,10 +53,20 @@ class _Plan:
         names = {id(v): "v%d" % k for k, v in enumerate(g.in_vars)}
         body = ["    let v%d = %s;" % (k, W._load(v.dtype, "b%d[o%d]" % (b, k)))
                 for k, (v, b) in enumerate(zip(g.in_vars, binding_of))]
+        # Without SPIR-V's NoContraction (naga emits none), Vulkan compilers may
+        # rewrite float arithmetic across what were separate kernels: Mesa contracts
+        # a * b + c into one FMA, folds t - t to 0 (NaN for inf) and t + 0 to t (wrong
+        # for -0).  Each float argument therefore passes through an XOR with a zero
+        # the compiler cannot see (read from the layout, one per argument position):
+        # every node then sees opaque values, as in its own kernel.
+        body.append("    let z0 = u32(lay[%d]);\n    let z1 = u32(lay[%d]);\n"
+                    "    let z2 = u32(lay[%d]);" % tuple(_zero_index(len(g.in_vars)) + j
+                                                     for j in range(3)))
         for k, (fn, node) in enumerate(self.calls):
+            args = ", ".join(_opaque(names[id(a)], a.dtype, j)
+                             for j, a in enumerate(node.inputs))
             names[id(node.outputs[0])] = "t%d" % k
-            body.append("    let t%d = %s(%s);" % (k, fn, ", ".join(
-                names[id(i)] for i in node.inputs)))
+            body.append("    let t%d = %s(%s);" % (k, fn, args))
         body += ["    out%d[i] = %s;" % (j, W._store(o.dtype, names[id(o)]))
                  for j, o in enumerate(self.outs)]
         init, step = W._offset_lines(len(g.in_vars))
@@ -65,6 +75,17 @@ class _Plan:
             meta_binding=nbind + len(self.outs), functions=self.functions, wg=W.WG,
             offsets_init=init, offsets_step=step, body="\n".join(body))
         return src
+
+
+def _zero_index(nin):
+    """Where :func:`_run` puts three zeros in the layout: after the inputs'."""
+    return 3 + 2 * W.MAXDIM + nin * (W.MAXDIM + 1)
+
+
+def _opaque(name, dtype, j):
+    """Argument ``j`` of a node call: a float32 value hidden from the compiler's
+    algebra (XOR with the run-time zero ``zJ``); ints and bools are exact anyway."""
+    return "bitcast<f32>(bitcast<u32>(%s) ^ z%d)" % (name, j) if dtype == W._F32 else name
 
 
 def _node_body(node):
@@ -142,7 +163,7 @@ def fused(*arrays, graph):
 def _run(plan, ctx, xs, binding_of, storages, shape):
     dev = xs[0].device if xs else None
     outs = [W._new(shape, o.dtype, dev, "fused_elementwise") for o in plan.outs]
-    meta = W._layout(shape, W._c_strides(shape), 0, xs)
+    meta = W._layout(shape, W._c_strides(shape), 0, xs) + [0, 0, 0]   # see _opaque
     ctx.dispatch(plan.source(binding_of), storages + [o.storage for o in outs], meta, meta[0])
     tail = plan.tail
     if tail is None:
