@@ -74,7 +74,8 @@ def dispatches(monkeypatch):
     ctx = W._context()
     seen = []
     real = ctx.dispatch
-    monkeypatch.setattr(ctx, "dispatch", lambda src, *a, **k: seen.append(src) or real(src, *a, **k))
+    monkeypatch.setattr(ctx, "dispatch",
+                        lambda src, *a, **k: seen.append(src) or real(src, *a, **k))
     return seen
 
 
@@ -450,6 +451,37 @@ def test_fused_falls_back_node_by_node_with_the_unfused_error():
             tf.compile(g, passes)(i)
 
 
+def test_fused_reduction_tail_with_another_output(dispatches):
+    xn, yn = rand((30, 200), 26), rand((200,), 27)
+
+    def f(x, y):
+        v = x * y                      # an output of the group, and feeds the sum's input
+        return v, tf.sum(tf.exp(v * 0.1) - 1.0, axis=1)
+    g = tf.trace(f, gpu(xn), gpu(yn))
+    p = tf.compile(g)
+    assert prims(p) == ["fused_elementwise"]
+    assert len(p.graph.nodes[0].outputs) == 2
+    v, s = p(gpu(xn), gpu(yn))
+    rv, rs = tf.compile(g, UNFUSED)(gpu(xn), gpu(yn))
+    same_bits(v, rv)
+    same_bits(s, rs)
+    check(v, xn * yn, rtol=0)
+    check(s, (np.exp(xn.astype(np.float64) * yn * 0.1) - 1).sum(axis=1).astype(F32),
+          rtol=1e-5, atol=1e-5)
+
+
+def test_fused_reduction_the_driver_lacks_raises_as_unfused():
+    i = gpu(np.arange(12, dtype=np.int32).reshape(3, 4))
+    g = tf.trace(lambda i: tf.sum(i * 3 - 1, axis=0), i)   # NumPy sums int32 in int64
+    assert prims(tf.compile(g)) == ["fused_elementwise"]
+    msgs = []
+    for passes in (UNFUSED, tf.autograd._passes.PASSES):
+        with pytest.raises(UnsupportedOperation, match="webgpu:0") as e:
+            tf.compile(g, passes)(i)
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1] and "sum" in msgs[0] and "int64" in msgs[0], msgs
+
+
 def test_fused_falls_back_when_the_adapter_has_too_few_bindings(monkeypatch, dispatches):
     xs = [rand((5,), 30 + k) for k in range(4)]
     g = tf.trace(lambda a, b, c, d: a * b + c * d - a, *[gpu(x) for x in xs])
@@ -551,7 +583,8 @@ def _inputs(kinds, shapes, seed):
     return out
 
 
-@settings(max_examples=int(os.environ.get("TF_HYPOTHESIS_EXAMPLES", 60)), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=int(os.environ.get("TF_HYPOTHESIS_EXAMPLES", 60)), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(_programs(), st.integers(0, 2**31))
 def test_random_graphs_fused_equals_unfused_and_numpy(prog, seed):
     kinds, shapes, ops, nout = prog

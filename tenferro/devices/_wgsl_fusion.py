@@ -16,7 +16,6 @@ raises the same error as the unfused program where the driver lacks an op.  The
 rendered source is cached per group and aliasing pattern; the pipeline per source
 (``_Context.pipeline``), so a program compiles each group once.
 """
-import numpy as np
 
 from ..autograd._fusion import KINDS, _tail, run_unfused
 from ..autograd._graph import Var
@@ -114,7 +113,8 @@ def _node_body(node):
 def _plan(graph):
     """The group's :class:`_Plan`, or None when a node has no WGSL body here."""
     tail = _tail(graph)
-    if tail is not None and not W.Driver().supports(tail.prim.name, tail.inputs[0].dtype):
+    if tail is not None and not _device().driver.supports(tail.prim.name,
+                                                          tail.inputs[0].dtype):
         return None
     if any(v.dtype not in W._STORE for v in graph.in_vars):
         return None

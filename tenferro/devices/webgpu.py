@@ -427,8 +427,8 @@ def _elementwise_source(body, in_dtypes, out_dtype, aliased=()):
         prelude=_prelude(body), bindings=bindings, out_binding=len(bound),
         meta_binding=len(bound) + 1,
         out_store=_STORE[out_dtype], out_value=_VALUE[out_dtype], params=params,
-        body=_fn_body(body), wg=WG, offsets_init=offsets_init, offsets_step=offsets_step, loads=loads,
-        store=_store(out_dtype, call))
+        body=_fn_body(body), wg=WG, offsets_init=offsets_init, offsets_step=offsets_step,
+        loads=loads, store=_store(out_dtype, call))
 
 
 def _run_elementwise(op, body, inputs, out_dtype, out=None, shape=None):
