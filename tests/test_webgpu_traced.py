@@ -254,12 +254,16 @@ def _loss_np(xn, yn):
 
 # -- which device a program runs on --------------------------------------------------------
 
-def test_program_traced_for_cpu_runs_on_its_inputs_device():
+def test_program_traced_for_cpu_runs_on_its_inputs_device(monkeypatch):
     xn, yn = rand((4, 5), 14), rand((5,), 15)
     p = tf.compile(tf.trace(lambda x, y: x * y + tf.sin(x), tf.asarray(xn), tf.asarray(yn)))
     assert p.graph.device == tf.device("cpu")
+    cpu_impls = tf.devices.get_driver("cpu").implementations
+    for op in ("fused_elementwise", "multiply", "sin", "add"):   # nothing runs on the host
+        monkeypatch.setitem(cpu_impls, op, lambda *a, **k: pytest.fail("ran on the CPU"))
     out = p(gpu(xn), gpu(yn))          # documented: a program runs on its inputs' device
     assert out.device == DEV
+    monkeypatch.undo()
     same_bits(out, p(gpu(xn), gpu(yn)))
     check(out, p(tf.asarray(xn), tf.asarray(yn)).numpy(), rtol=2e-6, atol=2e-6)
 
@@ -278,6 +282,18 @@ def test_mixed_devices_are_an_error_never_a_transfer():
     pc = tf.compile(tf.trace(lambda x: x * c, tf.asarray(xn)))
     with pytest.raises(DeviceMismatchError, match="a constant of multiply.*cpu, webgpu:0"):
         pc(gpu(xn))
+
+
+def test_jit_retraces_per_device_and_forbids_transfers_inside():
+    xn = rand((6,), 19)
+    jf = tf.jit(lambda x: tf.exp(x) * 2.0)
+    a, b = jf(tf.asarray(xn)), jf(gpu(xn))
+    assert a.device == tf.device("cpu") and b.device == DEV
+    assert jf.cache_info().misses == 2            # the device is part of the signature
+    check(b, a.numpy(), rtol=2e-6)
+    check(b, (np.exp(xn.astype(np.float64)) * 2).astype(F32), rtol=2e-6)
+    with pytest.raises(TenferroError, match="a transfer between devices inside"):
+        tf.jit(lambda x: x.to("cpu") * 2.0)(gpu(xn))
 
 
 def test_program_input_checks_name_shapes_and_dtypes():
@@ -395,6 +411,19 @@ def test_fused_layouts_aliasing_and_broadcast(dispatches):
     want = np.exp(an.astype(np.float64) - bn) * cn[:6] + an * bn
     check(got, want.astype(F32), rtol=1e-5, atol=1e-5)
     same_bits(got, tf.compile(g, UNFUSED)(a, b, c))
+
+
+def test_fused_more_than_65535_workgroups():
+    n = 65535 * W.WG + 3                  # the 2-D dispatch grid, as test_webgpu's
+    a = np.arange(n, dtype=np.float32) * np.float32(1e-3)
+    p = tf.compile(tf.trace(lambda x: (lambda v: (v, v > 5.0))(x * 2.0 - 1.0), gpu(a)))
+    assert prims(p) == ["fused_elementwise"]
+    v, m = p(gpu(a))
+    v, m = host(v), host(m)
+    want = a * np.float32(2) - np.float32(1)
+    for sl in (slice(0, 1000), slice(n - 1000, n), slice(None, None, 4099)):
+        np.testing.assert_array_equal(v[sl], want[sl])
+        np.testing.assert_array_equal(m[sl], want[sl] > 5)
 
 
 @pytest.mark.parametrize("shape", [(0,), (0, 4), (3, 0, 2)])
