@@ -232,7 +232,11 @@ fn red_offset(base: i32, r: i32) -> i32 {{
 }}
 """
 
-REDUCE = _RED_HEAD + _RED_OFFSETS + """
+# The reductions' mains read their input only through {load} (an expression in the
+# element offset ``off``): the head, formatted first, binds it (RED_HEAD: one strided
+# input ``x``; FUSED_REDUCE_HEAD: a fused group evaluated at ``off``).
+RED_HEAD = _RED_HEAD   # (the name other templates may concatenate)
+REDUCE_MAIN = _RED_OFFSETS + """
 @compute @workgroup_size({wg})
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) li: u32) {{
@@ -309,9 +313,9 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
 # (REDUCE_CHUNK elements of the reduced extent) of output g / nchunks: each thread
 # accumulates a strided share, then a tree in workgroup memory halves the 256
 # partials; thread 0 writes partial g (the driver reduces the partials again until
-# one chunk is left).  lay as REDUCE's, plus lay[37] = nchunks.
+# one chunk is left).  lay as REDUCE_MAIN's, plus lay[37] = nchunks.
 REDUCE_CHUNK = 4096
-REDUCE_TREE = _RED_HEAD + """
+REDUCE_TREE_MAIN = """
 var<workgroup> sh: array<{acc}, {wg}>;
 
 fn comb(acc: {acc}, v: {acc}) -> {acc} {{ return {combine}; }}
@@ -343,9 +347,20 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
 
 # A fused group of elementwise nodes as one kernel (tenferro.devices._wgsl_fusion):
 # each distinct input buffer bound once (bindings 0..), one new C-contiguous output
-# per group output (written at the linear index i), the layout last (ELEMENTWISE's:
-# its output strides unused).  {functions}: one WGSL function per distinct node body;
-# {body}: the loads, the calls in graph order as let temporaries, the stores.
+# per group output (written at the linear index i), the layout last (ELEMENTWISE's,
+# from lay[{at}]: its output strides unused).  {functions}: one WGSL function per
+# distinct node body; {body}: the loads, the calls in graph order as let temporaries.
+_FUSED_INDEX = """    let nd = lay[{at} + 1];
+    var rem = i;
+{offsets_init}
+    for (var d = nd - 1; d >= 0; d = d - 1) {{
+        let extent = lay[{at} + 3 + d];
+        let c = rem % extent;
+        rem = rem / extent;
+{offsets_step}
+    }}
+{body}
+"""
 FUSED = """
 {prelude}
 {bindings}
@@ -355,17 +370,19 @@ FUSED = """
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) li: u32) {{
     let i = i32((wg.y * nwg.x + wg.x) * {wg}u + li);
-    let n = lay[0];
-    if (i >= n) {{ return; }}
-    let nd = lay[1];
-    var rem = i;
-{offsets_init}
-    for (var d = nd - 1; d >= 0; d = d - 1) {{
-        let extent = lay[3 + d];
-        let c = rem % extent;
-        rem = rem / extent;
-{offsets_step}
-    }}
-{body}
+    if (i >= lay[0]) {{ return; }}
+""" + _FUSED_INDEX + """{stores}
+}}
+"""
+# A fused group ending with a reduction, as the reduction's head: ev(i) evaluates the
+# group at element i (C order) of its shape, which the reduction reads as a
+# C-contiguous input (lay[0..37]); the group's layout follows from lay[{at}].
+FUSED_REDUCE_HEAD = """{prelude}
+{bindings}
+@group(0) @binding({out_binding}) var<storage, read_write> out: array<{out_store}>;
+@group(0) @binding({meta_binding}) var<storage, read> lay: array<i32>;
+{functions}
+fn ev(i: i32) -> {value} {{
+""" + _FUSED_INDEX + """    return {result};
 }}
 """

@@ -7,8 +7,10 @@ through its own offset and strides (broadcast to the group's shape), every node 
 small WGSL function holding the driver's own body for its op and dtypes (the eager
 kernels' tables, so results equal the unfused program's bit for bit), ``main`` calls
 them in graph order into ``let`` temporaries, and every group output is stored.  A
-group ending with a reduction runs its elementwise part into a temporary that the
-driver's reduction then reduces.
+group ending with a reduction becomes the driver's own reduction kernel reading the
+group's value at each element through a function ``ev`` (no temporary buffer, as the
+program's memory plan assumes); where the group has other outputs besides, the
+elementwise kernel stores them and the reduction's input, which is reduced after.
 
 A group the kernel cannot express (an op, dtype or parameter the driver lacks, too
 many buffers for the adapter) runs node by node (``_fusion.run_unfused``), which
@@ -25,30 +27,55 @@ _PARAMS = {"convert": {"dtype"}}    # every other elementwise primitive: out_dty
 
 
 class _Plan:
-    """A sub-graph's kernel pieces: the WGSL functions, the main body per aliasing
-    pattern (which input reads which binding), the output and tail nodes."""
-    __slots__ = ("graph", "functions", "calls", "outs", "tail", "prelude", "sources")
+    """A sub-graph's kernel pieces: the WGSL functions, the calls, the values stored
+    (``outs``: the group's outputs, the tail's input last), the tail node, and the
+    rendered sources per (aliasing pattern, whether the tail is fused)."""
+    __slots__ = ("graph", "functions", "calls", "outs", "tail", "sources")
 
     def __init__(self, graph, functions, calls, outs, tail):
         self.graph, self.functions, self.calls = graph, functions, calls
         self.outs, self.tail = outs, tail
-        self.prelude = W._prelude(functions)
         self.sources = {}
 
     def source(self, binding_of):
-        """The kernel where input k reads binding ``binding_of[k]``."""
+        """The elementwise kernel where input k reads binding ``binding_of[k]``."""
         src = self.sources.get(binding_of)
-        if src is not None:
-            return src
+        if src is None:
+            nbind = max(binding_of, default=-1) + 1
+            names, bindings, body = self._body(binding_of, 0)
+            bindings += ["@group(0) @binding(%d) var<storage, read_write> out%d: array<%s>;"
+                         % (nbind + j, j, W._STORE[o.dtype]) for j, o in enumerate(self.outs)]
+            stores = ["    out%d[i] = %s;" % (j, W._store(o.dtype, names[id(o)]))
+                      for j, o in enumerate(self.outs)]
+            src = self.sources[binding_of] = _wgsl.FUSED.format(
+                prelude=W._prelude(self.functions), bindings="\n".join(bindings),
+                meta_binding=nbind + len(self.outs), functions=self.functions, wg=W.WG,
+                body=body, stores="\n".join(stores), **_index_fmt(len(binding_of), 0))
+        return src
+
+    def reduce_head(self, binding_of, init_combine):
+        """The tail reduction's head evaluating the group at element ``off`` (``ev``)."""
+        key = (binding_of, "reduce")
+        src = self.sources.get(key)
+        if src is None:
+            nbind = max(binding_of, default=-1) + 1
+            at = W.RED_EXTRA_AT
+            names, bindings, body = self._body(binding_of, at)
+            src = self.sources[key] = _wgsl.FUSED_REDUCE_HEAD.format(
+                prelude=W._prelude(self.functions + init_combine),
+                bindings="\n".join(bindings), out_binding=nbind, meta_binding=nbind + 1,
+                out_store=W._STORE[self.tail.outputs[0].dtype], functions=self.functions,
+                value=W._VALUE[self.outs[-1].dtype], body=body,
+                result=names[id(self.outs[-1])], **_index_fmt(len(binding_of), at))
+        return src
+
+    def _body(self, binding_of, at):
+        """(WGSL name per value, the inputs' bindings, the loads and calls) with the
+        group's layout at ``lay[at]``."""
         g = self.graph
-        nbind = max(binding_of, default=-1) + 1
-        store = {}
-        for k, b in enumerate(binding_of):
-            store[b] = W._STORE[g.in_vars[k].dtype]
-        lines = ["@group(0) @binding(%d) var<storage, read> b%d: array<%s>;" % (b, b, store[b])
-                 for b in range(nbind)]
-        lines += ["@group(0) @binding(%d) var<storage, read_write> out%d: array<%s>;"
-                  % (nbind + j, j, W._STORE[o.dtype]) for j, o in enumerate(self.outs)]
+        store = {b: W._STORE[v.dtype] for v, b in zip(g.in_vars, binding_of)}
+        bindings = ["@group(0) @binding(%d) var<storage, read> b%d: array<%s>;"
+                    % (b, b, store[b]) for b in sorted(store)]
         names = {id(v): "v%d" % k for k, v in enumerate(g.in_vars)}
         body = ["    let v%d = %s;" % (k, W._load(v.dtype, "b%d[o%d]" % (b, k)))
                 for k, (v, b) in enumerate(zip(g.in_vars, binding_of))]
@@ -58,22 +85,19 @@ class _Plan:
         # for -0).  Each float argument therefore passes through an XOR with a zero
         # the compiler cannot see (read from the layout, one per argument position):
         # every node then sees opaque values, as in its own kernel.
-        body.append("    let z0 = u32(lay[%d]);\n    let z1 = u32(lay[%d]);\n"
-                    "    let z2 = u32(lay[%d]);" % tuple(_zero_index(len(g.in_vars)) + j
-                                                     for j in range(3)))
+        body += ["    let z%d = u32(lay[%d]);" % (j, at + _zero_index(len(g.in_vars)) + j)
+                 for j in range(3)]
         for k, (fn, node) in enumerate(self.calls):
             args = ", ".join(_opaque(names[id(a)], a.dtype, j)
                              for j, a in enumerate(node.inputs))
             names[id(node.outputs[0])] = "t%d" % k
             body.append("    let t%d = %s(%s);" % (k, fn, args))
-        body += ["    out%d[i] = %s;" % (j, W._store(o.dtype, names[id(o)]))
-                 for j, o in enumerate(self.outs)]
-        init, step = W._offset_lines(len(g.in_vars))
-        src = self.sources[binding_of] = _wgsl.FUSED.format(
-            prelude=self.prelude, bindings="\n".join(lines),
-            meta_binding=nbind + len(self.outs), functions=self.functions, wg=W.WG,
-            offsets_init=init, offsets_step=step, body="\n".join(body))
-        return src
+        return names, bindings, "\n".join(body)
+
+
+def _index_fmt(nin, at):
+    init, step = W._offset_lines(nin, at)
+    return dict(at=at, offsets_init=init, offsets_step=step)
 
 
 def _zero_index(nin):
@@ -161,13 +185,23 @@ def fused(*arrays, graph):
 
 
 def _run(plan, ctx, xs, binding_of, storages, shape):
-    dev = xs[0].device if xs else None
-    outs = [W._new(shape, o.dtype, dev, "fused_elementwise") for o in plan.outs]
-    meta = W._layout(shape, W._c_strides(shape), 0, xs) + [0, 0, 0]   # see _opaque
-    ctx.dispatch(plan.source(binding_of), storages + [o.storage for o in outs], meta, meta[0])
+    dev = xs[0].device
+    layout = W._layout(shape, W._c_strides(shape), 0, xs) + [0, 0, 0]   # see _opaque
     tail = plan.tail
+    if tail is not None and len(plan.outs) == 1:
+        # the reduction reads the group as a C-contiguous array of its shape (ev)
+        op, dtype = tail.prim.name, plan.outs[0].dtype
+        rule = W._RED[op].get(W._kind(dtype))
+        head = (plan.reduce_head(binding_of, "".join(rule)), "ev(off)", storages)
+        virtual = W.WGPUArray(storages[0], shape, dtype, device=dev, writeable=False)
+        return (W._reduce(op, virtual, tail.params["axes"], tail.params["out_dtype"],
+                          head, layout),)
+    outs = [W._new(shape, o.dtype, dev, "fused_elementwise") for o in plan.outs]
+    ctx.dispatch(plan.source(binding_of), storages + [o.storage for o in outs], layout,
+                 layout[0])
     if tail is None:
         return tuple(outs)
+    # other outputs besides: stored by the kernel, the tail's input reduced after
     reduced = W.impl[tail.prim.name](outs.pop(), **tail.params)
     res = iter(outs)
     return tuple(reduced if o is tail.outputs[0] else next(res) for o in plan.graph.outs)

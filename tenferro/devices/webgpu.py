@@ -392,10 +392,11 @@ def _layout(out_shape, out_arr_strides, out_offset, inputs):
     return meta
 
 
-def _offset_lines(nin):
+def _offset_lines(nin, at=0):
     """WGSL declaring input k's element offset ``oK`` and stepping it per dimension in
-    the ELEMENTWISE/FUSED index loop (input k's layout as :func:`_layout` writes it)."""
-    base = 3 + 2 * MAXDIM
+    the ELEMENTWISE/FUSED index loop (input k's layout as :func:`_layout` writes it,
+    from ``lay[at]``)."""
+    base = at + 3 + 2 * MAXDIM
     init = "\n".join("    var o%d = lay[%d];" % (k, base + k * (MAXDIM + 1))
                      for k in range(nin))
     step = "\n".join("        o%d = o%d + c * lay[%d + d];"
@@ -783,46 +784,60 @@ _TREE_MIN = 64  # reduced extents at least this long use the workgroup tree
 
 def _reduction(op):
     def run(x, *, axes, out_dtype):
-        dev = x.device
-        k = _kind(x.dtype)
-        rule = _RED[op].get(k)
-        want = _BOOL if op in ("any", "all") else x.dtype
-        if out_dtype not in _STORE:         # NumPy's int64 sums of bool and int32
-            raise _unsupported(dev, op, out_dtype)
-        if rule is None or out_dtype != want:
-            raise _unsupported(dev, op, x.dtype if rule is None else out_dtype)
-        axes = tuple(sorted(a % x.ndim for a in axes)) if x.ndim else ()
-        keep = [i for i in range(x.ndim) if i not in axes]
-        if len(keep) > MAXDIM or len(axes) > MAXDIM:
-            raise ValueError("tenferro.%s (webgpu): at most %d dimensions" % (op, MAXDIM))
-        out_shape = tuple(x.shape[i] for i in keep)
-        nout = int(np.prod(out_shape, dtype=np.int64))
-        nred = int(np.prod([x.shape[i] for i in axes], dtype=np.int64))
-        pad = lambda v, f: list(v) + [f] * (MAXDIM - len(v))  # noqa: E731
-        meta = ([nout, len(keep), len(axes), x.offset]
-                + pad([x.shape[i] for i in keep], 1) + pad([x.estrides[i] for i in keep], 0)
-                + pad([x.shape[i] for i in axes], 1) + pad([x.estrides[i] for i in axes], 0)
-                + [nred])
-        init, combine = rule
-        fmt = dict(prelude=_wgsl.PRELUDE if "f_" in init + combine else "",
-                   in_store=_STORE[x.dtype], out_store=_STORE[out_dtype], wg=WG,
-                   acc=_VALUE[out_dtype], init=init, combine=combine,
-                   load=_load(x.dtype, "x[off]"))
-        ctx = x.storage.ctx
-        if nred < _TREE_MIN or nout == 0:
-            out = _new(out_shape, out_dtype, dev, op)
-            src = _wgsl.REDUCE.format(store=_store(out_dtype, "acc"), **fmt)
-            ctx.dispatch(src, [x.storage, out.storage], meta + [1], nout)
-            return out
-        nchunks = -(-nred // _wgsl.REDUCE_CHUNK)
-        part = _new(out_shape + (nchunks,) if nchunks > 1 else out_shape, out_dtype, dev, op)
-        src = _wgsl.REDUCE_TREE.format(store=_store(out_dtype, "sh[0]"),
-                                       chunk=_wgsl.REDUCE_CHUNK, half=WG // 2, **fmt)
-        ctx.dispatch(src, [x.storage, part.storage], meta + [nchunks], nout * nchunks * WG)
-        if nchunks == 1:
-            return part
-        return run(part, axes=(len(out_shape),), out_dtype=out_dtype)  # the partials
+        return _reduce(op, x, axes, out_dtype)
     return run
+
+
+RED_EXTRA_AT = 38   # where a reduction's layout ends: _reduce's ``extra`` starts there
+
+
+def _reduce(op, x, axes, out_dtype, head=None, extra=()):
+    """``op`` over ``axes`` of ``x``.  ``head``: (the kernel's head, the WGSL reading
+    element ``off``, the storages it binds before the output) instead of RED_HEAD's one
+    strided ``x`` (a fused group: ``x`` then only gives its shape, dtype and device);
+    ``extra``: layout words appended at ``RED_EXTRA_AT``."""
+    dev = x.device
+    k = _kind(x.dtype)
+    rule = _RED[op].get(k)
+    want = _BOOL if op in ("any", "all") else x.dtype
+    if out_dtype not in _STORE:         # NumPy's int64 sums of bool and int32
+        raise _unsupported(dev, op, out_dtype)
+    if rule is None or out_dtype != want:
+        raise _unsupported(dev, op, x.dtype if rule is None else out_dtype)
+    axes = tuple(sorted(a % x.ndim for a in axes)) if x.ndim else ()
+    keep = [i for i in range(x.ndim) if i not in axes]
+    if len(keep) > MAXDIM or len(axes) > MAXDIM:
+        raise ValueError("tenferro.%s (webgpu): at most %d dimensions" % (op, MAXDIM))
+    out_shape = tuple(x.shape[i] for i in keep)
+    nout = int(np.prod(out_shape, dtype=np.int64))
+    nred = int(np.prod([x.shape[i] for i in axes], dtype=np.int64))
+    pad = lambda v, f: list(v) + [f] * (MAXDIM - len(v))  # noqa: E731
+    meta = ([nout, len(keep), len(axes), x.offset]
+            + pad([x.shape[i] for i in keep], 1) + pad([x.estrides[i] for i in keep], 0)
+            + pad([x.shape[i] for i in axes], 1) + pad([x.estrides[i] for i in axes], 0)
+            + [nred])
+    init, combine = rule
+    if head is None:
+        head = (_wgsl.RED_HEAD.format(prelude=_prelude(init + combine),
+                                      in_store=_STORE[x.dtype], out_store=_STORE[out_dtype]),
+                _load(x.dtype, "x[off]"), [x.storage])
+    top, load, storages = head
+    fmt = dict(wg=WG, acc=_VALUE[out_dtype], init=init, combine=combine, load=load)
+    ctx = _context()
+    if nred < _TREE_MIN or nout == 0:
+        out = _new(out_shape, out_dtype, dev, op)
+        src = top + _wgsl.REDUCE_MAIN.format(store=_store(out_dtype, "acc"), **fmt)
+        ctx.dispatch(src, storages + [out.storage], meta + [1] + list(extra), nout)
+        return out
+    nchunks = -(-nred // _wgsl.REDUCE_CHUNK)
+    part = _new(out_shape + (nchunks,) if nchunks > 1 else out_shape, out_dtype, dev, op)
+    src = top + _wgsl.REDUCE_TREE_MAIN.format(store=_store(out_dtype, "sh[0]"),
+                                              chunk=_wgsl.REDUCE_CHUNK, half=WG // 2, **fmt)
+    ctx.dispatch(src, storages + [part.storage], meta + [nchunks] + list(extra),
+                 nout * nchunks * WG)
+    if nchunks == 1:
+        return part
+    return _reduce(op, part, (len(out_shape),), out_dtype)  # the partials
 
 
 for _n in _RED:
