@@ -480,6 +480,18 @@ def test_fused_falls_back_node_by_node_with_the_unfused_error():
             tf.compile(g, passes)(i)
 
 
+def test_fused_reduction_allocates_no_temporary(monkeypatch):
+    xn = rand((64, 3000), 28)
+    shapes = []
+    new = W._new
+    monkeypatch.setattr(W, "_new", lambda shape, *a: shapes.append(shape) or new(shape, *a))
+    p = tf.compile(tf.trace(lambda x: tf.sum(tf.sin(x) * x, axis=1), gpu(xn)))
+    got = p(gpu(xn))
+    assert shapes and all(np.prod(s) < xn.size // 100 for s in shapes), shapes   # partials
+    check(got, (np.sin(xn.astype(np.float64)) * xn).sum(axis=1).astype(F32), rtol=1e-5,
+          atol=1e-4)
+
+
 def test_fused_reduction_tail_with_another_output(dispatches):
     xn, yn = rand((30, 200), 26), rand((200,), 27)
 
