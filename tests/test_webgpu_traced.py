@@ -572,6 +572,8 @@ def _apply(mod, op, *a):
         return getattr(mod, op[:3])(mod.tanh(a[0]) * 3)
     if op == "where_gt":
         return mod.where(a[0] > a[1], a[0], a[1])
+    if op.startswith("tail_"):
+        return getattr(mod, op[5:])(a[0], axis=-1 if a[0].ndim else None)
     if op.startswith("to_"):
         return a[0].astype(_DT[op[3]]) if mod is np else tf.astype(a[0], _DT[op[3]])
     return getattr(mod, op)(*a)
@@ -598,7 +600,11 @@ def _programs(draw):
             same = [m for m, c in enumerate(kinds) if c == kind]
             ops.append((draw(st.sampled_from(_OPS[kind][1])), (j, draw(st.sampled_from(same)))))
             kinds.append(kind)
-    return kinds[:nin], shapes, ops, draw(st.integers(1, 2))
+    # optionally reduce the last value over its last axis (a reduction ends the group)
+    tail = draw(st.sampled_from([None, "max", "min", "any", "all"]
+                                + (["sum"] if kinds[-1] == "f" else [])))
+    return kinds[:nin], shapes, ops + ([("tail_" + tail, (nin + len(ops) - 1,))] if tail
+                                       else []), draw(st.integers(1, 2))
 
 
 def _run(mod, ops, nout, xs):
