@@ -160,12 +160,13 @@ def _plan(graph):
     return _Plan(graph, "\n".join(f for _, f in fns.values()), calls, outs, tail)
 
 
-_NONE = object()
+_NONE = object()   # no plan made yet (None: the group runs node by node)
 
 
 def fused(*arrays, graph):
     """The driver's ``fused_elementwise``: ``graph``'s outputs from its inputs'
-    device arrays (one dispatch, plus the reduction's when the group ends with one)."""
+    device arrays: one dispatch (a group ending with a reduction: the reduction's own,
+    plus a second pass over its partials when the reduced extent is long)."""
     plan = graph.__dict__.get("_wgsl_fused", _NONE)
     if plan is _NONE:
         plan = graph.__dict__["_wgsl_fused"] = _plan(graph)
