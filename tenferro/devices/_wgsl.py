@@ -354,7 +354,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
 #           red_shape[8], red_strides[8], n_red]
 # The reductions' bindings, and their offset helpers: output o's first input element
 # (its kept-dims multi-index) and reduced element r's offset from it.
-_RED_HEAD = """{prelude}
+RED_HEAD = """{prelude}
 @group(0) @binding(0) var<storage, read> x: array<{in_store}>;
 @group(0) @binding(1) var<storage, read_write> out: array<{out_store}>;
 @group(0) @binding(2) var<storage, read> lay: array<i32>;
@@ -385,7 +385,10 @@ fn red_offset(base: i32, r: i32) -> i32 {{
 }}
 """
 
-REDUCE = _RED_HEAD + _RED_OFFSETS + """
+# The reductions' mains read their input only through {load} (an expression in the
+# element offset ``off``): RED_HEAD binds one strided input ``x``; a fused group's
+# head (FUSED_REDUCE_HEAD) evaluates the group at ``off`` instead.
+REDUCE_MAIN = _RED_OFFSETS + """
 @compute @workgroup_size({wg})
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) li: u32) {{
@@ -402,6 +405,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     out[i] = {store};
 }}
 """
+REDUCE = RED_HEAD + REDUCE_MAIN
 
 # Batched matrix product out[b, m, n] = sum_k a[b, m, k] * b[b, k, n] with 16 x 16
 # tiles of a and b staged in workgroup (shared) memory.  Workgroups: x over column
@@ -471,9 +475,9 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
 # (REDUCE_CHUNK elements of the reduced extent) of output g / nchunks: each thread
 # accumulates a strided share, then a tree in workgroup memory halves the 256
 # partials; thread 0 writes partial g (the driver reduces the partials again until
-# one chunk is left).  lay as REDUCE's, plus lay[37] = nchunks.
+# one chunk is left).  lay as REDUCE_MAIN's, plus lay[37] = nchunks.
 REDUCE_CHUNK = 4096
-REDUCE_TREE = _RED_HEAD + """
+REDUCE_TREE_MAIN = """
 var<workgroup> sh: array<{acc}, {wg}>;
 
 fn comb(acc: {acc}, v: {acc}) -> {acc} {{ return {combine}; }}
@@ -502,6 +506,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     if (li == 0u) {{ out[g] = {store}; }}
 }}
 """
+REDUCE_TREE = RED_HEAD + REDUCE_TREE_MAIN
 
 
 # Scans (cumsum / cumprod): one thread per line, sequential along the axis, so float
@@ -516,7 +521,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
 # {acc} is the accumulator's value type, {load} converts input element x[off] to it and
 # {reload} the output element out[p] (int64 accumulators plug in here).
 SCAN_CHUNK = 16384
-SCAN = _RED_HEAD + _RED_OFFSETS + """
+SCAN = RED_HEAD + _RED_OFFSETS + """
 @compute @workgroup_size({wg})
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) li: u32) {{
@@ -542,5 +547,47 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
         acc = {combine};
         out[o0 + r * inner] = {store};
     }}
+}}
+"""
+
+# A fused group of elementwise nodes as one kernel (tenferro.devices._wgsl_fusion):
+# each distinct input buffer bound once (bindings 0..), one new C-contiguous output
+# per group output (written at the linear index i), the layout last (ELEMENTWISE's,
+# from lay[{at}]: its output strides unused).  {functions}: one WGSL function per
+# distinct node body; {body}: the loads, the calls in graph order as let temporaries.
+_FUSED_INDEX = """    let nd = lay[{at} + 1];
+    var rem = i;
+{offsets_init}
+    for (var d = nd - 1; d >= 0; d = d - 1) {{
+        let extent = lay[{at} + 3 + d];
+        let c = rem % extent;
+        rem = rem / extent;
+{offsets_step}
+    }}
+{body}
+"""
+FUSED = """
+{prelude}
+{bindings}
+@group(0) @binding({meta_binding}) var<storage, read> lay: array<i32>;
+{functions}
+@compute @workgroup_size({wg})
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) li: u32) {{
+    let i = i32((wg.y * nwg.x + wg.x) * {wg}u + li);
+    if (i >= lay[0]) {{ return; }}
+""" + _FUSED_INDEX + """{stores}
+}}
+"""
+# A fused group ending with a reduction, as the reduction's head: ev(i) evaluates the
+# group at element i (C order) of its shape, which the reduction reads as a
+# C-contiguous input (lay[0..37]); the group's layout follows from lay[{at}].
+FUSED_REDUCE_HEAD = """{prelude}
+{bindings}
+@group(0) @binding({out_binding}) var<storage, read_write> out: array<{out_store}>;
+@group(0) @binding({meta_binding}) var<storage, read> lay: array<i32>;
+{functions}
+fn ev(i: i32) -> {value} {{
+""" + _FUSED_INDEX + """    return {result};
 }}
 """

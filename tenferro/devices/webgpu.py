@@ -411,6 +411,24 @@ def _layout(out_shape, out_arr_strides, out_offset, inputs):
     return meta
 
 
+def _offset_lines(nin, at=0):
+    """WGSL declaring input k's element offset ``oK`` and stepping it per dimension in
+    the ELEMENTWISE/FUSED index loop (input k's layout as :func:`_layout` writes it,
+    from ``lay[at]``)."""
+    base = at + 3 + 2 * MAXDIM
+    init = "\n".join("    var o%d = lay[%d];" % (k, base + k * (MAXDIM + 1))
+                     for k in range(nin))
+    step = "\n".join("        o%d = o%d + c * lay[%d + d];"
+                     % (k, k, base + k * (MAXDIM + 1) + 1) for k in range(nin))
+    return init, step
+
+
+def _fn_body(body):
+    """An op body (an expression, or statements that return) as a WGSL function body."""
+    return body if body.lstrip().startswith(("return", "let", "var", "if")) \
+        else "return %s;" % body
+
+
 def _elementwise_source(body, in_dtypes, out_dtype, aliased=()):
     """The kernel for ``body``; inputs in ``aliased`` are read from ``out`` itself (an
     in-place op: WebGPU forbids binding one buffer both read-only and read-write)."""
@@ -421,11 +439,7 @@ def _elementwise_source(body, in_dtypes, out_dtype, aliased=()):
         "@group(0) @binding(%d) var<storage, read> in%d: array<%s>;"
         % (j, k, _STORE[in_dtypes[k]]) for j, k in enumerate(bound))
     params = ", ".join("%s: %s" % (names[k], _VALUE[d]) for k, d in enumerate(in_dtypes))
-    base = 3 + 2 * MAXDIM
-    offsets_init = "\n".join("    var o%d = lay[%d];" % (k, base + k * (MAXDIM + 1))
-                             for k in range(nin))
-    offsets_step = "\n".join("        o%d = o%d + c * lay[%d + d];"
-                             % (k, k, base + k * (MAXDIM + 1) + 1) for k in range(nin))
+    offsets_init, offsets_step = _offset_lines(nin)
     loads = "\n".join("    let v%d = %s;" % (k, _load(d, "%s[o%d]" % (
         "out" if k in aliased else "in%d" % k, k))) for k, d in enumerate(in_dtypes))
     call = "op(%s)" % ", ".join("v%d" % k for k in range(nin))
@@ -433,10 +447,8 @@ def _elementwise_source(body, in_dtypes, out_dtype, aliased=()):
         prelude=_prelude(body), bindings=bindings, out_binding=len(bound),
         meta_binding=len(bound) + 1,
         out_store=_STORE[out_dtype], out_value=_VALUE[out_dtype], params=params,
-        body=body if body.lstrip().startswith(("return", "let", "var", "if"))
-        else "return %s;" % body,
-        wg=WG, offsets_init=offsets_init, offsets_step=offsets_step, loads=loads,
-        store=_store(out_dtype, call))
+        body=_fn_body(body), wg=WG, offsets_init=offsets_init, offsets_step=offsets_step,
+        loads=loads, store=_store(out_dtype, call))
 
 
 def _run_elementwise(op, body, inputs, out_dtype, out=None, shape=None):
@@ -647,6 +659,12 @@ for _n in _BIN:
 _OUT_OPS = frozenset(impl)
 
 
+# where(c, x, y) and clip(x, lo, hi) in x, y, z (clip: float32 and int32 only)
+WHERE_BODY = "select(z, y, x)"
+CLIP_BODIES = {_F32: "f_min(f_max(x, y), z)", _I32: "min(max(x, y), z)",
+               _I64: "l_min(l_max(x, y), z)"}
+
+
 def _where(c, x, y, *, out_dtype):
     dev = x.device
     _check_dtype(out_dtype, "where", dev)
@@ -654,7 +672,7 @@ def _where(c, x, y, *, out_dtype):
         raise _unsupported(dev, "where", x.dtype if x.dtype != out_dtype else y.dtype)
     shape = _broadcast_shape("where", c.shape, x.shape, y.shape)
     args = [_broadcast_view(v, shape, "where") for v in (c, x, y)]
-    return _run_elementwise("where", "select(z, y, x)", args, out_dtype, shape=shape)
+    return _run_elementwise("where", WHERE_BODY, args, out_dtype, shape=shape)
 
 
 def _clip(x, lo, hi, *, out_dtype):
@@ -662,8 +680,7 @@ def _clip(x, lo, hi, *, out_dtype):
     _check_dtype(out_dtype, "clip", dev)
     if _kind(out_dtype) == "b" or not (x.dtype == lo.dtype == hi.dtype == out_dtype):
         raise _unsupported(dev, "clip", x.dtype)
-    body = {"f": "f_min(f_max(x, y), z)", "i": "min(max(x, y), z)",
-            "l": "l_min(l_max(x, y), z)"}[_kind(out_dtype)]
+    body = CLIP_BODIES[out_dtype]
     shape = _broadcast_shape("clip", x.shape, lo.shape, hi.shape)
     args = [_broadcast_view(v, shape, "clip") for v in (x, lo, hi)]
     return _run_elementwise("clip", body, args, out_dtype, shape=shape)
@@ -699,17 +716,23 @@ def _convert(x, *, dtype):
     _check_dtype(dtype, "convert", x.device)
     if dtype == x.dtype:
         return _copy(x)
-    body = {_F32: "f32(x)", _I32: "i32(x)", _BOOL: "bool(x)"}.get(dtype)
-    if x.dtype == _F32 and dtype == _BOOL:
-        body = "!(x == 0.0)"  # NaN is true
-    if x.dtype == _F32 and dtype == _I32:
+    return _run_elementwise("convert", convert_body(x.dtype, dtype), [x], dtype)
+
+
+def convert_body(src, dst):
+    """The WGSL body casting x of dtype ``src`` to ``dst`` (NumPy's values)."""
+    if src == dst:
+        return "x"
+    if dst == _I64:
+        return {_F32: "l_from_f32(x)", _I32: "l_from_i32(x)", _BOOL: "l_from_bool(x)"}[src]
+    if src == _I64:  # int64 -> int32 keeps the low word (wraps, as NumPy's astype)
+        return {_F32: "l_to_f32(x)", _I32: "bitcast<i32>(x.x)", _BOOL: "l_nz(x)"}[dst]
+    if src == _F32 and dst == _BOOL:
+        return "!(x == 0.0)"  # NaN is true
+    if src == _F32 and dst == _I32:
         # NumPy (C) truncates; out-of-range and NaN give INT_MIN on x86.
-        body = "select(i32(x), -2147483647 - 1, f_isnan(x) || abs(x) >= 2147483648.0)"
-    if dtype == _I64:
-        body = {_F32: "l_from_f32(x)", _I32: "l_from_i32(x)", _BOOL: "l_from_bool(x)"}[x.dtype]
-    elif x.dtype == _I64:  # int64 -> int32 keeps the low word (wraps, as NumPy's astype)
-        body = {_F32: "l_to_f32(x)", _I32: "bitcast<i32>(x.x)", _BOOL: "l_nz(x)"}[dtype]
-    return _run_elementwise("convert", body, [x], dtype)
+        return "select(i32(x), -2147483647 - 1, f_isnan(x) || abs(x) >= 2147483648.0)"
+    return {_F32: "f32(x)", _I32: "i32(x)", _BOOL: "bool(x)"}[dst]
 
 
 def _copy(x):
@@ -829,10 +852,11 @@ _WIDEN = {_I32: "l_from_i32(%s)", _BOOL: "l_from_bool(%s)"}
 _TRUTH = {_F32: "!(%s == 0.0)", _I32: "(%s != 0)", _I64: "l_nz(%s)"}
 
 
-def _red_rule(op, dtype, out_dtype):
+def _red_rule(op, dtype, out_dtype, value=None):
     """(init, combine, load) of reduction ``op`` of ``dtype`` into ``out_dtype``
-    (None for out_dtype: the one NumPy gives), or None where there is none here."""
-    load = _load(dtype, "x[off]")
+    (None for out_dtype: the one NumPy gives), or None where there is none here.
+    ``value``: the WGSL value of element ``off`` (default: the strided input's)."""
+    load = _load(dtype, "x[off]") if value is None else value
     if op in ("sum", "prod") and dtype in _WIDEN and out_dtype in (_I64, None):
         dtype, load = _I64, _WIDEN[dtype] % load
     elif op in ("any", "all") and dtype in _TRUTH:
@@ -844,6 +868,7 @@ def _red_rule(op, dtype, out_dtype):
 
 
 _TREE_MIN = 64  # reduced extents at least this long use the workgroup tree
+RED_EXTRA_AT = 38   # where a reduction's layout ends: _reduce's ``extra`` starts there
 
 
 def _red_layout(x, axes, op):
@@ -864,20 +889,33 @@ def _red_layout(x, axes, op):
     return out_shape, nout, nred, meta
 
 
-def _reduce(op, x, axes, fmt, new_out, store, new_part, part_store, again):
+def _reduce(op, x, axes, fmt, new_out, store, new_part, part_store, again, head=None,
+            extra=()):
     """Reduce ``x`` over ``axes`` with the kernel pieces ``fmt`` (prelude, in_store,
     out_store, acc, init, combine, load): one thread per output for short extents, else
     the workgroup tree over chunks of REDUCE_CHUNK.  ``store`` is the output's WGSL
     store expression in ``%s`` (the accumulator), ``new_out(shape)`` allocates it; with
     several chunks the partials (``new_part``; ``part_store``: their WGSL storage type
-    and store expression) are reduced again by ``again(partials, axis)``."""
+    and store expression) are reduced again by ``again(partials, axis)``.
+
+    ``head``: (a rendered kernel head, the storages it binds before the output) in
+    place of RED_HEAD's one strided ``x`` (a fused group, whose ``load`` reads element
+    ``off`` itself: ``x`` then only gives the shape); ``extra``: layout words from
+    ``RED_EXTRA_AT``."""
     out_shape, nout, nred, meta = _red_layout(x, axes, op)
     fmt = dict(fmt, wg=WG)
+    top, storages = head if head is not None else (None, [x.storage])
+
+    def source(main, **kw):
+        if top is None:
+            return (_wgsl.RED_HEAD + main).format(**fmt, **kw)
+        return top + main.format(**fmt, **kw)
+
     ctx = x.storage.ctx
     if nred < _TREE_MIN or nout == 0:
         out = new_out(out_shape)
-        src = _wgsl.REDUCE.format(store=store % "acc", **fmt)
-        ctx.dispatch(src, [x.storage, out.storage], meta + [1], nout)
+        ctx.dispatch(source(_wgsl.REDUCE_MAIN, store=store % "acc"),
+                     storages + [out.storage], meta + [1] + list(extra), nout)
         return out
     nchunks = -(-nred // _wgsl.REDUCE_CHUNK)
     if nchunks == 1:
@@ -885,28 +923,38 @@ def _reduce(op, x, axes, fmt, new_out, store, new_part, part_store, again):
     else:
         part = new_part(out_shape + (nchunks,))
         fmt["out_store"], store = part_store
-    src = _wgsl.REDUCE_TREE.format(store=store % "sh[0]", chunk=_wgsl.REDUCE_CHUNK,
-                                   half=WG // 2, **fmt)
-    ctx.dispatch(src, [x.storage, part.storage], meta + [nchunks], nout * nchunks * WG)
+    src = source(_wgsl.REDUCE_TREE_MAIN, store=store % "sh[0]", chunk=_wgsl.REDUCE_CHUNK,
+                 half=WG // 2)
+    ctx.dispatch(src, storages + [part.storage], meta + [nchunks] + list(extra),
+                 nout * nchunks * WG)
     return part if nchunks == 1 else again(part, len(out_shape))
+
+
+def reduce_op(op, x, axes, out_dtype, head=None, extra=()):
+    """Reduction ``op`` (sum, prod, max, min, any, all) of ``x`` over ``axes`` into
+    ``out_dtype``.  ``head``: (a rendered kernel head, the WGSL value of element
+    ``off``, the storages it binds) reading a fused group instead of ``x``'s buffer
+    (the fused kernels, :mod:`._wgsl_fusion`); ``extra``: its layout words."""
+    dev = x.device
+    if out_dtype not in _STORE:
+        raise _unsupported(dev, op, out_dtype)
+    rule = _red_rule(op, x.dtype, out_dtype, None if head is None else head[1])
+    if rule is None:
+        raise _unsupported(dev, op, x.dtype)
+    init, combine, load = rule
+    fmt = dict(prelude=_prelude(init + combine + load), in_store=_STORE[x.dtype],
+               out_store=_STORE[out_dtype], acc=_VALUE[out_dtype], init=init,
+               combine=combine, load=load)
+    new = lambda shape: _new(shape, out_dtype, dev, op)  # noqa: E731
+    st = _store(out_dtype, "%s")
+    return _reduce(op, x, axes, fmt, new, st, new, (_STORE[out_dtype], st),
+                   lambda part, ax: reduce_op(op, part, (ax,), out_dtype),
+                   None if head is None else (head[0], head[2]), extra)
 
 
 def _reduction(op):
     def run(x, *, axes, out_dtype):
-        dev = x.device
-        if out_dtype not in _STORE:
-            raise _unsupported(dev, op, out_dtype)
-        rule = _red_rule(op, x.dtype, out_dtype)
-        if rule is None:
-            raise _unsupported(dev, op, x.dtype)
-        init, combine, load = rule
-        fmt = dict(prelude=_prelude(init + combine + load), in_store=_STORE[x.dtype],
-                   out_store=_STORE[out_dtype], acc=_VALUE[out_dtype], init=init,
-                   combine=combine, load=load)
-        new = lambda shape: _new(shape, out_dtype, dev, op)  # noqa: E731
-        st = _store(out_dtype, "%s")
-        return _reduce(op, x, axes, fmt, new, st, new, (_STORE[out_dtype], st),
-                       lambda part, ax: run(part, axes=(ax,), out_dtype=out_dtype))
+        return reduce_op(op, x, axes, out_dtype)
     return run
 
 
@@ -1258,3 +1306,8 @@ def clear_pool():
     ctx = _context()
     if ctx is not None:
         ctx.clear_pool()
+
+
+from ._wgsl_fusion import fused as _fused  # noqa: E402  (fused groups of compiled programs)
+
+impl["fused_elementwise"] = _fused
