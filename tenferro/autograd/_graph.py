@@ -20,7 +20,7 @@ import contextlib
 import numpy as np
 
 from .._dtypes import dtype as _as_dtype
-from .._errors import TenferroError
+from .._errors import DeviceMismatchError, TenferroError
 from .._primitive import bind
 from .._tensor import Tensor
 from ._functional import Trace, Tracer
@@ -425,8 +425,7 @@ def _trace_graph(f, args, device=None, capture=False):
     specs = [_as_spec(a) for a in args]
     devices = {s.device for s in specs}
     if len(devices) > 1:
-        raise TenferroError("tenferro.trace: the inputs are on different devices: %s"
-                            % sorted(str(d) for d in devices))
+        raise DeviceMismatchError("tenferro.trace", sorted(str(d) for d in devices))
     dev = specs[0].device if specs else device
     if dev is None:
         from ..devices import device as _device
