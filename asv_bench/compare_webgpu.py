@@ -68,10 +68,14 @@ def check(libs):
         want, k = _reference(case)
         for lib in libs:
             try:
-                got = common.to_numpy(common.sync(B.make(lib, case)(), lib), lib)
+                r = common.sync(B.make(lib, case)(), lib)
             except NotImplementedError:
                 continue
+            got = common.to_numpy(r, lib)
             try:
+                where = {"tenferro-webgpu": "webgpu", "torch-cuda": "cuda"}.get(lib)
+                if where and not case.startswith("from device"):  # timed on the device
+                    assert str(r.device).startswith(where), r.device
                 assert got.dtype == np.float32, got.dtype
                 assert got.shape == want.shape, (got.shape, want.shape)
                 np.testing.assert_allclose(got, want, rtol=1e-5,
