@@ -11,7 +11,8 @@ floats to and from the device (device libraries only).  On a CPU adapter
 
 Every lib skips (NotImplementedError) without a WebGPU device, and ``torch-cuda``
 without CUDA.  Timed bodies end with :func:`common.sync`, so queued device work is
-included.  On a CPU adapter (Mesa's lavapipe) the WebGPU figures measure the
+included, and so is one queue round trip a call (the latency of a host wait: it
+dominates the small WebGPU cases; the x100 case amortises it).  On a CPU adapter (Mesa's lavapipe) the WebGPU figures measure the
 driver's overhead; on a GPU's Vulkan driver they measure the device.
 """
 from .common import (DEVICE_LIBS, FactoryBench, axis_kw, convert, get_array, module, sync,

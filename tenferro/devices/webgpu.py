@@ -101,7 +101,9 @@ class _Context:
         # the ids): see dispatch.  Cleared whenever the pool lets buffers go.
         self.bind_groups = {}
         self.encoder = None
-        self.cpass = None        # the open compute pass of ``encoder`` (one per batch)
+        # The open compute pass of ``encoder`` (one per batch; anything else recorded
+        # into ``encoder``, a copy say, must end it first).
+        self.cpass = None
         self.cpass_pipe = None   # the pipeline last set on it
         self.pending = []        # objects the recorded commands use, kept until submit
         self.ndispatch = 0
