@@ -69,18 +69,12 @@ def _case_tiny(lib):
     return lambda: x + y
 
 
-def _axis_kw(lib, axis):
-    if axis is None:
-        return {}
-    return {"dim": axis} if lib == "torch" else {"axis": axis}
-
-
 def _case_reduce(func, axis, shape=(4000, 4000)):
     def make(lib):
         xp = common.module(lib)
         f = getattr(xp, {"max": "amax"}.get(func, func))
         x = common.convert(_arr(shape, seed=6), lib)
-        kw = _axis_kw(lib, axis)
+        kw = common.axis_kw(lib, axis)
         return lambda: f(x, **kw)
     return make
 
@@ -153,12 +147,12 @@ def fmt_t(t):
     return "%.3g ns" % (t / 1e-9)
 
 
-def parse_args(argv, doc):
+def parse_args(argv, doc, repeat=7, min_time=0.2):
     """The options every comparison script takes (threads, repeats, a case filter)."""
     p = argparse.ArgumentParser(description=doc.splitlines()[0])
     p.add_argument("--threads", type=int, default=common.N_THREADS)
-    p.add_argument("--repeat", type=int, default=7)
-    p.add_argument("--min-time", type=float, default=0.2,
+    p.add_argument("--repeat", type=int, default=repeat)
+    p.add_argument("--min-time", type=float, default=min_time,
                    help="seconds per repeat (number of calls is calibrated)")
     p.add_argument("--only", default=None, help="run cases whose name contains this")
     args = p.parse_args(argv)

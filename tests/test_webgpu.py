@@ -622,6 +622,87 @@ def test_submissions_are_batched():
     assert W.pipeline_info()["submits"] == before + 1
 
 
+
+# -- dispatch overhead: cached bind groups, one compute pass per batch -------------------
+
+def test_cached_bind_groups_see_recycled_buffers_contents():
+    # A loop of small ops binds the same pooled buffers again and again, so their bind
+    # groups come from the cache; each result must still be the new contents'.
+    ctx = W._context()
+    a, b = sample(3, F32, seed=60), sample(3, F32, seed=61)
+    ta, tb = gpu(a), gpu(b)
+    r = ta + tb
+    DEV.synchronize()
+    n = len(ctx.bind_groups)
+    for k in range(200):   # crosses several batches (_BATCH dispatches each)
+        r = ta + tb
+        if k % 37 == 0:    # a read mid-loop: a submit with the pass ended
+            check(r, a + b)
+    assert len(ctx.bind_groups) <= n + 2   # the result's buffers alternate: cache hits
+    check(r, a + b)
+    # the same pooled buffers, new contents, another kernel: no stale binding
+    for seed in range(5):
+        x, y = sample(3, F32, seed=70 + seed), sample(3, F32, seed=80 + seed)
+        tx, ty = gpu(x), gpu(y)
+        check(tx * ty - tx, x * y - x, rtol=1e-6)
+        del tx, ty
+
+
+def test_bind_group_cache_key_and_bound():
+    ctx = W._context()
+    x = gpu(sample((4, 5), F32, seed=62))
+    s1, s2 = x._data.storage, tf.exp(x)._data.storage
+    pipe, layout = ctx.pipeline(W._elementwise_source("exp(x)", (F32,), F32))
+    m1, m2 = ctx.meta([1, 2, 3]), ctx.meta([1, 2, 4])
+    g = ctx.bind_group(pipe, layout, (s1.buffer, s2.buffer), m1)
+    assert ctx.bind_group(pipe, layout, (s1.buffer, s2.buffer), m1) is g
+    assert ctx.bind_group(pipe, layout, (s2.buffer, s1.buffer), m1) is not g
+    assert ctx.bind_group(pipe, layout, (s1.buffer, s2.buffer), m2) is not g
+    for k in range(W._BIND_GROUPS + 10):   # distinct meta buffers: distinct groups
+        ctx.bind_group(pipe, layout, (s1.buffer, s2.buffer), ctx.meta([7, k]))
+    assert len(ctx.bind_groups) <= W._BIND_GROUPS
+
+
+def test_bind_group_cache_lets_dropped_buffers_go():
+    import gc
+
+    ctx = W._context()
+    x = sample((33, 9), F32, seed=63)
+    t = gpu(x)
+    check(tf.sin(t), np.sin(x.astype(np.float64)), F32, rtol=1e-5, atol=1e-6)
+    assert ctx.bind_groups
+    W.clear_pool()
+    assert not ctx.bind_groups      # cleared with the pool: it must not pin buffers
+    check(tf.sin(t), np.sin(x.astype(np.float64)), F32, rtol=1e-5, atol=1e-6)
+    assert ctx.bind_groups
+    limit = ctx.pool_limit
+    ctx.pool_limit = 0              # the pool now lets every freed buffer go
+    try:
+        r = tf.cos(t)
+        DEV.synchronize()
+        del r
+        gc.collect()
+        assert not ctx.bind_groups
+    finally:
+        ctx.pool_limit = limit
+    check(tf.cos(t), np.cos(x.astype(np.float64)), F32, rtol=1e-5, atol=1e-6)
+
+
+def test_dependent_dispatches_in_one_pass():
+    # Read-after-write and in-place chains recorded into one compute pass, across
+    # batch boundaries, with views, broadcasting and a reduction in between.
+    a = sample((6, 7), F32, seed=64)
+    t = gpu(a)
+    r, ref = gpu(np.zeros((6, 7), F32)), np.zeros((6, 7), np.float64)
+    for k in range(150):
+        r += t.mT.mT * 0.5
+        r -= t[:, :1]
+        ref += a * 0.5
+        ref -= a[:, :1]
+    s = tf.sum(r, axis=0) + r[0]
+    check(r, ref.astype(F32), rtol=1e-5, atol=1e-4)
+    check(s, (ref.sum(axis=0) + ref[0]).astype(F32), rtol=1e-5, atol=1e-3)
+
 @pytest.mark.parametrize("fn,op,dtype", [
     (lambda t: tf.nonzero(t), "nonzero", "float32"),   # data-dependent shape
     (lambda t: tf.take(t, tf.asarray([0, 2]).to("webgpu"), axis=1), "take", "float32"),

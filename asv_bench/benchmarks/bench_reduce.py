@@ -1,13 +1,7 @@
 """Reductions and scans: tenferro beside NumPy and PyTorch (2 threads each)."""
-from .common import LIBS, convert, get_array, module, set_threads, sync
+from .common import LIBS, axis_kw, convert, get_array, module, set_threads, sync
 
 SHAPE = (4000, 4000)
-
-
-def _axis_kw(lib, axis):
-    if axis is None:
-        return {}
-    return {"dim": axis} if lib == "torch" else {"axis": axis}
 
 
 class Sum:
@@ -21,7 +15,7 @@ class Sum:
         self.xp = module(lib)
         self.lib = lib
         self.x = convert(get_array(SHAPE, "float64", seed=6), lib)
-        self.kw = _axis_kw(lib, None if axis == "all" else int(axis))
+        self.kw = axis_kw(lib, None if axis == "all" else int(axis))
 
     def time_sum(self, lib, axis):
         sync(self.xp.sum(self.x, **self.kw), self.lib)
@@ -40,7 +34,7 @@ class MaxArgmax:
         # torch.max(x, dim) also returns indices; amax is the values-only reduction.
         self.f = getattr(xp, "amax" if func == "max" else "argmax")
         self.x = convert(get_array(SHAPE, "float64", seed=7), lib)
-        self.kw = _axis_kw(lib, None if axis == "all" else int(axis))
+        self.kw = axis_kw(lib, None if axis == "all" else int(axis))
 
     def time_reduce(self, lib, func, axis):
         sync(self.f(self.x, **self.kw), self.lib)
@@ -57,7 +51,7 @@ class Cumsum:
         self.xp = module(lib)
         self.lib = lib
         self.x = convert(get_array(1_000_000, "float64", seed=8), lib)
-        self.kw = _axis_kw(lib, 0)
+        self.kw = axis_kw(lib, 0)
 
     def time_cumsum(self, lib):
         sync(self.xp.cumsum(self.x, **self.kw), self.lib)

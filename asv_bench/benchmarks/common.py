@@ -11,6 +11,10 @@
 * :func:`torch_or_none` returns the ``torch`` module, or None when it is not
   installed; benchmarks then raise ``NotImplementedError`` in setup, which asv
   records as "skipped" (n/a).
+* Devices (``DEVICE_LIBS``): ``tenferro-webgpu`` (tenferro's WebGPU device, through
+  Vulkan unless ``WGPU_BACKEND_TYPE`` says otherwise) and ``torch-cuda``; they skip
+  the same way without the device.  :func:`sync` waits for a device's queued work so
+  the timed body includes it; :func:`to_numpy` brings any lib's result to the host.
 """
 import functools
 import os
@@ -31,6 +35,8 @@ N_THREADS = int(os.environ.get("TENFERRO_BENCH_THREADS", "2"))
 SEED = 20240601
 
 LIBS = ["tenferro", "numpy", "torch"]
+# "tenferro-cpu" is "tenferro" (its default device) under the name used beside devices
+DEVICE_LIBS = ["tenferro-webgpu", "tenferro-cpu", "numpy", "torch", "torch-cuda"]
 
 
 @functools.lru_cache(maxsize=None)
@@ -41,6 +47,37 @@ def torch_or_none():
     except ImportError:
         return None
     return torch
+
+
+def _torch(lib):
+    """torch for 'torch' / 'torch-cuda'; NotImplementedError when absent."""
+    torch = torch_or_none()
+    if torch is None:
+        raise NotImplementedError("PyTorch is not installed")
+    if lib == "torch-cuda" and not torch.cuda.is_available():
+        raise NotImplementedError("torch.cuda.is_available() is False")
+    return torch
+
+
+def webgpu_device():
+    """tenferro's WebGPU device; NotImplementedError naming why when there is none."""
+    dev, why = _webgpu()
+    if dev is None:
+        raise NotImplementedError("no WebGPU device: %s" % why)
+    return dev
+
+
+@functools.lru_cache(maxsize=None)
+def _webgpu():
+    # looked up once: devices.available() scans the installed entry points each call,
+    # and sync() asks for the device inside timed bodies
+    os.environ.setdefault("WGPU_BACKEND_TYPE", "Vulkan")  # before wgpu is first imported
+    import tenferro as tf
+
+    names = [d for d in tf.devices.available() if d.partition(":")[0] == "webgpu"]
+    if not names:
+        return None, tf.devices.get_driver("webgpu").unavailable_reason()
+    return tf.device(names[0]), None
 
 
 def set_threads(n=N_THREADS):
@@ -84,18 +121,20 @@ def get_array(shape, dtype="float64", kind="normal", seed=SEED):
 
 
 def convert(a, lib):
-    """Wrap the NumPy array ``a`` for ``lib`` ('tenferro', 'numpy' or 'torch')."""
+    """Wrap the NumPy array ``a`` for ``lib`` (one of ``LIBS`` or ``DEVICE_LIBS``)."""
     if lib == "numpy":
         return a
-    if lib == "tenferro":
+    if lib in ("tenferro", "tenferro-cpu"):
         import tenferro as tf
 
         return tf.asarray(np.array(a))  # writable private copy, zero-copy wrap
-    if lib == "torch":
-        torch = torch_or_none()
-        if torch is None:
-            raise NotImplementedError("PyTorch is not installed")
-        return torch.from_numpy(np.array(a))
+    if lib == "tenferro-webgpu":
+        import tenferro as tf
+
+        return tf.asarray(a, device=webgpu_device())
+    if lib in ("torch", "torch-cuda"):
+        t = _torch(lib).from_numpy(np.array(a))
+        return t.cuda() if lib == "torch-cuda" else t
     raise ValueError(lib)
 
 
@@ -103,16 +142,31 @@ def module(lib):
     """The NumPy-like namespace of ``lib`` (raises NotImplementedError if absent)."""
     if lib == "numpy":
         return np
-    if lib == "tenferro":
+    if lib in ("tenferro", "tenferro-cpu", "tenferro-webgpu"):
         import tenferro as tf
 
+        if lib == "tenferro-webgpu":
+            webgpu_device()
         return tf
-    if lib == "torch":
-        torch = torch_or_none()
-        if torch is None:
-            raise NotImplementedError("PyTorch is not installed")
-        return torch
+    if lib in ("torch", "torch-cuda"):
+        return _torch(lib)
     raise ValueError(lib)
+
+
+def axis_kw(lib, axis):
+    """The reduction-axis keyword of ``lib`` (torch spells it ``dim``)."""
+    if axis is None:
+        return {}
+    return {"dim": axis} if lib.startswith("torch") else {"axis": axis}
+
+
+def to_numpy(r, lib):
+    """``lib``'s result ``r`` as a NumPy array on the host (for checks)."""
+    if lib.startswith("torch"):
+        return r.cpu().numpy()
+    if lib.startswith("tenferro"):
+        return r.to("cpu").numpy()
+    return np.asarray(r)
 
 
 def empty_like(x, lib):
@@ -123,12 +177,17 @@ def empty_like(x, lib):
 
 
 def sync(r, lib):
-    """Ensure device work behind ``r`` is finished (all CPU today: a no-op hook).
+    """Wait until the device work behind ``r`` is finished; returns ``r``.
 
-    tenferro and PyTorch on CPU are eager and synchronous; when a GPU device is
-    benchmarked this is where ``torch.cuda.synchronize()`` / the tenferro device's
-    synchronize go, so the timed body includes the device work.
+    tenferro and PyTorch on the CPU are eager and synchronous.  The WebGPU driver
+    queues its dispatches (the device's ``synchronize`` submits them and waits) and
+    CUDA runs asynchronously (``torch.cuda.synchronize``); so the timed body
+    includes the device work.
     """
+    if lib == "tenferro-webgpu":
+        webgpu_device().synchronize()
+    elif lib == "torch-cuda":
+        _torch(lib).cuda.synchronize()
     return r
 
 

@@ -59,6 +59,7 @@ WG = _wgsl.WORKGROUP
 _MAX_GROUPS_X = 65535
 _BATCH = 64           # dispatches recorded before the encoder is submitted
 _FRESH_UPLOAD_MAX = 1 << 16  # uploads up to this size never force a submit
+_BIND_GROUPS = 512    # cached bind groups (see _Context.bind_group)
 
 
 def _device_name(device):
@@ -108,10 +109,17 @@ class _Context:
         self.pool_bytes = 0
         self.pool_limit = 1 << 30
         self.live = set()        # weak references to live storages (see _Storage)
-        self.pipelines = {}      # (source, device id) -> compute pipeline
+        self.pipelines = {}      # WGSL source -> (compute pipeline, its bind group layout)
         self.compiles = 0
         self.meta_cache = {}     # layout bytes -> GPUBuffer
+        # (pipeline, bound buffers, meta buffer) ids -> (bind group, the objects behind
+        # the ids): see dispatch.  Cleared whenever the pool lets buffers go.
+        self.bind_groups = {}
         self.encoder = None
+        # The open compute pass of ``encoder`` (one per batch; anything else recorded
+        # into ``encoder``, a copy say, must end it first).
+        self.cpass = None
+        self.cpass_pipe = None   # the pipeline last set on it
         self.pending = []        # objects the recorded commands use, kept until submit
         self.ndispatch = 0
         self.submits = 0
@@ -151,12 +159,14 @@ class _Context:
     def _release(self, ref, buffer, nbytes):
         self.live.discard(ref)
         if self.pool_bytes + nbytes > self.pool_limit:
+            self.bind_groups.clear()  # cached bind groups would keep it alive
             return  # let wgpu free it
         self.pool.setdefault(nbytes, []).append(buffer)
         self.pool_bytes += nbytes
 
     def clear_pool(self):
         self.flush()
+        self.bind_groups.clear()
         self.pool.clear()
         self.pool_bytes = 0
 
@@ -195,13 +205,14 @@ class _Context:
 
     # kernels ----------------------------------------------------------------------
     def pipeline(self, source):
-        key = (source, id(self.device))
-        p = self.pipelines.get(key)
+        """The compiled pipeline of ``source`` and its bind group layout (compiled once;
+        one context has one device, so the source alone is the key)."""
+        p = self.pipelines.get(source)
         if p is None:
             module = self.device.create_shader_module(code=source)
-            p = self.device.create_compute_pipeline(
+            pipe = self.device.create_compute_pipeline(
                 layout="auto", compute={"module": module, "entry_point": "main"})
-            self.pipelines[key] = p
+            p = self.pipelines[source] = (pipe, pipe.get_bind_group_layout(0))
             self.compiles += 1
         return p
 
@@ -217,44 +228,74 @@ class _Context:
             self.meta_cache[data] = buf
         return buf
 
+    def bind_group(self, pipe, layout, buffers, mbuf):
+        """The bind group of ``buffers`` (bound 0..) then ``mbuf``, cached.
+
+        Creating one costs about as much Python time as the rest of a dispatch, and a
+        loop of small ops binds the same few pooled buffers again and again (a freed
+        result's buffer is the next result's).  The key is object ids; the entry holds
+        the objects themselves, so no id is reused while its entry lives.  A cached
+        group keeps its buffers alive, hence the bound (oldest entry out first) and
+        the clearing where the pool lets buffers go (_release, clear_pool).
+        """
+        key = (id(pipe), id(mbuf)) + tuple(map(id, buffers))
+        hit = self.bind_groups.get(key)
+        if hit is not None:
+            return hit[0]
+        entries = [{"binding": i, "resource": {"buffer": b, "offset": 0, "size": b.size}}
+                   for i, b in enumerate(buffers)]
+        entries.append({"binding": len(buffers),
+                        "resource": {"buffer": mbuf, "offset": 0, "size": mbuf.size}})
+        bg = self.device.create_bind_group(layout=layout, entries=entries)
+        if len(self.bind_groups) >= _BIND_GROUPS:
+            self.bind_groups.pop(next(iter(self.bind_groups)), None)
+        self.bind_groups[key] = (bg, pipe, buffers, mbuf)
+        return bg
+
     def dispatch(self, source, storages, meta, n, groups=None):
         """Record one dispatch of ``n`` threads (or of the workgroup grid ``groups``):
-        ``storages`` bound 0.., then ``meta``."""
+        ``storages`` bound 0.., then ``meta``.
+
+        All dispatches of a batch go into one compute pass (wgpu orders the storage
+        accesses of successive dispatches in a pass, each dispatch being its own usage
+        scope); ``flush`` ends the pass before submitting.
+        """
         if n == 0:
             return
-        pipe = self.pipeline(source)
-        entries = [{"binding": i, "resource": {"buffer": s.buffer, "offset": 0,
-                                                "size": s.nbytes}}
-                   for i, s in enumerate(storages)]
+        pipe, layout = self.pipeline(source)
+        buffers = tuple([s.buffer for s in storages])
         mbuf = self.meta(meta)
-        entries.append({"binding": len(storages),
-                        "resource": {"buffer": mbuf, "offset": 0, "size": mbuf.size}})
-        bg = self.device.create_bind_group(layout=pipe.get_bind_group_layout(0),
-                                           entries=entries)
+        bg = self.bind_group(pipe, layout, buffers, mbuf)
         if groups is None:
             total = -(-n // WG)
             gx = min(total, _MAX_GROUPS_X)
             groups = (gx, -(-total // gx), 1)
-        if self.encoder is None:
-            self.encoder = self.device.create_command_encoder()
-        cp = self.encoder.begin_compute_pass()
-        cp.set_pipeline(pipe)
+        cp = self.cpass
+        if cp is None:
+            if self.encoder is None:
+                self.encoder = self.device.create_command_encoder()
+            cp = self.cpass = self.encoder.begin_compute_pass()
+            self.cpass_pipe = None
+        if self.cpass_pipe is not pipe:
+            cp.set_pipeline(pipe)
+            self.cpass_pipe = pipe
         cp.set_bind_group(0, bg)
         cp.dispatch_workgroups(*groups)
-        cp.end()
         # Keep the GPU buffers (not their _Storage) alive until submitted: a freed
         # array's buffer goes back to the pool at once and may be reused by the next
         # dispatch in this encoder, which runs after the earlier ones (in order).
-        self.pending.append(([s.buffer for s in storages], bg, mbuf))
+        self.pending.append((buffers, bg, mbuf))
         self.ndispatch += 1
         if self.ndispatch >= _BATCH:
             self.flush()
 
     def flush(self):
-        enc = self.encoder
+        enc, cp = self.encoder, self.cpass
         if enc is not None:
             # reset first: a failed finish/submit must not poison later work
-            self.encoder = None
+            self.encoder = self.cpass = self.cpass_pipe = None
+            if cp is not None:
+                cp.end()
             self.ndispatch = 0
             self.submits += 1
             try:
