@@ -24,6 +24,7 @@ and compiled once per device.  Dispatches are recorded into one command encoder 
 submitted in batches; the queue is synchronised only where the host reads (integer
 ``power`` reads its exponent's minimum: NumPy raises for negative integer exponents).
 """
+import functools
 import struct
 import weakref
 
@@ -470,6 +471,7 @@ def _fn_body(body):
         else "return %s;" % body
 
 
+@functools.lru_cache(maxsize=4096)   # rendering costs as much as recording a dispatch
 def _elementwise_source(body, in_dtypes, out_dtype, aliased=()):
     """The kernel for ``body``; inputs in ``aliased`` are read from ``out`` itself (an
     in-place op: WebGPU forbids binding one buffer both read-only and read-write)."""
