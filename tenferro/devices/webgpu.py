@@ -702,7 +702,7 @@ for _n in _BIN:
 _OUT_OPS = frozenset(impl)
 
 
-# where(c, x, y) and clip(x, lo, hi) in x, y, z (clip: float32 and int32 only)
+# where(c, x, y) and clip(x, lo, hi) in x, y, z (clip: not for bool)
 WHERE_BODY = "select(z, y, x)"
 CLIP_BODIES = {_F32: "f_min(f_max(x, y), z)", _I32: "min(max(x, y), z)",
                _I64: "l_min(l_max(x, y), z)"}
