@@ -313,6 +313,16 @@ fn l_from_f32(x: f32) -> vec2<u32> {
 }
 """
 
+# The entry point of the one-thread-per-item kernels: thread i of the 2-D grid (see the
+# module docstring), items 0 .. lay[0] - 1.
+_MAIN_1D = """
+@compute @workgroup_size({wg})
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) li: u32) {{
+    let i = i32((wg.y * nwg.x + wg.x) * {wg}u + li);
+    if (i >= lay[0]) {{ return; }}
+"""
+
 # The strided elementwise kernel: NIN inputs (bindings 0..NIN-1), the output
 # (binding NIN), the layout (binding NIN+1):
 #   meta = [n, ndim, out_offset, shape[8], out_strides[8],
@@ -388,13 +398,7 @@ fn red_offset(base: i32, r: i32) -> i32 {{
 # The reductions' mains read their input only through {load} (an expression in the
 # element offset ``off``): RED_HEAD binds one strided input ``x``; a fused group's
 # head (FUSED_REDUCE_HEAD) evaluates the group at ``off`` instead.
-REDUCE_MAIN = _RED_OFFSETS + """
-@compute @workgroup_size({wg})
-fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-        @builtin(local_invocation_index) li: u32) {{
-    let i = i32((wg.y * nwg.x + wg.x) * {wg}u + li);
-    if (i >= lay[0]) {{ return; }}
-    let base = kept_base(i);
+REDUCE_MAIN = _RED_OFFSETS + _MAIN_1D + """    let base = kept_base(i);
     var acc: {acc} = {init};
     let m = lay[36];
     for (var r = 0; r < m; r = r + 1) {{
@@ -521,13 +525,7 @@ REDUCE_TREE = RED_HEAD + REDUCE_TREE_MAIN
 # {acc} is the accumulator's value type, {load} converts input element x[off] to it and
 # {reload} the output element out[p] (int64 accumulators plug in here).
 SCAN_CHUNK = 16384
-SCAN = RED_HEAD + _RED_OFFSETS + """
-@compute @workgroup_size({wg})
-fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-        @builtin(local_invocation_index) li: u32) {{
-    let i = i32((wg.y * nwg.x + wg.x) * {wg}u + li);
-    if (i >= lay[0]) {{ return; }}
-    let off0 = kept_base(i);
+SCAN = RED_HEAD + _RED_OFFSETS + _MAIN_1D + """    let off0 = kept_base(i);
     let step = lay[28];
     let inner = lay[37];
     let start = lay[38];
@@ -570,13 +568,7 @@ FUSED = """
 {prelude}
 {bindings}
 @group(0) @binding({meta_binding}) var<storage, read> lay: array<i32>;
-{functions}
-@compute @workgroup_size({wg})
-fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-        @builtin(local_invocation_index) li: u32) {{
-    let i = i32((wg.y * nwg.x + wg.x) * {wg}u + li);
-    if (i >= lay[0]) {{ return; }}
-""" + _FUSED_INDEX + """{stores}
+{functions}""" + _MAIN_1D + _FUSED_INDEX + """{stores}
 }}
 """
 # A fused group ending with a reduction, as the reduction's head: ev(i) evaluates the
