@@ -40,6 +40,10 @@ def _reference(case):
     """NumPy's result in float64 from the case's float32 inputs, and the number of
     terms summed per output element (1 for elementwise cases and transfers)."""
     ins = [a.astype(np.float64) for a in B.inputs(case)]
+    if case in B.COMPILED:
+        # the chain multiplies each round's rounding error by x (|x| up to ~4) four
+        # times over: NumPy's own float32 result is 3e-6 off, WebGPU's tanh 9e-6
+        return B.program(np, case)(*ins), 256 if "chain" in case else 1
     if case in B.ELEMENTWISE or case == B.OVERHEAD[0]:
         x, y = ins
         op = case.partition(",")[0]

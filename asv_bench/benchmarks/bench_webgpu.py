@@ -2,7 +2,9 @@
 the CPU and PyTorch on CUDA (``DEVICE_LIBS``; 2 threads for the CPU libraries).
 
 Cases: elementwise ``x + y``, eager ``x*y + sin(x)`` (three dispatches) and
-``exp(x)`` on 1e3, 1e5 and 1e6 elements; full sum, sum over axis 0 and axis -1, and
+``exp(x)`` on 1e3, 1e5 and 1e6 elements; the same ``x*y + sin(x)`` and an 18-op
+tanh chain as compiled programs (``tenferro.jit``: one fused kernel; NumPy and
+PyTorch run them eagerly); full sum, sum over axis 0 and axis -1, and
 max of a 1000x1000 matrix; square matmul 128, 512 and 1024 and a batched 64 x
 (32x32 @ 32x32); and the per-op overhead: 100 adds of 3 elements (one sync at the
 end: the cost of a dispatch, not of a queue round trip) and the transfer of 1e6
@@ -33,12 +35,29 @@ ELEMENTWISE = ["%s, %s" % (op, n) for op in ("x + y", "x*y + sin(x)", "exp(x)")
 REDUCTIONS = ["sum", "sum axis=0", "sum axis=-1", "max"]
 MATMULS = ["matmul 128", "matmul 512", "matmul 1024", "matmul 64x32x32 batched"]
 OVERHEAD = ["x + y, 3 elements, x%d" % TINY_REPEAT, "to device, 1e6", "from device, 1e6"]
-CASES = ELEMENTWISE + REDUCTIONS + MATMULS + OVERHEAD
+# compiled programs: tenferro.jit (one fused kernel a program), eager for NumPy/PyTorch
+COMPILED = ["x*y + sin(x), 1e6, jit", "tanh chain (18 ops), 1e6, jit"]
+CASES = ELEMENTWISE + REDUCTIONS + MATMULS + OVERHEAD + COMPILED
 CPU_ADAPTER_SKIP = {"matmul 1024"}
+
+
+def program(xp, case):
+    """The function of a COMPILED case, written against the array module ``xp``."""
+    if case.startswith("x*y"):
+        return lambda x, y: x * y + xp.sin(x)
+
+    def chain(x, y):
+        t = x * y
+        for _ in range(4):
+            t = xp.tanh(t) * x + y - 0.5
+        return t * 2.0
+    return chain
 
 
 def inputs(case):
     """The float32 NumPy inputs of ``case`` (seeded, shared by every lib)."""
+    if case in COMPILED:
+        return [get_array(10**6, F32, seed=1), get_array(10**6, F32, seed=2)]
     if case in ELEMENTWISE:
         n = SIZES[case.rpartition(", ")[2]]
         return [get_array(n, F32, seed=1), get_array(n, F32, seed=2)]
@@ -66,6 +85,11 @@ def make(lib, case):
     if case in OVERHEAD[1:]:
         return _transfer(lib, case)
     args = [convert(a, lib) for a in inputs(case)]
+    if case in COMPILED:
+        f = program(xp, case)
+        if lib.startswith("tenferro"):
+            f = xp.jit(f)
+        return lambda: f(*args)
     if case in ELEMENTWISE:
         x, y = args
         op = case.partition(",")[0]
@@ -127,6 +151,10 @@ class WebGPUReduce(_WebGPU):
 
 class WebGPUMatmul(_WebGPU):
     params = [DEVICE_LIBS, MATMULS]
+
+
+class WebGPUCompiled(_WebGPU):
+    params = [DEVICE_LIBS, COMPILED]
 
 
 class WebGPUOverhead(_WebGPU):
