@@ -447,6 +447,10 @@ def test_driver_errors_name_op_dtypes_and_device():
     with pytest.raises(ValueError, match=r"^tenferro\.take \(webgpu\): at most 8 dimensions, "
                        r"got 9"):
         W.impl["take"](on_gpu(np.zeros((2, 2, 2, 2), F32))._data, deep, axis=0)
+    with pytest.raises(ValueError, match=r"^tenferro\.take_along_axis \(webgpu\): at most 8 "
+                       r"dimensions, got 9"):
+        W.impl["take_along_axis"](on_gpu(np.zeros((2,) * 9, F32))._data,
+                                  on_gpu(np.zeros((2,) * 9, np.int64))._data, axis=3)
     with pytest.raises(ValueError, match=r"^tenferro\.put \(webgpu\): expected int32/int64 "
                        r"positions and values of dtype float32"):
         W.impl["put"](x, x, x)

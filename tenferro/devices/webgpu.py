@@ -22,7 +22,10 @@ unchanged.
 Kernels are WGSL templates (:mod:`tenferro.devices._wgsl`) rendered per (op, dtypes)
 and compiled once per device.  Dispatches are recorded into one command encoder and
 submitted in batches; the queue is synchronised only where the host reads (integer
-``power`` reads its exponent's minimum: NumPy raises for negative integer exponents).
+``power`` reads its exponent's minimum: NumPy raises for negative integer exponents;
+``nonzero``, hence ``x[mask]``, reads the mask: its output's shape depends on the data).
+Integer-array indexing gathers with one thread per output element and scatter-adds
+with atomics; the core bounds-checks and normalises the indices before binding.
 """
 import functools
 import struct
@@ -1233,15 +1236,15 @@ def _paired(op, target, idx, axis, along):
     core has broadcast both off ``axis``) ``idx.shape``.  The target's strides are 0
     along the index dims (the index supplies its position there), the index's 0 along
     the others."""
-    if along:
-        st = list(target.estrides)
-        st[axis] = 0
-        return target.view(idx.shape, st, target.offset), idx
-    shape = target.shape[:axis] + idx.shape + target.shape[axis + 1:]
+    shape = idx.shape if along else target.shape[:axis] + idx.shape + target.shape[axis + 1:]
     if len(shape) > MAXDIM:
         raise ValueError("tenferro.%s (webgpu): at most %d dimensions, got %d (x of shape %s, "
                          "indices of shape %s)" % (op, MAXDIM, len(shape), target.shape,
                                                    idx.shape))
+    if along:
+        st = list(target.estrides)
+        st[axis] = 0
+        return target.view(shape, st, target.offset), idx
     k, rest = idx.ndim, target.ndim - axis - 1
     t = target.view(shape, target.estrides[:axis] + (0,) * k + target.estrides[axis + 1:],
                     target.offset)
