@@ -583,3 +583,70 @@ fn ev(i: i32) -> {value} {{
 """ + _FUSED_INDEX + """    return {result};
 }}
 """
+
+# Integer-array indexing (take, take_along_axis and their adjoints, the scatter-adds):
+# one thread per *iterated* element (the output of a gather, the values of a scatter),
+# with ELEMENTWISE's layout (webgpu._layout, its output strides unused) over the inputs
+# [target, idx(, values)]: the target's strides are 0 along the index dims, so element
+# i pairs with target element ``o0 + idx[o1] * axis_stride`` (the axis stride is
+# appended to the layout; {body} reads it).  Indices are int64 (vec2<u32>) that the
+# core has bounds-checked and made non-negative: the low word is the index.
+GATHER = """
+@group(0) @binding(0) var<storage, read> x: array<{store}>;
+@group(0) @binding(1) var<storage, read> idx: array<vec2<u32>>;
+@group(0) @binding(2) var<storage, read_write> out: array<{store}>;
+@group(0) @binding(3) var<storage, read> lay: array<i32>;
+""" + _MAIN_1D + _FUSED_INDEX + """}}
+"""
+# The scatter-add writes through atomics (duplicate indices accumulate): {add} is
+# add_at's body, adding value v (storage type) to element t of ``out``
+# (array<atomic<{atom}>>), one of SCATTER_ADD's.
+SCATTER = """
+@group(0) @binding(0) var<storage, read> values: array<{store}>;
+@group(0) @binding(1) var<storage, read> idx: array<vec2<u32>>;
+@group(0) @binding(2) var<storage, read_write> out: array<atomic<{atom}>>;
+@group(0) @binding(3) var<storage, read> lay: array<i32>;
+
+fn add_at(t: i32, v: {store}) {{
+{add}
+}}
+""" + _MAIN_1D + _FUSED_INDEX + """}}
+"""
+# kind -> (atomic type, add_at body).  float32: WGSL has no float atomics, so a
+# compare-exchange loop on the bits (each failed exchange means another thread's add
+# landed, so it ends; llvmpipe's cap of 65535 trips a loop is out of reach unless as
+# many adds race for one element).  int32 wraps as NumPy's.  bool: a logical or, as
+# np.add.at and the CPU kernel.  int64: exact mod 2^64: the low words add atomically,
+# and each add carries into the high word when its own low-word add wrapped (the old
+# value atomicAdd returns says so); the high-word adds commute.
+SCATTER_ADD = {
+    "f": ("u32", """    var old = atomicLoad(&out[t]);
+    loop {
+        let r = atomicCompareExchangeWeak(&out[t], old, bitcast<u32>(bitcast<f32>(old) + v));
+        if (r.exchanged) { break; }
+        old = r.old_value;
+    }"""),
+    "i": ("i32", "    atomicAdd(&out[t], v);"),
+    "b": ("u32", "    if (v != 0u) { atomicOr(&out[t], 1u); }"),
+    "l": ("u32", """    let lo = atomicAdd(&out[2 * t], v.x);
+    atomicAdd(&out[2 * t + 1], v.y + select(0u, 1u, lo + v.x < lo));"""),
+}
+# put (x[index] = values): flat positions into a C-contiguous target, NumPy's rule that
+# the last of duplicate positions wins.  PUT_WINNER: win[p] = 1 + the last thread (C
+# order of the positions) writing p (atomicMax); PUT: that thread alone writes
+# out[target offset + p].  Layout: ELEMENTWISE's over the inputs [idx, values], then
+# the target's offset.  The positions are int32 or int64 ({istore}: i32, vec2<u32>).
+PUT_WINNER = """
+@group(0) @binding(0) var<storage, read> idx: array<{istore}>;
+@group(0) @binding(1) var<storage, read_write> win: array<atomic<i32>>;
+@group(0) @binding(2) var<storage, read> lay: array<i32>;
+""" + _MAIN_1D + _FUSED_INDEX + """}}
+"""
+PUT = """
+@group(0) @binding(0) var<storage, read> idx: array<{istore}>;
+@group(0) @binding(1) var<storage, read> values: array<{store}>;
+@group(0) @binding(2) var<storage, read> win: array<i32>;
+@group(0) @binding(3) var<storage, read_write> out: array<{store}>;
+@group(0) @binding(4) var<storage, read> lay: array<i32>;
+""" + _MAIN_1D + _FUSED_INDEX + """}}
+"""

@@ -22,7 +22,10 @@ unchanged.
 Kernels are WGSL templates (:mod:`tenferro.devices._wgsl`) rendered per (op, dtypes)
 and compiled once per device.  Dispatches are recorded into one command encoder and
 submitted in batches; the queue is synchronised only where the host reads (integer
-``power`` reads its exponent's minimum: NumPy raises for negative integer exponents).
+``power`` reads its exponent's minimum: NumPy raises for negative integer exponents;
+``nonzero``, hence ``x[mask]``, reads the mask: its output's shape depends on the data).
+Integer-array indexing gathers with one thread per output element and scatter-adds
+with atomics; the core bounds-checks and normalises the indices before binding.
 """
 import functools
 import struct
@@ -1217,6 +1220,154 @@ impl["matmul"] = _matmul
 impl["contract"] = _contract
 
 
+# -- integer-array indexing: gathers, atomic scatter-adds, nonzero --------------------------
+
+def _check_index(op, x, idx):
+    _check_dtype(x.dtype, op, x.device)
+    if idx.dtype != _I64 or idx.device != x.device:
+        raise TypeError("tenferro.%s (webgpu): indices must be an int64 array on %s, got %s "
+                        "on %s" % (op, _device_name(x.device), idx.dtype,
+                                   _device_name(idx.device)))
+
+
+def _paired(op, target, idx, axis, along):
+    """(target view, index view) over the iterated shape: ``take``'s
+    ``target.shape[:axis] + idx.shape + target.shape[axis + 1:]``, or (``along``, the
+    core has broadcast both off ``axis``) ``idx.shape``.  The target's strides are 0
+    along the index dims (the index supplies its position there), the index's 0 along
+    the others."""
+    shape = idx.shape if along else target.shape[:axis] + idx.shape + target.shape[axis + 1:]
+    if len(shape) > MAXDIM:
+        raise ValueError("tenferro.%s (webgpu): at most %d dimensions, got %d (x of shape %s, "
+                         "indices of shape %s)" % (op, MAXDIM, len(shape), target.shape,
+                                                   idx.shape))
+    if along:
+        st = list(target.estrides)
+        st[axis] = 0
+        return target.view(shape, st, target.offset), idx
+    k, rest = idx.ndim, target.ndim - axis - 1
+    t = target.view(shape, target.estrides[:axis] + (0,) * k + target.estrides[axis + 1:],
+                    target.offset)
+    return t, idx.view(shape, (0,) * axis + idx.estrides + (0,) * rest, idx.offset)
+
+
+@functools.lru_cache(maxsize=64)
+def _index_source(template, nin, body, **fmt):
+    init, step = _offset_lines(nin)
+    return template.format(wg=WG, at=0, offsets_init=init, offsets_step=step, body=body,
+                           **fmt)
+
+
+def _gather(op, along):
+    """take / take_along_axis: out[i] = x[o0 + idx[o1] * x's axis stride]."""
+    def run(x, idx, *, axis):
+        _check_index(op, x, idx)
+        tv, iv = _paired(op, x, idx, axis, along)
+        out = _new(tv.shape, x.dtype, x.device, op)
+        if out.size == 0:
+            return out
+        meta = _layout(tv.shape, [0] * tv.ndim, 0, [tv, iv]) + [x.estrides[axis]]
+        src = _index_source(_wgsl.GATHER, 2, "    out[i] = x[o0 + i32(idx[o1].x) * lay[%d]];"
+                            % (len(meta) - 1), store=_STORE[x.dtype])
+        out.storage.ctx.dispatch(src, [x.storage, idx.storage, out.storage], meta, meta[0])
+        return out
+    return run
+
+
+def _scatter(op, along):
+    """scatter_add(_along_axis): zeros(shape), then values[i] added atomically at
+    out[o0 + idx[o1] * out's axis stride] (duplicates accumulate; float32 sums in
+    whatever order the threads land, like any parallel scatter-add)."""
+    def run(values, idx, *, axis, shape):
+        _check_index(op, values, idx)
+        out = _zeros(shape, values.dtype, values.device, op)
+        tv, iv = _paired(op, out, idx, axis, along)
+        if tv.shape != values.shape:
+            raise ValueError("tenferro.%s (webgpu): values of shape %s, expected %s (indices "
+                             "of shape %s into shape %s along axis %d)"
+                             % (op, values.shape, tv.shape, idx.shape, tuple(shape), axis))
+        if values.size == 0:
+            return out
+        meta = _layout(tv.shape, [0] * tv.ndim, 0, [tv, iv, values]) + [out.estrides[axis]]
+        atom, add = _wgsl.SCATTER_ADD[_kind(values.dtype)]
+        src = _index_source(_wgsl.SCATTER, 3,
+                            "    add_at(o0 + i32(idx[o1].x) * lay[%d], values[o2]);"
+                            % (len(meta) - 1), store=_STORE[values.dtype], atom=atom, add=add)
+        out.storage.ctx.dispatch(src, [values.storage, idx.storage, out.storage], meta,
+                                 meta[0])
+        return out
+    return run
+
+
+def _nonzero(x):
+    """The (nnz, ndim) int64 C-order coordinates of x's nonzeros, as the CPU driver's.
+    The output's shape depends on the data, so the mask is read back and the indices
+    computed on the host and uploaded: a sync point (as PyTorch's nonzero on CUDA)."""
+    _check_dtype(x.dtype, "nonzero", x.device)
+    return _from_numpy(np.argwhere(_to_numpy(x)).astype(np.int64), x.device)
+
+
+def _put(dst, positions, values):
+    """dst.flat[positions] = values (C-order positions, normalised by the core; values
+    broadcast to their shape), the last of duplicate positions winning as in NumPy:
+    one pass marks each position's last writer (atomicMax), a second writes."""
+    _check_dtype(dst.dtype, "put", dst.device)
+    load = {_I64: "i32(idx[o0].x)", _I32: "idx[o0]"}.get(positions.dtype)
+    if load is None or values.dtype != dst.dtype or values.shape != positions.shape:
+        raise ValueError("tenferro.put (webgpu): expected int32/int64 positions and values "
+                         "of dtype %s and the positions' shape, got positions %s %s and "
+                         "values %s %s" % (dst.dtype, positions.dtype, positions.shape,
+                                           values.dtype, values.shape))
+    if not dst.writeable:
+        raise ValueError("tenferro.setitem: assignment destination is read-only")
+    if positions.size == 0:
+        return
+    target = dst if dst.c_contiguous else _copy(dst)
+    if values.storage is target.storage:   # no buffer both read and written in a pass
+        values = _copy(values)
+    ctx = target.storage.ctx
+    win = _zeros((dst.size,), _I32, dst.device, "put")
+    meta = _layout(positions.shape, [0] * positions.ndim, 0, [positions, values])
+    istore = _STORE[positions.dtype]
+    ctx.dispatch(_index_source(_wgsl.PUT_WINNER, 2, "    atomicMax(&win[%s], i + 1);" % load,
+                               istore=istore),
+                 [positions.storage, win.storage], meta, meta[0])
+    body = ("    let p = %s;\n"
+            "    if (win[p] == i + 1) { out[lay[%d] + p] = values[o1]; }" % (load, len(meta)))
+    ctx.dispatch(_index_source(_wgsl.PUT, 2, body, store=_STORE[dst.dtype], istore=istore),
+                 [positions.storage, values.storage, win.storage, target.storage],
+                 meta + [target.offset], meta[0])
+    if target is not dst:   # a strided destination: write the result back
+        _assign(dst, target)
+
+
+impl["take"] = _gather("take", along=False)
+impl["take_along_axis"] = _gather("take_along_axis", along=True)
+impl["scatter_add"] = _scatter("scatter_add", along=False)
+impl["scatter_add_along_axis"] = _scatter("scatter_add_along_axis", along=True)
+impl["nonzero"] = _nonzero
+impl["put"] = _put
+
+
+def _to_numpy(data):
+    shape, st, off = data.shape, data.estrides, data.offset
+    dtype = data.dtype
+    if data.size == 0:
+        return np.empty(shape, dtype)
+    lo = off + sum(s * (n - 1) for n, s in zip(shape, st) if s < 0)
+    hi = off + sum(s * (n - 1) for n, s in zip(shape, st) if s > 0)
+    isz = _HOST[dtype].itemsize
+    raw = data.storage.ctx.read(data.storage, isz * lo, isz * (hi - lo + 1))
+    flat = np.frombuffer(raw, dtype=_HOST[dtype])
+    view = np.lib.stride_tricks.as_strided(
+        flat[off - lo:], shape, tuple(isz * s for s in st), writeable=False)
+    if dtype == _BOOL:
+        out = np.empty(shape, _BOOL)   # an array also for 0-d (view != 0 is a scalar)
+        np.not_equal(view, 0, out=out)
+        return out
+    return np.array(view, dtype=dtype)
+
+
 def _from_numpy(array, device):
     array = np.asarray(array)
     dtype = array.dtype
@@ -1301,22 +1452,7 @@ class Driver(_Base):
         return _from_numpy(array, device)
 
     def to_numpy(self, data):
-        shape, st, off = data.shape, data.estrides, data.offset
-        dtype = data.dtype
-        if data.size == 0:
-            return np.empty(shape, dtype)
-        lo = off + sum(s * (n - 1) for n, s in zip(shape, st) if s < 0)
-        hi = off + sum(s * (n - 1) for n, s in zip(shape, st) if s > 0)
-        isz = _HOST[dtype].itemsize
-        raw = data.storage.ctx.read(data.storage, isz * lo, isz * (hi - lo + 1))
-        flat = np.frombuffer(raw, dtype=_HOST[dtype])
-        view = np.lib.stride_tricks.as_strided(
-            flat[off - lo:], shape, tuple(isz * s for s in st), writeable=False)
-        if dtype == _BOOL:
-            out = np.empty(shape, _BOOL)   # an array also for 0-d (view != 0 is a scalar)
-            np.not_equal(view, 0, out=out)
-            return out
-        return np.array(view, dtype=dtype)
+        return _to_numpy(data)
 
     def synchronize(self, device):
         ctx = _context()
