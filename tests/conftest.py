@@ -1,11 +1,21 @@
 """Shared helpers of tenferro's public-API tests: data per dtype and domain, a per-dtype
 tolerance table, and a generator of memory layouts holding the same logical values."""
+import os
 import zlib
 
 import numpy as np
 import pytest
 
 import tenferro as tf
+
+try:  # property tests explore new examples locally; in CI they replay a fixed sequence
+    from hypothesis import settings as _hyp_settings
+
+    _hyp_settings.register_profile("ci", derandomize=True, database=None)
+    if os.environ.get("CI"):
+        _hyp_settings.load_profile("ci")
+except ImportError:
+    pass
 
 pytest_plugins = ["pytester"]
 
