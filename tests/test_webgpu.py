@@ -363,7 +363,7 @@ def test_int_mean_needs_float64():
     for dtype in (I32, I64, BOOL):
         with pytest.raises(tf.UnsupportedOperation,
                            match=r"^convert: not supported on device 'webgpu:0' for dtype "
-                                 r"float64 \(WebGPU has no standard float64\)"):
+                                 r"float64 \(WebGPU has no standard float64; use float32"):
             tf.mean(gpu(np.arange(4).astype(dtype)))
 
 

@@ -52,7 +52,7 @@ _STORE = {d: t[0] for d, t in _TYPES.items()}
 _VALUE = {d: t[1] for d, t in _TYPES.items()}
 _HOST = {d: t[2] for d, t in _TYPES.items()}
 _WHY = {
-    _dtypes.float64: "WebGPU has no standard float64",
+    _dtypes.float64: "WebGPU has no standard float64; use float32, e.g. x.astype(tf.float32)",
     _dtypes.complex64: "no complex arithmetic on WebGPU yet",
     _dtypes.complex128: "WebGPU has no standard float64",
     _I64: "int64 is emulated with 32-bit words on WebGPU and this op has no exact "
