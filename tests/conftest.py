@@ -1,12 +1,18 @@
 """Shared helpers of tenferro's public-API tests: data per dtype and domain, a per-dtype
 tolerance table, and a generator of memory layouts holding the same logical values."""
 import os
+import sys
 import zlib
 
 import numpy as np
 import pytest
 
 import tenferro as tf
+
+# On Linux wgpu finds Mesa's software Vulkan (lavapipe) only through the Vulkan backend;
+# elsewhere (Metal, D3D12) its own choice stands.  Before any test opens the device.
+if sys.platform.startswith("linux"):
+    os.environ.setdefault("WGPU_BACKEND_TYPE", "Vulkan")
 
 try:  # property tests explore new examples locally; in CI they replay a fixed sequence
     from hypothesis import settings as _hyp_settings

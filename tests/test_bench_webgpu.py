@@ -9,7 +9,6 @@ import pytest
 
 import tenferro as tf
 
-os.environ.setdefault("WGPU_BACKEND_TYPE", "Vulkan")
 if tf.devices.get_driver("webgpu").device_count() == 0:
     pytest.skip("no WebGPU device", allow_module_level=True)
 ASV = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "asv_bench")

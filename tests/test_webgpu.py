@@ -20,7 +20,6 @@ import scipy.special
 import tenferro as tf
 from tenferro._ops.elementwise import BINARY, UNARY
 
-os.environ.setdefault("WGPU_BACKEND_TYPE", "Vulkan")
 _drv = tf.devices.get_driver("webgpu")
 if _drv.device_count() == 0:
     pytest.skip("no WebGPU device: %s" % _drv.unavailable_reason(), allow_module_level=True)

@@ -8,14 +8,12 @@ of integers and bools are exact (wrapping as NumPy's); float32 scatter-adds sum 
 whatever order the atomics land, so they are compared with ``np.add.at`` at float32
 tolerance.  Skipped, with the driver's reason, without a WebGPU adapter.
 """
-import os
 
 import numpy as np
 import pytest
 
 import tenferro as tf
 
-os.environ.setdefault("WGPU_BACKEND_TYPE", "Vulkan")
 _drv = tf.devices.get_driver("webgpu")
 if _drv.device_count() == 0:
     pytest.skip("no WebGPU device: %s" % _drv.unavailable_reason(), allow_module_level=True)

@@ -3,7 +3,6 @@
 Runs on any WebGPU adapter (in CI Mesa's lavapipe through Vulkan); skipped with the
 driver's reason when wgpu or an adapter is missing.
 """
-import os
 
 import numpy as np
 import pytest
@@ -11,7 +10,6 @@ from scipy.special import erf, erfc
 
 import tenferro as tf
 
-os.environ.setdefault("WGPU_BACKEND_TYPE", "Vulkan")
 _drv = tf.devices.get_driver("webgpu")
 if _drv.device_count() == 0:
     pytest.skip("no WebGPU device: %s" % _drv.unavailable_reason(), allow_module_level=True)

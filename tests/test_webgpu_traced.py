@@ -17,7 +17,6 @@ import tenferro as tf
 import tenferro.linalg as tl
 from tenferro._errors import DeviceMismatchError, TenferroError, UnsupportedOperation
 
-os.environ.setdefault("WGPU_BACKEND_TYPE", "Vulkan")
 _drv = tf.devices.get_driver("webgpu")
 if _drv.device_count() == 0:
     pytest.skip("no WebGPU device: %s" % _drv.unavailable_reason(), allow_module_level=True)
