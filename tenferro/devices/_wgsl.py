@@ -422,17 +422,17 @@ REDUCE = RED_HEAD + REDUCE_MAIN
 # LP_MAX_TGSI_LOOP_ITERATIONS, so the driver splits long K into MATMUL_KCHUNK pieces);
 # with accumulate != 0 it adds to what out holds (the previous pieces' sum).
 MATMUL_TILE = 16
-MATMUL_KCHUNK = 1 << 19   # a multiple of the tile; 32768 trips of the tile loop
-MATMUL = """
+MATMUL_KCHUNK = 1 << 19   # a multiple of 16 (both kernels' k step); 32768 trips
+_MATMUL_BINDINGS = """
 @group(0) @binding(0) var<storage, read> a: array<{store}>;
 @group(0) @binding(1) var<storage, read> b: array<{store}>;
 @group(0) @binding(2) var<storage, read_write> out: array<{store}>;
 @group(0) @binding(3) var<storage, read> lay: array<i32>;
 
-var<workgroup> ta: array<array<{store}, {tile}>, {tile}>;
-var<workgroup> tb: array<array<{store}, {tile}>, {tile}>;
-
-@compute @workgroup_size({tile}, {tile})
+"""
+# main()'s start, for {wg} x {wg} threads: the sizes and the batch element's offsets
+# ao, bo into a and b
+_MATMUL_ENTRY = """@compute @workgroup_size({wg}, {wg})
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {{
     let M = lay[0];
     let N = lay[1];
@@ -448,7 +448,11 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
         ao = ao + c * lay[17 + d];
         bo = bo + c * lay[23 + d];
     }}
-    let tx = i32(lid.x);
+"""
+MATMUL = _MATMUL_BINDINGS + """var<workgroup> ta: array<array<{store}, {tile}>, {tile}>;
+var<workgroup> tb: array<array<{store}, {tile}>, {tile}>;
+
+""" + _MATMUL_ENTRY + """    let tx = i32(lid.x);
     let ty = i32(lid.y);
     let row = (i32(wg.y) + lay[29]) * {tile} + ty;
     let col = (i32(wg.x) + lay[30]) * {tile} + tx;
@@ -472,6 +476,79 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
         if (lay[33] != 0) {{ acc = acc + out[o]; }}
         out[o] = acc;
     }}
+}}
+"""
+
+# Register-blocked variant for larger matrices: each of the 16 x 16 threads computes a
+# 4 x 4 block of a 64 x 64 output tile (rows ty + 16 i, columns tx + 16 j, so neighbouring
+# threads touch neighbouring columns), from 64 x 16 slices of a and b staged in
+# workgroup memory: 8 workgroup loads per 16 multiply-adds instead of 2 per 1.  sa is
+# k-major (a thread reads sa[k][ty + 16 i]) with rows padded to 65 words, so the
+# transposing store (consecutive threads, consecutive k) falls in distinct banks;
+# 8256 bytes of workgroup memory in all for f32/i32 (the WebGPU default limit is 16384;
+# 32-deep slices would need 16512).  On lavapipe this is 4x faster than MATMUL from
+# 128 x 128 up; unrolling the k loop by hand made it slower.
+# lay, grid (over 64 x 64 tiles) and K pieces as MATMUL's.
+MATMUL_RB_TILE = 64
+MATMUL_RB = _MATMUL_BINDINGS + """var<workgroup> sa: array<array<{store}, 65>, 16>;
+var<workgroup> sb: array<array<{store}, 64>, 16>;
+
+// out[row, col + 16 j] = v[j] (+ what out holds for a later K piece), inside M x N
+fn put(v: vec4<{store}>, bidx: i32, row: i32, col: i32) {{
+    let M = lay[0];
+    let N = lay[1];
+    if (row >= M) {{ return; }}
+    for (var j = 0; j < 4; j = j + 1) {{
+        let c = col + 16 * j;
+        if (c < N) {{
+            let o = (bidx * M + row) * N + c;
+            var s = v[j];
+            if (lay[33] != 0) {{ s = s + out[o]; }}
+            out[o] = s;
+        }}
+    }}
+}}
+
+""" + _MATMUL_ENTRY + """    let tx = i32(lid.x);
+    let ty = i32(lid.y);
+    let li = ty * 16 + tx;
+    let row0 = (i32(wg.y) + lay[29]) * 64;
+    let col0 = (i32(wg.x) + lay[30]) * 64;
+    var acc0 = vec4<{store}>();   // acc{{i}}[j]: out[row0 + ty + 16 i, col0 + tx + 16 j]
+    var acc1 = vec4<{store}>();
+    var acc2 = vec4<{store}>();
+    var acc3 = vec4<{store}>();
+    let kend = lay[32];
+    for (var t = lay[31]; t < kend; t = t + 16) {{
+        for (var p = 0; p < 4; p = p + 1) {{
+            let e = li + 256 * p;
+            // a: row e / 16, k e % 16 (consecutive threads read along a row of a)
+            let ar = row0 + e / 16;
+            let ak = t + e % 16;
+            var va: {store} = {zero};
+            if (ar < M && ak < kend) {{ va = a[ao + ar * lay[7] + ak * lay[8]]; }}
+            sa[e % 16][e / 16] = va;
+            // b: k e / 64, column e % 64 (consecutive threads read along a row of b)
+            let bk = t + e / 64;
+            let bc = col0 + e % 64;
+            var vb: {store} = {zero};
+            if (bk < kend && bc < N) {{ vb = b[bo + bk * lay[9] + bc * lay[10]]; }}
+            sb[e / 64][e % 64] = vb;
+        }}
+        workgroupBarrier();
+        for (var k = 0; k < 16; k = k + 1) {{
+            let bv = vec4<{store}>(sb[k][tx], sb[k][tx + 16], sb[k][tx + 32], sb[k][tx + 48]);
+            acc0 = acc0 + sa[k][ty] * bv;
+            acc1 = acc1 + sa[k][ty + 16] * bv;
+            acc2 = acc2 + sa[k][ty + 32] * bv;
+            acc3 = acc3 + sa[k][ty + 48] * bv;
+        }}
+        workgroupBarrier();
+    }}
+    put(acc0, bidx, row0 + ty, col0 + tx);
+    put(acc1, bidx, row0 + ty + 16, col0 + tx);
+    put(acc2, bidx, row0 + ty + 32, col0 + tx);
+    put(acc3, bidx, row0 + ty + 48, col0 + tx);
 }}
 """
 
