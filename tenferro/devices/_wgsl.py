@@ -480,26 +480,28 @@ var<workgroup> tb: array<array<{store}, {tile}>, {tile}>;
 """
 
 # Register-blocked variant for larger matrices: each of the 16 x 16 threads computes a
-# 4 x 4 block of a 64 x 64 output tile (rows ty + 16 i, columns tx + 16 j, so neighbouring
-# threads touch neighbouring columns), from 64 x 16 slices of a and b staged in
-# workgroup memory: 8 workgroup loads per 16 multiply-adds instead of 2 per 1.  sa is
-# k-major (a thread reads sa[k][ty + 16 i]) with rows padded to 65 words, so the
-# transposing store (consecutive threads, consecutive k) falls in distinct banks;
-# 8256 bytes of workgroup memory in all for f32/i32 (the WebGPU default limit is 16384;
-# 32-deep slices would need 16512).  On lavapipe this is 4x faster than MATMUL from
-# 128 x 128 up; unrolling the k loop by hand made it slower.
+# 4 x 4 block of a 64 x 64 output tile (rows 4 ty + i, columns 4 tx + j), from 64 x 16
+# slices of a and b staged in workgroup memory as vec4s: per k, one vec4 of a's slice
+# (sa[k][ty]: rows 4 ty..4 ty + 3) and one of b's (sb[k][tx]) feed 16 multiply-adds,
+# against 2 workgroup loads per multiply-add in MATMUL.  sa is k-major (the slice is
+# transposed on the way in) with rows padded to 17 vec4s, so the transposing store
+# (consecutive threads, consecutive k) spreads over the banks (2-way conflicts at most,
+# 16-way unpadded); 8448 bytes of workgroup memory in all for f32/i32 (the WebGPU
+# default limit is 16384; 32-deep slices would need 16896).  On lavapipe this is ~6x
+# faster than MATMUL from 128 x 128 up (scalar workgroup arrays with 4 x 4 outputs a
+# thread: ~4x; unrolling the k loop by hand made it slower).
 # lay, grid (over 64 x 64 tiles) and K pieces as MATMUL's.
 MATMUL_RB_TILE = 64
-MATMUL_RB = _MATMUL_BINDINGS + """var<workgroup> sa: array<array<{store}, 65>, 16>;
-var<workgroup> sb: array<array<{store}, 64>, 16>;
+MATMUL_RB = _MATMUL_BINDINGS + """var<workgroup> sa: array<array<vec4<{store}>, 17>, 16>;
+var<workgroup> sb: array<array<vec4<{store}>, 16>, 16>;
 
-// out[row, col + 16 j] = v[j] (+ what out holds for a later K piece), inside M x N
+// out[row, col + j] = v[j] (+ what out holds for a later K piece), inside M x N
 fn put(v: vec4<{store}>, bidx: i32, row: i32, col: i32) {{
     let M = lay[0];
     let N = lay[1];
     if (row >= M) {{ return; }}
     for (var j = 0; j < 4; j = j + 1) {{
-        let c = col + 16 * j;
+        let c = col + j;
         if (c < N) {{
             let o = (bidx * M + row) * N + c;
             var s = v[j];
@@ -514,7 +516,7 @@ fn put(v: vec4<{store}>, bidx: i32, row: i32, col: i32) {{
     let li = ty * 16 + tx;
     let row0 = (i32(wg.y) + lay[29]) * 64;
     let col0 = (i32(wg.x) + lay[30]) * 64;
-    var acc0 = vec4<{store}>();   // acc{{i}}[j]: out[row0 + ty + 16 i, col0 + tx + 16 j]
+    var acc0 = vec4<{store}>();
     var acc1 = vec4<{store}>();
     var acc2 = vec4<{store}>();
     var acc3 = vec4<{store}>();
@@ -522,33 +524,34 @@ fn put(v: vec4<{store}>, bidx: i32, row: i32, col: i32) {{
     for (var t = lay[31]; t < kend; t = t + 16) {{
         for (var p = 0; p < 4; p = p + 1) {{
             let e = li + 256 * p;
-            // a: row e / 16, k e % 16 (consecutive threads read along a row of a)
-            let ar = row0 + e / 16;
+            let r = e / 16;
+            let ar = row0 + r;
             let ak = t + e % 16;
             var va: {store} = {zero};
             if (ar < M && ak < kend) {{ va = a[ao + ar * lay[7] + ak * lay[8]]; }}
-            sa[e % 16][e / 16] = va;
-            // b: k e / 64, column e % 64 (consecutive threads read along a row of b)
+            sa[e % 16][r / 4][r % 4] = va;
             let bk = t + e / 64;
-            let bc = col0 + e % 64;
+            let c = e % 64;
+            let bc = col0 + c;
             var vb: {store} = {zero};
             if (bk < kend && bc < N) {{ vb = b[bo + bk * lay[9] + bc * lay[10]]; }}
-            sb[e / 64][e % 64] = vb;
+            sb[e / 64][c / 4][c % 4] = vb;
         }}
         workgroupBarrier();
         for (var k = 0; k < 16; k = k + 1) {{
-            let bv = vec4<{store}>(sb[k][tx], sb[k][tx + 16], sb[k][tx + 32], sb[k][tx + 48]);
-            acc0 = acc0 + sa[k][ty] * bv;
-            acc1 = acc1 + sa[k][ty + 16] * bv;
-            acc2 = acc2 + sa[k][ty + 32] * bv;
-            acc3 = acc3 + sa[k][ty + 48] * bv;
+            let bv = sb[k][tx];
+            let av = sa[k][ty];
+            acc0 = acc0 + av.x * bv;
+            acc1 = acc1 + av.y * bv;
+            acc2 = acc2 + av.z * bv;
+            acc3 = acc3 + av.w * bv;
         }}
         workgroupBarrier();
     }}
-    put(acc0, bidx, row0 + ty, col0 + tx);
-    put(acc1, bidx, row0 + ty + 16, col0 + tx);
-    put(acc2, bidx, row0 + ty + 32, col0 + tx);
-    put(acc3, bidx, row0 + ty + 48, col0 + tx);
+    put(acc0, bidx, row0 + 4 * ty, col0 + 4 * tx);
+    put(acc1, bidx, row0 + 4 * ty + 1, col0 + 4 * tx);
+    put(acc2, bidx, row0 + 4 * ty + 2, col0 + 4 * tx);
+    put(acc3, bidx, row0 + 4 * ty + 3, col0 + 4 * tx);
 }}
 """
 
