@@ -542,6 +542,139 @@ def test_matmul_bad_input():
         gpu(np.ones((2, 3), np.float32)) @ gpu(np.ones((2, 3), np.float32))
 
 
+# -- the register-blocked matmul kernel (64 x 64 output tiles, 4 x 4 outputs a thread) ---
+
+def check_matmul(got, a, b):
+    """``got`` against NumPy: int32 exactly (np.matmul wraps the same way), float32
+    within 1e-6 sqrt(K) of the float64 product relative to sum_k |a_ik b_kj| (rounding
+    errors of a K-term sum grow like sqrt(K)); NaN and inf where NumPy has them."""
+    got = host(got)
+    assert got.dtype == a.dtype and got.shape == np.matmul(a[..., :1, :], b).shape[:-2] + (
+        a.shape[-2], b.shape[-1]), (got.dtype, got.shape)
+    if a.dtype == I32:
+        np.testing.assert_array_equal(got, np.matmul(a, b))
+        return
+    with np.errstate(invalid="ignore"):   # inf - inf: nan, as on the device
+        want = np.matmul(a.astype(np.float64), b.astype(np.float64))
+        scale = np.matmul(np.abs(a.astype(np.float64)), np.abs(b.astype(np.float64)))
+    finite, nan = np.isfinite(want), np.isnan(want)
+    np.testing.assert_array_equal(np.isnan(got), nan)
+    np.testing.assert_array_equal(got[~finite & ~nan], want[~finite & ~nan])
+    bound = 1e-6 * np.sqrt(max(a.shape[-1], 1)) * scale[finite]
+    err = np.abs(got[finite] - want[finite])
+    assert np.all(err <= bound), (err - bound).max()
+
+
+def _mm_sample(shape, dtype, seed):
+    """int32 over the whole range (products and sums wrap), float32 in [-3, 3]."""
+    r = np.random.default_rng(seed)
+    if dtype == I32:
+        x = r.integers(-2**31, 2**31, shape, dtype=np.int64).astype(np.int32)
+        x.flat[::7] = np.array([-2**31, 2**31 - 1, -1, 0, 1, 46341, -46341])[
+            np.arange(x.flat[::7].size) % 7]
+        return x
+    return sample(shape, F32, seed=seed)
+
+
+def test_matmul_kernel_choice():
+    # the register-blocked kernel unless one 16 x 16 tile holds the product
+    assert W._matmul_kernel(16, 16)[0] is W._wgsl.MATMUL
+    for m, n in [(17, 16), (16, 17), (1, 1024), (64, 64)]:
+        assert W._matmul_kernel(m, n) == (W._wgsl.MATMUL_RB, 64)
+
+
+_EDGE = (63, 64, 65, 127, 129)
+
+
+@pytest.mark.parametrize("dtype", [F32, I32])
+@pytest.mark.parametrize("mkn", sorted({(m, 65, 65) for m in _EDGE} | {(65, k, 65) for k in _EDGE}
+                                       | {(65, 65, n) for n in _EDGE}
+                                       | {(129, 127, 63), (1, 129, 65), (129, 1, 1),
+                                          (2, 300, 127), (17, 3, 16), (16, 40, 16)}))
+def test_matmul_tile_edges(dtype, mkn):
+    m, k, n = mkn
+    a, b = _mm_sample((m, k), dtype, seed=m + k), _mm_sample((k, n), dtype, seed=n)
+    check_matmul(gpu(a) @ gpu(b), a, b)
+
+
+@pytest.mark.parametrize("dtype", [F32, I32])
+def test_matmul_strided_offset_views(dtype):
+    big_a = _mm_sample((3, 150, 140), dtype, seed=40)
+    big_b = _mm_sample((3, 160, 130), dtype, seed=41)
+    # (key into a, transpose it, key into b, transpose it): views, no copies
+    cases = [((slice(1, None), slice(2, 67), slice(3, 133, 2)), False,  # offsets, steps
+              (slice(None, 2), slice(1, 66), slice(None, None, -2)), False),  # reversed
+             ((slice(None), slice(5, 134), slice(7, 72)), True,  # column-major a
+              (slice(None), slice(3, 132), slice(None, None, -2)), False),
+             ((2, slice(1, 66), slice(1, 130)), True,  # both transposed, offsets
+              (0, slice(4, 69), slice(2, 67)), True),
+             ((slice(None), slice(-1, -131, -2), slice(None, None, -3)), False,  # negative
+              (slice(None), slice(100, 147), slice(None, None, 2)), False)]  # strides
+    ga, gb = gpu(big_a), gpu(big_b)
+    for ka, ta, kb, tb in cases:
+        x, y, xa, yb = ga[ka], gb[kb], big_a[ka], big_b[kb]
+        x, xa = (x.mT, xa.swapaxes(-1, -2)) if ta else (x, xa)
+        y, yb = (y.mT, yb.swapaxes(-1, -2)) if tb else (y, yb)
+        assert x.shape[-1] == y.shape[-2] and min(x.shape[-2], y.shape[-1]) >= 65  # RB kernel
+        check_matmul(x @ y, np.ascontiguousarray(xa), np.ascontiguousarray(yb))
+
+
+@pytest.mark.parametrize("dtype", [F32, I32])
+def test_matmul_batch_broadcast(dtype):
+    # stride-0 batch axes on both sides: (4, 1) x (3,) -> (4, 3), and a broadcast view
+    a = _mm_sample((4, 1, 65, 70), dtype, seed=42)
+    b = _mm_sample((3, 70, 66), dtype, seed=43)
+    check_matmul(gpu(a) @ gpu(b), a, b)
+    bb = tf.broadcast_to(gpu(b[:1]), (2, 3, 70, 66))
+    check_matmul(gpu(a[:2]) @ bb, a[:2], np.broadcast_to(b[:1], (2, 3, 70, 66)))
+
+
+@pytest.mark.parametrize("dtype", [F32, I32])
+@pytest.mark.parametrize("mkn", [(0, 65, 70), (65, 0, 70), (70, 65, 0), (0, 0, 0)])
+def test_matmul_empty(dtype, mkn):
+    m, k, n = mkn
+    a, b = np.ones((2, m, k), dtype), np.ones((2, k, n), dtype)
+    check_matmul(gpu(a) @ gpu(b), a, b)
+
+
+def test_matmul_nan_inf():
+    a = sample((70, 80), F32, seed=44)
+    b = sample((80, 66), F32, seed=45)
+    a[3, 5], a[64, 0], a[69, 79] = np.nan, np.inf, -np.inf
+    b[7, 65], b[0, 1] = np.inf, 0.0     # inf * 0 -> nan, inf - inf -> nan
+    a[10, :] = -0.0
+    check_matmul(gpu(a) @ gpu(b), a, b)
+
+
+@pytest.mark.parametrize("dtype", [F32, I32])
+def test_matmul_k_pieces_and_grid_blocks(monkeypatch, dtype):
+    # K in pieces of 64 (each adds to the previous ones' sum) and grids of at most 2
+    # workgroups a dimension, on both kernels (200 x 190: 4 x 3 tiles of 64, 13 x 12
+    # of 16; the 16 x 16 products use the small kernel), with a broadcast batch
+    a = _mm_sample((5, 1, 200, 201), dtype, seed=46)
+    b = _mm_sample((3, 201, 190), dtype, seed=47)
+    sa, sb = _mm_sample((5, 16, 129), dtype, seed=48), _mm_sample((5, 129, 16), dtype, seed=49)
+    ga, gb, gsa, gsb = gpu(a), gpu(b), gpu(sa), gpu(sb)
+    calls = {"sa": [], "ta": []}     # the groups of each RB (sa) and small (ta) dispatch
+    dispatch = W._Context.dispatch
+
+    def counting(self, source, storages, meta, n, groups=None):
+        for name, got in calls.items():
+            if "var<workgroup> %s:" % name in source:
+                got.append(groups)
+        return dispatch(self, source, storages, meta, n, groups)
+
+    monkeypatch.setattr(W._Context, "dispatch", counting)
+    monkeypatch.setattr(W._wgsl, "MATMUL_KCHUNK", 64)
+    monkeypatch.setattr(W, "_MAX_GROUPS_X", 2)
+    big, small = ga @ gb, gsa @ gsb
+    monkeypatch.undo()
+    # 8 batch blocks x 2 row blocks x 2 column blocks x 4 pieces of K, and 3 x 1 x 1 x 3
+    assert len(calls["sa"]) == 8 * 2 * 2 * 4 and len(calls["ta"]) == 3 * 3
+    assert {g for g in calls["sa"]} == {(x, 2, z) for x in (1, 2) for z in (1, 2)}
+    check_matmul(big, a, b)
+    check_matmul(small, sa, sb)
+
 @pytest.mark.parametrize("spec,shapes", [("bij,bjk->bik", [(3, 4, 5), (3, 5, 6)]),
                                          ("ij,kj->ik", [(4, 7), (5, 7)]),
                                          ("ii->i", [(5, 5)]), ("ijk->kj", [(2, 3, 4)]),
