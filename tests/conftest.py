@@ -408,3 +408,28 @@ class NumpyDriver(tf.devices.Driver):
 
     def to_numpy(self, data):
         return np.array(data)
+
+
+# -- the WebGPU test modules' shared preamble --------------------------------------------
+
+def webgpu_or_skip():
+    """The WebGPU driver module; without an adapter, a module-level skip giving the
+    driver's reason (call at the top of a WebGPU-only test module)."""
+    drv = tf.devices.get_driver("webgpu")
+    if drv.device_count() == 0:
+        pytest.skip("no WebGPU device: %s" % drv.unavailable_reason(),
+                    allow_module_level=True)
+    from tenferro.devices import webgpu
+
+    return webgpu
+
+
+def gpu(a):
+    """NumPy data as a WebGPU tensor (an explicit transfer from the CPU)."""
+    return tf.asarray(np.asarray(a)).to("webgpu")
+
+
+def host(t):
+    """A WebGPU tensor's values on the host (asserting it was on the device)."""
+    assert t.device == tf.device("webgpu"), t.device
+    return t.to("cpu").numpy()

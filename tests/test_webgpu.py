@@ -18,13 +18,12 @@ import pytest
 import scipy.special
 
 import tenferro as tf
+from conftest import gpu, host, webgpu_or_skip
 from tenferro._ops.elementwise import BINARY, UNARY
 
+W = webgpu_or_skip()
 _drv = tf.devices.get_driver("webgpu")
-if _drv.device_count() == 0:
-    pytest.skip("no WebGPU device: %s" % _drv.unavailable_reason(), allow_module_level=True)
 
-from tenferro.devices import webgpu as W  # noqa: E402
 
 DEV = tf.device("webgpu")
 F32, I32, BOOL, I64 = (np.dtype("float32"), np.dtype("int32"), np.dtype("bool"),
@@ -32,13 +31,6 @@ F32, I32, BOOL, I64 = (np.dtype("float32"), np.dtype("int32"), np.dtype("bool"),
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def gpu(a):
-    return tf.asarray(np.asarray(a)).to("webgpu")
-
-
-def host(t):
-    assert t.device == DEV
-    return t.to("cpu").numpy()
 
 
 def check(t, expected, dtype=None, rtol=1e-6, atol=0.0):

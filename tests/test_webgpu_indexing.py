@@ -13,12 +13,11 @@ import numpy as np
 import pytest
 
 import tenferro as tf
+from conftest import host, webgpu_or_skip
 
+W = webgpu_or_skip()
 _drv = tf.devices.get_driver("webgpu")
-if _drv.device_count() == 0:
-    pytest.skip("no WebGPU device: %s" % _drv.unavailable_reason(), allow_module_level=True)
 
-from tenferro.devices import webgpu as W  # noqa: E402
 
 DEV = tf.device("webgpu")
 F32, I32, BOOL, I64 = (np.dtype("float32"), np.dtype("int32"), np.dtype("bool"),
@@ -72,10 +71,6 @@ def on_gpu(a, how="c"):
     assert t.device == DEV and t.shape == a.shape
     return t
 
-
-def host(t):
-    assert t.device == DEV
-    return t.to("cpu").numpy()
 
 
 def same(t, expected):

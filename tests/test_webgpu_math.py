@@ -9,10 +9,10 @@ import pytest
 from scipy.special import erf, erfc
 
 import tenferro as tf
+from conftest import gpu, host, webgpu_or_skip
 
+webgpu_or_skip()
 _drv = tf.devices.get_driver("webgpu")
-if _drv.device_count() == 0:
-    pytest.skip("no WebGPU device: %s" % _drv.unavailable_reason(), allow_module_level=True)
 
 from tenferro.devices import _wgsl  # noqa: E402
 
@@ -21,13 +21,6 @@ IMIN, IMAX = np.iinfo(np.int32).min, np.iinfo(np.int32).max
 NEG_POWER = "^Integers to negative integer powers are not allowed.$"
 
 
-def gpu(a):
-    return tf.asarray(np.asarray(a)).to("webgpu")
-
-
-def host(t):
-    assert t.device == tf.device("webgpu")
-    return t.to("cpu").numpy()
 
 
 # -- erf -------------------------------------------------------------------------------------

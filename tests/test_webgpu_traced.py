@@ -14,14 +14,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import tenferro as tf
+from conftest import gpu, host, webgpu_or_skip
 import tenferro.linalg as tl
 from tenferro._errors import DeviceMismatchError, TenferroError, UnsupportedOperation
 
+W = webgpu_or_skip()
 _drv = tf.devices.get_driver("webgpu")
-if _drv.device_count() == 0:
-    pytest.skip("no WebGPU device: %s" % _drv.unavailable_reason(), allow_module_level=True)
 
-from tenferro.devices import webgpu as W  # noqa: E402
 
 DEV = tf.device("webgpu")
 UNFUSED = tuple(p for p in tf.autograd._passes.PASSES if p != "fuse")
@@ -29,13 +28,6 @@ F32, I32, BOOL = np.dtype("float32"), np.dtype("int32"), np.dtype("bool")
 INT_MIN, INT_MAX = np.iinfo(np.int32).min, np.iinfo(np.int32).max
 
 
-def gpu(a):
-    return tf.asarray(np.asarray(a)).to("webgpu")
-
-
-def host(t):
-    assert t.device == DEV, t.device
-    return t.to("cpu").numpy()
 
 
 def check(t, want, rtol=1e-6, atol=0.0):
