@@ -346,8 +346,14 @@ def check_on(t, expected, device, op=None, dtype=None, rtol=None, atol=None):
 # -- per-device test counts in the report ------------------------------------------------
 
 def _device_of_nodeid(nodeid):
+    """The device a test runs on: its ``device`` parameter, or the device a module
+    named ``test_<device>...``/``test_bench_<device>...`` is about (test_webgpu_math.py)."""
     import re
 
+    name = os.path.basename(nodeid.split("::")[0])
+    for kind in DEVICE_KINDS:
+        if kind != "cpu" and re.match(r"test_(bench_)?%s(_|\.)" % kind, name):
+            return kind
     params = re.search(r"\[(.*)\]$", nodeid)
     if not params:
         return None
@@ -359,8 +365,9 @@ def _device_of_nodeid(nodeid):
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
-    """One line per device: how many device-parametrized tests passed, failed, skipped
-    (with the skip reasons), so a CI log shows how many WebGPU tests really ran."""
+    """One line per device: how many tests on it (device-parametrized ones and those of
+    its own modules) passed, failed, skipped (with the skip reasons), so a CI log shows
+    how many WebGPU tests really ran."""
     counts = {k: {} for k in DEVICE_KINDS}
     reasons = {k: set() for k in DEVICE_KINDS}
     for outcome in ("passed", "failed", "error", "skipped"):
@@ -375,7 +382,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
                 reasons[kind].add(str(rep.longrepr[2]).replace("Skipped: ", ""))
     if not any(counts.values()):
         return
-    terminalreporter.write_sep("-", "device-parametrized tests")
+    terminalreporter.write_sep("-", "tests per device")
     for kind in DEVICE_KINDS:
         c = counts[kind]
         if not c:

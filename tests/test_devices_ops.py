@@ -632,11 +632,16 @@ def test_summary_counts_tests_per_device(pytester):
                 pytest.skip("device absent: webgpu: no adapter")
             assert not (device == "cpu" and n == 2)
     """)
+    # a module of the device's own counts for it
+    pytester.makepyfile(test_webgpu_extra="""
+        def test_b():
+            pass
+    """)
     result = pytester.runpytest_inprocess("-q", plugins=[hook])
-    result.assert_outcomes(passed=2, failed=1, skipped=1)
-    result.stdout.fnmatch_lines(["*device-parametrized tests*",
+    result.assert_outcomes(passed=3, failed=1, skipped=1)
+    result.stdout.fnmatch_lines(["*tests per device*",
                                  "cpu: 1 passed, 1 failed, 0 skipped",
-                                 "webgpu: 1 passed, 0 failed, 1 skipped (device absent: "
+                                 "webgpu: 2 passed, 0 failed, 1 skipped (device absent: "
                                  "webgpu: no adapter)"])
 
 
