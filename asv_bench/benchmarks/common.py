@@ -11,8 +11,8 @@
 * :func:`torch_or_none` returns the ``torch`` module, or None when it is not
   installed; benchmarks then raise ``NotImplementedError`` in setup, which asv
   records as "skipped" (n/a).
-* Devices (``DEVICE_LIBS``): ``tenferro-webgpu`` (tenferro's WebGPU device, through
-  Vulkan unless ``WGPU_BACKEND_TYPE`` says otherwise) and ``torch-cuda``; they skip
+* Devices (``DEVICE_LIBS``): ``tenferro-webgpu`` (tenferro's WebGPU device; on Linux
+  through Vulkan unless ``WGPU_BACKEND_TYPE`` says otherwise) and ``torch-cuda``; they skip
   the same way without the device.  :func:`sync` waits for a device's queued work so
   the timed body includes it; :func:`to_numpy` brings any lib's result to the host.
 """
@@ -71,7 +71,8 @@ def webgpu_device():
 def _webgpu():
     # looked up once: devices.available() scans the installed entry points each call,
     # and sync() asks for the device inside timed bodies
-    os.environ.setdefault("WGPU_BACKEND_TYPE", "Vulkan")  # before wgpu is first imported
+    if sys.platform.startswith("linux"):  # lavapipe is found through Vulkan only
+        os.environ.setdefault("WGPU_BACKEND_TYPE", "Vulkan")  # before wgpu's import
     import tenferro as tf
 
     names = [d for d in tf.devices.available() if d.partition(":")[0] == "webgpu"]
