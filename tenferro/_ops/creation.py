@@ -149,7 +149,7 @@ from_vec_col_major = from_col_major
 def empty(shape, dtype=None, device=None):
     shape = shape_tuple("empty", shape)
     dev = _device(device)
-    d = _dtypes.dtype(dtype) if dtype is not None else dev.driver.default_dtypes["f"]
+    d = _dtypes.dtype(dtype) if dtype is not None else _default_float(dev)
     return Tensor._wrap(dev.driver.empty(shape, d, dev), dev)
 
 

@@ -732,12 +732,6 @@ def _clip(x, lo, hi, *, out_dtype):
     return _run_elementwise("clip", body, args, out_dtype, shape=shape)
 
 
-def _read_scalar(x):
-    """The value of a one-element device array (waits for the queue: a sync point)."""
-    raw = x.storage.ctx.read(x.storage, 4 * x.offset, 4)
-    return np.frombuffer(raw, dtype=_HOST[x.dtype])[0]
-
-
 def _int_power(run):
     """``power`` checking NumPy's rule for integers first: a negative exponent raises
     the CPU kernel's ValueError.  A shader cannot raise, so the exponent's minimum (one
@@ -747,7 +741,7 @@ def _int_power(run):
         if a.dtype == b.dtype == _I32 and b.size:   # (run() rejects mixed dtypes)
             lowest = b if b.size == 1 else impl["min"](b, axes=tuple(range(b.ndim)),
                                                       out_dtype=_I32)
-            if _read_scalar(lowest) < 0:
+            if _to_numpy(lowest).min() < 0:   # a read: waits for the queue
                 raise ValueError("Integers to negative integer powers are not allowed.")
         return run(a, b, out_dtype=out_dtype, out=out)
     return power
@@ -998,14 +992,8 @@ def reduce_op(op, x, axes, out_dtype, head=None, extra=()):
                    None if head is None else (head[0], head[2]), extra)
 
 
-def _reduction(op):
-    def run(x, *, axes, out_dtype):
-        return reduce_op(op, x, axes, out_dtype)
-    return run
-
-
 for _n in _RED:
-    impl[_n] = _reduction(_n)
+    impl[_n] = functools.partial(reduce_op, _n)
 
 
 # -- scans (cumsum / cumprod): one thread per line, sequential along the axis ----------------
