@@ -4,6 +4,10 @@ The tiny-op figure is the noisiest on a shared machine, so the three libraries a
 timed in turn, ten rounds, and each one's best and median are printed.
 
     python asv_bench/tiny_op.py
+    python asv_bench/tiny_op.py --webgpu   # eager float32 x + y and x * 2.0 on WebGPU
+
+With ``--webgpu``: 2000 eager ops on 3-element float32 tensors and one sync, best of
+5, beside NumPy's ``a + a`` in the same run (the driver's per-op overhead).
 """
 import os
 import sys
@@ -39,5 +43,29 @@ def main(rounds=10, number=20000):
         print("%-9s best %5.0f ns   median %5.0f ns" % (k, v[0], v[len(v) // 2]))
 
 
+def webgpu_main(number=2000, rounds=5):
+    if sys.platform.startswith("linux"):
+        os.environ.setdefault("WGPU_BACKEND_TYPE", "Vulkan")
+    dev = tf.device("webgpu")
+    x = tf.asarray(np.ones(3, np.float32)).to(dev)
+
+    def per_op(f):
+        best = float("inf")
+        for _ in range(rounds):
+            for _ in range(100):
+                f()
+            dev.synchronize()
+            t = timeit.default_timer()
+            for _ in range(number):
+                f()
+            dev.synchronize()
+            best = min(best, (timeit.default_timer() - t) / number)
+        return best * 1e6
+    a = np.ones(3, np.float32)
+    t_np = min(timeit.repeat(lambda: a + a, number=20000, repeat=3)) / 20000 * 1e6
+    print("webgpu x + y %.1f us   x * 2.0 %.1f us   (numpy a + a %.2f us)"
+          % (per_op(lambda: x + x), per_op(lambda: x * 2.0), t_np))
+
+
 if __name__ == "__main__":
-    main()
+    webgpu_main() if "--webgpu" in sys.argv[1:] else main()
