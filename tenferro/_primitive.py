@@ -10,13 +10,48 @@ Non-differentiable primitives are declared so (``differentiable=False`` plus the
 reason); a differentiable primitive with a missing rule raises ``NotImplementedError``
 naming the primitive and the mode when that rule is needed -- never a silent zero.
 """
+import itertools
+import threading
+
 from ._errors import DeviceMismatchError
 
 registry = {}
 
-# Interpreters (autodiff tapes, tracers) push themselves here; bind() hands every
-# primitive application to the innermost one.  Empty = plain eager execution.
+
+class _ThreadState(threading.local):
+    """The autodiff state of one thread (PyTorch's semantics: ``no_grad`` or a transform
+    in one thread does not change what another thread records or differentiates)."""
+
+    def __init__(self):
+        self.enabled = True      # grad mode: eager ops on tensors that require grad record
+        self.interpreters = []   # this thread's open transforms and tracers, innermost last
+        self.context = None      # the AdContext rule sets in force (None: the registry's)
+
+
+state = _ThreadState()
+
+# Every open interpreter (autodiff transform, tracer) of every thread.  Empty means
+# plain eager execution everywhere: the ops' fast paths check only this.  When it is
+# not, ``bind`` finds the owning trace through the arguments, never through this list,
+# so another thread's transform costs this thread its fast paths but changes nothing.
+# Code that asks "is *this* thread inside a transform" reads ``state.interpreters``.
 _interpreters = []
+
+# Trace levels: nested transforms of one thread get increasing levels (the innermost
+# wins in bind); a counter shared by all threads keeps that true whatever other
+# threads open and close meanwhile.
+_levels = itertools.count()
+
+
+def push_interpreter(trace):
+    """Open ``trace`` in this thread (its level is set on creation, see ``_levels``)."""
+    state.interpreters.append(trace)
+    _interpreters.append(trace)
+
+
+def pop_interpreter(trace):
+    state.interpreters.remove(trace)
+    _interpreters.remove(trace)
 
 
 class Primitive:
@@ -75,18 +110,16 @@ class Primitive:
         return fn
 
 
-# Set by tenferro.autograd: records eager operations on tensors that require grad.
+# Set by tenferro.autograd: records eager operations on tensors that require grad (it
+# checks this thread's grad mode and AdContext itself: see ``state``).
 _tape = None
-
-# The AD rule sets in force (tenferro.autograd.AdContext), or None: the registry's rules.
-_context = None
 
 
 def with_rules(prim):
     """``prim`` carrying the derivative rules in force: itself, or (inside an
     ``AdContext`` overriding one of its rules) an unregistered copy with the overrides.
     Every consumer of rules (tapes, transforms) reads them from what this returns."""
-    c = _context
+    c = state.context
     return prim if c is None else c.resolve(prim)
 
 

@@ -5,9 +5,11 @@ remembers the epoch for the written buffer.  A recorded autodiff node keeps the 
 which it was made; when the epoch has moved by the time its rule runs, it checks its
 saved tensors' buffers (PyTorch's version counters, paid only when mutation happens).
 """
+import itertools
 import weakref
 
 epoch = 0
+_epochs = itertools.count(1)   # next() is atomic: threads never share an epoch
 # id(buffer) -> (weak reference to the buffer, epoch of its last write); the entry goes
 # with the buffer (ndarrays are weakly referenceable but not hashable).
 _mutated = {}
@@ -24,7 +26,7 @@ def _root(data):
 def note_mutation(data):
     """Record an in-place write to the buffer behind device array ``data``."""
     global epoch
-    epoch += 1
+    epoch = next(_epochs)
     root = _root(data)
     key = id(root)
     entry = _mutated.get(key)

@@ -31,7 +31,7 @@ cdef object _versions = None
 cdef object _wrap = None          # tenferro._tensor._wrap
 cdef object _add = None           # tenferro.add
 cdef object _zeros_like = None
-cdef object _mode = None          # the grad-mode state (``_mode.enabled``)
+cdef object _mode = None          # this thread's autodiff state (``_primitive.state``)
 cdef object _set_mode = None
 cdef object _accumulator = None   # the leaf's AccumulateGrad node, created on first use
 cdef object _AccumulateGrad = None
@@ -263,7 +263,8 @@ def check_zero_derivative(prim, args):
 
 def record(prim, args, params, out):
     """Record an eager primitive application whose inputs take part in autodiff
-    (installed as ``_primitive._tape`` while grad mode is enabled)."""
+    (installed as ``_primitive._tape``; it does nothing while this thread's grad mode
+    is disabled, and applies the rules of the AdContext in force in this thread)."""
     cdef Py_ssize_t na = len(args), k
     cdef tuple edges = PyTuple_New(na)
     cdef bint taped = False, zero = False, keep
@@ -286,6 +287,11 @@ def record(prim, args, params, out):
         PyTuple_SET_ITEM(edges, k, e)
     if not taped:
         return out
+    st = _mode                     # this thread's state: grad mode, AdContext in force
+    if not st.enabled:
+        return out
+    if st.context is not None:
+        prim = st.context.resolve(prim)
     if not prim.differentiable:
         if not prim.zero_derivative:
             return out

@@ -162,7 +162,7 @@ def _into(name, out, args, odt):
     """
     from .conversion import check_mutable, check_out
 
-    if any(a.requires_grad for a in args) or _interpreters:
+    if any(a.requires_grad for a in args) or _primitive.state.interpreters:
         raise RuntimeError("tenferro.%s: out= is not supported with autodiff or tracing; use "
                            "the out-of-place form" % name)
     check_out(name, out, broadcast_shapes(name, *[a.shape for a in args]), odt)

@@ -120,7 +120,7 @@ checkpoint_p.vjp = _checkpoint_vjp
 
 def _graph_trace():
     """The innermost graph trace being recorded, or None."""
-    for t in reversed(_primitive._interpreters):
+    for t in reversed(_primitive.state.interpreters):
         if t.kind == "graph":
             return t
     return None
@@ -172,7 +172,7 @@ def checkpoint(f, *args, preserve_rng_state=True):
     if trace is not None:
         return _traced_checkpoint(f, args, trace)
     tensors = [a for a in args if isinstance(a, Tensor)]
-    if _primitive._interpreters or not is_grad_enabled() or not any(
+    if _primitive.state.interpreters or not is_grad_enabled() or not any(
             t._ad is not None and (t._ad.requires_grad or t._ad.grad_fn is not None)
             for t in tensors):
         return f(*args)

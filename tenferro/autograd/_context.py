@@ -104,8 +104,8 @@ class AdContext:
 
     # -- being in force ----------------------------------------------------------------
     def __enter__(self):
-        self._saved.append(_primitive._context)
-        _activate(_InForce(self._chain() + list(_chains(_primitive._context))))
+        self._saved.append(_primitive.state.context)
+        _activate(_InForce(self._chain() + list(_chains(_primitive.state.context))))
         return self
 
     def __exit__(self, *exc):
@@ -129,7 +129,7 @@ class _Explicit:
         self.ctx = ctx
 
     def __enter__(self):
-        self.saved = _primitive._context
+        self.saved = _primitive.state.context
         _activate(_InForce(self.ctx._chain()))
         return self.ctx
 
@@ -198,11 +198,9 @@ def _zero_rules(prim):
 
 
 def _activate(state):
-    """Put ``state`` (an :class:`_InForce` or None) in force, and the eager tape's
-    recorder with it (grad mode's setter picks the recorder)."""
-    from ._engine import _mode, _set_mode
-    _primitive._context = state
-    _set_mode(_mode.enabled)
+    """Put ``state`` (an :class:`_InForce` or None) in force in this thread (the eager
+    tape's recorder and every transform read it through ``with_rules``)."""
+    _primitive.state.context = state
 
 
 def _primitive_of(prim):

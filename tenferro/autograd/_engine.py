@@ -18,6 +18,7 @@ The per-op path (:func:`record`, the nodes of the eager tape) and the backward p
 are connected to this module by ``_tape.init`` below.
 """
 import functools
+import threading
 import weakref
 
 from .. import _primitive, _versions
@@ -33,25 +34,15 @@ __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "bac
 
 # -- grad mode ---------------------------------------------------------------------------
 
-class _GradMode:
-    enabled = True
-
-
-_mode = _GradMode()
+# Grad mode is per thread (``_primitive.state.enabled``, PyTorch's semantics); the
+# recorder installed as ``_primitive._tape`` reads it, and the AdContext in force.
+_mode = _primitive.state
 
 
 def _set_mode(enabled):
-    """Grad mode is whether the tape is installed: ``bind`` and the ops' fast paths call
-    ``_primitive._tape`` only when it is set, so disabled grad mode costs nothing.  An
-    AdContext in force installs a recorder that applies its rules."""
+    """Set this thread's grad mode (``bind`` and the ops' fast paths call
+    ``_primitive._tape`` for tensors in autodiff; it records only while enabled)."""
     _mode.enabled = enabled
-    _primitive._tape = (None if not enabled else record if _primitive._context is None
-                        else _record_with_rules)
-
-
-def _record_with_rules(prim, args, params, out):
-    """The recorder while an AdContext is in force: the node keeps the rules in force."""
-    return record(_primitive.with_rules(prim), args, params, out)
 
 
 def is_grad_enabled():
@@ -119,6 +110,11 @@ class set_grad_enabled(_GradModeContext):
 # Node, the eager tape's TapeNode and ZeroNode, record and run_backward are compiled
 # (tenferro/_kernels/_tape.pyx); the nodes below are not on the per-op path.
 
+# Held while a gradient is added into a leaf's ``.grad`` (reentrant: a hook may run a
+# backward pass of its own), so that concurrent backward passes sharing leaves sum.
+_accumulate_lock = threading.RLock()
+
+
 class AccumulateGrad(Node):
     """The end of the graph at a leaf tensor that requires grad: adds into ``.grad``.
 
@@ -149,6 +145,10 @@ class AccumulateGrad(Node):
         t = self._ref()
         if t is None:  # the leaf is gone: nobody can see its gradient
             return
+        with _accumulate_lock:   # backward passes in several threads may share a leaf
+            self._accumulate(t, g, create_graph, owned)
+
+    def _accumulate(self, t, g, create_graph, owned):
         m = t._ad
         if m.hooks:
             for h in list(m.hooks):

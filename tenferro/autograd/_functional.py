@@ -32,16 +32,16 @@ class Trace:
 
     def __init__(self, kind):
         self.kind = kind
-        self.level = len(_primitive._interpreters)
+        self.level = next(_primitive._levels)
         self.active = True
 
     def __enter__(self):
-        _primitive._interpreters.append(self)
+        _primitive.push_interpreter(self)
         return self
 
     def __exit__(self, *exc):
         self.active = False
-        _primitive._interpreters.remove(self)
+        _primitive.pop_interpreter(self)
 
     def split(self, args):
         """(the primals one level down, whether any argument is this level's tracer)."""

@@ -75,7 +75,7 @@ class Program:
                     break
                 datas.append(d)
         if run is None:
-            if _primitive._interpreters or (_primitive._tape is not None and any(
+            if _primitive.state.interpreters or (_primitive.state.enabled and any(
                     isinstance(x, Tensor) and x.requires_grad for x in flat)):
                 # differentiated: every node through bind
                 return self._ad_graph(*(args if args is not None else flat))
@@ -367,7 +367,7 @@ class jit:
 
     def __call__(self, *args):
         fast = self._fast
-        if fast is not None and not _primitive._interpreters and _primitive._context is None:
+        if fast is not None and not _primitive._interpreters and _primitive.state.context is None:
             # the last call's program, for Tensors outside autograd of its signature
             avals, dev, run, prog = fast
             datas = [x._data for x in args
@@ -386,8 +386,8 @@ class jit:
             flat, tree = tree_flatten(args)
             key = (tree, tuple((x.shape, x.dtype, x._device) if isinstance(x, Tensor) else
                                _as_spec(x) for x in flat))
-        if _primitive._context is not None:
-            key = (key, _primitive._context.key)   # the AD rules traced
+        if _primitive.state.context is not None:
+            key = (key, _primitive.state.context.key)   # the AD rules traced
         prog = self._cache.get(key)
         if prog is None:
             self.misses += 1
@@ -404,7 +404,7 @@ class jit:
             self._cache.move_to_end(key)
         out = prog._call_flat(flat)
         self._fast = None
-        if plain and args and _primitive._context is None:
+        if plain and args and _primitive.state.context is None:
             dev = args[0]._device
             run = prog._runners.get(dev)
             if run is not None:

@@ -54,7 +54,7 @@ def is_differentiated(*tensors):
     it is true, the rule must be written in differentiable ops (PyTorch's rules make
     the same choice with ``GradMode::is_enabled()``)."""
     from .. import _primitive
-    tape = _primitive._tape is not None
+    tape = _primitive.state.enabled
     return any(t._trace is not None or (tape and t.requires_grad) for t in tensors)
 
 
