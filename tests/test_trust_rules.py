@@ -55,3 +55,17 @@ def test_minmax_ties_split_the_gradient_half_and_half(op):
     gx, gy = _grads(getattr(tf, op), [2.0, -1.0, 0.0], [2.0, -1.0, -0.0])
     np.testing.assert_array_equal(gx, [0.5, 0.5, 0.5])
     np.testing.assert_array_equal(gy, [0.5, 0.5, 0.5])
+
+
+@pytest.mark.parametrize("op", ["max", "min"])
+def test_max_min_reduction_gradient_goes_to_the_nans(op):
+    # the NaN extremum is "taken" from the NaN positions: they share the gradient as ties
+    # do (was: 0/0, NaN everywhere, including the positions that cannot matter)
+    x = tf.asarray([1.0, NAN, 3.0, NAN, -2.0])
+    g = tf.grad(lambda v: getattr(tf, op)(v))(x).numpy()
+    np.testing.assert_array_equal(g, [0, 0.5, 0, 0.5, 0])
+    _, t = tf.jvp(getattr(tf, op), (x,), (tf.asarray([1.0, 2.0, 3.0, 4.0, 5.0]),))
+    assert float(t) == 3.0
+    xs = tf.asarray([[1.0, NAN], [4.0, 2.0]])
+    g = tf.grad(lambda v: getattr(tf, op)(v, axis=1).sum())(xs).numpy()
+    np.testing.assert_array_equal(g, [[0, 1], [op == "max", op == "min"]])
