@@ -69,3 +69,198 @@ def test_max_min_reduction_gradient_goes_to_the_nans(op):
     xs = tf.asarray([[1.0, NAN], [4.0, 2.0]])
     g = tf.grad(lambda v: getattr(tf, op)(v, axis=1).sum())(xs).numpy()
     np.testing.assert_array_equal(g, [[0, 1], [op == "max", op == "min"]])
+
+
+# -- exactly zero and repeated singular values / eigenvalues ----------------------------
+# docs/linalg.md promises finite gradients at exact degeneracies and exact ones for
+# functions of the spectrum.  Regression: the broadening returning 1/s made every
+# gradient NaN at an exactly zero singular value, and no test had one.
+import tenferro.linalg as tl  # noqa: E402
+from tenferro import autograd  # noqa: E402
+
+
+def _signed_perm(n, seed, dtype):
+    """A permutation matrix with entries +-1 (+-1j too for complex): unitary, exact."""
+    rng = np.random.default_rng(seed)
+    ph = np.array([1, -1, 1j, -1j]) if np.dtype(dtype).kind == "c" else np.array([1, -1])
+    return (np.eye(n)[rng.permutation(n)] * rng.choice(ph, n)).astype(dtype)
+
+
+def _block(m, n, diag, dtype, seed=0, hermitian=False):
+    """A dense random 2x2 block beside diag(``diag``), padded with zeros to (m, n):
+    LAPACK returns the block's values and ``diag``'s exactly (exact zeros and exactly
+    repeated values; a rotated dense matrix would have them only to rounding)."""
+    rng = np.random.default_rng(seed)
+    b = rng.standard_normal((2, 2)) + 2 * np.eye(2)
+    if np.dtype(dtype).kind == "c":
+        b = b + 1j * rng.standard_normal((2, 2))
+    if hermitian:
+        b = b + b.conj().T
+    a = np.zeros((m, n), dtype)
+    a[:2, :2] = b
+    for i, d in enumerate(diag):
+        a[2 + i, 2 + i] = d
+    return a
+
+
+def _with_singular_values(m, n, diag, dtype, seed=0):
+    """Singular values: the block's two, |diag|, and zeros for the rest."""
+    return (_signed_perm(m, seed + 1, dtype) @ _block(m, n, diag, dtype, seed)
+            @ _signed_perm(n, seed + 2, dtype))
+
+
+def _with_eigenvalues(diag, dtype, seed=0, hermitian=True):
+    """P (B + diag) P^H: eigenvalues the block's two and ``diag`` exactly."""
+    n = 2 + len(diag)
+    p = _signed_perm(n, seed + 1, dtype)
+    return p @ _block(n, n, diag, dtype, seed, hermitian) @ p.conj().T
+
+
+def _weights(shape, dtype, seed=7):
+    rng = np.random.default_rng(seed)
+    w = rng.standard_normal(shape)
+    if np.dtype(dtype).kind == "c":
+        w = w + 1j * rng.standard_normal(shape)
+    return w.astype(dtype)
+
+
+def _rdot(w, x):
+    """Re <w, x> (a real, linear loss of x)."""
+    return tf.sum(tf.real(tf.conj(tf.asarray(w)) * x))
+
+
+# diagonal entries beside the dense block: exact zeros, exactly repeated values
+SPECTRA = {"zero": [0.0], "zeros": [0.0, 0.0], "repeated": [2.0, -2.0],
+           "zero_and_repeated": [0.0, 1.5, 1.5]}
+SHAPES = [(0, 0), (2, 0), (0, 2)]     # (extra rows, extra columns) beside the square
+
+
+def _svd_losses(wu, wm, wp=None):
+    """Losses of svd's outputs: of U, S, V^H jointly (phase-invariant), of s alone."""
+    return {
+        "reconstruct": lambda a: (lambda u, s, vh: _rdot(wm, (u * s.astype(u.dtype)) @ vh))(
+            *tl.svd(a, full_matrices=False)),
+        "sin_s": lambda a: (lambda u, s, vh: _rdot(wm, (u * tf.sin(s).astype(u.dtype)) @ vh))(
+            *tl.svd(a, full_matrices=False)),
+        "abs_u": lambda a: (lambda u, s, vh: tf.sum(tf.abs(u) ** 2 * tf.asarray(wu)))(
+            *tl.svd(a, full_matrices=False)),
+        "s_squared": lambda a: tf.sum(tl.svdvals(a) ** 2),
+        "nuc": lambda a: tl.norm(a, "nuc"),
+        "ord2": lambda a: tl.norm(a, 2),
+        "pinv": lambda a: _rdot(wp, tl.pinv(a)),
+    }
+
+
+def _assert_finite_grads(loss, a):
+    """Reverse (functional and eager) and forward derivatives of ``loss`` are finite."""
+    g = tf.grad(loss)(tf.asarray(a)).numpy()
+    assert np.all(np.isfinite(g)), g
+    t = tf.asarray(_weights(a.shape, a.dtype, seed=3))
+    _, d = tf.jvp(loss, (tf.asarray(a),), (t,))
+    assert np.isfinite(d.numpy()), d
+    x = tf.asarray(a).detach()
+    x.requires_grad = True
+    loss(x).backward()
+    assert np.all(np.isfinite(x.grad.numpy()))
+    return g
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "%dx%d" % s)
+@pytest.mark.parametrize("spectrum", sorted(SPECTRA))
+def test_svd_gradients_finite_at_zero_and_repeated_singular_values(spectrum, shape, dtype):
+    k = 2 + len(SPECTRA[spectrum])
+    m, n = k + shape[0], k + shape[1]
+    a = _with_singular_values(m, n, SPECTRA[spectrum], dtype)
+    losses = _svd_losses(_weights((m, min(m, n)), "float64"), _weights((m, n), dtype),
+                         _weights((n, m), dtype))
+    for name, loss in losses.items():
+        try:
+            _assert_finite_grads(loss, a)
+        except AssertionError as e:
+            raise AssertionError("%s: %s" % (name, e)) from None
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "%dx%d" % s)
+@pytest.mark.parametrize("spectrum", sorted(SPECTRA))
+def test_svd_functions_of_singular_values_exact_at_degeneracies(spectrum, shape, dtype):
+    # sum(s^2) = ||A||_F^2 and sum(s^4) = ||A^H A||_F^2 are smooth: gradients 2A, 4 A A^H A
+    k = 2 + len(SPECTRA[spectrum])
+    m, n = k + shape[0], k + shape[1]
+    a = _with_singular_values(m, n, SPECTRA[spectrum], dtype)
+    g2 = tf.grad(lambda x: tf.sum(tl.svdvals(x) ** 2))(tf.asarray(a)).numpy()
+    np.testing.assert_allclose(g2, 2 * a, atol=1e-12)
+    g4 = tf.grad(lambda x: (lambda u, s, vh: tf.sum(s ** 4))(*tl.svd(x)))(tf.asarray(a))
+    np.testing.assert_allclose(g4.numpy(), 4 * a @ a.conj().T @ a, atol=1e-11)
+    t = _weights(a.shape, dtype, seed=5)
+    _, d = tf.jvp(lambda x: tf.sum(tl.svdvals(x) ** 2), (tf.asarray(a),), (tf.asarray(t),))
+    np.testing.assert_allclose(float(d), 2 * np.real(np.vdot(a, t)), rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_svd_reconstruction_exact_at_a_zero_singular_value(dtype):
+    # real square A with one (simple) exactly zero singular value: U S V^H is A, its
+    # gradient the weights, in reverse and forward mode, through svd and through the
+    # smooth U sin(S) V^H (sin(A) of the odd series: finite differences apply)
+    a = _with_singular_values(3, 3, [0.0], "float64").astype(dtype)
+    w = _weights((3, 3), dtype)
+    loss = _svd_losses(None, w)["reconstruct"]
+    tol = 1e-5 if dtype == "float32" else 1e-12
+    np.testing.assert_allclose(tf.grad(loss)(tf.asarray(a)).numpy(), w, atol=tol)
+    t = _weights((3, 3), dtype, seed=4)
+    _, d = tf.jvp(loss, (tf.asarray(a),), (tf.asarray(t),))
+    np.testing.assert_allclose(float(d), float(np.sum(w * t)), rtol=tol * 10)
+    if dtype == "float64":
+        autograd.gradcheck(lambda x: (lambda u, s, vh: (u * tf.sin(s)) @ vh)(*tl.svd(x)),
+                           (tf.asarray(a),), modes=("fwd", "rev"), order=1)
+
+
+def test_norm_ord2_exact_with_a_zero_singular_value():
+    # ||A||_2 = s_1 (simple) is smooth even where another singular value is 0: u1 v1^T
+    a = _with_singular_values(4, 3, [0.0], "float64")
+    u, s, vh = np.linalg.svd(a)
+    g = tf.grad(lambda x: tl.norm(x, 2))(tf.asarray(a)).numpy()
+    np.testing.assert_allclose(g, np.outer(u[:, 0], vh[0]), atol=1e-12)
+
+
+EIG_SPECTRA = {"zero": [0.0], "zeros": [0.0, 0.0], "repeated": [1.0, 1.0],
+               "zero_and_repeated": [0.0, 0.7, 0.7]}
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+@pytest.mark.parametrize("spectrum", sorted(EIG_SPECTRA))
+def test_eigh_gradients_at_zero_and_repeated_eigenvalues(spectrum, dtype):
+    import scipy.linalg
+
+    a = _with_eigenvalues(EIG_SPECTRA[spectrum], dtype)
+    w = _weights(a.shape, "float64")
+    # finite for eigenvector losses (|v|^2, V f(w) V^H: the limitation at exact
+    # degeneracy is documented, but never NaN or inf)
+    _assert_finite_grads(lambda x: (lambda e, v: tf.sum(tf.abs(v) ** 2 * tf.asarray(w)))(
+        *tl.eigh(x)), a)
+    _assert_finite_grads(lambda x: (lambda e, v: _rdot(w, (v * tf.sin(e).astype(v.dtype))
+                                                         @ tf.conj(v.mT)))(*tl.eigh(x)), a)
+    # exact for functions of the eigenvalues: tr exp(A) -> exp(A) (Hermitian A: the
+    # gradient of Re tr f(A) is f(A)^H = f(A)), sum(w^2) = ||A||_F^2 -> 2A; eigh reads
+    # the lower triangle, so the gradient lives there (off-diagonal entries doubled)
+    for f, want in ((lambda x: tf.sum(tf.exp(tl.eigh(x)[0])), scipy.linalg.expm(a)),
+                    (lambda x: tf.sum(tf.exp(tl.eigvalsh(x))), scipy.linalg.expm(a)),
+                    (lambda x: tf.sum(tl.eigvalsh(x) ** 2), 2 * a)):
+        want = np.tril(2 * want, -1) + np.diag(np.diag(want))
+        np.testing.assert_allclose(tf.grad(f)(tf.asarray(a)).numpy(), want, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+@pytest.mark.parametrize("spectrum", sorted(EIG_SPECTRA))
+def test_eig_gradients_at_zero_and_repeated_eigenvalues(spectrum, dtype):
+    # a non-normal dense block beside exact zero/repeated eigenvalues
+    a = _with_eigenvalues(EIG_SPECTRA[spectrum], dtype, hermitian=False)
+    w = _weights(a.shape, "float64")
+    _assert_finite_grads(lambda x: (lambda e, v: tf.sum(tf.abs(v) ** 2 * tf.asarray(w)))(
+        *tl.eig(x)), a)
+    # exact: Re sum(w^2) = Re tr(A^2), gradient conj(2 A^T) (tenferro's convention)
+    for f in (lambda x: tf.sum(tf.real(tl.eig(x)[0] ** 2)),
+              lambda x: tf.sum(tf.real(tl.eigvals(x) ** 2))):
+        g = tf.grad(f)(tf.asarray(a)).numpy()
+        np.testing.assert_allclose(g, np.conj(2 * a.T), atol=1e-9)
