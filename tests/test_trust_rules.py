@@ -264,3 +264,82 @@ def test_eig_gradients_at_zero_and_repeated_eigenvalues(spectrum, dtype):
               lambda x: tf.sum(tf.real(tl.eigvals(x) ** 2))):
         g = tf.grad(f)(tf.asarray(a)).numpy()
         np.testing.assert_allclose(g, np.conj(2 * a.T), atol=1e-9)
+
+
+# -- empty shapes in indexing, setitem and take, against NumPy -------------------------
+_E_INT = np.zeros(0, np.int64)
+EMPTY_KEYS = {
+    "list": lambda a: [],
+    "int_array": lambda a: _E_INT,
+    "bool_none_true": lambda a: np.zeros(a.shape[0], bool),
+    "bool_2d_none_true": lambda a: np.zeros(a.shape, bool),
+    "cols_list": lambda a: (slice(None), []),
+    "cols_bool": lambda a: (slice(None), np.zeros(a.shape[1], bool)),
+    "pairs": lambda a: (_E_INT, _E_INT),
+    "empty_then_int": lambda a: ([], 1),
+    "ellipsis_empty": lambda a: (Ellipsis, []),
+    "newaxis_empty": lambda a: (None, []),
+    "empty_slice": lambda a: slice(2, 2),
+    "empty_slice_and_list": lambda a: (slice(3, 1), [0, 1]),
+    "broadcast_empty": lambda a: (np.zeros((0, 1), np.int64), np.array([0, 1])),
+}
+EMPTY_SOURCES = {"3x4": (3, 4), "0x4": (0, 4), "3x0": (3, 0)}
+
+
+def _keyed(a, name):
+    key = EMPTY_KEYS[name](a)
+    try:
+        want = a[key]
+    except IndexError as e:
+        return key, None, e
+    return key, want, None
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int32", "float64", "complex128"])
+@pytest.mark.parametrize("src", sorted(EMPTY_SOURCES))
+@pytest.mark.parametrize("name", sorted(EMPTY_KEYS))
+def test_empty_index_getitem_and_setitem_match_numpy(name, src, dtype):
+    a = (np.arange(int(np.prod(EMPTY_SOURCES[src]))).reshape(EMPTY_SOURCES[src]) % 3
+         ).astype(dtype)
+    key, want, err = _keyed(a, name)
+    t = tf.asarray(a.copy())
+    if err is not None:          # NumPy refuses the key (e.g. a mask of the wrong size)
+        with pytest.raises(IndexError):
+            t[key]
+        return
+    got = t[key]
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_array_equal(got.numpy(), want)
+    # setitem with a scalar and with a value of the selection's shape: a no-op when empty
+    for value in (np.ones((), dtype), np.ones(want.shape, dtype)):
+        b = a.copy()
+        b[key] = value
+        t = tf.asarray(a.copy())
+        t[key] = tf.asarray(value)
+        np.testing.assert_array_equal(t.numpy(), b)
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1, -1])
+def test_take_with_empty_indices_matches_numpy(axis):
+    a = np.arange(12.0).reshape(3, 4)
+    for idx in (_E_INT, np.zeros((2, 0), np.int64), np.zeros((0, 3), np.int64)):
+        want = np.take(a, idx, axis=axis)
+        got = tf.take(tf.asarray(a), tf.asarray(idx), axis=axis)
+        assert got.shape == want.shape
+        np.testing.assert_array_equal(got.numpy(), want)
+    # an empty axis: taking nothing from it is fine, anything else is out of bounds
+    e = np.zeros((0, 4))
+    np.testing.assert_array_equal(tf.take(tf.asarray(e), tf.asarray(_E_INT), axis=0).numpy(),
+                                  np.take(e, _E_INT, axis=0))
+    with pytest.raises(IndexError, match="out of bounds|out of range"):
+        tf.take(tf.asarray(e), tf.asarray([0]), axis=0)
+
+
+def test_gradient_through_empty_selections_is_zero_of_the_right_shape():
+    x = tf.asarray(np.arange(12.0).reshape(3, 4))
+    for key in ([], (slice(None), []), np.zeros(3, bool)):
+        g = tf.grad(lambda v: tf.sum(v[key] * 2.0))(x)
+        assert g.shape == (3, 4)
+        np.testing.assert_array_equal(g.numpy(), np.zeros((3, 4)))
+    g = tf.grad(lambda v: tf.sum(tf.take(v, tf.asarray(_E_INT), axis=1)))(x)
+    np.testing.assert_array_equal(g.numpy(), np.zeros((3, 4)))
