@@ -343,3 +343,22 @@ def test_gradient_through_empty_selections_is_zero_of_the_right_shape():
         np.testing.assert_array_equal(g.numpy(), np.zeros((3, 4)))
     g = tf.grad(lambda v: tf.sum(tf.take(v, tf.asarray(_E_INT), axis=1)))(x)
     np.testing.assert_array_equal(g.numpy(), np.zeros((3, 4)))
+
+
+# -- compile passes: what the mutation run (tools/mutate.py) found unguarded -----------
+
+@pytest.mark.parametrize("f,ref", [
+    (lambda v: 0.0 - v, lambda a: 0.0 - a),
+    (lambda v: 1.0 / v, lambda a: 1.0 / a),
+    (lambda v: tf.zeros_like(v) - v * 2.0, lambda a: -2.0 * a),
+    (lambda v: v - 0.0, lambda a: a),
+    (lambda v: 0.0 + v * 1.0, lambda a: a),
+])
+def test_simplification_keeps_non_commutative_units(f, ref):
+    # x - 0 and x / 1 simplify to x; 0 - x and 1 / x must not (a mutation that let the
+    # left operand be dropped survived every traced test)
+    a = np.array([0.5, -2.0, 4.0])
+    x = tf.asarray(a)
+    np.testing.assert_array_equal(tf.jit(f)(x).numpy(), ref(a))
+    prog = tf.compile(tf.trace(f, tf.TensorSpec((3,), tf.float64)))
+    np.testing.assert_array_equal(prog(x).numpy(), ref(a))
