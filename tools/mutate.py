@@ -23,6 +23,7 @@ tests it should fail.  The ids are stable names for the report.
 """
 import argparse
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -237,7 +238,7 @@ def _run(cmd, cwd, timeout, env=None):
 
 def _pytest(tree, tests, timeout):
     cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider",
-           "-W", "ignore"] + [a for t in tests for a in t.split()]
+           "-W", "ignore"] + [a for t in tests for a in shlex.split(t)]
     return _run(cmd, tree, timeout)
 
 
@@ -332,6 +333,10 @@ def main(argv=None):
             print("%-32s %-18s %6.1fs  %s" % (m.id, status, secs, m.file), flush=True)
             if status in ("SURVIVED", "stale", "build-failed"):
                 print("    " + "\n    ".join(out.strip().splitlines()[-5:]), flush=True)
+            else:   # the test that caught it
+                first = [ln for ln in out.splitlines() if ln.startswith(("FAILED", "ERROR"))]
+                print("    " + (first[0] if first else out.strip().splitlines()[-1]),
+                      flush=True)
         killed = sum(s.startswith("killed") for _, s, _ in rows)
         valid = sum(s != "stale" and s != "build-failed" for _, s, _ in rows)
         print("\n%-32s %s" % ("mutation", "result"))
