@@ -362,3 +362,44 @@ def test_simplification_keeps_non_commutative_units(f, ref):
     np.testing.assert_array_equal(tf.jit(f)(x).numpy(), ref(a))
     prog = tf.compile(tf.trace(f, tf.TensorSpec((3,), tf.float64)))
     np.testing.assert_array_equal(prog(x).numpy(), ref(a))
+
+
+# -- derivatives at zeros (where finite differences do not reach; PyTorch's values) ----
+
+def _rev_fwd(f, x):
+    """(reverse-mode gradient of sum(f), forward-mode derivative along ones)."""
+    x = tf.asarray(x)
+    g = tf.grad(lambda v: tf.sum(tf.real(f(v))))(x).numpy()
+    _, t = tf.jvp(f, (x,), (tf.ones_like(x),))
+    return g, t.numpy()
+
+
+def test_power_derivatives_at_zero_base_and_exponent():
+    # PyTorch pow_backward_self: 0 where the exponent is 0 (not 0 * 0**-1 = nan);
+    # pow_backward_exponent: 0 where the base is 0 and the exponent >= 0 (not 1 * log 0)
+    for y in (0.0, 2.0):
+        g, t = _rev_fwd(lambda v: tf.power(v, y), [0.0, 3.0])
+        np.testing.assert_array_equal(g, [0.0, 0.0 if y == 0 else 6.0])
+        np.testing.assert_array_equal(t, g)
+        g, t = _rev_fwd(lambda v: tf.power(tf.asarray([0.0, 0.0]), v), [y, y])
+        np.testing.assert_array_equal(g, [0.0, 0.0])
+        np.testing.assert_array_equal(t, [0.0, 0.0])
+    g, _ = _rev_fwd(lambda v: tf.power(tf.asarray([0j, 0j]), v), np.array([0j, 2 + 0j]))
+    np.testing.assert_array_equal(g, [0.0, 0.0])
+
+
+def test_copysign_derivative_at_zero():
+    g, t = _rev_fwd(lambda v: tf.copysign(v, tf.asarray([-1.0, 1.0, -1.0])), [0.0, 0.0, 2.0])
+    np.testing.assert_array_equal(g, [0.0, 0.0, -1.0])
+    np.testing.assert_array_equal(t, g)
+
+
+@pytest.mark.parametrize("op", ["abs", "angle"])
+def test_complex_abs_and_angle_derivatives_at_zero(op):
+    # sgn(0) = 0 and angle's i z / |z|^2 at 0 = 0 (PyTorch), in both modes, not nan
+    z = np.array([0j, 3 + 4j])
+    g, t = _rev_fwd(getattr(tf, op), z)
+    want_g = [0, (3 + 4j) / 5] if op == "abs" else [0, 1j * (3 + 4j) / 25]
+    np.testing.assert_allclose(g, want_g, atol=1e-15)
+    want_t = [0, 3 / 5] if op == "abs" else [0, -4 / 25]   # Re/Im(conj(z) 1) / |z|^(1|2)
+    np.testing.assert_allclose(t, want_t, atol=1e-15)
