@@ -241,6 +241,9 @@ def test_binary_layouts(name, dtype, layout):
     tb = make_layout(b, "transposed")
     assert ta.dtype == a.dtype and tb.dtype == b.dtype
     check(name, layout_values(a, layout), b, tensors=[ta, tb])
+    # both operands in the layout: the kernels' equal-stride paths
+    check(name, layout_values(a, layout), layout_values(b, layout),
+          tensors=[ta, make_layout(b, layout)])
 
 
 def test_layout_of_3d_negative_and_step():

@@ -6,6 +6,8 @@ import numpy as np
 import pytest
 
 import tenferro as tf
+import tenferro.linalg as tl
+from tenferro import autograd
 
 NAN, INF = np.nan, np.inf
 
@@ -75,8 +77,6 @@ def test_max_min_reduction_gradient_goes_to_the_nans(op):
 # docs/linalg.md promises finite gradients at exact degeneracies and exact ones for
 # functions of the spectrum.  Regression: the broadening returning 1/s made every
 # gradient NaN at an exactly zero singular value, and no test had one.
-import tenferro.linalg as tl  # noqa: E402
-from tenferro import autograd  # noqa: E402
 
 
 def _signed_perm(n, seed, dtype):
