@@ -165,13 +165,21 @@ def _assert_finite_grads(loss, a):
     return g
 
 
-@pytest.mark.parametrize("dtype", ["float64", "complex128"])
-@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "%dx%d" % s)
-@pytest.mark.parametrize("spectrum", sorted(SPECTRA))
-def test_svd_gradients_finite_at_zero_and_repeated_singular_values(spectrum, shape, dtype):
-    k = 2 + len(SPECTRA[spectrum])
-    m, n = k + shape[0], k + shape[1]
-    a = _with_singular_values(m, n, SPECTRA[spectrum], dtype)
+def _svd_cases(test):
+    """Parametrize ``test(a)`` over spectra, shapes (square, tall, wide) and dtypes."""
+    @pytest.mark.parametrize("dtype", ["float64", "complex128"])
+    @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "%dx%d" % s)
+    @pytest.mark.parametrize("spectrum", sorted(SPECTRA))
+    def wrapped(spectrum, shape, dtype):
+        k = 2 + len(SPECTRA[spectrum])
+        test(_with_singular_values(k + shape[0], k + shape[1], SPECTRA[spectrum], dtype))
+    wrapped.__name__ = test.__name__
+    return wrapped
+
+
+@_svd_cases
+def test_svd_gradients_finite_at_zero_and_repeated_singular_values(a):
+    (m, n), dtype = a.shape, a.dtype
     losses = _svd_losses(_weights((m, min(m, n)), "float64"), _weights((m, n), dtype),
                          _weights((n, m), dtype))
     for name, loss in losses.items():
@@ -181,19 +189,14 @@ def test_svd_gradients_finite_at_zero_and_repeated_singular_values(spectrum, sha
             raise AssertionError("%s: %s" % (name, e)) from None
 
 
-@pytest.mark.parametrize("dtype", ["float64", "complex128"])
-@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "%dx%d" % s)
-@pytest.mark.parametrize("spectrum", sorted(SPECTRA))
-def test_svd_functions_of_singular_values_exact_at_degeneracies(spectrum, shape, dtype):
+@_svd_cases
+def test_svd_functions_of_singular_values_exact_at_degeneracies(a):
     # sum(s^2) = ||A||_F^2 and sum(s^4) = ||A^H A||_F^2 are smooth: gradients 2A, 4 A A^H A
-    k = 2 + len(SPECTRA[spectrum])
-    m, n = k + shape[0], k + shape[1]
-    a = _with_singular_values(m, n, SPECTRA[spectrum], dtype)
     g2 = tf.grad(lambda x: tf.sum(tl.svdvals(x) ** 2))(tf.asarray(a)).numpy()
     np.testing.assert_allclose(g2, 2 * a, atol=1e-12)
     g4 = tf.grad(lambda x: (lambda u, s, vh: tf.sum(s ** 4))(*tl.svd(x)))(tf.asarray(a))
     np.testing.assert_allclose(g4.numpy(), 4 * a @ a.conj().T @ a, atol=1e-11)
-    t = _weights(a.shape, dtype, seed=5)
+    t = _weights(a.shape, a.dtype, seed=5)
     _, d = tf.jvp(lambda x: tf.sum(tl.svdvals(x) ** 2), (tf.asarray(a),), (tf.asarray(t),))
     np.testing.assert_allclose(float(d), 2 * np.real(np.vdot(a, t)), rtol=1e-12)
 
