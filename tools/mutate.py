@@ -256,6 +256,11 @@ MUTATIONS = [
       "if op not in ('max', 'min') or KIND[od] != 'f' else '(<const %s*>b)[0] if (<const %s*>b)"
       "[0] %s (<%s*>a)[0] else (<%s*>a)[0]' % (A, A, '>' if op == 'max' else '<', A, A)}}",
       "tests/test_reduction.py", "tests/test_kernels_reduce.py"),
+    M("kernel_rows_join_drops_nan", "tenferro/_kernels/_reduce.pyx.tp",
+      "        d[j] = {{CB(op, dn, 'd[j]', 'b[j]')}}",
+      "        d[j] = {{CB(op, dn, 'd[j]', 'b[j]') if op not in ('max', 'min') or KIND[od] != 'f'"
+      " else 'b[j] if b[j] %s d[j] else d[j]' % ('>' if op == 'max' else '<')}}",
+      "tests/test_reduction.py", "tests/test_kernels_reduce.py"),
     M("kernel_argmax_ignores_nan", "tenferro/_kernels/_reduce.pyx.tp",
       "        return '(%s %s %s or %s != %s)' % (v, c, b, v, v)",
       "        return '(%s %s %s)' % (v, c, b)",
