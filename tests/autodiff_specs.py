@@ -25,6 +25,7 @@ class Arg:
     low: float = -2.0
     high: float = 2.0
     away: float = 0.0
+    points: Tuple[complex, ...] = None   # fixed values instead (shape (len(points),))
 
 
 @dataclass
@@ -57,8 +58,15 @@ def sample(arg, dtype, rng):
             v = np.where(np.abs(v) < arg.away, np.copysign(arg.away, v) + v, v)
         return v
     d = np.dtype(dtype)
+    if arg.points is not None:
+        return tf.asarray(np.asarray(arg.points, dtype=d).reshape(arg.shape))
     v = draw() + 1j * draw() if d.kind == "c" else draw()
     return tf.asarray(np.asarray(v, dtype=d))
+
+
+def points(*values):
+    """An :class:`Arg` holding exactly ``values`` (a 1-D argument)."""
+    return Arg((len(values),), points=tuple(values))
 
 
 # -- elementwise --
@@ -101,6 +109,38 @@ _unary_spec("arccosh", low=1.1, high=3.0)
 _unary_spec("abs", away=0.1)
 _unary_spec("angle", away=0.1)               # real input: zero derivative
 
+# Complex derivatives in all four quadrants and beside (not on) every branch cut and
+# pole: a rule on the wrong branch (e.g. arccosh's rsqrt(z*z - 1) for Re z < 0) agrees
+# with finite differences in the first quadrant only.  NumPy's cuts: log, log2, log10,
+# sqrt, rsqrt, power's base on (-inf, 0]; log1p on (-inf, -1]; arccosh on (-inf, 1];
+# arcsin, arccos, arctanh on |x| >= 1; arctan, arcsinh on |y| >= 1 of the imaginary
+# axis.  The points sit 0.02 beside a cut (the finite-difference step is 1e-6).
+QUADRANTS = (0.6 + 0.8j, -0.7 + 0.5j, -0.4 - 0.9j, 0.8 - 0.3j,
+             1.7 + 1.3j, -1.6 + 1.2j, -1.4 - 1.8j, 1.9 - 1.1j)
+_NEG_REAL = (-0.5 + 0.02j, -0.5 - 0.02j, -2.5 + 0.02j, -2.5 - 0.02j)   # beside (-inf, 0]
+_BESIDE = {
+    "log1p": tuple(z - 1.0 for z in _NEG_REAL),
+    "arccosh": tuple(z + 1.0 for z in _NEG_REAL) + (-1.8 + 0.02j, -1.8 - 0.02j),
+    "arcsin": (1.5 + 0.02j, 1.5 - 0.02j, -1.5 + 0.02j, -1.5 - 0.02j, 0.5 + 0.02j),
+    "arctan": (0.02 + 1.5j, -0.02 + 1.5j, 0.02 - 1.5j, -0.02 - 1.5j, 0.02 + 0.5j),
+    "tan": (1.4 + 0.1j, -1.4 - 0.1j, 1.7 - 0.1j),                     # poles at +-pi/2
+    "tanh": (0.1 + 1.4j, -0.1 - 1.4j, -0.1 + 1.7j),                   # poles at +-i pi/2
+    "sigmoid": (0.1 + 2.9j, -0.1 - 2.9j, 0.1 + 3.4j),                 # poles at +-i pi
+    "reciprocal": (0.05 + 0.05j, -0.05 - 0.02j),                      # pole at 0
+}
+for _name in ("log", "log2", "log10", "sqrt", "rsqrt", "angle", "abs"):
+    _BESIDE[_name] = _NEG_REAL
+for _name in ("arccos", "arctanh"):
+    _BESIDE[_name] = _BESIDE["arcsin"]
+_BESIDE["arcsinh"] = _BESIDE["arctan"]
+COMPLEX_UNARY = ("negative", "positive", "conj", "real", "imag", "exp", "expm1", "exp2",
+                 "square", "sin", "cos", "sinh", "cosh", "tanh", "sigmoid", "tan",
+                 "reciprocal", "log", "log2", "log10", "sqrt", "rsqrt", "log1p", "arcsin",
+                 "arccos", "arctanh", "arctan", "arcsinh", "arccosh", "abs", "angle")
+for _name in COMPLEX_UNARY:
+    spec(_name + "_quadrants", lambda x, _f=getattr(tf, _name): _f(x),
+         args=(points(*QUADRANTS, *_BESIDE.get(_name, ())),), dtypes=COMPLEX, prims=(_name,))
+
 
 def _binary_spec(name, x=Arg((3, 1)), y=Arg((4,)), dtypes=BOTH, suffix=""):
     fn = getattr(tf, name)
@@ -119,6 +159,14 @@ _binary_spec("divide", Arg((2, 3)), Arg((), away=0.3), suffix="_0d")
 _binary_spec("power", Arg((3, 1), low=0.1, high=2.0), Arg((4,)))
 _binary_spec("power", Arg((), low=0.5, high=2.0), Arg((2, 3)), suffix="_0d")
 _binary_spec("remainder", y=Arg((4,), away=0.5), dtypes=REAL)
+# complex binary ops over all quadrants: power's base beside its cut, divide near its pole
+_POW_BASES = QUADRANTS + _NEG_REAL
+spec("power_quadrants", lambda x, y: tf.power(x, y),
+     args=(points(*_POW_BASES), Arg((len(_POW_BASES),), -1.5, 1.5)), dtypes=COMPLEX,
+     prims=("power",))
+spec("divide_quadrants", lambda x, y: x / y,
+     args=(Arg((len(QUADRANTS),)), points(*(0.1 * z for z in QUADRANTS))), dtypes=COMPLEX,
+     prims=("divide",))
 for _name in ("maximum", "minimum", "fmax", "fmin", "logaddexp"):
     _binary_spec(_name, dtypes=REAL)
 _binary_spec("maximum", Arg((2, 3)), Arg(()), dtypes=REAL, suffix="_0d")

@@ -219,26 +219,31 @@ def test_binary_mixed_dtype_promotion(name, da, db):
     assert_close(got, exp.astype(want), **_tol("power" if name == "power" else "add", want))
 
 
+# every op in every layout for every dtype it supports: each dtype's data is laid out
+# itself (a strided float64 tensor converted afterwards would test only float64 strides)
 @pytest.mark.parametrize("layout", LAYOUTS)
-@pytest.mark.parametrize("name", [n for n, v in OPS.items() if v[0] == 1])
-def test_unary_layouts(name, layout):
-    dtype = np.dtype("float64") if np.dtype("float64") in OPS[name][1] else OPS[name][1][-1]
+@pytest.mark.parametrize("name,dtype", UNARY_CASES, ids=lambda x: str(x))
+def test_unary_layouts(name, dtype, layout):
     a = random_array((4, 6), dtype, _domains(name)[0], seed=3)
     t = make_layout(a, layout)
+    assert t.dtype == a.dtype
     check(name, layout_values(a, layout), tensors=[t])
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
-@pytest.mark.parametrize("name", [n for n, v in OPS.items() if v[0] == 2])
-def test_binary_layouts(name, layout):
-    dtype = np.dtype("float64") if np.dtype("float64") in OPS[name][1] else OPS[name][1][-1]
+@pytest.mark.parametrize("name,dtype", BINARY_CASES, ids=lambda x: str(x))
+def test_binary_layouts(name, dtype, layout):
     da, db = _domains(name)
     a = random_array((4, 6), dtype, da, seed=4)
     b = random_array((4, 6), dtype, db, seed=5)
     # one operand in the layout, the other transposed-contiguous: mixed strides
     ta = make_layout(a, layout)
     tb = make_layout(b, "transposed")
+    assert ta.dtype == a.dtype and tb.dtype == b.dtype
     check(name, layout_values(a, layout), b, tensors=[ta, tb])
+    # both operands in the layout: the kernels' equal-stride paths
+    check(name, layout_values(a, layout), layout_values(b, layout),
+          tensors=[ta, make_layout(b, layout)])
 
 
 def test_layout_of_3d_negative_and_step():
@@ -621,14 +626,18 @@ from hypothesis import given, settings, strategies as st  # noqa: E402
 
 
 @st.composite
-def strided_operand(draw, shape):
-    """An ndarray-backed tensor with logical ``shape`` but random strides."""
+def strided_operand(draw, shape, dtype="float64"):
+    """An ndarray-backed tensor of ``dtype`` with logical ``shape`` but random strides
+    (the strided buffer itself holds ``dtype``: no conversion makes it contiguous)."""
     nd = len(shape)
     perm = draw(st.permutations(range(nd)))
     steps = draw(st.lists(st.sampled_from([1, 2, -1, -3]), min_size=nd, max_size=nd))
     bshape = [shape[p] for p in perm]
-    big = np.arange(int(np.prod([abs(s) * n for s, n in zip(steps, bshape)])),
-                    dtype=np.float64).reshape([abs(s) * n for s, n in zip(steps, bshape)])
+    n = int(np.prod([abs(s) * n for s, n in zip(steps, bshape)]))
+    vals = np.arange(n) % 7 - 3 if np.dtype(dtype).kind != "b" else np.arange(n) % 3 == 1
+    if np.dtype(dtype).kind == "c":
+        vals = vals + 1j * (np.arange(n) % 5 - 2)
+    big = vals.astype(dtype).reshape([abs(s) * n for s, n in zip(steps, bshape)])
     key = tuple(slice(None, None, s) for s in steps)
     inv = np.argsort(perm)
     arr = np.transpose(big[key], inv) if nd else big
@@ -637,34 +646,37 @@ def strided_operand(draw, shape):
     return t, arr
 
 
+_PROPERTY_OPS = ["add", "multiply", "maximum", "less", "arctan2"]
+
+
 @st.composite
 def binary_case(draw):
+    name = draw(st.sampled_from(_PROPERTY_OPS))
+    dtype = draw(st.sampled_from([str(d) for d in OPS[name][1]]))
     nd = draw(st.integers(0, 4))
     shape = draw(st.lists(st.integers(0, 4), min_size=nd, max_size=nd))
     # the second operand drops leading dims and sets some dims to 1 (broadcast)
     k = draw(st.integers(0, nd))
     s2 = [1 if draw(st.booleans()) else n for n in shape[k:]]
-    t1, a1 = draw(strided_operand(tuple(shape)))
-    t2, a2 = draw(strided_operand(tuple(s2)))
+    t1, a1 = draw(strided_operand(tuple(shape), dtype))
+    t2, a2 = draw(strided_operand(tuple(s2), dtype))
     if draw(st.booleans()):
         t1, a1, t2, a2 = t2, a2, t1, a1
-    return t1, a1, t2, a2
+    return name, dtype, t1, a1, t2, a2
 
 
 @settings(max_examples=int(__import__("os").environ.get("TF_HYP", 100)), deadline=None)
-@given(binary_case(), st.sampled_from(["add", "multiply", "maximum", "less", "arctan2"]),
-       st.sampled_from(["float64", "float32", "int32", "complex128"]))
-def test_binary_strided_broadcast_property(case, name, dtype):
-    t1, a1, t2, a2 = case
-    if name == "arctan2" and dtype == "complex128":
-        dtype = "float64"
-    if name == "arctan2" and dtype == "int32":
-        dtype = "float32"
-    a1, a2 = a1.astype(dtype), a2.astype(dtype)
-    got = tf_op(name)(t1.astype(dtype, copy=False), t2.astype(dtype, copy=False))
-    assert_close(got, reference(name, a1, a2), **_tol(name, reference(name, a1, a2).dtype))
-    u = tf.sqrt(t1)  # the float64 original, strides intact
-    assert_close(u, np.sqrt(np.asarray(t1)), rtol=1e-14)
+@given(binary_case())
+def test_binary_strided_broadcast_property(case):
+    # every dtype the op takes, strided in that dtype (was: float64 strided, other
+    # dtypes converted to contiguous copies first)
+    name, dtype, t1, a1, t2, a2 = case
+    assert t1.dtype == dtype and t2.dtype == dtype
+    got = tf_op(name)(t1, t2)
+    exp = reference(name, a1, a2)
+    assert_close(got, exp, **_tol(name, exp.dtype))
+    u = tf_op("negative" if dtype != "bool" else "logical_not")(t1)   # unary, strided
+    assert_close(u, -a1 if dtype != "bool" else ~a1)
 
 
 # -- out= -----------------------------------------------------------------------------------

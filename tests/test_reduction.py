@@ -344,3 +344,83 @@ def test_reduction_out_argument():
     with pytest.raises(TypeError, match="mean: cannot cast the result from float64 to out's "
                                         "dtype int64 under the same_kind rule"):
         tf.mean(tf.asarray(a), axis=0, out=tf.empty(4, dtype=tf.int64))
+
+
+# -- NaN and infinities in long, strided, multi-threaded reductions ---------------------
+# Past the kernels' parallel threshold (PAR_MIN = 32768 elements) a full reduction is cut
+# into pieces (PIECE_MIN = 16384 elements each, up to 64) whose partial results are
+# joined afterwards; a join that drops a NaN or an inf of a later piece went unnoticed
+# (float32 max of 100,000 values with a NaN at 90,000 gave 4.73 under that mutation).
+LONG = 200_000                     # 8 pieces of 25,000
+SPECIAL_AT = {"first": 0, "middle": LONG // 2 + 7, "last_piece": LONG - 20_000 - 3,
+              "last": LONG - 1}
+LONG_LAYOUTS = {
+    # name: (make a view of n values from a flat array, the axes to reduce)
+    "flat": (lambda v: v, (None, 0)),
+    "strided": (lambda v: np.repeat(v, 3)[::3], (None, 0)),
+    "reversed": (lambda v: v[::-1].copy()[::-1], (None, 0)),
+    # rows strategy (the kept axis innermost in memory): rows of 8, 8 pieces of rows
+    # joined vector-wise
+    "rows": (lambda v: v.reshape(-1, 8), (0, None)),
+    # the same shape transposed (the reduced axis contiguous): strided per-output runs
+    "columns": (lambda v: v.reshape(8, -1).T, (0,)),
+    # per-output pieces over long runs: 4 outputs of 50,000
+    "runs": (lambda v: v.reshape(4, -1), (1, None)),
+}
+
+
+def _special(dtype, kind):
+    v = {"nan": np.nan, "inf": np.inf, "-inf": -np.inf}[kind]
+    if np.dtype(dtype).kind == "c":
+        return complex(0.5, v) if kind == "nan" else complex(v, 0.25)
+    return v
+
+
+def _long_values(dtype, op, seed):
+    rng = np.random.default_rng(seed)
+    real = np.float32 if np.dtype(dtype) in (np.float32, np.complex64) else np.float64
+    if op in ("any", "all"):
+        return np.zeros(LONG, dtype)
+    if op == "prod":       # products of many values near 1 stay finite
+        v = np.exp(rng.uniform(-1e-3, 1e-3, (2, LONG))).astype(real)
+    else:
+        v = rng.uniform(-1.0, 1.0, (2, LONG)).astype(real)
+    return (v[0] + 1j * v[1] if np.dtype(dtype).kind == "c" else v[0]).astype(dtype)
+
+
+LONG_OPS = ["max", "min", "argmax", "argmin", "sum", "prod", "mean", "any", "all",
+            "cumsum", "cumprod"]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("layout", sorted(LONG_LAYOUTS))
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
+@pytest.mark.parametrize("kind", ["nan", "inf", "-inf"])
+def test_long_reductions_with_nan_and_inf_at_every_piece(kind, dtype, layout, threads):
+    make, axes = LONG_LAYOUTS[layout]
+    for op in LONG_OPS:
+        if op.startswith("cum") and layout in ("rows", "columns", "runs"):
+            continue           # scans: the 1-D layouts (their axis=None flattens a copy)
+        base = _long_values(dtype, op, seed=len(op))
+        for where, pos in SPECIAL_AT.items():
+            v = base.copy()
+            v[pos] = _special(dtype, kind)
+            a = make(v)
+            for axis in axes:
+                want = getattr(np, op)(a, axis=axis)
+                with tf.num_threads(threads):
+                    got = getattr(tf, op)(tf.asarray(a), axis=axis)
+                tol = {"rtol": 1e-3 if np.dtype(dtype).itemsize <= 8 and dtype != "float64"
+                       else 1e-9}
+                if op in ("sum", "mean", "prod", "cumsum", "cumprod"):
+                    tol["atol"] = 1e-2 if tol["rtol"] == 1e-3 else 1e-9
+                try:
+                    if want.dtype.kind == "c":   # (assert_allclose mishandles complex infs)
+                        assert got.dtype == want.dtype
+                        assert_close(tf.real(got), want.real, check_dtype=False, **tol)
+                        assert_close(tf.imag(got), want.imag, check_dtype=False, **tol)
+                    else:
+                        assert_close(got, want, check_dtype=False, **tol)
+                except AssertionError as e:
+                    raise AssertionError("%s(axis=%s) with %s at %s (%d): %s"
+                                         % (op, axis, kind, where, pos, e)) from None

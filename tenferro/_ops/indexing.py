@@ -336,6 +336,8 @@ def getitem(x, key):
         raise IndexError("tenferro.getitem: shape mismatch: indexing arrays could not be "
                          "broadcast together with shapes %s"
                          % " ".join(str(tuple(i.shape)) for i in idxs)) from None
+    if 0 in bshape:   # nothing selected: NumPy checks no array's bounds (integers' yes)
+        idxs = [broadcast_to(i, bshape) if i.ndim else i for i in idxs]
     idxs = [_normalize_indices("getitem", i, y.shape[a], a) for i, a in zip(idxs, yaxes)]
     rest = [a for a in range(y.ndim) if a not in yaxes]
     if len(idxs) == 1:

@@ -220,6 +220,11 @@ def _reduce_generalized(op, a, b, lower, type):
 
 # -- rules ---------------------------------------------------------------------------------
 
+def _broadened_inverse(x, eps):
+    """1/x broadened to x / (x^2 + eps^2) (real x): finite, 0 at x = 0."""
+    return x / (x * x + eps * eps)
+
+
 def _gap_inverse(w, eps):
     """F[..., i, j] = 1 / (w_j - w_i), broadened to x / (x^2 + eps^2) for real w and
     conj(x) / (|x|^2 + eps^2) for complex w (eig); 0 on the diagonal.
@@ -230,7 +235,7 @@ def _gap_inverse(w, eps):
     eye = _ops.eye(w.shape[-1], dtype=w.dtype, device=w.device)
     x = _ops.expand_dims(w, -2) - _ops.expand_dims(w, -1) + eye
     if x.dtype.kind != "c":
-        return (1 - eye) * x / (x * x + eps * eps)
+        return (1 - eye) * _broadened_inverse(x, eps)
     return (1 - eye) * _ops.conj(x) / (_ops.real(x * _ops.conj(x)) + eps * eps).astype(x.dtype)
 
 

@@ -14,7 +14,7 @@ from .. import _ops, _threads
 from .._kernels import _lapack
 from .._kernels._alloc import empty as _empty
 from ..autograd.extend import Primitive, def_impl, def_jvp_rule, def_vjp_rule
-from ._eigh import _REAL, _check_gauge, _gap_inverse
+from ._eigh import _REAL, _broadened_inverse, _check_gauge, _gap_inverse
 from ._util import cast, mH, prepared, raise_for_info, re_diag
 
 
@@ -85,11 +85,6 @@ def _thin(u, vh):
     return u[..., :, :k], vh[..., :k, :]
 
 
-def _inv(s, eps):
-    """1/s broadened to s / (s^2 + eps^2)."""
-    return s / (s * s + eps * eps)
-
-
 def _projected(t, u, v):
     """(dS = U^H dA V, ds = Re diag dS) for the thin factors."""
     ds_mat = mH(u) @ t @ v
@@ -111,7 +106,7 @@ def _svd_jvp(tangents, primals, out, params):
     s_row = cast(_ops.expand_dims(s, -2), ds_mat.dtype)               # s_j
     s_col = cast(_ops.expand_dims(s, -1), ds_mat.dtype)               # s_i
     dss, sds = ds_mat * s_row, s_col * ds_mat
-    sinv = cast(_ops.expand_dims(_inv(s, eps), -2), ds_mat.dtype)
+    sinv = cast(_ops.expand_dims(_broadened_inverse(s, eps), -2), ds_mat.dtype)
     k = s.shape[-1]
     eye = _ops.eye(k, dtype=ds_mat.dtype, device=a.device)
     du = u @ (f * (dss + mH(dss)) + 0.5 * (ds_mat - mH(ds_mat)) * sinv * eye)
@@ -160,14 +155,15 @@ def _svd_vjp(ct, primals, out, params, needs):
         j = uhgu - mH(uhgu)
         inner = f * j * s_row
         # the phase term: i Im diag(U^H gU) / s
-        inner = inner + 0.5 * j * eye * cast(_ops.expand_dims(_inv(s, eps), -2), u.dtype)
+        inner = inner + 0.5 * j * eye * cast(_ops.expand_dims(_broadened_inverse(s, eps), -2),
+                                             u.dtype)
     if gv is not None:
         vhgv = mH(v) @ gv
         kk = f * (s_col * (vhgv - mH(vhgv)))
         inner = kk if inner is None else inner + kk
     if gs is not None:
         inner = inner + cast(_ops.expand_dims(gs, -1), u.dtype) * eye
-    sinv = cast(_ops.expand_dims(_inv(s, eps), -2), u.dtype)
+    sinv = cast(_ops.expand_dims(_broadened_inverse(s, eps), -2), u.dtype)
     if m > n and gu is not None:
         g = u @ inner
         gus = gu * sinv

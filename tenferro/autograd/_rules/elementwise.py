@@ -226,50 +226,37 @@ defvjp(PRIMS["power"], lambda ct, x, y: unbroadcast_to(ct * conj(_pow_dx(x, y)),
        lambda ct, x, y, *, out: unbroadcast_to(ct * conj(_pow_dy(x, y, out)), y))
 
 
-# PyTorch derivatives.yaml (maximum): where(self == other, grad / 2, grad) masked to 0
-# where self < other (other: where self > other); ties split 0.5/0.5 as in JAX
-def _max_x(g, x, y):
-    return _ops.where(x == y, g * 0.5, _ops.where(x < y, 0.0, g))
+def _takes(x, y, beats, nan_wins):
+    """Masks (output is x, output is y) of a binary max/min, NumPy's choice: ``beats``
+    is ``greater`` (max) or ``less`` (min); ``nan_wins`` (maximum/minimum) returns a
+    NaN operand, otherwise (fmax/fmin) the other one; of two NaNs the first.  Where
+    neither mask holds the operands are equal (a tie)."""
+    nx, ny = _ops.isnan(x), _ops.isnan(y)
+    if not nan_wins:
+        nx, ny = ny, nx          # fmax: x is returned where y is NaN, y where only x is
+    takes_x = _ops.logical_or(nx, beats(x, y))
+    takes_y = _ops.logical_and(_ops.logical_not(nx), _ops.logical_or(ny, beats(y, x)))
+    return takes_x, takes_y
 
 
-def _max_y(g, x, y):
-    return _ops.where(x == y, g * 0.5, _ops.where(x > y, 0.0, g))
+def _minmax(name, beats, nan_wins):
+    """Rules of maximum/minimum/fmax/fmin: the whole ``g`` to the operand returned,
+    split 0.5/0.5 on ties (as JAX; PyTorch derivatives.yaml (maximum, fmax) masks
+    self < other and splits ties likewise, but sends a NaN's gradient to both)."""
+    def share(g, x, y, k):
+        t = _takes(x, y, beats, nan_wins)
+        tie = _ops.logical_not(_ops.logical_or(*t))
+        return _ops.where(t[k], g, _ops.where(tie, g * 0.5, 0.0))
+
+    defjvp(PRIMS[name], lambda t, x, y: share(t, x, y, 0), lambda t, x, y: share(t, x, y, 1))
+    defvjp(PRIMS[name], lambda ct, x, y: unbroadcast_to(share(ct, x, y, 0), x),
+           lambda ct, x, y: unbroadcast_to(share(ct, x, y, 1), y))
 
 
-def _shared(name, share_x, share_y):
-    """Rules of a binary op whose derivative hands ``g`` to x and y in shares
-    ``share_x(g, x, y)`` and ``share_y(g, x, y)`` (masks of the operands)."""
-    defjvp(PRIMS[name], lambda t, x, y: share_x(t, x, y), lambda t, x, y: share_y(t, x, y))
-    defvjp(PRIMS[name], lambda ct, x, y: unbroadcast_to(share_x(ct, x, y), x),
-           lambda ct, x, y: unbroadcast_to(share_y(ct, x, y), y))
-
-
-def _swap(share):
-    return lambda g, x, y: share(g, y, x)
-
-
-_shared("maximum", _max_x, _max_y)
-# PyTorch derivatives.yaml (minimum): the mirror image of maximum
-_shared("minimum", _swap(_max_x), _swap(_max_y))
-
-
-def _fmax_x(g, x, y, beats=_ops.greater):
-    """The share of ``x`` in fmax(x, y) (fmin with ``beats=less``): all where y is NaN,
-    none where only x is, half on ties, else all where x beats y."""
-    return _ops.where(_ops.isnan(y), g,
-                      _ops.where(_ops.isnan(x), 0.0,
-                                 _ops.where(x == y, g * 0.5, _ops.where(beats(x, y), g, 0.0))))
-
-
-def _fmin_x(g, x, y):
-    return _fmax_x(g, x, y, _ops.less)
-
-
-# PyTorch derivatives.yaml (fmax): grad masked where !(self >= other || isnan(other));
-# ties split 0.5/0.5 here (as maximum), a NaN operand gives all to the other
-_shared("fmax", _fmax_x, _swap(_fmax_x))
-# PyTorch derivatives.yaml (fmin): the mirror image of fmax
-_shared("fmin", _fmin_x, _swap(_fmin_x))
+_minmax("maximum", _ops.greater, True)
+_minmax("minimum", _ops.less, True)
+_minmax("fmax", _ops.greater, False)
+_minmax("fmin", _ops.less, False)
 
 
 def _atan2_den(x, y):

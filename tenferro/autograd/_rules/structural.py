@@ -130,9 +130,13 @@ defvjp(prod_p, lambda ct, x, *, out, axes, out_dtype:
 
 
 def _chooser_mask(x, out, axes):
-    """(positions equal to the extremum as 0/1 of x's real dtype, their count)."""
+    """(positions equal to the extremum as 0/1 of x's real dtype, their count); a NaN
+    extremum is matched by the NaN positions (the gradient goes to them, as the binary
+    maximum's goes to its NaN operand, instead of being 0/0 everywhere)."""
     rd = _dtypes.real_dtype(x.dtype) if x.dtype.kind == "c" else x.dtype
-    mask = _ops.astype(_ops.equal(x, expand_to(out, x.shape, axes)), rd)
+    o = expand_to(out, x.shape, axes)
+    hit = _ops.logical_or(_ops.equal(x, o), _ops.logical_and(_ops.isnan(x), _ops.isnan(o)))
+    mask = _ops.astype(hit, rd)
     return mask, _ops.sum(mask, axis=axes)
 
 
