@@ -178,18 +178,36 @@ class Tensor:
             yield self[i]
 
     # -- conversion ------------------------------------------------------------------
-    def numpy(self):
-        """The CPU tensor's data as a NumPy array (zero-copy); other devices must ``.to('cpu')`` first."""
+    def _host(self, what):
+        """The values as a host ndarray (a CPU tensor's own array): the one path every
+        read of values takes.  Tracers (tenferro.autograd) override it to raise
+        ``ConcretizationError`` naming ``what``."""
+        if self._device.type == "cpu":
+            return self._data
+        return self._device.driver.to_numpy(self._data)
+
+    def _numpy(self, what):
+        """``numpy()``'s checks, for ``what`` (``numpy()``, ``np.asarray``, ...)."""
+        if self._trace is not None:
+            return self._host(what)
+        m = self._ad
+        if m is not None and (m.requires_grad or m.grad_fn is not None):
+            raise RuntimeError("tenferro: can't call %s on a tensor that requires grad (shape "
+                               "%s, dtype %s): the NumPy array would leave the autograd graph. "
+                               "Use t.detach().numpy() (or np.asarray(t.detach())) instead"
+                               % (what, self.shape, self.dtype))
         if self._device.type != "cpu":
             raise TypeError("Tensor.numpy: tensor is on %r; copy it to the host first with "
                             ".to('cpu')" % str(self._device))
-        if getattr(self._data, "abstract", False):   # traced into a graph: no value yet
-            from .autograd._graph import concretization_error
-            concretization_error("numpy()", self)
         return self._data
 
+    def numpy(self):
+        """The CPU tensor's data as a NumPy array (zero-copy); other devices must
+        ``.to('cpu')`` first, a tensor that requires grad must be ``detach()``-ed first."""
+        return self._numpy("numpy()")
+
     def __array__(self, dtype=None, copy=None):
-        a = self.numpy()
+        a = self._numpy("numpy.asarray() (__array__)")
         if dtype is not None and np.dtype(dtype) != a.dtype:
             if copy is False:
                 raise ValueError("Tensor.__array__: a cast to %s needs a copy but copy=False"
@@ -204,10 +222,10 @@ class Tensor:
         return fn(*inputs)
 
     def __dlpack__(self, *args, **kwargs):
-        return self.numpy().__dlpack__(*args, **kwargs)
+        return self._numpy("__dlpack__()").__dlpack__(*args, **kwargs)
 
     def __dlpack_device__(self):
-        return self.numpy().__dlpack_device__()
+        return self._numpy("__dlpack_device__()").__dlpack_device__()
 
     def to(self, device=None, dtype=None, copy=False):
         """Move to ``device`` and/or cast to ``dtype`` (explicit transfer)."""
@@ -228,16 +246,16 @@ class Tensor:
         if self.size != 1:
             raise ValueError("Tensor.item: only a tensor with one element can be converted to "
                              "a Python scalar, got shape %s" % (self.shape,))
-        return _ops.to_numpy(self).reshape(()).item()
+        return self._host("item()").reshape(()).item()
 
     def tolist(self):
-        return _ops.to_numpy(self).tolist()
+        return self._host("tolist()").tolist()
 
     def _scalar(self, what):
         if self.size != 1:
             raise TypeError("%s: only a tensor with one element can be converted to a Python "
                             "scalar, got shape %s" % (what, self.shape))
-        return _ops.to_numpy(self).reshape(())[()]
+        return self._host(what).reshape(())[()]
 
     def __bool__(self):
         if self.size != 1:
@@ -283,7 +301,7 @@ class Tensor:
 
     def __format__(self, spec):
         if self.ndim == 0:
-            return format(self.item(), spec)
+            return format(self._scalar("format()").item(), spec)
         return format(str(self), spec)
 
     # -- methods that are public ops ---------------------------------------------------

@@ -70,13 +70,14 @@ def to_device(x, device, copy=False):
 
 
 def to_numpy(x):
-    """Host copy (or the CPU tensor's own array) as a NumPy array."""
-    if getattr(x._data, "abstract", False):   # traced into a graph: no value yet
-        from ..autograd._graph import concretization_error
-        concretization_error("reading its values", x)
-    if x._device.type == "cpu":
-        return x._data
-    return x._device.driver.to_numpy(x._data)
+    """Host copy (or the CPU tensor's own array) as a NumPy array, for tenferro's own
+    reads that steer a computation (checks, host-side algorithms): the value of a tensor
+    being differentiated by a transform is read as a constant (its primal); a tensor
+    being traced into a graph has none (``ConcretizationError``).  Users' reads go
+    through ``Tensor._host``, which refuses every tracer."""
+    while x._trace is not None and x.primal is not None:
+        x = x.primal
+    return x._host("reading its values")
 
 
 def copy_into(dst, src):

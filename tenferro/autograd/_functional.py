@@ -67,8 +67,10 @@ class Tracer(Tensor):
     """A value being differentiated by a functional transform.
 
     It behaves as a Tensor whose data is its primal's (shape, dtype and device are the
-    primal's; so are concrete reads such as ``float(x)``), but every operation on it is
-    seen by its transform.
+    primal's), and every operation on it is seen by its transform.  Reading its values
+    on the host (``float(x)``, ``.item()``, ``np.asarray(x)``, a NumPy function) would
+    cut the derivative (a silent zero), so it raises ``ConcretizationError``; read
+    ``stop_gradient(x)`` where a constant is meant.
     """
 
     __slots__ = ("_trace", "primal")
@@ -80,9 +82,16 @@ class Tracer(Tensor):
         self._device = primal._device
         self._ad = None
 
+    def _host(self, what):
+        from ._graph import concretization_error
+        concretization_error(what, self)
+
     def __repr__(self):
         return "%s(level=%d, primal=%r)" % (type(self).__name__, self._trace.level,
                                             self.primal)
+
+    def __str__(self):
+        return repr(self)
 
 
 class JVPTracer(Tracer):
