@@ -59,6 +59,17 @@ class Tensor:
 
     @grad.setter
     def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError("Tensor.grad: assigned grad must be a Tensor or None, got %s"
+                                % type(value).__name__)
+            if value.shape != self.shape or value.dtype != self.dtype \
+                    or value._device is not self._device:
+                raise RuntimeError(
+                    "Tensor.grad: assigned grad has shape %s, dtype %s on %s but the tensor "
+                    "has shape %s, dtype %s on %s; they must match"
+                    % (value.shape, value.dtype, value._device, self.shape, self.dtype,
+                       self._device))
         self._meta().grad = value
 
     @property

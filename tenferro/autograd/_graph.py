@@ -16,6 +16,7 @@ The compiler passes are in :mod:`._passes`, the executor and ``jit`` in
 """
 
 import contextlib
+import operator
 
 import numpy as np
 
@@ -40,7 +41,10 @@ class TensorSpec:
     __slots__ = ("shape", "dtype", "device")
 
     def __init__(self, shape, dtype="float64", device=None):
-        self.shape = tuple(int(d) for d in shape)
+        self.shape = tuple(operator.index(d) for d in shape)
+        if any(d < 0 for d in self.shape):
+            raise ValueError("tenferro.TensorSpec: dimensions must be non-negative, got shape "
+                             "%s" % (self.shape,))
         self.dtype = _as_dtype(dtype)
         from ..devices import device as _device
         self.device = _device(device if device is not None else "cpu")
