@@ -426,6 +426,24 @@ class Tensor:
     def cumprod(self, axis=None, dtype=None, out=None):
         return _ops.cumprod(self, axis=axis, dtype=dtype, out=out)
 
+    # -- in-place writes (PyTorch's names; on a tensor that requires grad only under
+    # no_grad, as an optimizer step does: see tenferro._ops.conversion.check_inplace)
+    def copy_(self, src):
+        """Write ``src`` (broadcast, cast) into this tensor's memory; returns it."""
+        _ops.conversion.check_inplace("copy_", self)
+        _ops.copy_into(self, src)
+        return self
+
+    def fill_(self, value):
+        """Set every element to ``value``; returns the tensor."""
+        _ops.conversion.check_inplace("fill_", self)
+        _ops.copy_into(self, value)
+        return self
+
+    def zero_(self):
+        """Set every element to zero; returns the tensor."""
+        return self.fill_(0)
+
     def __getitem__(self, key):
         return _ops.getitem(self, key)
 

@@ -2,6 +2,7 @@
 import numpy as np
 
 from .. import _dtypes
+from .. import _primitive
 from .._primitive import Primitive, bind
 from .._tensor import Tensor
 from .. import _versions
@@ -105,6 +106,23 @@ def check_mutable(name, dst, src=None):
                            "does not would lose its gradient; build a new tensor (e.g. with "
                            "where or concatenate) instead" % name)
     _versions.note_mutation(dst._data)
+
+
+def check_inplace(name, x):
+    """PyTorch's rule for an in-place write into a tensor that autodiff follows: while
+    grad mode records it is an error (the write cannot be differentiated); under
+    ``no_grad`` it is allowed (an optimizer's ``w -= lr * w.grad``), and the version
+    bump makes any backward that saved the old value raise."""
+    m = x._ad
+    if m is None or not (m.requires_grad or m.grad_fn is not None) \
+            or _primitive._tape is None:   # the tape is off under no_grad
+        return
+    if m.grad_fn is None:
+        raise RuntimeError("tenferro.%s: a leaf tensor that requires grad (shape %s) is being "
+                           "used in an in-place operation; update it under tenferro.no_grad() "
+                           "(as an optimizer step does) or build a new tensor" % (name, x.shape))
+    raise RuntimeError("tenferro.%s: in-place operation on a tensor that requires grad (made by "
+                       "%s); use the out-of-place form" % (name, m.grad_fn.name))
 
 
 def check_out(name, out, shape, dtype):
