@@ -26,6 +26,12 @@ class Tensor:
 
     def __init__(self, data, dtype=None, device=None, copy=None, requires_grad=False):
         src = _ops.asarray(data, dtype=dtype, device=device, copy=copy)
+        if src._trace is not None or src.requires_grad or src.grad_fn is not None:
+            # a new Tensor object cannot take over a derivative: that would be a silent cut
+            raise TypeError("tenferro.Tensor(data): data is (or holds) a tensor that requires "
+                            "grad or is being differentiated or traced; use tenferro.asarray "
+                            "or tenferro.tensor (which keep the derivative), or pass "
+                            "data.detach()")
         self._data = src._data
         self._device = src._device
         self._ad = None

@@ -372,3 +372,27 @@ def test_inplace_ops_on_leaf_under_no_grad_and_saved_use_caught():
     (w + 1.0).sum().backward()
     np.testing.assert_array_equal(w.grad.numpy(), [1.0] * 3)
     assert w.is_leaf and w.requires_grad and w.grad_fn is None
+
+
+def test_writing_a_tensor_requiring_grad_into_a_plain_one_under_no_grad_works():
+    w = tf.tensor(X, requires_grad=True)
+    buf = tf.zeros(3)
+    with pytest.raises(RuntimeError, match=r"would lose its gradient"):
+        buf[:] = w * 2
+    with tf.no_grad():   # e.g. an optimizer's momentum buffer (PyTorch allows it)
+        buf[:] = w * 2
+        buf.copy_(buf + w)
+    np.testing.assert_array_equal(buf.numpy(), 3 * X)
+
+
+@pytest.mark.parametrize("data", ["leaf", "non-leaf", "list", "tracer"])
+def test_tensor_constructor_refuses_to_cut_a_derivative(data):
+    """Sibling: tf.Tensor(data) built a new object over data's values, dropping its
+    derivative silently."""
+    w = tf.tensor(X, requires_grad=True)
+    make = {"leaf": lambda: tf.Tensor(w), "non-leaf": lambda: tf.Tensor(w * 2),
+            "list": lambda: tf.Tensor([w[0], 1.0]),
+            "tracer": lambda: tf.grad(lambda u: tf.Tensor(u).sum())(tf.asarray(X))}[data]
+    with pytest.raises(TypeError, match=r"tenferro.Tensor\(data\): .*detach\(\)"):
+        make()
+    np.testing.assert_array_equal(tf.Tensor(w.detach()).numpy(), X)

@@ -101,7 +101,8 @@ def check_mutable(name, dst, src=None):
                            "differentiated by a transform (grad, jvp, ...); build a new tensor "
                            "(e.g. with where or concatenate) instead" % name)
     if isinstance(src, Tensor) and src._ad is not None and (
-            src._ad.requires_grad or src._ad.grad_fn is not None) and not dst.requires_grad:
+            src._ad.requires_grad or src._ad.grad_fn is not None) and not dst.requires_grad \
+            and _primitive._tape is not None:   # under no_grad the value is wanted (PyTorch)
         raise RuntimeError("tenferro.%s: writing a tensor that requires grad into one that "
                            "does not would lose its gradient; build a new tensor (e.g. with "
                            "where or concatenate) instead" % name)
