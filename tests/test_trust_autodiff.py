@@ -172,6 +172,7 @@ def test_issue_list_examples_values():
     assert float(tf.grad(LIST_CASES["asarray"][0])(x)) == pytest.approx(30.0)
     assert float(tf.grad(LIST_CASES["mean"][0])(x)) == pytest.approx(1.0)
     assert float(tf.grad(LIST_CASES["linspace"][0])(x)) == pytest.approx(7.5)
+    assert float(tf.grad(LIST_CASES["linalg.norm"][0])(tf.asarray(0.0))) == pytest.approx(1.0)
 
 
 def test_list_of_followed_tensors_matches_numpy_values_dtype_and_shape():
@@ -254,34 +255,34 @@ def _prim(name, vjp=None, jvp=None):
 
 
 def test_vjp_rule_with_wrong_number_of_cotangents_raises_naming_it():
-    p = _prim("_trust_two_cts", vjp=lambda ct, primals, out, params, needs: (ct * 3, ct))
+    p = _prim("_test_trust_two_cts", vjp=lambda ct, primals, out, params, needs: (ct * 3, ct))
     x = tf.tensor(X, requires_grad=True)
-    with pytest.raises(RuntimeError, match=r"VJP rule of _trust_two_cts returned 2 "
+    with pytest.raises(RuntimeError, match=r"VJP rule of _test_trust_two_cts returned 2 "
                                            r"cotangents for its 1 inputs"):
         p.bind(x).sum().backward()
-    with pytest.raises(RuntimeError, match=r"VJP rule of _trust_two_cts returned 2"):
+    with pytest.raises(RuntimeError, match=r"VJP rule of _test_trust_two_cts returned 2"):
         tf.grad(lambda u: p.bind(u).sum())(tf.asarray(X))
-    with pytest.raises(RuntimeError, match=r"VJP rule of _trust_two_cts returned 2"):
+    with pytest.raises(RuntimeError, match=r"VJP rule of _test_trust_two_cts returned 2"):
         tf.jit(tf.grad(lambda u: p.bind(u).sum()))(tf.asarray(X))
 
 
 def test_vjp_rule_with_wrong_shape_or_type_raises_naming_it():
-    p = _prim("_trust_bad_shape", vjp=lambda ct, primals, out, params, needs: (ct.sum(),))
-    with pytest.raises(RuntimeError, match=r"VJP rule of _trust_bad_shape returned a "
+    p = _prim("_test_trust_bad_shape", vjp=lambda ct, primals, out, params, needs: (ct.sum(),))
+    with pytest.raises(RuntimeError, match=r"VJP rule of _test_trust_bad_shape returned a "
                                            r"cotangent of shape \(\)"):
         tf.grad(lambda u: p.bind(u).sum())(tf.asarray(X))
-    q = _prim("_trust_bad_type", vjp=lambda ct, primals, out, params, needs: (3.0,))
-    with pytest.raises(TypeError, match=r"VJP rule of _trust_bad_type returned a float"):
+    q = _prim("_test_trust_bad_type", vjp=lambda ct, primals, out, params, needs: (3.0,))
+    with pytest.raises(TypeError, match=r"VJP rule of _test_trust_bad_type returned a float"):
         tf.grad(lambda u: q.bind(u).sum())(tf.asarray(X))
 
 
 def test_jvp_rule_with_wrong_shape_raises_naming_it():
-    p = _prim("_trust_bad_jvp", jvp=lambda ts, primals, out, params: ts[0].sum())
-    with pytest.raises(RuntimeError, match=r"JVP rule of _trust_bad_jvp returned a tangent "
+    p = _prim("_test_trust_bad_jvp", jvp=lambda ts, primals, out, params: ts[0].sum())
+    with pytest.raises(RuntimeError, match=r"JVP rule of _test_trust_bad_jvp returned a tangent "
                                            r"of shape \(\) for an output of shape \(3,\)"):
         tf.jvp(p.bind, (tf.asarray(X),), (tf.asarray(X),))
-    q = _prim("_trust_complex_jvp", jvp=lambda ts, primals, out, params: ts[0] * 1j)
-    with pytest.raises(RuntimeError, match=r"JVP rule of _trust_complex_jvp returned a "
+    q = _prim("_test_trust_complex_jvp", jvp=lambda ts, primals, out, params: ts[0] * 1j)
+    with pytest.raises(RuntimeError, match=r"JVP rule of _test_trust_complex_jvp returned a "
                                            r"complex tangent"):
         tf.jvp(q.bind, (tf.asarray(X),), (tf.asarray(X),))
 

@@ -93,13 +93,19 @@ def asarray(obj, dtype=None, device=None, copy=None):
                                  % (t.dtype, _dtypes.dtype(dtype)))
             return t.astype(dtype)
         return t.copy() if copy else t
-    if isinstance(obj, (list, tuple)) and _followed(obj):
-        return _stack_nested(obj, dtype, device)
     if hasattr(obj, "__dlpack__") and not isinstance(obj, np.ndarray) \
             and not hasattr(obj, "__array__"):
         obj = np.from_dlpack(obj)
     dev = _device(device) if device is not None else None
-    arr = _host_array(obj, dtype, copy, dev)
+    try:
+        arr = _host_array(obj, dtype, copy, dev)
+    except (RuntimeError, TypeError, ValueError):
+        # NumPy refuses to read tensors that autodiff or a trace follows: a list of them
+        # is stacked with ops instead (looked for only then: walking a long list of
+        # numbers costs more than converting it)
+        if isinstance(obj, (list, tuple)) and _followed(obj):
+            return _stack_nested(obj, dtype, device)
+        raise
     return _wrap_host(arr, device)
 
 
