@@ -11,6 +11,7 @@ import scipy.linalg as sl
 import tenferro as tf
 import tenferro.linalg as tl
 from tenferro.autograd import extend
+from test_tensor import fake  # noqa: F401  (the fixture of a second, fake device)
 
 X = np.array([0.3, -1.2, 0.7])
 
@@ -211,6 +212,8 @@ def test_arange_with_followed_start_is_differentiable_and_traced_length_raises()
         tf.grad(lambda u: tf.arange(u, 4.0).sum())(tf.asarray(0.5))
     with pytest.raises(tf.ConcretizationError, match=r"arange's length"):
         tf.trace(lambda u: tf.arange(u), tf.TensorSpec(()))
+    with pytest.raises(ValueError, match=r"arange: step must be non-zero"):
+        tf.arange(w, 4.0, tf.tensor(0.0, requires_grad=True))
 
 
 # -- 3. NumPy reads of tensors that require grad (PyTorch) -----------------------------
@@ -327,6 +330,9 @@ def test_grad_of_integer_inputs_or_outputs_raises_type_error():
 def test_tensor_spec_negative_dimension_raises():
     with pytest.raises(ValueError, match=r"TensorSpec: dimensions must be non-negative"):
         tf.TensorSpec((3, -1))
+    with pytest.raises(TypeError, match=r"TensorSpec: shape must be a tuple of ints"):
+        tf.TensorSpec((3, 2.5))
+    assert tf.TensorSpec((np.int64(3), 0)).shape == (3, 0)
 
 
 # -- 5. the optimizer idiom ----------------------------------------------------------------
@@ -397,3 +403,12 @@ def test_tensor_constructor_refuses_to_cut_a_derivative(data):
     with pytest.raises(TypeError, match=r"tenferro.Tensor\(data\): .*detach\(\)"):
         make()
     np.testing.assert_array_equal(tf.Tensor(w.detach()).numpy(), X)
+
+
+def test_grad_setter_and_hook_refuse_another_device(fake):
+    w = tf.tensor(X, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"assigned grad .* on fake:0 .* on cpu"):
+        w.grad = tf.zeros(3).to("fake")
+    w.register_hook(lambda g: g.to("fake"))
+    with pytest.raises(RuntimeError, match=r"hook on a leaf tensor .*device cpu.*fake:0"):
+        (w * 2.0).sum().backward()

@@ -296,8 +296,11 @@ def _arange_graph(start, stop, step, dtype, device):
         if v.ndim:
             raise TypeError("tenferro.arange: %s must be a scalar, got shape %s"
                             % (what, v.shape))
-    n = np.arange(*[v._scalar("tenferro.arange's length (from %s)" % w)
-                    for v, w in zip(ends, ("start", "stop", "step"))]).size
+    values = [v._scalar("tenferro.arange's length (from %s)" % w)
+              for v, w in zip(ends, ("start", "stop", "step"))]
+    if values[2] == 0:
+        raise ValueError("tenferro.arange: step must be non-zero")
+    n = np.arange(*values).size
     if dtype is None:
         dtype = _device_default(_dtypes.from_numpy_dtype(np.result_type(
             *[v.dtype for v in ends])), ends[0].device)

@@ -41,7 +41,11 @@ class TensorSpec:
     __slots__ = ("shape", "dtype", "device")
 
     def __init__(self, shape, dtype="float64", device=None):
-        self.shape = tuple(operator.index(d) for d in shape)
+        try:
+            self.shape = tuple(operator.index(d) for d in shape)
+        except TypeError:
+            raise TypeError("tenferro.TensorSpec: shape must be a tuple of ints, got %r"
+                            % (shape,)) from None
         if any(d < 0 for d in self.shape):
             raise ValueError("tenferro.TensorSpec: dimensions must be non-negative, got shape "
                              "%s" % (self.shape,))
