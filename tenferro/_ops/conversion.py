@@ -102,11 +102,16 @@ def check_mutable(name, dst, src=None):
                            "(e.g. with where or concatenate) instead" % name)
     if isinstance(src, Tensor) and src._ad is not None and (
             src._ad.requires_grad or src._ad.grad_fn is not None) and not dst.requires_grad \
-            and _primitive._tape is not None:   # under no_grad the value is wanted (PyTorch)
+            and _recording():   # under no_grad the value is what is wanted (PyTorch)
         raise RuntimeError("tenferro.%s: writing a tensor that requires grad into one that "
                            "does not would lose its gradient; build a new tensor (e.g. with "
                            "where or concatenate) instead" % name)
     _versions.note_mutation(dst._data)
+
+
+def _recording():
+    """Whether eager grad mode records (false under ``no_grad``): the tape is installed."""
+    return _primitive._tape is not None
 
 
 def check_inplace(name, x):
@@ -115,8 +120,7 @@ def check_inplace(name, x):
     ``no_grad`` it is allowed (an optimizer's ``w -= lr * w.grad``), and the version
     bump makes any backward that saved the old value raise."""
     m = x._ad
-    if m is None or not (m.requires_grad or m.grad_fn is not None) \
-            or _primitive._tape is None:   # the tape is off under no_grad
+    if m is None or not (m.requires_grad or m.grad_fn is not None) or not _recording():
         return
     if m.grad_fn is None:
         raise RuntimeError("tenferro.%s: a leaf tensor that requires grad (shape %s) is being "
