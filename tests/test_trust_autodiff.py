@@ -327,6 +327,14 @@ def test_grad_of_integer_inputs_or_outputs_raises_type_error():
     assert float(tf.grad(lambda u: u * 2.0)(3.0)) == 2.0
 
 
+@pytest.mark.parametrize("jac", ["jacrev", "jacfwd", "hessian"])
+def test_jacobian_of_integer_or_bool_output_raises_type_error(jac):
+    """Sibling of grad's check: these returned zeros (or False) for a bool output."""
+    with pytest.raises(TypeError, match=r"tenferro.jac\w+: outputs of dtype bool: integer "
+                                        r"and bool values have no derivative"):
+        getattr(tf, jac)(lambda u: u > 0)(tf.asarray(X))
+
+
 def test_tensor_spec_negative_dimension_raises():
     with pytest.raises(ValueError, match=r"TensorSpec: dimensions must be non-negative"):
         tf.TensorSpec((3, -1))

@@ -428,6 +428,10 @@ def _basis(x, k):
 
 def _check_real(op, values, holomorphic, what):
     for v in values:
+        if not _inexact(v):   # as grad (and JAX's jacrev): no derivative to report
+            raise TypeError("tenferro.%s: %s of dtype %s: integer and bool values have no "
+                            "derivative; return floating-point values (e.g. "
+                            "x.astype('float64'))" % (op, what, v.dtype))
         c = v.dtype.kind == "c"
         if c and not holomorphic:
             raise TypeError("tenferro.%s: %s of dtype %s; for holomorphic functions of complex "
