@@ -26,6 +26,12 @@ class Tensor:
 
     def __init__(self, data, dtype=None, device=None, copy=None, requires_grad=False):
         src = _ops.asarray(data, dtype=dtype, device=device, copy=copy)
+        if src._trace is not None or src.requires_grad or src.grad_fn is not None:
+            # a new Tensor object cannot take over a derivative: that would be a silent cut
+            raise TypeError("tenferro.Tensor(data): data is (or holds) a tensor that requires "
+                            "grad or is being differentiated or traced; use tenferro.asarray "
+                            "or tenferro.tensor (which keep the derivative), or pass "
+                            "data.detach()")
         self._data = src._data
         self._device = src._device
         self._ad = None
@@ -59,6 +65,17 @@ class Tensor:
 
     @grad.setter
     def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError("Tensor.grad: assigned grad must be a Tensor or None, got %s"
+                                % type(value).__name__)
+            if value.shape != self.shape or value.dtype != self.dtype \
+                    or value._device is not self._device:
+                raise RuntimeError(
+                    "Tensor.grad: assigned grad has shape %s, dtype %s on %s but the tensor "
+                    "has shape %s, dtype %s on %s; they must match"
+                    % (value.shape, value.dtype, value._device, self.shape, self.dtype,
+                       self._device))
         self._meta().grad = value
 
     @property
@@ -178,18 +195,36 @@ class Tensor:
             yield self[i]
 
     # -- conversion ------------------------------------------------------------------
-    def numpy(self):
-        """The CPU tensor's data as a NumPy array (zero-copy); other devices must ``.to('cpu')`` first."""
+    def _host(self, what):
+        """The values as a host ndarray (a CPU tensor's own array): the one path every
+        read of values takes.  Tracers (tenferro.autograd) override it to raise
+        ``ConcretizationError`` naming ``what``."""
+        if self._device.type == "cpu":
+            return self._data
+        return self._device.driver.to_numpy(self._data)
+
+    def _numpy(self, what):
+        """``numpy()``'s checks, for ``what`` (``numpy()``, ``np.asarray``, ...)."""
+        if self._trace is not None:
+            return self._host(what)
+        m = self._ad
+        if m is not None and (m.requires_grad or m.grad_fn is not None):
+            raise RuntimeError("tenferro: can't call %s on a tensor that requires grad (shape "
+                               "%s, dtype %s): the NumPy array would leave the autograd graph. "
+                               "Use t.detach().numpy() (or np.asarray(t.detach())) instead"
+                               % (what, self.shape, self.dtype))
         if self._device.type != "cpu":
             raise TypeError("Tensor.numpy: tensor is on %r; copy it to the host first with "
                             ".to('cpu')" % str(self._device))
-        if getattr(self._data, "abstract", False):   # traced into a graph: no value yet
-            from .autograd._graph import concretization_error
-            concretization_error("numpy()", self)
         return self._data
 
+    def numpy(self):
+        """The CPU tensor's data as a NumPy array (zero-copy); other devices must
+        ``.to('cpu')`` first, a tensor that requires grad must be ``detach()``-ed first."""
+        return self._numpy("numpy()")
+
     def __array__(self, dtype=None, copy=None):
-        a = self.numpy()
+        a = self._numpy("numpy.asarray() (__array__)")
         if dtype is not None and np.dtype(dtype) != a.dtype:
             if copy is False:
                 raise ValueError("Tensor.__array__: a cast to %s needs a copy but copy=False"
@@ -204,10 +239,10 @@ class Tensor:
         return fn(*inputs)
 
     def __dlpack__(self, *args, **kwargs):
-        return self.numpy().__dlpack__(*args, **kwargs)
+        return self._numpy("__dlpack__()").__dlpack__(*args, **kwargs)
 
     def __dlpack_device__(self):
-        return self.numpy().__dlpack_device__()
+        return self._numpy("__dlpack_device__()").__dlpack_device__()
 
     def to(self, device=None, dtype=None, copy=False):
         """Move to ``device`` and/or cast to ``dtype`` (explicit transfer)."""
@@ -228,16 +263,16 @@ class Tensor:
         if self.size != 1:
             raise ValueError("Tensor.item: only a tensor with one element can be converted to "
                              "a Python scalar, got shape %s" % (self.shape,))
-        return _ops.to_numpy(self).reshape(()).item()
+        return self._host("item()").reshape(()).item()
 
     def tolist(self):
-        return _ops.to_numpy(self).tolist()
+        return self._host("tolist()").tolist()
 
     def _scalar(self, what):
         if self.size != 1:
             raise TypeError("%s: only a tensor with one element can be converted to a Python "
                             "scalar, got shape %s" % (what, self.shape))
-        return _ops.to_numpy(self).reshape(())[()]
+        return self._host(what).reshape(())[()]
 
     def __bool__(self):
         if self.size != 1:
@@ -283,7 +318,7 @@ class Tensor:
 
     def __format__(self, spec):
         if self.ndim == 0:
-            return format(self.item(), spec)
+            return format(self._scalar("format()").item(), spec)
         return format(str(self), spec)
 
     # -- methods that are public ops ---------------------------------------------------
@@ -396,6 +431,24 @@ class Tensor:
 
     def cumprod(self, axis=None, dtype=None, out=None):
         return _ops.cumprod(self, axis=axis, dtype=dtype, out=out)
+
+    # -- in-place writes (PyTorch's names; on a tensor that requires grad only under
+    # no_grad, as an optimizer step does: see tenferro._ops.conversion.check_inplace)
+    def copy_(self, src):
+        """Write ``src`` (broadcast, cast) into this tensor's memory; returns it."""
+        _ops.conversion.check_inplace("copy_", self)
+        _ops.copy_into(self, src)
+        return self
+
+    def fill_(self, value):
+        """Set every element to ``value``; returns the tensor."""
+        _ops.conversion.check_inplace("fill_", self)
+        _ops.copy_into(self, value)
+        return self
+
+    def zero_(self):
+        """Set every element to zero; returns the tensor."""
+        return self.fill_(0)
 
     def __getitem__(self, key):
         return _ops.getitem(self, key)

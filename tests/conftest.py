@@ -110,7 +110,7 @@ def assert_close(t, expected, dtype=None, rtol=None, atol=None, check_dtype=True
     """
     assert isinstance(t, tf.Tensor), type(t)
     expected = np.asarray(expected)
-    got = np.asarray(t)
+    got = np.asarray(t.detach())   # a value check: reading a tensor that requires grad
     if check_dtype:
         want = np.dtype(dtype) if dtype is not None else expected.dtype
         assert t.dtype == want, (t.dtype, want)

@@ -255,7 +255,7 @@ def test_bad_rules_and_arguments_are_clear_errors():
     # a rule returning the wrong shape is caught, naming the primitive
     bad = AdContext({floor_p: {"vjp": lambda ct, primals, out, params, needs:
                                (ct.sum(),)}})
-    with bad, pytest.raises(RuntimeError, match=r"VJP of floor returned a cotangent of "
+    with bad, pytest.raises(RuntimeError, match=r"VJP rule of floor returned a cotangent of "
                                                 r"shape \(\)"):
         tf.grad(floor_loss)(t(X))
     # a primitive without rules given only a VJP in a context: its missing JVP rule

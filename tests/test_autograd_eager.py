@@ -33,7 +33,7 @@ def test_grad_fn_is_inspectable():
     assert mul.name == "MultiplyBackward" and idx == 0
     assert [n.name for n, _ in mul.next_functions] == ["AccumulateGrad", "AccumulateGrad"]
     assert mul.next_functions[0][0].variable is x
-    np.testing.assert_array_equal(mul.inputs[1].numpy(), [3.0, 4.0])
+    np.testing.assert_array_equal(mul.inputs[1].detach().numpy(), [3.0, 4.0])
 
 
 def test_backward_accumulates_and_zero_grad():
@@ -98,7 +98,7 @@ def test_detach_and_no_grad():
     x = leaf([1.0, 2.0])
     d = x.detach()
     assert not d.requires_grad and d.grad_fn is None
-    assert np.shares_memory(d.numpy(), x.numpy())
+    assert np.shares_memory(d.numpy(), x.detach().numpy())
     with tf.no_grad():
         y = x * 2
         with tf.enable_grad():
@@ -139,9 +139,9 @@ def test_create_graph_gives_higher_derivatives():
     x = leaf([0.5, 2.0])
     y = (x ** 3).sum()
     g, = autograd.grad(y, [x], create_graph=True)
-    np.testing.assert_allclose(g.numpy(), 3 * np.array([0.5, 2.0]) ** 2)
+    np.testing.assert_allclose(g.detach().numpy(), 3 * np.array([0.5, 2.0]) ** 2)
     h, = autograd.grad(g.sum(), [x], create_graph=True)
-    np.testing.assert_allclose(h.numpy(), 6 * np.array([0.5, 2.0]))
+    np.testing.assert_allclose(h.detach().numpy(), 6 * np.array([0.5, 2.0]))
     t, = autograd.grad(h.sum(), [x])
     np.testing.assert_allclose(t.numpy(), [6.0, 6.0])
     # backward(create_graph=True) leaves a differentiable .grad

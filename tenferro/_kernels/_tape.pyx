@@ -163,19 +163,36 @@ cdef class Node:
         res = rule(cts[0] if self.nout == 1 else tuple(cts), self.primals,
                    self.outputs(create_graph), self.params, needs)
         if not getattr(rule, "trusted", False):  # tenferro's rules are verified by its tests
-            for g, p in zip(res, self.primals):
-                if g is not None:
-                    gd = g._data
-                    pd = p._data
-                    if gd.shape != pd.shape or gd.dtype != pd.dtype:
-                        self.bad_cotangent(g, p)
+            res = self.check_cotangents(res)
         return res
 
-    def bad_cotangent(self, g, p):
-        raise RuntimeError(
-            "tenferro internal error: the VJP of %s returned a cotangent of shape %s and dtype "
-            "%s for an input of shape %s and dtype %s"
-            % (self.prim.name, g.shape, g.dtype, p.shape, p.dtype))
+    def check_cotangents(self, res):
+        """A rule's result as one cotangent (or None) per input, each of its input's
+        shape and dtype (PyTorch's and JAX's checks of custom rules)."""
+        name = self.prim.name
+        if type(res) is not tuple and type(res) is not list:
+            try:
+                res = tuple(res)
+            except TypeError:
+                raise TypeError("tenferro: the VJP rule of %s must return a tuple with one "
+                                "cotangent (or None) per input, got %s"
+                                % (name, type(res).__name__)) from None
+        if len(res) != len(self.primals):
+            raise RuntimeError("tenferro: the VJP rule of %s returned %d cotangents for its %d "
+                               "inputs" % (name, len(res), len(self.primals)))
+        for i, (g, p) in enumerate(zip(res, self.primals)):
+            if g is None:
+                continue
+            if not hasattr(g, "_device"):
+                raise TypeError("tenferro: the VJP rule of %s returned a %s as the cotangent of "
+                                "input %d; expected a tensor or None"
+                                % (name, type(g).__name__, i))
+            if g.shape != p.shape or g.dtype != p.dtype or g._device is not p._device:
+                raise RuntimeError(
+                    "tenferro: the VJP rule of %s returned a cotangent of shape %s, dtype %s "
+                    "on %s for input %d of shape %s, dtype %s on %s"
+                    % (name, g.shape, g.dtype, g._device, i, p.shape, p.dtype, p._device))
+        return res
 
     def check_unmodified(self):
         outs = () if self.out is None else self.out if self.nout > 1 else (self.out,)

@@ -2,6 +2,7 @@
 import numpy as np
 
 from .. import _dtypes
+from .. import _primitive
 from .._primitive import Primitive, bind
 from .._tensor import Tensor
 from .. import _versions
@@ -70,13 +71,14 @@ def to_device(x, device, copy=False):
 
 
 def to_numpy(x):
-    """Host copy (or the CPU tensor's own array) as a NumPy array."""
-    if getattr(x._data, "abstract", False):   # traced into a graph: no value yet
-        from ..autograd._graph import concretization_error
-        concretization_error("reading its values", x)
-    if x._device.type == "cpu":
-        return x._data
-    return x._device.driver.to_numpy(x._data)
+    """Host copy (or the CPU tensor's own array) as a NumPy array, for tenferro's own
+    reads that steer a computation (checks, host-side algorithms): the value of a tensor
+    being differentiated by a transform is read as a constant (its primal); a tensor
+    being traced into a graph has none (``ConcretizationError``).  Users' reads go
+    through ``Tensor._host``, which refuses every tracer."""
+    while x._trace is not None and x.primal is not None:
+        x = x.primal
+    return x._host("reading its values")
 
 
 def copy_into(dst, src):
@@ -99,11 +101,33 @@ def check_mutable(name, dst, src=None):
                            "differentiated by a transform (grad, jvp, ...); build a new tensor "
                            "(e.g. with where or concatenate) instead" % name)
     if isinstance(src, Tensor) and src._ad is not None and (
-            src._ad.requires_grad or src._ad.grad_fn is not None) and not dst.requires_grad:
+            src._ad.requires_grad or src._ad.grad_fn is not None) and not dst.requires_grad \
+            and _recording():   # under no_grad the value is what is wanted (PyTorch)
         raise RuntimeError("tenferro.%s: writing a tensor that requires grad into one that "
                            "does not would lose its gradient; build a new tensor (e.g. with "
                            "where or concatenate) instead" % name)
     _versions.note_mutation(dst._data)
+
+
+def _recording():
+    """Whether eager grad mode records (false under ``no_grad``): the tape is installed."""
+    return _primitive._tape is not None
+
+
+def check_inplace(name, x):
+    """PyTorch's rule for an in-place write into a tensor that autodiff follows: while
+    grad mode records it is an error (the write cannot be differentiated); under
+    ``no_grad`` it is allowed (an optimizer's ``w -= lr * w.grad``), and the version
+    bump makes any backward that saved the old value raise."""
+    m = x._ad
+    if m is None or not (m.requires_grad or m.grad_fn is not None) or not _recording():
+        return
+    if m.grad_fn is None:
+        raise RuntimeError("tenferro.%s: a leaf tensor that requires grad (shape %s) is being "
+                           "used in an in-place operation; update it under tenferro.no_grad() "
+                           "(as an optimizer step does) or build a new tensor" % (name, x.shape))
+    raise RuntimeError("tenferro.%s: in-place operation on a tensor that requires grad (made by "
+                       "%s); use the out-of-place form" % (name, m.grad_fn.name))
 
 
 def check_out(name, out, shape, dtype):

@@ -97,8 +97,62 @@ def asarray(obj, dtype=None, device=None, copy=None):
             and not hasattr(obj, "__array__"):
         obj = np.from_dlpack(obj)
     dev = _device(device) if device is not None else None
-    arr = _host_array(obj, dtype, copy, dev)
+    try:
+        arr = _host_array(obj, dtype, copy, dev)
+    except (RuntimeError, TypeError, ValueError):
+        # NumPy refuses to read tensors that autodiff or a trace follows: a list of them
+        # is stacked with ops instead (looked for only then: walking a long list of
+        # numbers costs more than converting it)
+        if isinstance(obj, (list, tuple)) and _followed(obj):
+            return _stack_nested(obj, dtype, device)
+        raise
     return _wrap_host(arr, device)
+
+
+def _followed(obj):
+    """Whether ``obj`` is (or nests, in lists and tuples) a tensor that autodiff or a
+    trace follows: such data is built with ops, never read on the host."""
+    if isinstance(obj, Tensor):
+        return obj._trace is not None or obj._ad is not None
+    return isinstance(obj, (list, tuple)) and any(_followed(o) for o in obj)
+
+
+def _leaves(obj):
+    if isinstance(obj, (list, tuple)):
+        for o in obj:
+            yield from _leaves(o)
+    else:
+        yield obj
+
+
+def _stack_nested(obj, dtype, device):
+    """Nested lists/tuples holding tensors that autodiff or a trace follows, stacked
+    with ops so that their derivatives flow (NumPy's dtype and shape rules)."""
+    from ._common import common_device
+    from .joining import stack
+
+    leaves = list(_leaves(obj))
+    dev = _device(device) if device is not None else common_device("asarray", leaves)
+    if dtype is not None:
+        target = _dtypes.dtype(dtype)
+    else:   # what np.asarray(obj) would give: Python numbers are not weak here
+        target = _device_default(_dtypes.from_numpy_dtype(np.result_type(
+            *[v.dtype if isinstance(v, Tensor) else np.asarray(v).dtype for v in leaves])),
+            dev)
+
+    def build(o):
+        if not isinstance(o, (list, tuple)):
+            return asarray(o, dtype=target, device=dev)
+        parts = [build(e) for e in o]
+        if not parts:
+            raise ValueError("tenferro.asarray: cannot build a tensor from a nested sequence "
+                             "with an empty list beside tensors")
+        if any(p.shape != parts[0].shape for p in parts):
+            raise ValueError("tenferro.asarray: the nested sequence has an inhomogeneous shape "
+                             "(elements of shapes %s at one level)"
+                             % sorted({p.shape for p in parts}))
+        return stack(parts)
+    return build(obj)
 
 
 def tensor(data, dtype=None, device=None, requires_grad=False):
@@ -156,6 +210,11 @@ def empty(shape, dtype=None, device=None):
 def full(shape, fill_value, dtype=None, device=None):
     """A tensor of ``shape`` filled with ``fill_value`` (dtype inferred as NumPy does)."""
     shape = shape_tuple("full", shape)
+    if _followed(fill_value):   # a value being differentiated or traced: keep it in the graph
+        from .shape import broadcast_to
+
+        fill = asarray(fill_value, dtype=dtype, device=device)
+        return broadcast_to(fill, shape).copy()
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     dev = _device(device)
@@ -207,6 +266,8 @@ def arange(start, stop=None, step=1, dtype=None, device=None):
     """Evenly spaced values in [start, stop) (NumPy's ``arange`` and dtype inference)."""
     if stop is None:
         start, stop = 0, start
+    if _followed([start, stop, step]):
+        return _arange_graph(start, stop, step, dtype, device)
     if step == 0:
         raise ValueError("tenferro.arange: step must be non-zero")
     a = np.arange(start, stop, step)
@@ -218,10 +279,53 @@ def arange(start, stop=None, step=1, dtype=None, device=None):
 def linspace(start, stop, num=50, endpoint=True, dtype=None, device=None):
     if num < 0:
         raise ValueError("tenferro.linspace: num must be non-negative, got %d" % num)
+    if _followed([start, stop]):
+        return _linspace_graph(start, stop, num, endpoint, dtype, device)
     a = np.linspace(start, stop, num, endpoint=endpoint)
     if dtype is None:
         dtype = _device_default(a.dtype, _device(device))
     return asarray(a, dtype=dtype, device=device)
+
+
+def _arange_graph(start, stop, step, dtype, device):
+    """``arange`` with a start or step that autodiff follows: ``start + k * step``.  The
+    length depends on the values, read on the host (a traced value raises
+    ``ConcretizationError``: its length is unknown until the program runs)."""
+    ends = [asarray(v, device=device) for v in (start, stop, step)]
+    for v, what in zip(ends, ("start", "stop", "step")):
+        if v.ndim:
+            raise TypeError("tenferro.arange: %s must be a scalar, got shape %s"
+                            % (what, v.shape))
+    values = [v._scalar("tenferro.arange's length (from %s)" % w)
+              for v, w in zip(ends, ("start", "stop", "step"))]
+    if values[2] == 0:
+        raise ValueError("tenferro.arange: step must be non-zero")
+    n = np.arange(*values).size
+    if dtype is None:
+        dtype = _device_default(_dtypes.from_numpy_dtype(np.result_type(
+            *[v.dtype for v in ends])), ends[0].device)
+    k = asarray(np.arange(n), dtype=dtype, device=ends[0].device)
+    return (ends[0].astype(dtype) + k * ends[2].astype(dtype)).astype(dtype)
+
+
+def _linspace_graph(start, stop, num, endpoint, dtype, device):
+    """``linspace`` with ends that autodiff follows: ``start + (k / div) (stop - start)``
+    along a new first axis (NumPy's layout, its exact ``stop`` with ``endpoint``)."""
+    from .shape import broadcast_to, reshape
+    from .joining import concatenate
+
+    start, stop = asarray(start, device=device), asarray(stop, device=device)
+    target = np.result_type(start.dtype, stop.dtype, float)
+    start, stop = start.astype(target, copy=False), stop.astype(target, copy=False)
+    div = num - 1 if endpoint else num
+    shape = np.broadcast_shapes(start.shape, stop.shape)
+    frac = np.arange(num, dtype=np.float64) / div if div > 0 else np.zeros(num)
+    frac = asarray(frac.reshape((num,) + (1,) * len(shape)), dtype=np.finfo(target).dtype,
+                   device=start.device)
+    y = start + frac * (stop - start)
+    if endpoint and num > 1:
+        y = concatenate([y[:-1], reshape(broadcast_to(stop, shape), (1,) + shape)])
+    return y if dtype is None else y.astype(dtype)
 
 
 def eye(N, M=None, k=0, dtype=None, device=None):

@@ -449,16 +449,16 @@ def logsumexp(x, axis=None, keepdims=False):
 
 def inplace(name, x, other):
     """``x op= other``: result cast back into ``x`` (NumPy's same_kind rule)."""
-    from .conversion import copy_into
+    from .conversion import check_inplace, copy_into
 
-    if x.requires_grad:
-        raise RuntimeError("tenferro: in-place %s on a tensor that requires grad; use the "
-                           "out-of-place form" % name)
-    if name != "matmul":
+    check_inplace(name, x)
+    if name != "matmul" and x._ad is None:
         return binary(name, x, other, out=x)
-    from .matmul import matmul as op
-
-    r = op(x, other)
+    if name == "matmul":
+        from .matmul import matmul as op
+        r = op(x, other)
+    else:   # a tensor autodiff follows, under no_grad: computed, then written (copy_into)
+        r = binary(name, x, other)
     if not np.can_cast(r.dtype, x.dtype, casting="same_kind"):
         raise TypeError("tenferro: in-place %s cannot cast the result from %s to the "
                         "tensor's dtype %s under the same_kind rule" % (name, r.dtype, x.dtype))

@@ -366,11 +366,9 @@ def getitem(x, key):
 
 def setitem(x, key, value):
     """``x[key] = value`` (NumPy semantics; not allowed on tensors that require grad)."""
-    from .conversion import copy_into
+    from .conversion import check_inplace, copy_into
 
-    if x.requires_grad:
-        raise RuntimeError("tenferro: in-place assignment to a tensor that requires grad; "
-                           "build a new tensor (e.g. with where) instead")
+    check_inplace("setitem", x)
     entries = _parse(x, key)
     if not any(e[0] in "am" for e in entries):
         view = _basic(x, [e for e in entries if e[0] != "x"])

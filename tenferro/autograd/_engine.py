@@ -185,10 +185,15 @@ class InputNode(Node):
 
 
 def _check_hook_result(r, g, what):
-    if not isinstance(r, Tensor) or r.shape != g.shape:
+    """A hook's replacement gradient must be a tensor of the gradient's shape, dtype and
+    device (as PyTorch's hooks)."""
+    if not isinstance(r, Tensor) or r.shape != g.shape or r.dtype != g.dtype \
+            or r._device is not g._device:
         raise RuntimeError("tenferro: a hook on a %s must return None or a tensor of the "
-                           "gradient's shape %s, got %r" % (what, g.shape,
-                                                          getattr(r, "shape", type(r))))
+                           "gradient's shape %s, dtype %s and device %s, got %s"
+                           % (what, g.shape, g.dtype, g._device,
+                              "shape %s, dtype %s on %s" % (r.shape, r.dtype, r._device)
+                              if isinstance(r, Tensor) else type(r).__name__))
     return r
 
 

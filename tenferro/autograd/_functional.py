@@ -67,8 +67,10 @@ class Tracer(Tensor):
     """A value being differentiated by a functional transform.
 
     It behaves as a Tensor whose data is its primal's (shape, dtype and device are the
-    primal's; so are concrete reads such as ``float(x)``), but every operation on it is
-    seen by its transform.
+    primal's), and every operation on it is seen by its transform.  Reading its values
+    on the host (``float(x)``, ``.item()``, ``np.asarray(x)``, a NumPy function) would
+    cut the derivative (a silent zero), so it raises ``ConcretizationError``; read
+    ``stop_gradient(x)`` where a constant is meant.
     """
 
     __slots__ = ("_trace", "primal")
@@ -80,9 +82,16 @@ class Tracer(Tensor):
         self._device = primal._device
         self._ad = None
 
+    def _host(self, what):
+        from ._graph import concretization_error
+        concretization_error(what, self)
+
     def __repr__(self):
         return "%s(level=%d, primal=%r)" % (type(self).__name__, self._trace.level,
                                             self.primal)
+
+    def __str__(self):
+        return repr(self)
 
 
 class JVPTracer(Tracer):
@@ -106,14 +115,22 @@ def _inexact(t):
     return t.dtype.kind in "fc"
 
 
-def _fit_tangent(prim, t, out):
-    """A JVP rule's result at the output's shape and dtype (a rule bug otherwise)."""
+def _fit_tangent(prim, t, out, trusted):
+    """A JVP rule's result at the output's shape and dtype.  tenferro's own rules
+    (``trusted``) may return a tangent that broadcasts; a user's rule must match the
+    output's shape (JAX's check of custom rules)."""
+    if not isinstance(t, Tensor):
+        raise TypeError("tenferro: the JVP rule of %s returned a %s as a tangent; expected a "
+                        "tensor or None" % (prim.name, type(t).__name__))
     if t.dtype != out.dtype:
         if t.dtype.kind == "c" and out.dtype.kind != "c":
-            raise RuntimeError("tenferro internal error: the JVP of %s returned a complex "
-                               "tangent for a real output" % prim.name)
+            raise RuntimeError("tenferro: the JVP rule of %s returned a complex tangent (%s) "
+                               "for a real output (%s)" % (prim.name, t.dtype, out.dtype))
         t = astype(t, out.dtype)
     if t.shape != out.shape:
+        if not trusted:
+            raise RuntimeError("tenferro: the JVP rule of %s returned a tangent of shape %s for "
+                               "an output of shape %s" % (prim.name, t.shape, out.shape))
         t = broadcast_to(t, out.shape)
     return t
 
@@ -145,10 +162,17 @@ class JVPTrace(Trace):
         tangents = tuple(a.tangent if a._trace is self else None for a in args)
         rule = rp.jvp if rp.jvp is not None else rp.rule("fwd")
         t = rule(tangents, primals, out, params)
+        trusted = getattr(rule, "trusted", False)   # tenferro's rules, verified by its tests
         if not prim.multiple_results:
-            return out if t is None else JVPTracer(self, out, _fit_tangent(prim, t, out))
+            return out if t is None else JVPTracer(self, out, _fit_tangent(prim, t, out, trusted))
+        if not trusted and (not isinstance(t, (tuple, list)) or len(t) != len(out)):
+            raise RuntimeError("tenferro: the JVP rule of %s must return one tangent (or None) "
+                               "per output (%d), got %s" % (prim.name, len(out), "%d" % len(t)
+                                                            if isinstance(t, (tuple, list))
+                                                            else type(t).__name__))
         return tuple(o if ti is None or not _inexact(o) else
-                     JVPTracer(self, o, _fit_tangent(prim, ti, o)) for o, ti in zip(out, t))
+                     JVPTracer(self, o, _fit_tangent(prim, ti, o, trusted))
+                     for o, ti in zip(out, t))
 
 
 class VJPTrace(Trace):
@@ -182,19 +206,20 @@ def stop_gradient(x):
 
 # -- argument handling ---------------------------------------------------------------------
 
-def _as_tensor(op, v, what):
+def _as_tensor(op, v, what, inexact=True):
+    """``v`` as a tensor; differentiated inputs (``inexact``) must be floating-point or
+    complex: an integer has no derivative (JAX's TypeError; pass ``1.0``, not ``1``)."""
     if isinstance(v, Tensor):
         t = v
     elif isinstance(v, (int, float, complex, np.ndarray, np.generic)) and not isinstance(v, bool):
         t = asarray(v)
-        if t.dtype.kind in "iu":
-            t = t.astype("float64")
     else:
         raise TypeError("tenferro.%s: %s must be tensors (or nested tuples/lists/dicts of "
                         "them), got %s" % (op, what, type(v).__name__))
-    if not _inexact(t):
+    if inexact and not _inexact(t):
         raise TypeError("tenferro.%s: %s must have a floating-point or complex dtype, got %s "
-                        "(shape %s)" % (op, what, t.dtype, t.shape))
+                        "(shape %s): integers have no derivative; pass floating-point values "
+                        "(e.g. 1.0, or x.astype('float64'))" % (op, what, t.dtype, t.shape))
     return t
 
 
@@ -233,7 +258,7 @@ def _unwrap_out(op, out, trace, has_aux):
             primals.append(v.primal)
             tracers.append(v)
         else:
-            primals.append(_as_tensor(op, v, "outputs") if not isinstance(v, Tensor) else v)
+            primals.append(_as_tensor(op, v, "outputs", inexact=False))
             tracers.append(None)
     return primals, tree, tracers, aux
 
@@ -303,6 +328,11 @@ def value_and_grad(f, argnums=0, has_aux=False):
     convention, ``dL/dRe z + i dL/dIm z`` (PyTorch's; JAX's is its conjugate)."""
     def wrapped(*args, **kwargs):
         nums = _argnums("grad", argnums, len(args))
+        args = list(args)
+        for n in nums:   # JAX's TypeError for integer inputs, naming grad
+            flat, tree = tree_flatten(args[n])
+            args[n] = tree_unflatten(tree, [_as_tensor("grad", v, "differentiated arguments")
+                                            for v in flat])
         g, dyn = _split(lambda *a: f(*a, **kwargs), args, nums)
         res = vjp(g, *dyn, has_aux=has_aux)
         out, fn = res[0], res[1]
@@ -313,6 +343,10 @@ def value_and_grad(f, argnums=0, has_aux=False):
         if out.dtype.kind == "c":
             raise TypeError("tenferro.grad: the function must return a real scalar, got dtype "
                             "%s; use vjp for complex outputs" % out.dtype)
+        if out.dtype.kind != "f":
+            raise TypeError("tenferro.grad: the function must return a real floating-point "
+                            "scalar, got dtype %s (an integer or bool output has no derivative)"
+                            % out.dtype)
         grads = fn(ones_like(out))
         grads = grads[0] if isinstance(argnums, int) else grads
         return ((out, res[2]), grads) if has_aux else (out, grads)
@@ -394,6 +428,10 @@ def _basis(x, k):
 
 def _check_real(op, values, holomorphic, what):
     for v in values:
+        if not _inexact(v):   # as grad (and JAX's jacrev): no derivative to report
+            raise TypeError("tenferro.%s: %s of dtype %s: integer and bool values have no "
+                            "derivative; return floating-point values (e.g. "
+                            "x.astype('float64'))" % (op, what, v.dtype))
         c = v.dtype.kind == "c"
         if c and not holomorphic:
             raise TypeError("tenferro.%s: %s of dtype %s; for holomorphic functions of complex "

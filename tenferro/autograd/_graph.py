@@ -16,6 +16,7 @@ The compiler passes are in :mod:`._passes`, the executor and ``jit`` in
 """
 
 import contextlib
+import operator
 
 import numpy as np
 
@@ -40,7 +41,14 @@ class TensorSpec:
     __slots__ = ("shape", "dtype", "device")
 
     def __init__(self, shape, dtype="float64", device=None):
-        self.shape = tuple(int(d) for d in shape)
+        try:
+            self.shape = tuple(operator.index(d) for d in shape)
+        except TypeError:
+            raise TypeError("tenferro.TensorSpec: shape must be a tuple of ints, got %r"
+                            % (shape,)) from None
+        if any(d < 0 for d in self.shape):
+            raise ValueError("tenferro.TensorSpec: dimensions must be non-negative, got shape "
+                             "%s" % (self.shape,))
         self.dtype = _as_dtype(dtype)
         from ..devices import device as _device
         self.device = _device(device if device is not None else "cpu")
@@ -59,7 +67,7 @@ class TensorSpec:
 class AbstractArray:
     """Shape and dtype without data: a graph tracer's ``_data`` (and so that of any
     tracer wrapping one).  Metadata reads work; value reads raise
-    :class:`ConcretizationError` (``Tensor.numpy`` and ``to_numpy`` check ``abstract``)."""
+    :class:`ConcretizationError` (the tracers' ``_host`` raises)."""
     __slots__ = ("shape", "dtype")
     abstract = True
 
@@ -82,11 +90,25 @@ class AbstractArray:
 
 
 def concretization_error(what, t):
+    """Raise the error for a host read (``what``) of a value being traced into a graph
+    or differentiated by a functional transform."""
+    if getattr(t._data, "abstract", False):   # traced into a graph: no value yet
+        raise ConcretizationError(
+            "tenferro.trace: %s needs the value of a traced tensor (shape %s, dtype %s), "
+            "which is only known when the program runs; data-dependent Python control flow "
+            "and host reads cannot be traced (compute with tensor ops, e.g. tenferro.where, "
+            "or run eagerly)" % (what, t.shape, t.dtype))
     raise ConcretizationError(
-        "tenferro.trace: %s needs the value of a traced tensor (shape %s, dtype %s), which "
-        "is only known when the program runs; data-dependent Python control flow and host "
-        "reads cannot be traced (compute with tensor ops, e.g. tenferro.where, or run "
-        "eagerly)" % (what, t.shape, t.dtype))
+        "tenferro.%s: %s reads the value of a tensor being differentiated (shape %s, dtype "
+        "%s) on the host, which would cut its derivative (a silent zero gradient); compute "
+        "with tenferro ops instead (they accept lists of tensors and NumPy-style calls), or "
+        "read tenferro.stop_gradient(x) (or x.detach()) if the value is meant to be a "
+        "constant" % (_TRANSFORMS.get(t._trace.kind, t._trace.kind), what, t.shape,
+                      t.dtype))
+
+
+_TRANSFORMS = {"vjp": "grad/vjp (a reverse-mode transform)",
+               "jvp": "jvp (a forward-mode transform)"}
 
 
 class Var:
@@ -122,24 +144,6 @@ class GraphTracer(Tracer):
         self._data = AbstractArray(var.shape, var.dtype)
         self._device = device
         self._ad = None
-
-    def _concrete(self, what):
-        concretization_error(what, self)
-
-    def numpy(self):
-        self._concrete("numpy()")
-
-    def __array__(self, dtype=None, copy=None):
-        self._concrete("conversion to a NumPy array")
-
-    def _scalar(self, what):
-        self._concrete(what)
-
-    def item(self):
-        self._concrete("item()")
-
-    def tolist(self):
-        self._concrete("tolist()")
 
     def __repr__(self):
         return "GraphTracer(shape=%s, dtype=%s)" % (self.shape, self.dtype)
