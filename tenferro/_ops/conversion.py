@@ -110,8 +110,8 @@ def check_mutable(name, dst, src=None):
 
 
 def _recording():
-    """Whether eager grad mode records (false under ``no_grad``): the tape is installed."""
-    return _primitive._tape is not None
+    """Whether eager grad mode records in this thread (false under ``no_grad``)."""
+    return _primitive.state.enabled
 
 
 def check_inplace(name, x):
