@@ -512,7 +512,8 @@ class jit:
                                      "arguments are hashed into the cache key, tensors "
                                      "and arrays must be traced arguments"
                                      % (_arg_name(where), type(a).__name__))
-                try:
+                try:   # as JAX: the argument itself must be hashable (a list is not)
+                    hash(a)
                     static.append((where, _static_key(a)))
                 except TypeError as e:
                     raise ValueError("tenferro.jit: static argument %s of type %s is not "
