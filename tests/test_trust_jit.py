@@ -168,6 +168,8 @@ ALIASING = {
     "transpose": lambda v: v.T, "slice": lambda v: v[1:], "reshape": lambda v: v.reshape(6),
     "twice": lambda v: (v, v), "view twice": lambda v: (v * 2.0, (v * 2.0).T),
     "einsum": lambda v: tf.einsum("ij->ji", v),
+    "fused pair": lambda v: (tf.sin(v) * 2.0, tf.sin(v) * 2.0 + 1.0, tf.sin(v) * 2.0),
+    "constant": lambda v: (v.sum(), tf.asarray(np.ones(3))),
 }
 
 

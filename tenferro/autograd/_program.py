@@ -44,6 +44,7 @@ class Program:
         self.reuse = bool(reuse)
         self.runs = 0
         self._runners = {}   # device -> the plan as a function (see _runner)
+        self._ad_copies = None   # the outputs a differentiated call copies (_aliased)
         self._in_avals = tuple((v.shape, v.dtype) for v in graph.in_vars)
         self._single = graph.out_tree == tree_flatten(graph.outs[0])[1] \
             if len(graph.outs) == 1 else False   # a bare single output
@@ -81,7 +82,10 @@ class Program:
                     isinstance(x, Tensor) and x.requires_grad for x in flat)):
                 # differentiated: every node through bind
                 out = self._ad_graph(*(args if args is not None else flat))
-                return _own_outputs(self._ad_graph, out)
+                if self._ad_copies is None:
+                    self._ad_copies = _aliased(self._ad_graph,
+                                               self._ad_graph.device.driver.view_ops)
+                return _own_outputs(out, self._ad_copies)
             return self._execute(flat)
         out = run(*datas)
         return out[0] if self._single else tree_unflatten(self.graph.out_tree, out)
@@ -230,12 +234,11 @@ def _aliased(graph, view_ops):
     return flags
 
 
-def _own_outputs(graph, out):
-    """``out`` (the result of running ``graph`` through bind) with the outputs that
-    :func:`_aliased` flags copied."""
+def _own_outputs(out, flags):
+    """``out`` (the result of running a graph through bind) with the outputs that
+    ``flags`` (:func:`_aliased`) mark copied."""
     from .._ops import copy
     flat, tree = tree_flatten(out)
-    flags = _aliased(graph, graph.device.driver.view_ops)
     return tree_unflatten(tree, [copy(o) if f else o for o, f in zip(flat, flags)])
 
 
