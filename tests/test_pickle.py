@@ -148,3 +148,9 @@ def test_multiprocessing_pool_map(method):
     for (s, same_device), a in zip(out, arrays):
         _same(s, (a * 2.0 + 1.0).sum())
         assert same_device
+
+
+def test_pickle_inside_jvp_raises():
+    x = tf.asarray(np.array([1.0, 2.0]))
+    with pytest.raises(tf.ConcretizationError, match="pickle of a traced tensor"):
+        tf.jvp(lambda u: (pickle.dumps(u), u * 2.0)[1], (x,), (x,))

@@ -291,3 +291,18 @@ def test_jit_inf_scalar():
     j = tf.jit(lambda v, s: v * s)
     _eq(j(_x(), math.inf), X * math.inf)
     _eq(j(_x(), -math.inf), X * -math.inf)
+
+
+def test_jit_outputs_never_alias_inputs_webgpu():
+    try:
+        x = tf.asarray(np.array([1.0, 2.0, 3.0], dtype=np.float32), device="webgpu")
+    except (RuntimeError, ValueError) as e:
+        pytest.skip("no WebGPU device: %s" % e)
+    for f in (lambda v: v * 1.0, lambda v: v, lambda v: (v, v), lambda v: v[1:]):
+        outs = tf.jit(f)(x)
+        outs = outs if isinstance(outs, tuple) else (outs,)
+        for k, o in enumerate(outs):
+            o[0] = 100.0 + k
+        _eq(x.to("cpu"), np.array([1.0, 2.0, 3.0], dtype=np.float32))
+        if len(outs) == 2:
+            _eq(outs[1].to("cpu"), np.array([101.0, 2.0, 3.0], dtype=np.float32))

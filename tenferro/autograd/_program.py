@@ -151,11 +151,14 @@ class Program:
                              else "    %s = %s" % (outs[:-2], call))
             if free:         # last uses: the buffers go back to the allocator
                 lines.append("    del %s" % ", ".join(names[k] for k in free))
-        copy = bind(dev.driver.lookup("copy", dev), "f")
-        res = ["_wrap(%s(%s), _dev)" % (copy, name(o) if isinstance(o, Var) else
-                                         bind(o._data, "c")) if fresh else
-               "_wrap(%s, _dev)" % name(o)
-               for o, fresh in zip(graph.outs, _aliased(graph, dev.driver.view_ops))]
+        res = []   # an output that shares memory (_aliased) is copied on the way out
+        for o, shared in zip(graph.outs, _aliased(graph, dev.driver.view_ops)):
+            if shared:
+                copy = bind(dev.driver.lookup("copy", dev, o.dtype), "f")
+                res.append("_wrap(%s(%s), _dev)" % (copy, name(o) if isinstance(o, Var)
+                                                    else bind(o._data, "c")))
+            else:
+                res.append("_wrap(%s, _dev)" % name(o))
         lines.append("    return (%s)" % "".join(r + ", " for r in res))
         exec(builtins.compile("\n".join(lines), "<tenferro program %s>" % graph.name, "exec"),
              ns)
