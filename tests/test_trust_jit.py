@@ -208,12 +208,15 @@ def test_jit_constant_output_is_a_new_buffer_each_call():
     _eq(b, np.array([1.0, 2.0]))
 
 
-def test_jit_buffer_reuse_never_writes_an_input():
+@pytest.mark.parametrize("passes", [tf.autograd._passes.PASSES, ("simplify", "dce")])
+def test_jit_buffer_reuse_never_writes_an_input(passes):
     x = _x()
-    j = tf.jit(lambda v: tf.exp(tf.sin(v) + 1.0) * 2.0 - v)
+    j = tf.jit(lambda v: tf.exp(tf.sin(v) + 1.0) * 2.0 - 1.0, passes=passes)
     r = j(x)
     _eq(x, X)
-    np.testing.assert_allclose(np.asarray(r), np.exp(np.sin(X) + 1.0) * 2.0 - X, rtol=1e-14)
+    np.testing.assert_allclose(np.asarray(r), np.exp(np.sin(X) + 1.0) * 2.0 - 1.0, rtol=1e-14)
+    if "fuse" not in passes:   # the chain runs in place, in its intermediates only
+        assert j.lower(x).memory_plan().inplace_steps == (1, 2, 3, 4)
 
 
 # -- siblings: other ways a cache could lie ---------------------------------------------
@@ -306,3 +309,17 @@ def test_jit_outputs_never_alias_inputs_webgpu():
         _eq(x.to("cpu"), np.array([1.0, 2.0, 3.0], dtype=np.float32))
         if len(outs) == 2:
             _eq(outs[1].to("cpu"), np.array([101.0, 2.0, 3.0], dtype=np.float32))
+
+
+def test_jit_device_in_the_key():
+    a = np.array([1.0, 2.0, 3.0], dtype=np.float32)
+    try:
+        xw = tf.asarray(a, device="webgpu")
+    except (RuntimeError, ValueError) as e:
+        pytest.skip("no WebGPU device: %s" % e)
+    j = tf.jit(lambda v: v * 2.0 + 1.0)
+    for x in (tf.asarray(a), xw, tf.asarray(a), xw):
+        r = j(x)
+        assert r.device is x.device
+        _eq(r.to("cpu"), a * 2.0 + 1.0)
+    assert j.cache_info().misses == 2
