@@ -154,3 +154,21 @@ def test_pickle_inside_jvp_raises():
     x = tf.asarray(np.array([1.0, 2.0]))
     with pytest.raises(tf.ConcretizationError, match="pickle of a traced tensor"):
         tf.jvp(lambda u: (pickle.dumps(u), u * 2.0)[1], (x,), (x,))
+
+
+def test_pickle_state_dict_file_and_out_of_band(tmp_path):
+    """torch.save-style use: a dict of tensors to a file; protocol 5 buffers too."""
+    w = tf.tensor(np.array([[1.0, 2.0], [3.0, 4.0]]), requires_grad=True)
+    b = tf.asarray(np.array([1, 2, 3], dtype=np.int32))
+    path = tmp_path / "state.pkl"
+    with open(path, "wb") as fh:
+        pickle.dump({"w": w, "b": b, "step": 3}, fh)
+    with open(path, "rb") as fh:
+        state = pickle.load(fh)
+    _same(state["w"].detach(), np.array([[1.0, 2.0], [3.0, 4.0]]))
+    assert state["w"].requires_grad and state["step"] == 3
+    _same(state["b"], np.array([1, 2, 3], dtype=np.int32))
+    buffers = []
+    data = pickle.dumps(b, protocol=5, buffer_callback=buffers.append)
+    assert len(buffers) == 1
+    _same(pickle.loads(data, buffers=buffers), np.array([1, 2, 3], dtype=np.int32))
