@@ -4,6 +4,7 @@ import collections
 import inspect
 import itertools
 import struct
+import threading
 
 import numpy as np
 
@@ -463,6 +464,7 @@ class jit:
                 names.add(p.name)
         self.static_argnums, self.static_argnames = tuple(sorted(nums)), tuple(sorted(names))
         self._cache = collections.OrderedDict()
+        self._lock = threading.Lock()
         self._fast = None           # (input avals, device, generated run, program)
         self.hits = self.misses = 0
         self.__name__ = getattr(f, "__name__", "jit")
@@ -489,12 +491,9 @@ class jit:
             key = tuple([(x._data.shape, x._data.dtype, x._device) for x in args])
             if _primitive._context is not None:
                 key = (key, _primitive._context.key)   # the AD rules traced
-            prog = self._cache.get(key)
+            prog = self._cached(key)
             if prog is None:
                 prog = self._compile(key, *self._signature(args, kwargs)[1:])
-            else:
-                self.hits += 1
-                self._cache.move_to_end(key)
         else:
             prog, flat = self._program(args, kwargs)
         out = prog._call_flat(flat)
@@ -567,20 +566,27 @@ class jit:
     def _program(self, args, kwargs):
         """(the cached or new Program for a call, its traced inputs)."""
         key, fn, flat = self._signature(args, kwargs)
-        prog = self._cache.get(key)
+        prog = self._cached(key)
         if prog is None:
             prog = self._compile(key, fn, flat)
-        else:
-            self.hits += 1
-            self._cache.move_to_end(key)
         return prog, flat
 
+    def _cached(self, key):
+        """The cached program of ``key`` (None: a miss); the cache is shared by threads."""
+        with self._lock:
+            prog = self._cache.get(key)
+            if prog is not None:
+                self.hits += 1
+                self._cache.move_to_end(key)
+            return prog
+
     def _compile(self, key, fn, flat):
-        self.misses += 1
         prog = compile(_trace(fn, *[_as_spec(x) for x in flat]), self.passes, self.reuse)
-        self._cache[key] = prog
-        if len(self._cache) > self.maxsize:
-            self._cache.popitem(last=False)
+        with self._lock:
+            self.misses += 1
+            self._cache[key] = prog
+            if len(self._cache) > self.maxsize:
+                self._cache.popitem(last=False)
         return prog
 
     def trace(self, *args, **kwargs):
@@ -601,7 +607,8 @@ class jit:
             self.hits, self.misses, len(self._cache), self.maxsize)
 
     def cache_clear(self):
-        self._cache.clear()
+        with self._lock:
+            self._cache.clear()
         self._fast = None
         self.hits = self.misses = 0
 
