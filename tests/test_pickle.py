@@ -172,3 +172,10 @@ def test_pickle_state_dict_file_and_out_of_band(tmp_path):
     data = pickle.dumps(b, protocol=5, buffer_callback=buffers.append)
     assert len(buffers) == 1
     _same(pickle.loads(data, buffers=buffers), np.array([1, 2, 3], dtype=np.int32))
+
+
+def test_pickle_tensor_spec_and_dtype():
+    spec = tf.TensorSpec((2, 3), "float32")
+    r = pickle.loads(pickle.dumps(spec))
+    assert r == spec and r.device is tf.device("cpu")
+    assert pickle.loads(pickle.dumps(tf.float32)) == np.dtype("float32")
