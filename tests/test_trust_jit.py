@@ -323,3 +323,37 @@ def test_jit_device_in_the_key():
         assert r.device is x.device
         _eq(r.to("cpu"), a * 2.0 + 1.0)
     assert j.cache_info().misses == 2
+
+
+def test_jit_closed_over_tensor_modified_in_place_raises():
+    """The program reads a closed-over tensor's buffer; after an in-place write to it
+    the program (traced from the old values) raises rather than mix old and new."""
+    c = tf.asarray(np.array([1.0, 2.0, 3.0]))
+    j = tf.jit(lambda v: v + c)
+    _eq(j(_x()), X + np.array([1.0, 2.0, 3.0]))
+    other = tf.asarray(np.zeros(2))
+    other[0] = 1.0                       # writes elsewhere do not matter
+    _eq(j(_x()), X + np.array([1.0, 2.0, 3.0]))
+    c[1:][0] = 5.0                       # a write through a view
+    with pytest.raises(tf.TenferroError, match="closes over .*modified in place"):
+        j(_x())
+    w = tf.tensor(X, requires_grad=True)
+    with pytest.raises(tf.TenferroError, match="closes over .*modified in place"):
+        j(w)
+    p = tf.compile(tf.trace(lambda v: v * c, _x()))
+    _eq(p(_x()), X * np.array([1.0, 5.0, 3.0]))
+    c[0] = -1.0
+    with pytest.raises(tf.TenferroError, match="closes over .*modified in place"):
+        p(_x())
+    j.cache_clear()
+    _eq(j(_x()), X + np.array([-1.0, 5.0, 3.0]))
+
+
+def test_jit_closed_over_expression_is_read_at_trace_time():
+    """``c * 2.0`` of a concrete closed-over ``c`` is computed when tracing: later writes
+    to ``c`` do not change the program (JAX's semantics)."""
+    c = tf.asarray(np.array([1.0, 2.0, 3.0]))
+    j = tf.jit(lambda v: v + c * 2.0)
+    _eq(j(_x()), X + np.array([2.0, 4.0, 6.0]))
+    c[0] = 5.0
+    _eq(j(_x()), X + np.array([2.0, 4.0, 6.0]))

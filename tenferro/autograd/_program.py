@@ -8,7 +8,7 @@ import threading
 
 import numpy as np
 
-from .. import _primitive
+from .. import _primitive, _versions
 from .._errors import DeviceMismatchError, TenferroError
 from .._tensor import Tensor, _wrap
 from ._fusion import fused_p, run_unfused
@@ -34,6 +34,10 @@ class Program:
             raise ValueError("tenferro.compile: unknown passes %s; available: %s"
                              % (unknown, list(_PASS_FNS)))
         self._ad_graph = None   # the graph before fusion: what a differentiated call runs
+        # the buffers of the tensors the function closed over (weakly), and the write
+        # epoch at compile time: a later in-place write to one is an error at run time
+        self._consts = _constant_buffers(graph)
+        self._epoch = _versions.epoch
         for p in passes:
             if p == "fuse":
                 self._ad_graph = graph
@@ -49,6 +53,22 @@ class Program:
         self._in_avals = tuple((v.shape, v.dtype) for v in graph.in_vars)
         self._single = graph.out_tree == tree_flatten(graph.outs[0])[1] \
             if len(graph.outs) == 1 else False   # a bare single output
+
+    def _check_constants(self):
+        """Raise if a tensor the traced function closed over was written in place since
+        the last check (the program, compiled from its old values, would be wrong)."""
+        epoch = _versions.epoch
+        for ref in self._consts:
+            root = ref()
+            if root is not None and _versions.modified_since(root, self._epoch):
+                raise TenferroError(
+                    "tenferro.jit: a tensor the function closes over (shape %s, dtype %s) "
+                    "was modified in place after the program was compiled; closed-over "
+                    "values are read when the function is traced (as in JAX), and parts "
+                    "of the program were computed from the old values: pass the tensor "
+                    "as an argument, or retrace (jit's cache_clear(), or compile again)"
+                    % (root.shape, root.dtype))
+        self._epoch = epoch
 
     def unsupported(self, device):
         """The primitives of this program the device's driver cannot run."""
@@ -82,6 +102,8 @@ class Program:
             if _primitive._interpreters or (_primitive._tape is not None and any(
                     isinstance(x, Tensor) and x.requires_grad for x in flat)):
                 # differentiated: every node through bind
+                if _versions.epoch != self._epoch:
+                    self._check_constants()
                 out = self._ad_graph(*(args if args is not None else flat))
                 if self._ad_copies is None:
                     self._ad_copies = _aliased(self._ad_graph,
@@ -117,7 +139,7 @@ class Program:
         whose last use it is (their buffers go back to the allocator), the outputs
         wrapped into Tensors."""
         steps = self._plan(dev)
-        ns = {"_wrap": _wrap, "_dev": dev}
+        ns = {"_wrap": _wrap, "_dev": dev, "_versions": _versions, "_prog": self}
         names = {}
 
         def bind(value, prefix):
@@ -132,6 +154,8 @@ class Program:
 
         graph = self.graph
         lines = ["def run(%s):" % "".join(name(v) + ", " for v in graph.in_vars)]
+        if self._consts:
+            lines.append("    if _versions.epoch != _prog._epoch: _prog._check_constants()")
         for node, fn, keys, consts, donate, free in steps:
             args = [name(i) if k is not None else bind(c, "c")
                     for i, k, c in zip(node.inputs, keys, consts)]
@@ -211,6 +235,23 @@ def _all_nodes(graph):
         for v in n.params.values():
             if isinstance(v, Graph):
                 yield from _all_nodes(v)
+
+
+def _constant_buffers(graph):
+    """Weak references to the buffers behind the constants of ``graph`` (and of the
+    graphs its nodes apply), one per buffer."""
+    import weakref
+    refs = {}
+    for n in _all_nodes(graph):
+        for c in list(n.inputs) + list(graph.outs):
+            if not isinstance(c, Var) and isinstance(c, Tensor):
+                root = _versions._root(c._data)
+                if id(root) not in refs:
+                    try:
+                        refs[id(root)] = weakref.ref(root)
+                    except TypeError:   # a buffer type without weak references
+                        pass
+    return list(refs.values())
 
 
 def _aliased(graph, view_ops):
