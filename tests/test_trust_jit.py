@@ -357,3 +357,24 @@ def test_jit_closed_over_expression_is_read_at_trace_time():
     _eq(j(_x()), X + np.array([2.0, 4.0, 6.0]))
     c[0] = 5.0
     _eq(j(_x()), X + np.array([2.0, 4.0, 6.0]))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "complex128", "int64"])
+@pytest.mark.parametrize("name, f", [
+    ("v+0.0", lambda v: v + 0.0), ("0.0+v", lambda v: 0.0 + v),
+    ("v+(-0.0)", lambda v: v + (-0.0)), ("v-0.0", lambda v: v - 0.0),
+    ("v-(-0.0)", lambda v: v - (-0.0)), ("v+0", lambda v: v + 0), ("v-0", lambda v: v - 0),
+    ("v*1.0", lambda v: v * 1.0), ("v/1", lambda v: v / 1),
+    ("v+zeros", lambda v: v + tf.zeros(3, dtype=v.dtype))])
+def test_jit_simplification_keeps_signed_zeros(name, f, dtype):
+    """Simplify drops x + 0 only where it is exact: -0.0 + 0.0 is +0.0 (NumPy)."""
+    a = np.array([-0.0, 0.0, 1.5]).astype(dtype)
+    if dtype == "complex128":   # every sign combination of the parts' zeros
+        a = np.array([complex(-0.0, -0.0), complex(0.0, -0.0), complex(-0.0, 0.0)])
+    with np.errstate(all="ignore"):
+        e = f(a) if name != "v+zeros" else a + np.zeros(3, dtype)
+    r = np.asarray(tf.jit(f)(tf.asarray(a)))
+    assert r.dtype == e.dtype
+    np.testing.assert_array_equal(r, e)
+    np.testing.assert_array_equal(np.signbit(r.real), np.signbit(e.real))
+    np.testing.assert_array_equal(np.signbit(np.imag(r)), np.signbit(np.imag(e)))
