@@ -347,6 +347,11 @@ def test_jit_closed_over_tensor_modified_in_place_raises():
         p(_x())
     j.cache_clear()
     _eq(j(_x()), X + np.array([-1.0, 5.0, 3.0]))
+    r = tf.jit(lambda v: c)          # no node at all: the output is the constant
+    _eq(r(_x()), np.array([-1.0, 5.0, 3.0]))
+    c += 1.0
+    with pytest.raises(tf.TenferroError, match="closes over .*modified in place"):
+        r(_x())
 
 
 def test_jit_closed_over_expression_is_read_at_trace_time():

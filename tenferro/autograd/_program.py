@@ -5,6 +5,7 @@ import inspect
 import itertools
 import struct
 import threading
+import weakref
 
 import numpy as np
 
@@ -240,17 +241,15 @@ def _all_nodes(graph):
 def _constant_buffers(graph):
     """Weak references to the buffers behind the constants of ``graph`` (and of the
     graphs its nodes apply), one per buffer."""
-    import weakref
     refs = {}
-    for n in _all_nodes(graph):
-        for c in list(n.inputs) + list(graph.outs):
-            if not isinstance(c, Var) and isinstance(c, Tensor):
-                root = _versions._root(c._data)
-                if id(root) not in refs:
-                    try:
-                        refs[id(root)] = weakref.ref(root)
-                    except TypeError:   # a buffer type without weak references
-                        pass
+    for c in itertools.chain(graph.outs, *[n.inputs for n in _all_nodes(graph)]):
+        if not isinstance(c, Var) and isinstance(c, Tensor):
+            root = _versions._root(c._data)
+            if id(root) not in refs:
+                try:
+                    refs[id(root)] = weakref.ref(root)
+                except TypeError:   # a buffer type without weak references
+                    pass
     return list(refs.values())
 
 
