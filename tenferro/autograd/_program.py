@@ -27,7 +27,11 @@ class Program:
     so that its buffer returns to the allocator, and writes an elementwise result into
     an input that dies at that step when it has the result's shape and dtype (in place,
     where the device's driver allows it: ``Driver.inplace_ops``); ``reuse=False`` keeps
-    every intermediate to the end of the run.  :meth:`memory_plan` reports the figures."""
+    every intermediate to the end of the run.  :meth:`memory_plan` reports the figures.
+
+    Every output is a new buffer, as eager ops return new tensors: an output that would
+    share memory with an input, a constant or another output (see :func:`_aliased`) is
+    copied on the way out (those copies are not in :meth:`memory_plan`)."""
 
     def __init__(self, graph, passes=PASSES, reuse=True):
         unknown = [p for p in passes if p not in _PASS_FNS]
