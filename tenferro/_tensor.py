@@ -297,6 +297,55 @@ class Tensor:
 
     __hash__ = object.__hash__
 
+    # -- pickling and copies (see docs/tensors.md) ---------------------------------------
+    def _host_copyable(self, what):
+        """The check before pickling or copying: a concrete CPU tensor."""
+        if self._trace is not None:   # a tracer of a transform or a graph: no value to copy
+            from .autograd._graph import ConcretizationError
+            raise ConcretizationError(
+                "%s of a traced tensor (shape %s, dtype %s) inside a transform: its value is "
+                "not known here; return it from the transformed function instead"
+                % (what, self.shape, self.dtype))
+        if self._device.type != "cpu":
+            raise TypeError("%s: the tensor is on %r; move it to the host first with "
+                            ".to('cpu')" % (what, str(self._device)))
+
+    def __reduce_ex__(self, protocol):
+        """Pickled as its values (a NumPy array: C order, or Fortran order when the
+        tensor is Fortran-contiguous), its device by name and ``requires_grad``; the
+        autodiff graph and ``.grad`` are not pickled (as ``torch.save``)."""
+        self._host_copyable("pickle")
+        state = getattr(self, "__dict__", None) or None   # a subclass's attributes
+        return (_rebuild, (type(self), self._data, self._device, self.requires_grad),
+                state)
+
+    def _copy_leaf(self, what):
+        self._host_copyable(what)
+        if not self.is_leaf:
+            raise RuntimeError(
+                "%s: only tensors made by the user (graph leaves) can be copied, as in "
+                "PyTorch; this one was computed by %s: use t.detach() for its value, or "
+                "the op t.copy() to copy it inside the graph" % (what, self.grad_fn.name))
+        return _rebuild(type(self), self._data.copy(order="K"), self._device,
+                        self.requires_grad)
+
+    def __copy__(self):
+        """A new leaf with a copy of the values (NumPy's ``copy.copy`` copies too)."""
+        return self._copy_leaf("copy.copy")
+
+    def __deepcopy__(self, memo):
+        """A new leaf with a copy of the values and of ``.grad`` (PyTorch's deepcopy;
+        a non-leaf raises RuntimeError as there)."""
+        import copy as _copy
+        t = self._copy_leaf("copy.deepcopy")
+        memo[id(self)] = t
+        if self.grad is not None:
+            t.grad = _copy.deepcopy(self.grad, memo)
+        state = getattr(self, "__dict__", None)
+        if state:
+            t.__dict__.update(_copy.deepcopy(state, memo))
+        return t
+
     def __repr__(self):
         a = _ops.to_numpy(self)
         prefix = "tensor("
@@ -467,6 +516,16 @@ def _wrap(data, device, _new=object.__new__):
 
 
 Tensor._wrap = staticmethod(_wrap)
+
+
+def _rebuild(cls, data, device, requires_grad):
+    """A tensor of class ``cls`` over host array ``data`` on ``device`` (unpickling)."""
+    t = _wrap(data, device) if cls is Tensor else object.__new__(cls)
+    if cls is not Tensor:
+        t._data, t._device, t._ad = data, device, None
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
 
 
 def _binop(name, reflected=False):

@@ -132,6 +132,24 @@ def _constant_value(x):
     return v if np.all(a == v) else None
 
 
+def _is_unit(v, node):
+    """Whether constant value ``v`` leaves the other operand of elementwise ``node``
+    (multiply, divide, add, subtract) unchanged, bit for bit: 1 for a real product or
+    quotient (a complex one turns ``-0-0j`` into ``0-0j``); for floating-point results
+    -0.0 for a sum (``-0.0 + 0.0`` is ``+0.0``) and +0.0 for a difference (every
+    component of a complex zero so)."""
+    name = node.prim.name
+    if v is None or v != (1 if name in ("multiply", "divide") else 0):
+        return False
+    kind = node.outputs[0].dtype.kind
+    if name in ("multiply", "divide"):   # a complex product mixes the parts' zeros
+        return kind != "c"
+    if kind not in "fc":
+        return True
+    signs = np.signbit([np.real(v), np.imag(v)] if np.iscomplexobj(v) else [v])
+    return bool(signs.all()) if name == "add" else not signs.any()
+
+
 def _same(x, node):
     """Whether value ``x`` already has the node's (only) output's shape and dtype."""
     o = node.outputs[0]
@@ -165,8 +183,10 @@ def _sum_of_broadcast(node, x, shape, dev):
 def algebraic_simplification(graph):
     """What AD generates and the result does not need:
 
-    * x * 1, 1 * x, x + 0, 0 + x, x - 0, x / 1 (only when the kept operand already has
-      the output's shape and dtype);
+    * x * 1, 1 * x, x + (-0.0), (-0.0) + x, x - 0, x / 1 (only when the kept operand
+      already has the output's shape and dtype, and the result is bit for bit the
+      operand: ``x + 0.0`` stays, as it turns -0.0 into +0.0, and so does a complex
+      product);
     * a transpose of a transpose, a reshape of a reshape (composed; dropped when the
       identity);
     * broadcast-then-reduce, ``sum(broadcast_to(x, shape), axes)``: ``x`` summed over
@@ -199,11 +219,10 @@ def algebraic_simplification(graph):
                 if sub_graph is not None:
                     return _Splice(sub_graph, [src.inputs[0]])
         if name in ("multiply", "add", "subtract", "divide") and len(inputs) == 2:
-            unit = 1 if name in ("multiply", "divide") else 0
             for keep, other in ((0, 1), (1, 0)):
                 if keep == 1 and name in ("subtract", "divide"):
                     continue
-                if _constant_value(inputs[other]) == unit and _same(inputs[keep], node):
+                if _is_unit(_constant_value(inputs[other]), node) and _same(inputs[keep], node):
                     return (inputs[keep],)
         if name == "reshape" and not node.params["copy"]:
             src = producers.get(id(inputs[0]))

@@ -1,11 +1,15 @@
 """Compiled programs (tenferro-rs's GraphExecutor) and ``jit``."""
 import builtins
 import collections
+import inspect
 import itertools
+import struct
+import threading
+import weakref
 
 import numpy as np
 
-from .. import _primitive
+from .. import _primitive, _versions
 from .._errors import DeviceMismatchError, TenferroError
 from .._tensor import Tensor, _wrap
 from ._fusion import fused_p, run_unfused
@@ -23,7 +27,11 @@ class Program:
     so that its buffer returns to the allocator, and writes an elementwise result into
     an input that dies at that step when it has the result's shape and dtype (in place,
     where the device's driver allows it: ``Driver.inplace_ops``); ``reuse=False`` keeps
-    every intermediate to the end of the run.  :meth:`memory_plan` reports the figures."""
+    every intermediate to the end of the run.  :meth:`memory_plan` reports the figures.
+
+    Every output is a new buffer, as eager ops return new tensors: an output that would
+    share memory with an input, a constant or another output (see :func:`_aliased`) is
+    copied on the way out (those copies are not in :meth:`memory_plan`)."""
 
     def __init__(self, graph, passes=PASSES, reuse=True):
         unknown = [p for p in passes if p not in _PASS_FNS]
@@ -31,6 +39,10 @@ class Program:
             raise ValueError("tenferro.compile: unknown passes %s; available: %s"
                              % (unknown, list(_PASS_FNS)))
         self._ad_graph = None   # the graph before fusion: what a differentiated call runs
+        # the buffers of the tensors the function closed over (weakly), and the write
+        # epoch at compile time: a later in-place write to one is an error at run time
+        self._consts = _constant_buffers(graph)
+        self._epoch = _versions.epoch
         for p in passes:
             if p == "fuse":
                 self._ad_graph = graph
@@ -42,9 +54,26 @@ class Program:
         self.reuse = bool(reuse)
         self.runs = 0
         self._runners = {}   # device -> the plan as a function (see _runner)
+        self._ad_copies = None   # the outputs a differentiated call copies (_aliased)
         self._in_avals = tuple((v.shape, v.dtype) for v in graph.in_vars)
         self._single = graph.out_tree == tree_flatten(graph.outs[0])[1] \
             if len(graph.outs) == 1 else False   # a bare single output
+
+    def _check_constants(self):
+        """Raise if a tensor the traced function closed over was written in place since
+        the last check (the program, compiled from its old values, would be wrong)."""
+        epoch = _versions.epoch
+        for ref in self._consts:
+            root = ref()
+            if root is not None and _versions.modified_since(root, self._epoch):
+                raise TenferroError(
+                    "tenferro.jit: a tensor the function closes over (shape %s, dtype %s) "
+                    "was modified in place after the program was compiled; closed-over "
+                    "values are read when the function is traced (as in JAX), and parts "
+                    "of the program were computed from the old values: pass the tensor "
+                    "as an argument, or retrace (jit's cache_clear(), or compile again)"
+                    % (root.shape, root.dtype))
+        self._epoch = epoch
 
     def unsupported(self, device):
         """The primitives of this program the device's driver cannot run."""
@@ -78,7 +107,13 @@ class Program:
             if _primitive.state.interpreters or (_primitive.state.enabled and any(
                     isinstance(x, Tensor) and x.requires_grad for x in flat)):
                 # differentiated: every node through bind
-                return self._ad_graph(*(args if args is not None else flat))
+                if _versions.epoch != self._epoch:
+                    self._check_constants()
+                out = self._ad_graph(*(args if args is not None else flat))
+                if self._ad_copies is None:
+                    self._ad_copies = _aliased(self._ad_graph,
+                                               self._ad_graph.device.driver.view_ops)
+                return _own_outputs(out, self._ad_copies)
             return self._execute(flat)
         out = run(*datas)
         return out[0] if self._single else tree_unflatten(self.graph.out_tree, out)
@@ -109,7 +144,7 @@ class Program:
         whose last use it is (their buffers go back to the allocator), the outputs
         wrapped into Tensors."""
         steps = self._plan(dev)
-        ns = {"_wrap": _wrap, "_dev": dev}
+        ns = {"_wrap": _wrap, "_dev": dev, "_versions": _versions, "_prog": self}
         names = {}
 
         def bind(value, prefix):
@@ -124,6 +159,8 @@ class Program:
 
         graph = self.graph
         lines = ["def run(%s):" % "".join(name(v) + ", " for v in graph.in_vars)]
+        if self._consts:
+            lines.append("    if _versions.epoch != _prog._epoch: _prog._check_constants()")
         for node, fn, keys, consts, donate, free in steps:
             args = [name(i) if k is not None else bind(c, "c")
                     for i, k, c in zip(node.inputs, keys, consts)]
@@ -144,8 +181,14 @@ class Program:
                              else "    %s = %s" % (outs[:-2], call))
             if free:         # last uses: the buffers go back to the allocator
                 lines.append("    del %s" % ", ".join(names[k] for k in free))
-        res = ["_wrap(%s, _dev)" % name(o) if isinstance(o, Var) else bind(o, "c")
-               for o in graph.outs]
+        res = []   # an output that shares memory (_aliased) is copied on the way out
+        for o, shared in zip(graph.outs, _aliased(graph, dev.driver.view_ops)):
+            if shared:
+                copy = bind(dev.driver.lookup("copy", dev, o.dtype), "f")
+                res.append("_wrap(%s(%s), _dev)" % (copy, name(o) if isinstance(o, Var)
+                                                    else bind(o._data, "c")))
+            else:
+                res.append("_wrap(%s, _dev)" % name(o))
         lines.append("    return (%s)" % "".join(r + ", " for r in res))
         exec(builtins.compile("\n".join(lines), "<tenferro program %s>" % graph.name, "exec"),
              ns)
@@ -197,6 +240,54 @@ def _all_nodes(graph):
         for v in n.params.values():
             if isinstance(v, Graph):
                 yield from _all_nodes(v)
+
+
+def _constant_buffers(graph):
+    """Weak references to the buffers behind the constants of ``graph`` (and of the
+    graphs its nodes apply), one per buffer."""
+    refs = {}
+    for c in itertools.chain(graph.outs, *[n.inputs for n in _all_nodes(graph)]):
+        if not isinstance(c, Var) and isinstance(c, Tensor):
+            root = _versions._root(c._data)
+            if id(root) not in refs:
+                try:
+                    refs[id(root)] = weakref.ref(root)
+                except TypeError:   # a buffer type without weak references
+                    pass
+    return list(refs.values())
+
+
+def _aliased(graph, view_ops):
+    """Per output of ``graph``: whether the program must return a copy of it so that
+    every output owns its buffer, as eager ops return new tensors: a constant, or a
+    value sharing memory with an input, a constant or an earlier output (itself, or
+    through views: ``view_ops``; the result of a device-independent primitive, such as
+    einsum, counts as a possible view of its inputs).  Returning one value twice gives
+    two distinct buffers, as in JAX."""
+    roots = {id(v): {("in", i)} for i, v in enumerate(graph.in_vars)}
+    for k, n in enumerate(graph.nodes):
+        shared = set()
+        if n.prim.impl is not None or n.prim.name in view_ops:
+            for i in n.inputs:
+                shared |= roots[id(i)] if isinstance(i, Var) else {("c", id(i))}
+        for j, v in enumerate(n.outputs):
+            roots[id(v)] = shared | {(k, j)}
+    claimed, flags = set(), []
+    for o in graph.outs:
+        r = roots[id(o)] if isinstance(o, Var) else {("c", id(o))}
+        copy = bool(r & claimed) or any(b[0] in ("in", "c") for b in r)
+        flags.append(copy)
+        if not copy:
+            claimed |= r
+    return flags
+
+
+def _own_outputs(out, flags):
+    """``out`` (the result of running a graph through bind) with the outputs that
+    ``flags`` (:func:`_aliased`) mark copied."""
+    from .._ops import copy
+    flat, tree = tree_flatten(out)
+    return tree_unflatten(tree, [copy(o) if f else o for o, f in zip(flat, flags)])
 
 
 class MemoryPlan(collections.namedtuple(
@@ -348,26 +439,85 @@ def compile(graph, passes=PASSES, reuse=True):
     return Program(graph, passes, reuse)
 
 
-class jit:
-    """``jit(f)``: trace on the first call for each input signature (shapes, dtypes,
-    device, pytree structure), compile, cache the program (LRU, ``maxsize``) and run
-    it.  ``cache_info()`` gives (hits, misses, size, maxsize).  ``passes`` and
-    ``reuse``: as for :func:`compile`."""
+def _static_key(x):
+    """The cache key of a static value: its type and value, floats and complex numbers
+    by their bits (``0.0`` and ``-0.0``, NaN payloads apart; a NaN equals itself), the
+    items of tuples, lists and dicts likewise; TypeError when ``x`` is not hashable."""
+    t = type(x)
+    if t is float:
+        return t, struct.pack("<d", x)
+    if t is complex:
+        return t, struct.pack("<dd", x.real, x.imag)
+    if isinstance(x, (tuple, list)):
+        return t, tuple([_static_key(v) for v in x])
+    if t is dict:
+        return t, tuple(sorted(((k, _static_key(v)) for k, v in x.items()), key=repr))
+    hash(x)
+    return t, x
 
-    def __init__(self, f, maxsize=64, passes=PASSES, reuse=True):
+
+def _is_array(x):
+    """Whether pytree leaf ``x`` is a traced input of a jitted function (a Tensor, a
+    NumPy array or a NumPy scalar, which is strongly typed as in NumPy 2)."""
+    return isinstance(x, (Tensor, np.ndarray, np.generic))
+
+
+class jit:
+    """``jit(f, static_argnums=(), static_argnames=())``: trace ``f`` on the first call
+    for each signature, compile, cache the program (LRU, ``maxsize``) and run it.
+
+    The signature is the pytree structure of the positional and keyword arguments; for
+    each tensor, NumPy array or NumPy scalar leaf (the traced inputs) its shape, dtype
+    and device; every other leaf (Python numbers, strings, None, ...) by type and value
+    (``1``, ``1.0`` and ``True`` apart, ``0.0`` and ``-0.0`` apart): such a leaf is
+    static, as the arguments named by ``static_argnums``/``static_argnames`` (whole
+    arguments, hashed into the key; ValueError when one is not hashable), and the
+    AdContext in force.  An unhashable leaf (an object that is not a tensor) raises
+    TypeError.  Values ``f`` closes over are read when it is traced, as in JAX.
+
+    ``cache_info()`` gives (hits, misses, size, maxsize); ``trace(*args, **kwargs)``
+    the Graph ``f`` traces to for those arguments, ``lower(*args, **kwargs)`` the
+    compiled Program a call with them runs.  ``passes`` and ``reuse``: as for
+    :func:`compile`.  ``jit(static_argnums=...)`` without ``f`` is a decorator."""
+
+    def __new__(cls, f=None, *args, **kwargs):
+        if f is None:
+            return lambda g: cls(g, *args, **kwargs)
+        return object.__new__(cls)
+
+    def __init__(self, f, maxsize=64, passes=PASSES, reuse=True, static_argnums=(),
+                 static_argnames=()):
+        if not callable(f):
+            raise TypeError("tenferro.jit: expected a function, got %s" % type(f).__name__)
         self.f = f
         self.maxsize = maxsize
         self.passes = passes
         self.reuse = reuse
+        nums = (static_argnums,) if isinstance(static_argnums, int) else static_argnums
+        names = (static_argnames,) if isinstance(static_argnames, str) else static_argnames
+        nums, names = set(map(int, nums)), set(names)
+        try:   # as JAX: a static parameter is static by position and by name
+            params = [p for p in inspect.signature(f).parameters.values()
+                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        except (TypeError, ValueError):
+            params = []
+        for i, p in enumerate(params):
+            if p.name in names:
+                nums.add(i)
+            elif (i in nums or i - len(params) in nums) and p.kind != p.POSITIONAL_ONLY:
+                names.add(p.name)
+        self.static_argnums, self.static_argnames = tuple(sorted(nums)), tuple(sorted(names))
         self._cache = collections.OrderedDict()
+        self._lock = threading.Lock()
         self._fast = None           # (input avals, device, generated run, program)
         self.hits = self.misses = 0
         self.__name__ = getattr(f, "__name__", "jit")
         self.__doc__ = getattr(f, "__doc__", None)
 
-    def __call__(self, *args):
+    def __call__(self, *args, **kwargs):
         fast = self._fast
-        if fast is not None and not _primitive._interpreters and _primitive.state.context is None:
+        if fast is not None and not kwargs and not _primitive._interpreters and \
+                _primitive.state.context is None and len(args) == len(fast[0]):
             # the last call's program, for Tensors outside autograd of its signature
             avals, dev, run, prog = fast
             datas = [x._data for x in args
@@ -378,30 +528,18 @@ class jit:
                 prog.runs += 1
                 out = run(*datas)
                 return out[0] if prog._single else tree_unflatten(prog.graph.out_tree, out)
-        plain = all(a.__class__ is Tensor for a in args)
-        if plain:   # no pytree: no flattening
-            flat, tree = args, None
+        plain = not kwargs and not self.static_argnums and \
+            all(a.__class__ is Tensor for a in args)
+        if plain:   # no pytree, nothing static: no flattening
+            flat = args
             key = tuple([(x._data.shape, x._data.dtype, x._device) for x in args])
+            if _primitive.state.context is not None:
+                key = (key, _primitive.state.context.key)   # the AD rules traced
+            prog = self._cached(key)
+            if prog is None:
+                prog = self._compile(key, *self._signature(args, kwargs)[1:])
         else:
-            flat, tree = tree_flatten(args)
-            key = (tree, tuple((x.shape, x.dtype, x._device) if isinstance(x, Tensor) else
-                               _as_spec(x) for x in flat))
-        if _primitive.state.context is not None:
-            key = (key, _primitive.state.context.key)   # the AD rules traced
-        prog = self._cache.get(key)
-        if prog is None:
-            self.misses += 1
-            if tree is None:
-                tree = tree_flatten(args)[1]
-            prog = compile(_trace(lambda *xs: self.f(*tree_unflatten(tree, list(xs))),
-                                  *[_as_spec(x) for x in flat]), self.passes,
-                           self.reuse)
-            self._cache[key] = prog
-            if len(self._cache) > self.maxsize:
-                self._cache.popitem(last=False)
-        else:
-            self.hits += 1
-            self._cache.move_to_end(key)
+            prog, flat = self._program(args, kwargs)
         out = prog._call_flat(flat)
         self._fast = None
         if plain and args and _primitive.state.context is None:
@@ -411,12 +549,113 @@ class jit:
                 self._fast = (prog._in_avals, dev, run, prog)
         return out
 
+    def _signature(self, args, kwargs):
+        """(cache key, the function of the traced inputs, the traced inputs) of a call."""
+        static, tracers, leaves_of = [], [], []
+        nargs = len(args)
+        for where, a in itertools.chain(enumerate(args), sorted(kwargs.items())):
+            if where in self.static_argnames or (isinstance(where, int) and (
+                    where in self.static_argnums or where - nargs in self.static_argnums)):
+                if _is_array(a):
+                    raise ValueError("tenferro.jit: static argument %s is a %s; static "
+                                     "arguments are hashed into the cache key, tensors "
+                                     "and arrays must be traced arguments"
+                                     % (_arg_name(where), type(a).__name__))
+                try:   # as JAX: the argument itself must be hashable (a list is not)
+                    hash(a)
+                    static.append((where, _static_key(a)))
+                except TypeError as e:
+                    raise ValueError("tenferro.jit: static argument %s of type %s is not "
+                                     "hashable (%s); static arguments are hashed into the "
+                                     "cache key" % (_arg_name(where), type(a).__name__, e)) \
+                        from None
+                leaves_of.append((where, None, a))
+                continue
+            flat, tree = tree_flatten(a)
+            keys = []
+            for x in flat:
+                if _is_array(x):
+                    spec = x if isinstance(x, Tensor) else _as_spec(x)
+                    keys.append((spec.shape, spec.dtype, spec.device))
+                    tracers.append(x)
+                    continue
+                try:
+                    keys.append(_static_key(x))
+                except TypeError:
+                    raise TypeError(
+                        "tenferro.jit: argument %s holds a value of type %s, which is neither "
+                        "a tensor nor hashable; pass it as a static argument (static_argnums/"
+                        "static_argnames) of a hashable type, or as a tensor"
+                        % (_arg_name(where), type(x).__name__)) from None
+            static.append((where, tree, tuple(keys)))
+            leaves_of.append((where, tree, flat))
+        key = tuple(static)
+        if _primitive.state.context is not None:
+            key = (key, _primitive.state.context.key)   # the AD rules traced
+
+        def fn(*xs):
+            it = iter(xs)
+            pos, kw = [], {}
+            for where, tree, flat in leaves_of:
+                v = flat if tree is None else tree_unflatten(
+                    tree, [next(it) if _is_array(x) else x for x in flat])
+                if isinstance(where, int):
+                    pos.append(v)
+                else:
+                    kw[where] = v
+            return self.f(*pos, **kw)
+        fn.__name__ = self.__name__
+        return key, fn, tracers
+
+    def _program(self, args, kwargs):
+        """(the cached or new Program for a call, its traced inputs)."""
+        key, fn, flat = self._signature(args, kwargs)
+        prog = self._cached(key)
+        if prog is None:
+            prog = self._compile(key, fn, flat)
+        return prog, flat
+
+    def _cached(self, key):
+        """The cached program of ``key`` (None: a miss); the cache is shared by threads."""
+        with self._lock:
+            prog = self._cache.get(key)
+            if prog is not None:
+                self.hits += 1
+                self._cache.move_to_end(key)
+            return prog
+
+    def _compile(self, key, fn, flat):
+        prog = compile(_trace(fn, *[_as_spec(x) for x in flat]), self.passes, self.reuse)
+        with self._lock:
+            self.misses += 1
+            self._cache[key] = prog
+            if len(self._cache) > self.maxsize:
+                self._cache.popitem(last=False)
+        return prog
+
+    def trace(self, *args, **kwargs):
+        """The :class:`Graph` the function traces to for these arguments (before the
+        compiler passes; nothing is cached or run)."""
+        _, fn, flat = self._signature(args, kwargs)
+        return _trace(fn, *[_as_spec(x) for x in flat])
+
+    def lower(self, *args, **kwargs):
+        """The compiled :class:`Program` a call with these arguments runs (compiled and
+        cached now if needed; nothing is run).  It takes the traced inputs only: the
+        tensor and array leaves of the arguments, in order (keyword arguments sorted by
+        name)."""
+        return self._program(args, kwargs)[0]
+
     def cache_info(self):
         return collections.namedtuple("CacheInfo", "hits misses size maxsize")(
             self.hits, self.misses, len(self._cache), self.maxsize)
 
     def cache_clear(self):
-        self._cache.clear()
+        with self._lock:
+            self._cache.clear()
         self._fast = None
         self.hits = self.misses = 0
 
+
+def _arg_name(where):
+    return "%d" % where if isinstance(where, int) else repr(where)

@@ -90,6 +90,10 @@ class Driver:
     def supports(self, op, dtype):
         return op in self.implementations and dtype in self.dtypes
 
+    def __reduce__(self):   # by name: the registered driver of the unpickling process
+        from . import get_driver
+        return get_driver, (self.name,)
+
     def lookup(self, op, device, dtype=None):
         """The implementation of primitive ``op``; UnsupportedOperation if there is none."""
         fn = self.implementations.get(op)
@@ -125,6 +129,12 @@ class Device:
 
     def __hash__(self):
         return hash(self._name)
+
+    def __reduce__(self):
+        # by name: unpickled, it is the registered Device of that name (the very object
+        # tensors made here hold; ops compare devices by identity), never a copy
+        from . import device
+        return device, (self._name,)
 
     def synchronize(self):
         self.driver.synchronize(self)
