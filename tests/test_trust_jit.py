@@ -107,6 +107,20 @@ def test_jit_unhashable_leaf_raises_naming_the_argument():
         j(_x(), {1.0})
 
 
+def test_jit_object_argument_is_not_keyed_by_identity():
+    """An object (hashed by identity) mutated between calls would hit the program traced
+    with its old state: jit refuses it unless it is declared static."""
+    class Config:
+        scale = 2.0
+    cfg = Config()
+    j = tf.jit(lambda v, c: v * c.scale)
+    with pytest.raises(TypeError, match="argument 1 holds a value of type Config.*static_"
+                                        "argnums"):
+        j(_x(), cfg)
+    s = tf.jit(lambda v, c: v * c.scale, static_argnums=1)
+    _eq(s(_x(), cfg), X * 2.0)
+
+
 # -- keyword and static arguments ------------------------------------------------------
 
 def test_jit_keyword_arguments():

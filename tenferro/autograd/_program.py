@@ -456,6 +456,11 @@ def _static_key(x):
     return t, x
 
 
+# Leaves jit keys by value without being told: immutable, compared by value.
+_VALUE_TYPES = (bool, int, float, complex, str, bytes, type(None), type(Ellipsis), slice,
+                np.dtype)
+
+
 def _is_array(x):
     """Whether pytree leaf ``x`` is a traced input of a jitted function (a Tensor, a
     NumPy array or a NumPy scalar, which is strongly typed as in NumPy 2)."""
@@ -579,14 +584,16 @@ class jit:
                     keys.append((spec.shape, spec.dtype, spec.device))
                     tracers.append(x)
                     continue
-                try:
-                    keys.append(_static_key(x))
-                except TypeError:
+                if not isinstance(x, _VALUE_TYPES):
+                    # an object is hashed by identity: mutated between calls, it would
+                    # hit a program traced with its old state (a silent wrong result)
                     raise TypeError(
-                        "tenferro.jit: argument %s holds a value of type %s, which is neither "
-                        "a tensor nor hashable; pass it as a static argument (static_argnums/"
-                        "static_argnames) of a hashable type, or as a tensor"
-                        % (_arg_name(where), type(x).__name__)) from None
+                        "tenferro.jit: argument %s holds a value of type %s, which jit "
+                        "neither traces (tensors, NumPy arrays) nor keys by value (Python "
+                        "numbers, strings, None); pass it as a static argument (static_"
+                        "argnums/static_argnames; then its hash and equality are the key), "
+                        "as a tensor, or close over it" % (_arg_name(where), type(x).__name__))
+                keys.append(_static_key(x))
             static.append((where, tree, tuple(keys)))
             leaves_of.append((where, tree, flat))
         key = tuple(static)
