@@ -473,12 +473,13 @@ class jit:
 
     The signature is the pytree structure of the positional and keyword arguments; for
     each tensor, NumPy array or NumPy scalar leaf (the traced inputs) its shape, dtype
-    and device; every other leaf (Python numbers, strings, None, ...) by type and value
-    (``1``, ``1.0`` and ``True`` apart, ``0.0`` and ``-0.0`` apart): such a leaf is
+    and device; every leaf of an immutable value type (Python numbers, strings, None,
+    slices, dtypes) by type and value (``1``, ``1.0`` and ``True`` apart, ``0.0`` and
+    ``-0.0`` apart): such a leaf is
     static, as the arguments named by ``static_argnums``/``static_argnames`` (whole
     arguments, hashed into the key; ValueError when one is not hashable), and the
-    AdContext in force.  An unhashable leaf (an object that is not a tensor) raises
-    TypeError.  Values ``f`` closes over are read when it is traced, as in JAX.
+    AdContext in force.  Any other leaf (a set, an arbitrary object) raises TypeError
+    unless its argument is declared static.  Values ``f`` closes over are read when it is traced, as in JAX.
 
     ``cache_info()`` gives (hits, misses, size, maxsize); ``trace(*args, **kwargs)``
     the Graph ``f`` traces to for those arguments, ``lower(*args, **kwargs)`` the
