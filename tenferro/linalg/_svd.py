@@ -62,6 +62,9 @@ def svd(a, full_matrices=True, compute_uv=True, overwrite_a=False, check_finite=
     s descending; ``compute_uv=False`` gives ``s``.  Batched over leading dims.
     ``lapack_driver``: 'gesdd' (divide and conquer) or 'gesvd' (QR iteration: slower,
     sometimes more accurate for tiny singular values), as scipy."""
+    if not isinstance(lapack_driver, str):   # scipy's TypeError
+        raise TypeError("tenferro.linalg.svd: lapack_driver must be a string ('gesdd' or "
+                        "'gesvd'), got %r" % (lapack_driver,))
     if lapack_driver not in ("gesdd", "gesvd"):
         raise ValueError("tenferro.linalg.svd: lapack_driver must be 'gesdd' or 'gesvd', "
                          "got %r" % (lapack_driver,))
