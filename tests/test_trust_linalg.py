@@ -345,8 +345,6 @@ def test_solve_unknown_structure_and_complex_transposed():
         tl.solve(np.eye(2), np.ones(2), assume_a="band")
     with pytest.raises(ValueError, match="not a recognized matrix structure"):
         tl.inv(np.eye(2), assume_a="tridiagonal")
-    with pytest.raises(NotImplementedError, match="transposed=True"):
-        tl.solve(np.eye(2) + 0j, np.ones(2), transposed=True)
     with pytest.raises(tl.LinAlgError, match="singular"):
         tl.solve(np.diag([1.0, 0.0]), np.ones(2), assume_a="diagonal")
 
@@ -419,8 +417,6 @@ BAD = [
     ("norm bad ord", lambda m: m.norm(np.eye(2), ord=3)),
     ("cho_solve non-square", lambda m: m.cho_solve((np.ones((2, 3)), False), np.ones(2))),
     ("solve_triangular non-square", lambda m: m.solve_triangular(np.ones((2, 3)), np.ones(2))),
-    ("solve transposed complex", lambda m: m.solve(np.eye(2) + 0j, np.ones(2),
-                                                   transposed=True)),
     ("solve unknown assume_a", lambda m: m.solve(np.eye(2), np.ones(2), assume_a="x")),
 ]
 

@@ -522,9 +522,6 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
     ``overwrite_b`` are accepted and ignored (the inputs are never modified)."""
     kind = _structure("solve", assume_a, tuple(_STRUCTURES))
     a = as_matrix_stack("solve", a)
-    if transposed and a.dtype.kind == "c":
-        raise NotImplementedError("tenferro.linalg.solve: transposed=True is not supported "
-                                  "for complex a (as scipy.linalg.solve)")
     keep = a.ndim == 2 and kind in ("gen", "tridiagonal", "sym", "her")
     a, b, vec = rhs("solve", a, b, keep_vector=keep)
     if check_finite:
