@@ -486,17 +486,17 @@ def _warn_ill_conditioned(op, a, lu):
     eager: a traced graph has no values to warn about)."""
     if is_abstract(lu) or a.device.type != "cpu" or a.shape[-1] == 0:
         return
-    an = a.numpy()
+    an = np.asarray(_ops.to_numpy(a))
     rdt = np.finfo(an.dtype).dtype
     anorm = np.asarray(np.abs(an).sum(axis=-2).max(axis=-1), rdt)
     rcond = np.empty(an.shape[:-2], rdt)
-    _lapack.gecon(lu.numpy(), anorm, rcond, _threads.current)
+    _lapack.gecon(np.asarray(_ops.to_numpy(lu)), anorm, rcond, _threads.current)
     ill = np.flatnonzero(~(rcond >= np.finfo(rdt).eps))   # NaN too, as scipy
     if ill.size:
         warnings.warn("tenferro.linalg.%s: an ill-conditioned matrix detected: %s; the "
                       "result may not be accurate" % (op, ", ".join(
                           "slice %d has rcond = %.6g" % (i, rcond.flat[i]) for i in ill[:5])),
-                      LinAlgWarning, stacklevel=3)
+                      LinAlgWarning, stacklevel=4)   # the caller of solve/inv
 
 
 def _solve_checked(op, a, b):
