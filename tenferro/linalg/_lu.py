@@ -28,8 +28,9 @@ rather than returning NaN.
 ``lower`` (or upper) triangle, mirrored, then LU; 'pos' that triangle through
 ``cholesky`` + ``cho_solve``; 'diagonal', 'tridiagonal', 'upper/lower triangular' only
 that part -- so the numbers are scipy's for any input, and the derivatives are those of
-the part read.  Ill-conditioned general solves warn with scipy's ``LinAlgWarning``
-(?gecon's rcond < eps, as scipy).
+the part read.  Ill-conditioned solves ('gen', 'sym', 'her', 'tridiagonal', 'pos',
+'diagonal') warn with scipy's ``LinAlgWarning`` (?gecon's / ?pocon's rcond < eps, as
+scipy; triangular solves do not warn, as scipy's).
 """
 import warnings
 
@@ -481,22 +482,30 @@ def _symmetric(a, lower, conj):
     return tri(a, lower) + _ops.matrix_transpose(t)
 
 
-def _warn_ill_conditioned(op, a, lu):
-    """scipy's LinAlgWarning when ?gecon's rcond (1-norm) of a matrix is below eps (CPU,
-    eager: a traced graph has no values to warn about)."""
-    if is_abstract(lu) or a.device.type != "cpu" or a.shape[-1] == 0:
+def _warn_ill_conditioned(op, a, factor, cholesky=-1, stacklevel=4):
+    """scipy's LinAlgWarning when a matrix's 1-norm rcond is below eps: ?gecon on LU
+    factors, ?pocon on a Cholesky factor (``cholesky`` 0 upper, 1 lower), or, for
+    ``factor`` None, the diagonal ``a``'s min |d| / max |d|.  CPU and eager only: a
+    traced graph has no values to warn about."""
+    if (is_abstract(a) or (factor is not None and is_abstract(factor))
+            or a.device.type != "cpu" or a.shape[-1] == 0):
         return
     an = np.asarray(_ops.to_numpy(a))
     rdt = np.finfo(an.dtype).dtype
-    anorm = np.asarray(np.abs(an).sum(axis=-2).max(axis=-1), rdt)
-    rcond = np.empty(an.shape[:-2], rdt)
-    _lapack.gecon(np.asarray(_ops.to_numpy(lu)), anorm, rcond, _threads.current)
+    if factor is None:
+        d = np.abs(np.diagonal(an, axis1=-2, axis2=-1))
+        rcond = np.asarray(d.min(axis=-1) / d.max(axis=-1), rdt)
+    else:
+        anorm = np.asarray(np.abs(an).sum(axis=-2).max(axis=-1), rdt)
+        rcond = np.empty(an.shape[:-2], rdt)
+        _lapack.gecon(np.asarray(_ops.to_numpy(factor)), anorm, rcond, _threads.current,
+                      cholesky)
     ill = np.flatnonzero(~(rcond >= np.finfo(rdt).eps))   # NaN too, as scipy
     if ill.size:
         warnings.warn("tenferro.linalg.%s: an ill-conditioned matrix detected: %s; the "
                       "result may not be accurate" % (op, ", ".join(
                           "slice %d has rcond = %.6g" % (i, rcond.flat[i]) for i in ill[:5])),
-                      LinAlgWarning, stacklevel=4)   # the caller of solve/inv
+                      LinAlgWarning, stacklevel=stacklevel)   # the caller of solve/inv
 
 
 def _solve_checked(op, a, b):
@@ -536,8 +545,9 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
         return _solve_checked("solve", a, b)
     a, b = broadcast_batch("solve", a, b)
     if kind == "pos":
-        x = cho_solve((cholesky(a, lower=lower, check_finite=False), lower), b,
-                      check_finite=False)
+        c = cholesky(a, lower=lower, check_finite=False)
+        _warn_ill_conditioned("solve", _symmetric(a, lower, True), c, int(lower), 3)
+        x = cho_solve((c, lower), b, check_finite=False)
     elif kind in ("upper", "lower"):
         x = solve_triangular(a, b, trans=1 if transposed else 0, lower=kind == "lower",
                              check_finite=False)
@@ -545,6 +555,7 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
         d = diag(a)
         raise_for_info("solve", np.asarray(_ops.to_numpy(_ops.any(d == 0, axis=-1)))
                        if not is_abstract(d) else 0, "is singular")
+        _warn_ill_conditioned("solve", a, None, stacklevel=3)
         x = b / _ops.expand_dims(d, -1)
     else:
         x = _solve_checked("solve", a, b)
