@@ -544,3 +544,12 @@ def test_lapack_entries_on_edge_layouts_match_scipy(entry, layout):
         got = np.asarray(f(tl, a))
     assert got.shape == want.shape
     np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+
+
+def test_svd_of_impossible_size_is_value_error_as_scipy():
+    a = np.broadcast_to(np.ones((1, 1)), (100000, 100000))     # no memory behind it
+    for full in (True, False):
+        with pytest.raises(ValueError, match="integer overflow in LAPACK"):
+            sl.svd(a, full_matrices=full, check_finite=False)
+        with pytest.raises(ValueError, match="svd: .* would incur integer overflow in LAPACK"):
+            tl.svd(a, full_matrices=full, check_finite=False)
