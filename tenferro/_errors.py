@@ -3,6 +3,7 @@
 Each subclasses the built-in exception a NumPy user would catch (ValueError,
 TypeError, ...), so ``except ValueError`` keeps working.
 """
+import numpy as np
 
 
 class TenferroError(Exception):
@@ -38,5 +39,7 @@ class DeviceMismatchError(TenferroError, ValueError):
             "with .to(device)" % (op, ", ".join(self.devices)))
 
 
-class LinAlgError(TenferroError, ValueError):
-    """A linear-algebra routine failed (singular or non-definite matrix, ...)."""
+class LinAlgError(TenferroError, np.linalg.LinAlgError):
+    """A linear-algebra routine failed (singular or non-definite matrix, ...).  A
+    ``numpy.linalg.LinAlgError`` (and so a ValueError), as scipy.linalg raises, so
+    ``except np.linalg.LinAlgError`` catches it."""

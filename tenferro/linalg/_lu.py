@@ -24,12 +24,18 @@ derivative is the adjugate, exact at singular matrices too (as PyTorch and JAX);
 derivatives of ``slogdet`` and ``solve`` at an exactly singular matrix raise LinAlgError
 rather than returning NaN.
 
-``assume_a``: 'gen', 'sym' and 'her' all go through the LU factorization (the whole
-matrix is read; for 'sym'/'her' scipy reads only one triangle, so ``a`` must really be
-symmetric/Hermitian); 'pos' goes through ``cholesky`` + ``cho_solve`` and reads the
-``lower`` (or upper) triangle only, as scipy.
+``assume_a`` (scipy 1.17's structures): each reads what scipy reads -- 'sym'/'her' the
+``lower`` (or upper) triangle, mirrored, then LU; 'pos' that triangle through
+``cholesky`` + ``cho_solve``; 'diagonal', 'tridiagonal', 'upper/lower triangular' only
+that part -- so the numbers are scipy's for any input, and the derivatives are those of
+the part read.  Ill-conditioned solves ('gen', 'sym', 'her', 'tridiagonal', 'pos',
+'diagonal') warn with scipy's ``LinAlgWarning`` (?gecon's / ?pocon's rcond < eps, as
+scipy; triangular solves do not warn, as scipy's).
 """
+import warnings
+
 import numpy as np
+from scipy.linalg import LinAlgWarning
 
 from .. import _dtypes, _ops, _threads
 from .._kernels import _lapack
@@ -44,7 +50,7 @@ from ._eigh import _REAL
 from ._svd import svd
 from ._triangular import cho_solve, cholesky, solve_triangular
 from ._util import (TRANS as _TRANS, as_matrix_stack, check_finite as _check_finite, diag,
-                    mH, op_trans, raise_for_info, rhs)
+                    mH, op_trans, raise_for_info, rhs, sym_from_triangle, tri)
 
 
 # -- primitives ----------------------------------------------------------------------------
@@ -422,6 +428,16 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
     if piv.shape != lu.shape[:-1]:
         raise ValueError("tenferro.linalg.lu_solve: piv of shape %s does not fit lu of "
                          "shape %s" % (piv.shape, lu.shape))
+    if piv.dtype.kind not in "iuf":   # scipy casts float pivots
+        raise TypeError("tenferro.linalg.lu_solve: piv must be integer pivots (lu_factor's), "
+                        "got dtype %s" % (piv.dtype,))
+    n = lu.shape[-1]
+    if not is_abstract(piv) and piv.size:   # LAPACK would read and write out of bounds
+        host = np.asarray(_ops.to_numpy(piv))
+        if host.min() < 0 or host.max() >= n:
+            raise ValueError("tenferro.linalg.lu_solve: piv must hold 0-based row indices in "
+                             "[0, %d) (scipy's convention) for lu of shape %s, got values in "
+                             "[%d, %d]" % (n, lu.shape, host.min(), host.max()))
     if piv.dtype != _dtypes.int32:
         piv = piv.astype(_dtypes.int32)
     lu, b, vec = rhs("lu_solve", lu, b)
@@ -437,46 +453,127 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
     return _ops.reshape(x, x.shape[:-1]) if vec else x
 
 
-_ASSUME = ("gen", "general", "sym", "symmetric", "her", "hermitian", "pos",
-           "positive definite")
+# scipy 1.17's structures (scipy.linalg.solve's table); the value is what is read
+_STRUCTURES = {
+    None: "gen", "gen": "gen", "general": "gen", "banded": "gen",
+    "diagonal": "diagonal", "tridiagonal": "tridiagonal",
+    "upper triangular": "upper", "lower triangular": "lower",
+    "sym": "sym", "symmetric": "sym", "her": "her", "hermitian": "her",
+    "pos": "pos", "positive definite": "pos"}
+# scipy.linalg.inv's (no 'tridiagonal', 'banded' or long names of sym/her/pos)
+_INV_STRUCTURES = (None, "gen", "general", "diagonal", "upper triangular",
+                   "lower triangular", "pos", "sym", "her")
+
+
+def _structure(op, assume_a, allowed):
+    if not (assume_a is None or isinstance(assume_a, str)) or assume_a not in allowed:
+        raise ValueError("tenferro.linalg.%s: %r is not a recognized matrix structure; "
+                         "expected one of %s" % (op, assume_a,
+                                                 ", ".join(map(repr, allowed))))
+    return _STRUCTURES[assume_a]
+
+
+def _symmetric(a, lower, conj):
+    """The symmetric (``conj``: Hermitian, diagonal real) matrix whose ``lower`` (else
+    upper) triangle is a's: what LAPACK's ?sysv / ?hesv read."""
+    if conj:
+        return sym_from_triangle(a, lower)
+    t = tri(a, lower, -1)
+    return tri(a, lower) + _ops.matrix_transpose(t)
+
+
+def _warn_ill_conditioned(op, a, factor, cholesky=-1, stacklevel=4):
+    """scipy's LinAlgWarning when a matrix's 1-norm rcond is below eps: ?gecon on LU
+    factors, ?pocon on a Cholesky factor (``cholesky`` 0 upper, 1 lower), or, for
+    ``factor`` None, the diagonal ``a``'s min |d| / max |d|.  CPU and eager only: a
+    traced graph has no values to warn about."""
+    if (is_abstract(a) or (factor is not None and is_abstract(factor))
+            or a.device.type != "cpu" or a.shape[-1] == 0):
+        return
+    an = np.asarray(_ops.to_numpy(a))
+    rdt = np.finfo(an.dtype).dtype
+    if factor is None:
+        d = np.abs(np.diagonal(an, axis1=-2, axis2=-1))
+        rcond = np.asarray(d.min(axis=-1) / d.max(axis=-1), rdt)
+    else:
+        anorm = np.asarray(np.abs(an).sum(axis=-2).max(axis=-1), rdt)
+        rcond = np.empty(an.shape[:-2], rdt)
+        _lapack.gecon(np.asarray(_ops.to_numpy(factor)), anorm, rcond, _threads.current,
+                      cholesky)
+    ill = np.flatnonzero(~(rcond >= np.finfo(rdt).eps))   # NaN too, as scipy
+    if ill.size:
+        warnings.warn("tenferro.linalg.%s: an ill-conditioned matrix detected: %s; the "
+                      "result may not be accurate" % (op, ", ".join(
+                          "slice %d has rcond = %.6g" % (i, rcond.flat[i]) for i in ill[:5])),
+                      LinAlgWarning, stacklevel=stacklevel)   # the caller of solve/inv
+
+
+def _solve_checked(op, a, b):
+    """solve_p's X for a general a (LinAlgError if singular, LinAlgWarning if
+    ill-conditioned, as scipy)."""
+    x, lu, _ = solve_p.bind(a, b)
+    _warn_ill_conditioned(op, a, lu)
+    return x
 
 
 def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=True,
-          assume_a="gen", transposed=False):
-    """scipy.linalg.solve: x with a x = b (``a^T x = b`` if ``transposed``).  ``assume_a``
-    'gen'/'sym'/'her' go through LU (the whole of ``a`` is read), 'pos' through
-    ``cholesky`` + ``cho_solve`` (only the ``lower``/upper triangle is read).  ``b`` is
+          assume_a=None, transposed=False):
+    """scipy.linalg.solve: x with a x = b (``a^T x = b`` if ``transposed``).
+    ``assume_a`` as scipy 1.17's: None (the default: scipy detects the structure, which
+    gives the general solution's numbers), 'gen'/'general'/'banded' (LU of the whole
+    matrix), 'diagonal' (only the diagonal is read), 'tridiagonal' (only the three
+    diagonals), 'upper triangular'/'lower triangular' (only that triangle),
+    'sym'/'her' (only the ``lower``/upper triangle, mirrored (conjugated for 'her'),
+    then LU) and 'pos' (``cholesky`` + ``cho_solve`` of that triangle).  ``b`` is
     [..., n, k] or a vector [n] (a vector only when 1-D); batch dims broadcast.
-    LinAlgError names the first singular (or, for 'pos', non positive definite) matrix."""
-    if assume_a not in _ASSUME:
-        raise ValueError("tenferro.linalg.solve: assume_a must be one of 'gen', 'sym', "
-                         "'her', 'pos', got %r" % (assume_a,))
+    LinAlgError names the first singular (or, for 'pos', non positive definite) matrix;
+    an ill-conditioned one warns with scipy's ``LinAlgWarning``.  ``overwrite_a`` and
+    ``overwrite_b`` are accepted and ignored (the inputs are never modified)."""
+    kind = _structure("solve", assume_a, tuple(_STRUCTURES))
     a = as_matrix_stack("solve", a)
-    pos = assume_a in ("pos", "positive definite")
-    a, b, vec = rhs("solve", a, b, keep_vector=a.ndim == 2 and not pos)
+    keep = a.ndim == 2 and kind in ("gen", "tridiagonal", "sym", "her")
+    a, b, vec = rhs("solve", a, b, keep_vector=keep)
     if check_finite:
         _check_finite("solve", a, b)
-    if transposed:
+    if transposed and kind in ("gen", "tridiagonal"):
         a = _ops.matrix_transpose(a)
+    if kind == "tridiagonal":
+        a = _ops.triu(_ops.tril(a, 1), -1)
+    elif kind in ("sym", "her"):
+        a = _symmetric(a, lower, kind == "her")
     if b.ndim == 1:  # one matrix, one vector: solve_p takes it as is
-        return _solve(a, b)
+        return _solve_checked("solve", a, b)
     a, b = broadcast_batch("solve", a, b)
-    if pos:
-        x = cho_solve((cholesky(a, lower=lower, check_finite=False), lower), b,
-                      check_finite=False)
+    if kind == "pos":
+        c = cholesky(a, lower=lower, check_finite=False)
+        _warn_ill_conditioned("solve", _symmetric(a, lower, True), c, int(lower), 3)
+        x = cho_solve((c, lower), b, check_finite=False)
+    elif kind in ("upper", "lower"):
+        x = solve_triangular(a, b, trans=1 if transposed else 0, lower=kind == "lower",
+                             check_finite=False)
+    elif kind == "diagonal":
+        d = diag(a)
+        raise_for_info("solve", np.asarray(_ops.to_numpy(_ops.any(d == 0, axis=-1)))
+                       if not is_abstract(d) else 0, "is singular")
+        _warn_ill_conditioned("solve", a, None, stacklevel=3)
+        x = b / _ops.expand_dims(d, -1)
     else:
-        x = _solve(a, b)
+        x = _solve_checked("solve", a, b)
     return _ops.reshape(x, x.shape[:-1]) if vec else x
 
 
-def inv(a, overwrite_a=False, check_finite=True):
-    """scipy.linalg.inv: the inverse of each matrix (``solve(a, I)``); LinAlgError names
-    the first singular matrix."""
+def inv(a, overwrite_a=False, check_finite=True, *, assume_a=None, lower=False):
+    """scipy.linalg.inv: the inverse of each matrix (``solve(a, I, assume_a=...,
+    lower=...)``: ``assume_a`` and ``lower`` as scipy 1.17's inv); LinAlgError names the
+    first singular matrix, an ill-conditioned one warns (LinAlgWarning)."""
+    _structure("inv", assume_a, _INV_STRUCTURES)
     a = as_matrix_stack("inv", a)
     if check_finite:
         _check_finite("inv", a)
     eye = _ops.broadcast_to(_eye(a.shape[-1], a), a.shape)
-    return _solve(a, eye)
+    if _STRUCTURES[assume_a] == "gen":
+        return _solve_checked("inv", a, eye)
+    return solve(a, eye, lower=lower, check_finite=False, assume_a=assume_a)
 
 
 def det(a, overwrite_a=False, check_finite=True):
@@ -502,7 +599,12 @@ def slogdet(a):
         psign = _pivot_sign(piv, _ops).astype(a.dtype)
     else:   # eagerly on the host: k values, no dispatched ops
         psign = _ops.asarray(_pivot_sign(piv.numpy(), np).astype(a.dtype), device=a.device)
-    unit = _ops.where(zero, _ops.zeros_like(d), d / _ops.where(zero, _ops.ones_like(ad), ad))
+    if a.dtype.kind == "c":
+        unit = _ops.where(zero, _ops.zeros_like(d), d / _ops.where(zero, _ops.ones_like(ad),
+                                                                   ad).astype(d.dtype))
+    else:   # NumPy's: -1 for d < 0, else 1 (also for inf and NaN pivots), 0 if singular
+        one = _ops.ones_like(d)
+        unit = _ops.where(zero, _ops.zeros_like(d), _ops.where(d < 0, -one, one))
     sign = psign * _ops.prod(unit, axis=-1)
     logabs = _ops.sum(_ops.log(ad), axis=-1)
     return sign, logabs

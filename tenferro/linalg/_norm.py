@@ -31,34 +31,41 @@ vector_norm_p = Primitive(
 
 
 def _vnorm_cpu(x, *, p, axes):
-    if p == 2:
-        x2 = (x.conj() * x).real if x.dtype.kind == "c" else x * x
-        return np.sqrt(np.sum(x2, axis=axes, keepdims=True))
+    # scaled as LAPACK's nrm2 and scipy: by the power of two at or above max |x| (exact,
+    # so in range the result is bit-identical to the plain sum), free of overflow and
+    # underflow; p = 1 needs no scaling
     ax = np.abs(x)
     if p == 1:
         return np.sum(ax, axis=axes, keepdims=True)
-    return np.sum(ax ** p, axis=axes, keepdims=True) ** (1.0 / p)
+    big = np.max(ax, axis=axes, keepdims=True, initial=0)
+    scale = np.where((big > 0) & np.isfinite(big), np.ldexp(1.0, np.frexp(big)[1]), 1.0
+                     ).astype(ax.dtype)
+    if p == 2:
+        y = x / scale
+        y2 = (y.conj() * y).real if x.dtype.kind == "c" else y * y
+        return np.sqrt(np.sum(y2, axis=axes, keepdims=True)) * scale
+    return np.sum((ax / scale) ** p, axis=axes, keepdims=True) ** (1.0 / p) * scale
 
 
 def_impl(vector_norm_p, "cpu", _vnorm_cpu)
 
 
 def _vnorm_parts(x, out, p):
-    """(w, den, zero): d||x||_p = Re sum(conj(w) dx) / den with w = sgn(x) |x|^(p-1)
-    (w = x for p = 2) and den = ||x||^(p-1), made safe (1) where the norm is zero, and
-    the mask of zero norms, where the derivative is taken as 0."""
-    if p == 2:
-        w = x
-    else:
-        ax = _ops.abs(x)
-        nz = ax != 0
-        safe_ax = _ops.where(nz, ax, _ops.ones_like(ax))
-        sgn = x / safe_ax.astype(x.dtype) if x.dtype.kind == "c" else _ops.sign(x)
-        w = sgn if p == 1 else sgn * _ops.where(nz, safe_ax ** (p - 1), _ops.zeros_like(ax)
-                                                ).astype(x.dtype)
+    """(w, zero): d||x||_p = Re sum(conj(w) dx) with w = sgn(x) (|x| / ||x||)^(p-1)
+    (x / ||x|| for p = 2: ratios, so no overflow or underflow at scaled magnitudes),
+    and the mask of zero norms, where the derivative is taken as 0 (w = 0 there)."""
     zero = out == 0
     safe = _ops.where(zero, _ops.ones_like(out), out)
-    return w, (safe if p == 2 else safe ** (p - 1)), zero
+    if p == 2:
+        return x / safe.astype(x.dtype), zero
+    ax = _ops.abs(x)
+    nz = ax != 0
+    safe_ax = _ops.where(nz, ax, _ops.ones_like(ax))
+    sgn = x / safe_ax.astype(x.dtype) if x.dtype.kind == "c" else _ops.sign(x)
+    if p == 1:
+        return sgn, zero
+    r = _ops.where(nz, (safe_ax / safe) ** (p - 1), _ops.zeros_like(ax))
+    return sgn * r.astype(x.dtype), zero
 
 
 def _vnorm_jvp(tangents, primals, out, params):
@@ -67,17 +74,17 @@ def _vnorm_jvp(tangents, primals, out, params):
     if t is None:
         return None
     (x,), p = primals, params["p"]
-    w, den, zero = _vnorm_parts(x, out, p)
+    w, zero = _vnorm_parts(x, out, p)
     num = _ops.real(_ops.conj(w) * t) if x.dtype.kind == "c" else w * t
     num = _ops.sum(num, axis=params["axes"], keepdims=True)
-    return _ops.where(zero, _ops.zeros_like(out), num / den)
+    return _ops.where(zero, _ops.zeros_like(out), num)
 
 
 def _vnorm_vjp(ct, primals, out, params, needs):
     # PyTorch FunctionsManual.cpp norm_backward: g w / ||x||^(p-1), 0 at x = 0
     (x,), p = primals, params["p"]
-    w, den, zero = _vnorm_parts(x, out, p)
-    scale = _ops.where(zero, _ops.zeros_like(out), ct / den)
+    w, zero = _vnorm_parts(x, out, p)
+    scale = _ops.where(zero, _ops.zeros_like(out), ct)
     return (w * scale.astype(x.dtype),)
 
 
@@ -95,6 +102,8 @@ def _vector_norm(x, ord, ax):
         return _pnorm(x, 2 if ord is None else ord, (ax,))
     a = _ops.abs(x)
     if ord == np.inf:
+        if x.shape[ax] == 0:   # NumPy: the max over nothing is 0
+            return _ops.sum(a, axis=ax, keepdims=True)
         return _ops.max(a, axis=ax, keepdims=True)
     if ord == -np.inf:
         return _ops.min(a, axis=ax, keepdims=True)
@@ -106,6 +115,8 @@ def _vector_norm(x, ord, ax):
 def _matrix_norm(x, ord, r, c):
     if ord in (None, "fro", "f"):
         return _pnorm(x, 2, (r, c))
+    if ord in (1, np.inf, 2) and x.size == 0:   # NumPy: the max over nothing is 0
+        return _ops.sum(_ops.abs(x), axis=(r, c), keepdims=True)
     if ord in (2, -2, "nuc"):
         s = svdvals(_ops.moveaxis(x, (r, c), (-2, -1)), check_finite=False)
         s = {2: _ops.max, -2: _ops.min, "nuc": _ops.sum}[ord](s, axis=-1)

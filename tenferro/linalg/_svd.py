@@ -62,10 +62,21 @@ def svd(a, full_matrices=True, compute_uv=True, overwrite_a=False, check_finite=
     s descending; ``compute_uv=False`` gives ``s``.  Batched over leading dims.
     ``lapack_driver``: 'gesdd' (divide and conquer) or 'gesvd' (QR iteration: slower,
     sometimes more accurate for tiny singular values), as scipy."""
+    if not isinstance(lapack_driver, str):   # scipy's TypeError
+        raise TypeError("tenferro.linalg.svd: lapack_driver must be a string ('gesdd' or "
+                        "'gesvd'), got %r" % (lapack_driver,))
     if lapack_driver not in ("gesdd", "gesvd"):
         raise ValueError("tenferro.linalg.svd: lapack_driver must be 'gesdd' or 'gesvd', "
                          "got %r" % (lapack_driver,))
     a = prepared("svd", a, check_finite, square=False)
+    if compute_uv:   # scipy's check: LAPACK indexes U and V^H with 32-bit ints
+        m, n = a.shape[-2:]
+        size = max(m, n) ** 2 if full_matrices else max(m, n) * min(m, n)
+        if size > np.iinfo(np.int32).max:
+            raise ValueError("tenferro.linalg.svd: a %s of shape %s would incur integer "
+                             "overflow in LAPACK (%d elements in U or V^H; at most 2**31 - "
+                             "1)" % ("full_matrices SVD" if full_matrices else "SVD",
+                                     a.shape, size))
     if not compute_uv:
         return svdvals_p.bind(a, broadening=float(broadening), driver=lapack_driver)
     return svd_p.bind(a, full_matrices=bool(full_matrices), broadening=float(broadening),

@@ -76,9 +76,11 @@ def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
 def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
     """scipy.linalg.cho_solve: x with A x = b from ``(c, lower) = cho_factor(A)``."""
     c, lower = c_and_lower
+    c, b, vec = rhs("cho_solve", as_matrix_stack("cho_solve", c), b)   # b [..., n, k]
     y = solve_triangular(c, b, trans=0 if lower else 2, lower=lower,
                          check_finite=check_finite)
-    return solve_triangular(c, y, trans=2 if lower else 0, lower=lower, check_finite=False)
+    x = solve_triangular(c, y, trans=2 if lower else 0, lower=lower, check_finite=False)
+    return _ops.reshape(x, x.shape[:-1]) if vec else x
 
 
 def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False,
