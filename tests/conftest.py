@@ -296,32 +296,86 @@ def accel_device(request):
     return get_test_device(request.param)
 
 
-def documented_unsupported(device, dtype):
-    """``dtype`` is one ``device``'s driver declares it cannot hold (not in ``dtypes``):
-    e.g. float64 and complex on WebGPU.  Never true on the CPU."""
-    return dtype is not None and np.dtype(dtype) not in device.driver.dtypes
+# The fixed, documented list of what each device lacks: the coverage table committed in
+# docs/devices.md (between its coverage markers), NOT what the driver answers at run
+# time.  A kernel removed from a driver therefore makes its tests fail (and
+# tests/test_devices_coverage.py's stale-table check) instead of turning them into skips.
+DEVICES_DOC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                           "docs", "devices.md")
+_COVERAGE = {}
+
+
+def documented_coverage(path=DEVICES_DOC):
+    """{device kind: {primitive: frozenset of dtypes, or None for "any device"}} read
+    from the committed coverage table of ``path``; a RuntimeError when the table or its
+    markers are missing."""
+    if path in _COVERAGE:
+        return _COVERAGE[path]
+    from tenferro import _dtypes
+    from tenferro.devices import _coverage
+
+    with open(path, encoding="utf-8") as f:
+        text = _coverage.section(f.read())
+    if text is None or "| primitive |" not in text:
+        raise RuntimeError("%s has no coverage table between %s and %s: the device tests "
+                           "skip only what that table documents" % (path, _coverage.START,
+                                                                     _coverage.END))
+    names = {s: n for n, s in _coverage._SHORT.items()}
+    every = frozenset(_dtypes.DTYPES)
+    rows = [[c.strip().strip("`") for c in line.strip().strip("|").split("|")]
+            for line in text.splitlines() if line.startswith("|")]
+    kinds = rows[0][1:]
+    table = {k: {} for k in kinds}
+    for row in rows[2:]:
+        for kind, cell in zip(kinds, row[1:]):
+            if cell == "any device":  # runs above the drivers: on every device
+                table[kind][row[0]] = None
+            elif cell == "all":
+                table[kind][row[0]] = every
+            else:
+                table[kind][row[0]] = frozenset(
+                    np.dtype(names[w]) for w in cell.split() if w != "-")
+    _COVERAGE[path] = table
+    return table
+
+
+def documented_unsupported(device, dtype, op=None):
+    """``dtype`` (or ``op`` for ``dtype``) is in the fixed, documented list of what
+    ``device`` lacks: docs/devices.md's committed coverage table (a dtype no primitive of
+    its column lists, e.g. float64 and complex on WebGPU; an (op, dtype) its row leaves
+    out).  Never true on the CPU.  A driver absent from the table (a test double) is
+    judged by its declared ``dtypes`` and ``supports``."""
+    if dtype is None:
+        return False
+    dtype = np.dtype(dtype)
+    table = documented_coverage().get(device_kind(device))
+    if table is None:
+        drv = device.driver
+        return dtype not in drv.dtypes or (op is not None and not drv.supports(op, dtype))
+    if op in table and table[op] is not None:
+        return dtype not in table[op]
+    return not any(dts and dtype in dts for dts in table.values())
 
 
 def skip_unless_supported(device, op, *dtypes):
-    """Skip when the driver's declared coverage (``supports``) leaves out ``op`` for
-    one of ``dtypes``, naming them; the CPU supports every primitive and dtype."""
+    """Skip when the documented coverage (docs/devices.md) leaves out ``op`` for one of
+    ``dtypes``, naming them; the CPU supports every primitive and dtype."""
     for d in dtypes:
-        d = np.dtype(d)
-        if documented_unsupported(device, d) or not device.driver.supports(op, d):
-            pytest.skip("%s does not support %s for %s (declared by its driver)"
-                        % (device, op, d))
+        if documented_unsupported(device, d, op):
+            pytest.skip("%s does not support %s for %s (documented in docs/devices.md)"
+                        % (device, op, np.dtype(d)))
 
 
 def run_on(device, fn, *args, **kwargs):
     """``fn(*args, **kwargs)``; an ``UnsupportedOperation`` becomes a skip ONLY when its
-    dtype, or its (op, dtype), is one ``device``'s driver declares unsupported (its
-    ``dtypes`` and ``supports``: the coverage table of docs/devices.md), and its message
-    must name the device.  Any other failure stays a failure."""
+    (op, dtype) is in the documented list of what ``device`` lacks (the coverage table of
+    docs/devices.md, see ``documented_unsupported``), and its message must name the
+    device.  Any other failure, a refusal the table does not document included, stays a
+    failure."""
     try:
         return fn(*args, **kwargs)
     except tf.UnsupportedOperation as e:
-        if device.type in str(e) and (documented_unsupported(device, e.dtype) or (
-                e.dtype is not None and not device.driver.supports(e.op, e.dtype))):
+        if device.type in str(e) and documented_unsupported(device, e.dtype, e.op):
             pytest.skip("%s (documented as unsupported on %s)" % (e, device))
         raise
 

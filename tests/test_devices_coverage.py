@@ -127,9 +127,9 @@ def test_docs_table_is_current():
     with open(DOC, encoding="utf-8") as f:
         text = f.read()
     current = _coverage.section(text)
-    if current is None:
-        pytest.skip("docs/devices.md has no %s ... %s markers yet"
-                    % (_coverage.START, _coverage.END))
+    assert current is not None, (
+        "docs/devices.md has lost its %s ... %s markers: the device tests skip only what "
+        "that table documents" % (_coverage.START, _coverage.END))
     assert current.strip() == _fresh_table().strip(), (
         "docs/devices.md's coverage table is stale: run python -m tenferro.devices._coverage "
         "--write docs/devices.md")

@@ -573,37 +573,66 @@ def test_harness_absent_device_reasons(f32dev):
     assert get_test_device("f32dev") is f32dev
 
 
-def test_harness_skips_only_documented_dtypes(f32dev):
-    def raises(dtype):
+def test_harness_skips_only_documented_dtypes(f32dev, monkeypatch):
+    import conftest
+
+    def raises(dtype, op="sin"):
         def fn():
-            raise tf.UnsupportedOperation(f32dev, "sin", np.dtype(dtype))
+            raise tf.UnsupportedOperation(f32dev, op, np.dtype(dtype))
         return fn
 
+    # a driver the documentation does not know (a test double): its declarations decide
     for dtype in ("float64", "int64", "complex64"):
         with pytest.raises(pytest.skip.Exception, match="documented as unsupported"):
             run_on(f32dev, raises(dtype))
-    # an (op, dtype) the driver declares unsupported (``supports``): a skip
     with pytest.raises(pytest.skip.Exception, match="documented as unsupported"):
-        run_on(f32dev, raises("float32"))
-    # one it declares supported that still raises: the failure stays a failure
-    f32dev.driver.implementations = {"sin": None}
-    try:
-        with pytest.raises(tf.UnsupportedOperation, match="float32"):
-            run_on(f32dev, raises("float32"))
-    finally:
-        f32dev.driver.implementations = {}
-    # the CPU documents every dtype: never a skip there
-    with pytest.raises(tf.UnsupportedOperation):
-        run_on(tf.device("cpu"), lambda: (_ for _ in ()).throw(
-            tf.UnsupportedOperation("cpu", "sin", np.dtype("float64"))))
-    with pytest.raises(pytest.skip.Exception, match="does not support sin for float32"):
-        skip_unless_supported(f32dev, "sin", F32)  # declared: no implementation
-    skip_unless_supported(tf.device("cpu"), "sin", F32, I32, BOOL)  # no skip
-    # and the real error for an op the device lacks names it, the device and the dtype
-    t = to_device(np.ones(3, np.float32), f32dev)
+        run_on(f32dev, raises("float32"))  # declared: no implementation of sin
+    # a documented driver: only the committed table decides, not what it answers now
+    table = dict(conftest.documented_coverage())
+    table["f32dev"] = {"sin": frozenset({F32}), "cos": frozenset()}
+    monkeypatch.setitem(conftest._COVERAGE, conftest.DEVICES_DOC, table)
+    # documented as supported but refused at run time (a kernel gone): a FAILURE
     with pytest.raises(tf.UnsupportedOperation, match="^sin: not supported on device "
                        "'f32dev:0' for dtype float32$"):
-        run_on(f32dev, tf.sin, t)
+        run_on(f32dev, tf.sin, to_device(np.ones(3, np.float32), f32dev))
+    for op in ("sin", "add"):  # add: not in the row, but float32 is a documented dtype
+        with pytest.raises(tf.UnsupportedOperation, match="float32"):
+            run_on(f32dev, raises("float32", op))
+    # documented gaps: an (op, dtype) its row leaves out, a dtype no row lists
+    with pytest.raises(pytest.skip.Exception, match="documented as unsupported"):
+        run_on(f32dev, raises("float32", "cos"))
+    with pytest.raises(pytest.skip.Exception, match="documented as unsupported"):
+        run_on(f32dev, raises("float64"))
+    with pytest.raises(pytest.skip.Exception, match="does not support cos for float32"):
+        skip_unless_supported(f32dev, "cos", F32)
+    skip_unless_supported(f32dev, "sin", F32)  # documented: no skip
+    # the CPU documents every dtype: never a skip there
+    with pytest.raises(tf.UnsupportedOperation):
+        run_on(tf.device("cpu"), raises("float64"))
+    skip_unless_supported(tf.device("cpu"), "sin", F32, I32, BOOL)  # no skip
+
+
+def test_harness_documented_table_is_the_docs():
+    """The fixed list is docs/devices.md's committed table: WebGPU lacks float64 and
+    complex, int64 division/shifts/matmul; a missing table is an error, not a skip."""
+    import conftest
+
+    table = conftest.documented_coverage()
+    assert set(table) >= {"cpu", "webgpu"}
+    assert all(d is None or len(d) == 7 for d in table["cpu"].values())
+    assert table["webgpu"]["einsum"] is None  # "any device"
+    assert table["webgpu"]["matmul"] == {I32, F32}
+    assert I64 not in table["webgpu"]["floor_divide"] and I64 in table["webgpu"]["add"]
+    assert not any(d and np.dtype("float64") in d for d in table["webgpu"].values())
+
+
+def test_harness_missing_table_is_an_error(tmp_path):
+    import conftest
+
+    doc = tmp_path / "devices.md"
+    doc.write_text("# Devices\n\nno table here\n")
+    with pytest.raises(RuntimeError, match="has no coverage table between"):
+        conftest.documented_coverage(str(doc))
 
 
 def test_harness_tolerances():
