@@ -491,6 +491,19 @@ def test_einsum(device, subs, shapes, dtype):
     check_on(out, expected, device, op="einsum", rtol=1e-5, atol=1e-5)
 
 
+def test_einsum_int32_stays_int32(device):
+    """einsum of int32 computes in int32 as NumPy's does (wrapping on overflow), so a
+    device without int64 matmul (WebGPU) runs it instead of refusing a widened int64."""
+    a = np.array([[2**30, 3], [5, -7]], np.int32)
+    b = np.array([[4, 1], [2**29, 9]], np.int32)
+    with np.errstate(over="ignore"):
+        want = np.einsum("ij,jk->ik", a, b)
+    assert want.dtype == np.int32
+    out = tf.einsum("ij,jk->ik", to_device(a, device), to_device(b, device))
+    check_on(out, want, device, dtype=I32)
+    check_on(tf.einsum("ij->", to_device(a, device)), np.einsum("ij->", a), device, dtype=I32)
+
+
 # -- autodiff ---------------------------------------------------------------------------------------
 
 def _loss(x, y):
