@@ -1,6 +1,7 @@
 """Shared helpers of tenferro's public-API tests: data per dtype and domain, a per-dtype
 tolerance table, and a generator of memory layouts holding the same logical values."""
 import os
+import re
 import sys
 import zlib
 
@@ -395,6 +396,45 @@ def check_on(t, expected, device, op=None, dtype=None, rtol=None, atol=None):
     assert host.device == tf.device("cpu")
     assert_close(host, expected, dtype=dtype, rtol=rt if rtol is None else rtol,
                  atol=at if atol is None else atol)
+
+
+# -- skips that CI turns into failures -------------------------------------------------
+#
+# .ci/run installs lavapipe, wgpu, PyTorch and cotengra and sets these switches, so a
+# broken install fails the run instead of quietly skipping ~2,150 WebGPU tests or the
+# PyTorch comparisons.  Locally (switches unset) such tests skip with their reason.
+REQUIRED = {
+    "TENFERRO_REQUIRE_WEBGPU": re.compile(r"(?i)device absent: webgpu|no webgpu (device|adapter)"),
+    "TENFERRO_REQUIRE_OPTIONAL": re.compile(r"could not import '"),  # pytest.importorskip
+}
+
+
+def required_but_skipped(reason):
+    """The switch (name) under which the skip ``reason`` is a failure, or None."""
+    for var, pattern in REQUIRED.items():
+        if os.environ.get(var, "") not in ("", "0") and pattern.search(str(reason)):
+            return var
+    return None
+
+
+def _fail_required_skip(rep):
+    if rep.skipped and isinstance(rep.longrepr, tuple):
+        var = required_but_skipped(rep.longrepr[2])
+        if var is not None:
+            rep.outcome = "failed"
+            rep.longrepr = "%s is set, so this skip is a failure: %s" % (var, rep.longrepr[2])
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    _fail_required_skip(outcome.get_result())
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector):
+    outcome = yield
+    _fail_required_skip(outcome.get_result())  # module-level skips (webgpu_or_skip)
 
 
 # -- per-device test counts in the report ------------------------------------------------

@@ -687,6 +687,46 @@ def test_summary_counts_tests_per_device(pytester):
                                  "webgpu: no adapter)"])
 
 
+def test_required_device_skips_fail(pytester, monkeypatch):
+    """With CI's switches set, a missing WebGPU adapter (a test's skip, a module-level
+    skip, a skipif mark) or a missing optional module is a failure, not a skip."""
+    import conftest
+
+    class hook:  # the conftest's two report hooks only
+        pytest_runtest_makereport = conftest.pytest_runtest_makereport
+        pytest_make_collect_report = conftest.pytest_make_collect_report
+    pytester.makepyfile(test_a="""
+        import pytest
+
+        def test_device():
+            pytest.skip("device absent: webgpu: no adapter")
+
+        @pytest.mark.skipif(True, reason="no WebGPU adapter")
+        def test_mark():
+            pass
+
+        def test_torch():
+            pytest.importorskip("no_such_module_tenferro")
+
+        def test_other():
+            pytest.skip("longdouble is double on this platform")
+    """)
+    pytester.makepyfile(test_webgpu_mod="""
+        import pytest
+        pytest.skip("no WebGPU device: no adapter", allow_module_level=True)
+    """)
+    monkeypatch.delenv("TENFERRO_REQUIRE_WEBGPU", raising=False)
+    monkeypatch.delenv("TENFERRO_REQUIRE_OPTIONAL", raising=False)
+    pytester.runpytest_inprocess("-q", plugins=[hook]).assert_outcomes(skipped=5)
+    monkeypatch.setenv("TENFERRO_REQUIRE_WEBGPU", "1")
+    monkeypatch.setenv("TENFERRO_REQUIRE_OPTIONAL", "1")
+    result = pytester.runpytest_inprocess("-q", "--continue-on-collection-errors",
+                                          plugins=[hook])
+    result.assert_outcomes(failed=2, skipped=1, errors=2)  # (setup and collection: errors)
+    result.stdout.fnmatch_lines(["*TENFERRO_REQUIRE_WEBGPU is set, so this skip is a "
+                                 "failure: *no WebGPU*"])
+
+
 # -- every differentiable op's gradient, reverse and forward, on every device ---------------
 # The reference is the CPU's float64 derivative (itself checked against finite
 # differences in test_autograd_rules.py), cast to float32: a device's float32 gradient
