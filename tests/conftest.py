@@ -15,14 +15,57 @@ import tenferro as tf
 if sys.platform.startswith("linux"):
     os.environ.setdefault("WGPU_BACKEND_TYPE", "Vulkan")
 
-try:  # property tests explore new examples locally; in CI they replay a fixed sequence
-    from hypothesis import settings as _hyp_settings
+# -- hypothesis: one budget for every property test ------------------------------------
+#
+# Every property test takes its settings from ``hyp_settings(n)``: ``n`` examples locally,
+# ``n * HYPOTHESIS_SCALE`` where the scale is 10 under CI's profile (CI=1), or whatever
+# TENFERRO_HYPOTHESIS_SCALE says (a larger local run: TENFERRO_HYPOTHESIS_SCALE=100).
+# The seed varies per run and is printed at the start and end of the session; replay a
+# failure with ``--hypothesis-seed=<seed>`` and pin what it found with ``@example(...)``
+# on the test (CI has no example database: a pinned example is the only memory).
+from hypothesis import HealthCheck as _HealthCheck, settings as _hyp_settings  # noqa: E402
 
-    _hyp_settings.register_profile("ci", derandomize=True, database=None)
-    if os.environ.get("CI"):
-        _hyp_settings.load_profile("ci")
-except ImportError:
-    pass
+_hyp_settings.register_profile("ci", database=None, print_blob=True, deadline=None)
+_hyp_settings.register_profile("dev", deadline=None)
+_hyp_settings.load_profile("ci" if os.environ.get("CI") else "dev")
+HYPOTHESIS_SCALE = float(os.environ.get("TENFERRO_HYPOTHESIS_SCALE",
+                                        10 if os.environ.get("CI") else 1))
+
+
+def hyp_settings(examples, **kwargs):
+    """``hypothesis.settings`` for a property test worth ``examples`` examples locally
+    (scaled by HYPOTHESIS_SCALE), no deadline, no too-slow/too-large health checks."""
+    kwargs.setdefault("suppress_health_check",
+                      [_HealthCheck.too_slow, _HealthCheck.data_too_large])
+    return _hyp_settings(max_examples=max(1, int(examples * HYPOTHESIS_SCALE)),
+                         deadline=None, **kwargs)
+
+
+def pytest_configure(config):
+    """A hypothesis seed per run (``--hypothesis-seed`` or TENFERRO_HYPOTHESIS_SEED
+    fixes it), shared by every property test of the session."""
+    import random
+
+    import hypothesis.core
+
+    seed = config.getoption("hypothesis_seed", None)
+    if seed is None:
+        seed = os.environ.get("TENFERRO_HYPOTHESIS_SEED") or random.SystemRandom().randrange(2**32)
+        hypothesis.core.global_force_seed = int(seed)
+    config._tenferro_hypothesis_seed = seed
+
+
+def _seed_line(config):
+    seed = getattr(config, "_tenferro_hypothesis_seed", None)
+    return ("hypothesis: seed %s, %gx examples (replay: python -m pytest "
+            "--hypothesis-seed=%s ...)" % (seed, HYPOTHESIS_SCALE, seed))
+
+
+def pytest_sessionstart(session):
+    tr = session.config.pluginmanager.get_plugin("terminalreporter")
+    if tr is not None:
+        tr.write_line(_seed_line(session.config))
+
 
 pytest_plugins = ["pytester"]
 
@@ -474,6 +517,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
             counts[kind][outcome] = counts[kind].get(outcome, 0) + 1
             if outcome == "skipped" and isinstance(rep.longrepr, tuple):
                 reasons[kind].add(str(rep.longrepr[2]).replace("Skipped: ", ""))
+    terminalreporter.write_line(_seed_line(config))
     if not any(counts.values()):
         return
     terminalreporter.write_sep("-", "tests per device")

@@ -841,10 +841,11 @@ def test_cache_distinguishes_optimize_and_dtype(fresh_cache):
 
 # -- random expressions (hypothesis) ------------------------------------------------------
 
-from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+from hypothesis import given, strategies as st  # noqa: E402
 
-HYP = settings(max_examples=int(__import__("os").environ.get("TF_HYP", 200)), deadline=None,
-               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+from conftest import hyp_settings  # noqa: E402
+
+HYP = hyp_settings(200)
 LETTERS = "abcdefgAB"
 
 

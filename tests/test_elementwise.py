@@ -617,7 +617,9 @@ def test_one_vs_two_threads_identical(name):
 
 # -- property: random strided, permuted and broadcast operands ------------------------------
 
-from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis import given, strategies as st  # noqa: E402
+
+from conftest import hyp_settings  # noqa: E402
 
 
 @st.composite
@@ -651,7 +653,7 @@ def binary_case(draw):
     return t1, a1, t2, a2
 
 
-@settings(max_examples=int(__import__("os").environ.get("TF_HYP", 100)), deadline=None)
+@hyp_settings(100)
 @given(binary_case(), st.sampled_from(["add", "multiply", "maximum", "less", "arctan2"]),
        st.sampled_from(["float64", "float32", "int32", "complex128"]))
 def test_binary_strided_broadcast_property(case, name, dtype):

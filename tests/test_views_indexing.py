@@ -2,15 +2,15 @@
 NumPy, assignment, gathers, joining, padding and triangular/diagonal helpers."""
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import tenferro as tf
 
-from conftest import DTYPES, LAYOUTS, assert_close, layout_values, make_layout, random_array
+from conftest import (DTYPES, LAYOUTS, assert_close, hyp_settings, layout_values, make_layout,
+                      random_array)
 
-HSET = settings(max_examples=int(__import__("os").environ.get("TF_HYP", 80)), deadline=None,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+HSET = hyp_settings(80)
 
 
 def shares(view, base):
