@@ -503,8 +503,7 @@ def test_pad_vs_numpy(mode, widths):
     i = random_array((5,), "int32", seed=10)
     assert_close(tf.pad(tf.asarray(i), (4, 13), mode=mode), np.pad(i, (4, 13), mode=mode))
     one = np.array([[3.0]])
-    if mode != "reflect" or True:
-        assert_close(tf.pad(tf.asarray(one), 3, mode=mode), np.pad(one, 3, mode=mode))
+    assert_close(tf.pad(tf.asarray(one), 3, mode=mode), np.pad(one, 3, mode=mode))
     t = make_layout(a, "negstride")
     assert_close(tf.pad(t, ((1, 2), (5, 0)), mode=mode), np.pad(a, ((1, 2), (5, 0)), mode=mode))
 

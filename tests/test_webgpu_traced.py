@@ -7,7 +7,6 @@ WGSL kernel per group) are compared with the same program compiled without fusio
 both run the driver's own WGSL bodies, so they agree bit for bit (checked on the
 raw bits, NaN payloads and signed zeros included).  Skipped without an adapter.
 """
-import os
 
 import numpy as np
 import pytest
