@@ -728,10 +728,9 @@ def test_required_device_skips_fail(pytester, monkeypatch):
 
 
 # -- every differentiable op's gradient, reverse and forward, on every device ---------------
-# The reference is the CPU's float64 derivative (itself checked against finite
-# differences in test_autograd_rules.py), cast to float32: a device's float32 gradient
-# must match it within float32 tolerances, so a wrong or silently zero device
-# gradient fails.
+# The reference is float64 central differences of the CPU's float64 FORWARD values (no
+# derivative rule involved: a rule with a flipped sign fails on every device, the CPU
+# included), compared with the device's float32 grad and jvp within float32 tolerances.
 
 def _differentiable(cases):
     from tenferro._primitive import registry
@@ -740,25 +739,63 @@ def _differentiable(cases):
             and c.values[0] not in ("real", "imag", "conj", "angle")]
 
 
+def _finite_differences(f, args, tangents, h=1e-6):
+    """(gradients of sum(f), jvp along ``tangents``) of ``f`` at ``args`` by float64
+    central differences of its CPU forward values."""
+    from conftest import central_grad
+
+    xs = [np.asarray(a, np.float64) for a in args]
+
+    def values(*vs):
+        return np.asarray(f(*[tf.asarray(v) for v in vs]).numpy(), np.float64)
+
+    grads = [central_grad(lambda v, i=i: values(*xs[:i], v, *xs[i + 1:]).sum(), x, h)
+             for i, x in enumerate(xs)]
+    jvp = (values(*[x + h * t for x, t in zip(xs, tangents)])
+           - values(*[x - h * t for x, t in zip(xs, tangents)])) / (2 * h)
+    return grads, jvp
+
+
 def _check_derivatives(device, f, *args, rtol=2e-4, atol=2e-5):
-    """grad (reverse) and jvp (forward) of ``f`` at float32 ``args`` on ``device`` vs the
-    CPU's float64 ones."""
+    """grad (reverse) and jvp (forward) of ``f`` at float32 ``args`` on ``device`` vs
+    float64 finite differences of the forward values."""
     rng = stable_rng("tangents", len(args))
     tangents = [rng.standard_normal(np.shape(a)).astype(np.float32) for a in args]
     argnums = tuple(range(len(args)))
 
-    def on(dev, dtype):
-        xs = [tf.asarray(np.asarray(a, dtype)).to(dev) for a in args]
-        ts = [tf.asarray(np.asarray(t, dtype)).to(dev) for t in tangents]
+    def on(dev):
+        xs = [to_device(np.asarray(a, np.float32), dev) for a in args]
+        ts = [to_device(t, dev) for t in tangents]
         g = tf.grad(lambda *v: tf.sum(f(*v)), argnums=argnums)(*xs)
         _, jt = tf.jvp(f, tuple(xs), tuple(ts))
         return list(g), jt
 
-    want_g, want_t = on(tf.device("cpu"), np.float64)
-    got_g, got_t = run_on(device, on, device, np.float32)
+    want_g, want_t = _finite_differences(f, args, tangents)
+    got_g, got_t = run_on(device, on, device)
     for got, want in zip(got_g, want_g):
-        check_on(got, want.numpy().astype(np.float32), device, rtol=rtol, atol=atol)
-    check_on(got_t, want_t.numpy().astype(np.float32), device, rtol=rtol, atol=atol)
+        check_on(got, want.astype(np.float32), device, rtol=rtol, atol=atol)
+    check_on(got_t, want_t.astype(np.float32), device, rtol=rtol, atol=atol)
+
+
+def test_derivative_reference_is_not_the_rules(monkeypatch):
+    """A flipped-sign rule (sin's JVP and VJP negated) fails on the CPU too: the
+    reference is finite differences, not the CPU's own rules."""
+    from tenferro._primitive import registry
+
+    def flipped(rule):
+        def run(*a, **k):
+            r = rule(*a, **k)
+            if isinstance(r, (tuple, list)):
+                return type(r)(None if g is None else -g for g in r)
+            return -r
+        return run
+
+    p = registry["sin"]
+    monkeypatch.setattr(p, "jvp", flipped(p.jvp))
+    monkeypatch.setattr(p, "vjp", flipped(p.vjp))
+    x = _data((3, 4), F32, "any", 40)
+    with pytest.raises(AssertionError, match="Not equal to tolerance"):
+        _check_derivatives(tf.device("cpu"), tf.sin, x)
 
 
 @pytest.mark.parametrize("name,dtype", _differentiable(UNARY_CASES))
