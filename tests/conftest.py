@@ -306,6 +306,26 @@ def device_tol(device, dtype, op=None):
     return rt, at
 
 
+# Reductions: an absolute bound from the summation's error, not a blanket atol.  A
+# pairwise or workgroup-tree sum of n values of magnitude <= scale errs by a few eps
+# times sum|a| <= n * scale; a mean divides that by n; max/min are exact.
+REDUCTION_ULPS = 4
+
+
+def reduction_tol(device, dtype, n, op, scale=1.0):
+    """(rtol, atol) for ``op`` (sum, mean, max, min, prod) over ``n`` values of
+    magnitude <= ``scale`` of ``dtype`` on ``device``."""
+    rt, _ = device_tol(device, dtype)
+    eps = float(np.finfo(dtype).eps)
+    if op in ("max", "min", "argmax", "argmin"):
+        return 0.0, 0.0
+    if op == "mean":
+        return rt, REDUCTION_ULPS * eps * scale
+    if op == "sum":
+        return rt, REDUCTION_ULPS * eps * n * scale
+    return rt * n, 0.0  # prod: n rounding errors, relative
+
+
 def _absent_reason(kind):
     """Why device type ``kind`` cannot be tested here, or None when it is present."""
     import tenferro.devices as devs
