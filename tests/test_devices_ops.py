@@ -662,7 +662,7 @@ def test_harness_reduction_tolerances():
         assert reduction_tol(dev, F32, 39000, "mean")[1] < 1e-6
         assert reduction_tol(dev, F32, 39000, "sum")[1] < 2e-2  # |sum| up to 39,000
         assert reduction_tol(dev, F32, 39000, "max") == (0.0, 0.0)
-        assert reduction_tol(dev, F32, 130, "sum")[1] < 5e-5
+        assert reduction_tol(dev, F32, 130, "sum")[1] < 1e-4
 
 
 def test_harness_tolerances():
