@@ -412,7 +412,7 @@ def test_python_int_overflow_like_numpy():
     with pytest.raises(OverflowError, match="out of bounds for int32") as tf_err:
         tf.asarray(a) + 2 ** 40
     assert str(tf_err.value) == str(np_err.value)
-    with pytest.raises(OverflowError):
+    with pytest.raises(OverflowError, match="1099511627776 out of bounds for int32"):
         2 ** 40 * tf.asarray(a)
     # fits after all: no error, exact
     assert_close(tf.asarray(a) + (2 ** 31 - 3), a + (2 ** 31 - 3))

@@ -861,7 +861,7 @@ def test_python_scalar_operands_are_uploaded_once():
     np.testing.assert_array_equal(host(y), x0 * np.float32(2.5) + 1 - x0 ** 2)
     tf.sum(y).backward()
     np.testing.assert_allclose(host(x.grad), 2.5 - 2 * x0, rtol=1e-6)
-    with pytest.raises(OverflowError):      # as NumPy: int32 + a Python int out of range
+    with pytest.raises(OverflowError, match="1099511627776 out of bounds for int32"):  # as NumPy
         gpu(np.arange(3, dtype=np.int32)) + 2 ** 40
 
 
