@@ -1,6 +1,7 @@
 """Shared helpers of tenferro's public-API tests: data per dtype and domain, a per-dtype
 tolerance table, and a generator of memory layouts holding the same logical values."""
 import os
+import re
 import sys
 import zlib
 
@@ -14,14 +15,57 @@ import tenferro as tf
 if sys.platform.startswith("linux"):
     os.environ.setdefault("WGPU_BACKEND_TYPE", "Vulkan")
 
-try:  # property tests explore new examples locally; in CI they replay a fixed sequence
-    from hypothesis import settings as _hyp_settings
+# -- hypothesis: one budget for every property test ------------------------------------
+#
+# Every property test takes its settings from ``hyp_settings(n)``: ``n`` examples locally,
+# ``n * HYPOTHESIS_SCALE`` where the scale is 10 under CI's profile (CI=1), or whatever
+# TENFERRO_HYPOTHESIS_SCALE says (a larger local run: TENFERRO_HYPOTHESIS_SCALE=100).
+# The seed varies per run and is printed at the start and end of the session; replay a
+# failure with ``--hypothesis-seed=<seed>`` and pin what it found with ``@example(...)``
+# on the test (CI has no example database: a pinned example is the only memory).
+from hypothesis import HealthCheck as _HealthCheck, settings as _hyp_settings  # noqa: E402
 
-    _hyp_settings.register_profile("ci", derandomize=True, database=None)
-    if os.environ.get("CI"):
-        _hyp_settings.load_profile("ci")
-except ImportError:
-    pass
+_hyp_settings.register_profile("ci", database=None, print_blob=True, deadline=None)
+_hyp_settings.register_profile("dev", deadline=None)
+_hyp_settings.load_profile("ci" if os.environ.get("CI") else "dev")
+HYPOTHESIS_SCALE = float(os.environ.get("TENFERRO_HYPOTHESIS_SCALE",
+                                        10 if os.environ.get("CI") else 1))
+
+
+def hyp_settings(examples, **kwargs):
+    """``hypothesis.settings`` for a property test worth ``examples`` examples locally
+    (scaled by HYPOTHESIS_SCALE), no deadline, no too-slow/too-large health checks."""
+    kwargs.setdefault("suppress_health_check",
+                      [_HealthCheck.too_slow, _HealthCheck.data_too_large])
+    return _hyp_settings(max_examples=max(1, int(examples * HYPOTHESIS_SCALE)),
+                         deadline=None, **kwargs)
+
+
+def pytest_configure(config):
+    """A hypothesis seed per run (``--hypothesis-seed`` or TENFERRO_HYPOTHESIS_SEED
+    fixes it), shared by every property test of the session."""
+    import random
+
+    import hypothesis.core
+
+    seed = config.getoption("hypothesis_seed", None)
+    if seed is None:
+        seed = os.environ.get("TENFERRO_HYPOTHESIS_SEED") or random.SystemRandom().randrange(2**32)
+        hypothesis.core.global_force_seed = int(seed)
+    config._tenferro_hypothesis_seed = seed
+
+
+def _seed_line(config):
+    seed = getattr(config, "_tenferro_hypothesis_seed", None)
+    return ("hypothesis: seed %s, %gx examples (replay: python -m pytest "
+            "--hypothesis-seed=%s ...)" % (seed, HYPOTHESIS_SCALE, seed))
+
+
+def pytest_sessionstart(session):
+    tr = session.config.pluginmanager.get_plugin("terminalreporter")
+    if tr is not None:
+        tr.write_line(_seed_line(session.config))
+
 
 pytest_plugins = ["pytester"]
 
@@ -262,6 +306,26 @@ def device_tol(device, dtype, op=None):
     return rt, at
 
 
+# Reductions: an absolute bound from the summation's error, not a blanket atol.  A
+# pairwise or workgroup-tree sum of n values of magnitude <= scale errs by a few eps
+# times sum|a| <= n * scale; a mean divides that by n; max/min are exact.
+REDUCTION_ULPS = 4
+
+
+def reduction_tol(device, dtype, n, op, scale=1.0):
+    """(rtol, atol) for ``op`` (sum, mean, max, min, prod) over ``n`` values of
+    magnitude <= ``scale`` of ``dtype`` on ``device``."""
+    rt, _ = device_tol(device, dtype)
+    eps = float(np.finfo(dtype).eps)
+    if op in ("max", "min", "argmax", "argmin"):
+        return 0.0, 0.0
+    if op == "mean":
+        return rt, REDUCTION_ULPS * eps * scale
+    if op == "sum":
+        return rt, REDUCTION_ULPS * eps * n * scale
+    return rt * n, 0.0  # prod: n rounding errors, relative
+
+
 def _absent_reason(kind):
     """Why device type ``kind`` cannot be tested here, or None when it is present."""
     import tenferro.devices as devs
@@ -296,32 +360,86 @@ def accel_device(request):
     return get_test_device(request.param)
 
 
-def documented_unsupported(device, dtype):
-    """``dtype`` is one ``device``'s driver declares it cannot hold (not in ``dtypes``):
-    e.g. float64 and complex on WebGPU.  Never true on the CPU."""
-    return dtype is not None and np.dtype(dtype) not in device.driver.dtypes
+# The fixed, documented list of what each device lacks: the coverage table committed in
+# docs/devices.md (between its coverage markers), NOT what the driver answers at run
+# time.  A kernel removed from a driver therefore makes its tests fail (and
+# tests/test_devices_coverage.py's stale-table check) instead of turning them into skips.
+DEVICES_DOC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                           "docs", "devices.md")
+_COVERAGE = {}
+
+
+def documented_coverage(path=DEVICES_DOC):
+    """{device kind: {primitive: frozenset of dtypes, or None for "any device"}} read
+    from the committed coverage table of ``path``; a RuntimeError when the table or its
+    markers are missing."""
+    if path in _COVERAGE:
+        return _COVERAGE[path]
+    from tenferro import _dtypes
+    from tenferro.devices import _coverage
+
+    with open(path, encoding="utf-8") as f:
+        text = _coverage.section(f.read())
+    if text is None or "| primitive |" not in text:
+        raise RuntimeError("%s has no coverage table between %s and %s: the device tests "
+                           "skip only what that table documents" % (path, _coverage.START,
+                                                                     _coverage.END))
+    names = {s: n for n, s in _coverage._SHORT.items()}
+    every = frozenset(_dtypes.DTYPES)
+    rows = [[c.strip().strip("`") for c in line.strip().strip("|").split("|")]
+            for line in text.splitlines() if line.startswith("|")]
+    kinds = rows[0][1:]
+    table = {k: {} for k in kinds}
+    for row in rows[2:]:
+        for kind, cell in zip(kinds, row[1:]):
+            if cell == "any device":  # runs above the drivers: on every device
+                table[kind][row[0]] = None
+            elif cell == "all":
+                table[kind][row[0]] = every
+            else:
+                table[kind][row[0]] = frozenset(
+                    np.dtype(names[w]) for w in cell.split() if w != "-")
+    _COVERAGE[path] = table
+    return table
+
+
+def documented_unsupported(device, dtype, op=None):
+    """``dtype`` (or ``op`` for ``dtype``) is in the fixed, documented list of what
+    ``device`` lacks: docs/devices.md's committed coverage table (a dtype no primitive of
+    its column lists, e.g. float64 and complex on WebGPU; an (op, dtype) its row leaves
+    out).  Never true on the CPU.  A driver absent from the table (a test double) is
+    judged by its declared ``dtypes`` and ``supports``."""
+    if dtype is None:
+        return False
+    dtype = np.dtype(dtype)
+    table = documented_coverage().get(device_kind(device))
+    if table is None:
+        drv = device.driver
+        return dtype not in drv.dtypes or (op is not None and not drv.supports(op, dtype))
+    if op in table and table[op] is not None:
+        return dtype not in table[op]
+    return not any(dts and dtype in dts for dts in table.values())
 
 
 def skip_unless_supported(device, op, *dtypes):
-    """Skip when the driver's declared coverage (``supports``) leaves out ``op`` for
-    one of ``dtypes``, naming them; the CPU supports every primitive and dtype."""
+    """Skip when the documented coverage (docs/devices.md) leaves out ``op`` for one of
+    ``dtypes``, naming them; the CPU supports every primitive and dtype."""
     for d in dtypes:
-        d = np.dtype(d)
-        if documented_unsupported(device, d) or not device.driver.supports(op, d):
-            pytest.skip("%s does not support %s for %s (declared by its driver)"
-                        % (device, op, d))
+        if documented_unsupported(device, d, op):
+            pytest.skip("%s does not support %s for %s (documented in docs/devices.md)"
+                        % (device, op, np.dtype(d)))
 
 
 def run_on(device, fn, *args, **kwargs):
     """``fn(*args, **kwargs)``; an ``UnsupportedOperation`` becomes a skip ONLY when its
-    dtype, or its (op, dtype), is one ``device``'s driver declares unsupported (its
-    ``dtypes`` and ``supports``: the coverage table of docs/devices.md), and its message
-    must name the device.  Any other failure stays a failure."""
+    (op, dtype) is in the documented list of what ``device`` lacks (the coverage table of
+    docs/devices.md, see ``documented_unsupported``), and its message must name the
+    device.  Any other failure, a refusal the table does not document included, stays a
+    failure."""
     try:
         return fn(*args, **kwargs)
     except tf.UnsupportedOperation as e:
-        if device.type in str(e) and (documented_unsupported(device, e.dtype) or (
-                e.dtype is not None and not device.driver.supports(e.op, e.dtype))):
+        if device.type in str(e) and documented_unsupported(device, e.dtype, e.op):
             pytest.skip("%s (documented as unsupported on %s)" % (e, device))
         raise
 
@@ -341,6 +459,45 @@ def check_on(t, expected, device, op=None, dtype=None, rtol=None, atol=None):
     assert host.device == tf.device("cpu")
     assert_close(host, expected, dtype=dtype, rtol=rt if rtol is None else rtol,
                  atol=at if atol is None else atol)
+
+
+# -- skips that CI turns into failures -------------------------------------------------
+#
+# .ci/run installs lavapipe, wgpu, PyTorch and cotengra and sets these switches, so a
+# broken install fails the run instead of quietly skipping ~2,150 WebGPU tests or the
+# PyTorch comparisons.  Locally (switches unset) such tests skip with their reason.
+REQUIRED = {
+    "TENFERRO_REQUIRE_WEBGPU": re.compile(r"(?i)device absent: webgpu|no webgpu (device|adapter)"),
+    "TENFERRO_REQUIRE_OPTIONAL": re.compile(r"could not import '"),  # pytest.importorskip
+}
+
+
+def required_but_skipped(reason):
+    """The switch (name) under which the skip ``reason`` is a failure, or None."""
+    for var, pattern in REQUIRED.items():
+        if os.environ.get(var, "") not in ("", "0") and pattern.search(str(reason)):
+            return var
+    return None
+
+
+def _fail_required_skip(rep):
+    if rep.skipped and isinstance(rep.longrepr, tuple):
+        var = required_but_skipped(rep.longrepr[2])
+        if var is not None:
+            rep.outcome = "failed"
+            rep.longrepr = "%s is set, so this skip is a failure: %s" % (var, rep.longrepr[2])
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    _fail_required_skip(outcome.get_result())
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector):
+    outcome = yield
+    _fail_required_skip(outcome.get_result())  # module-level skips (webgpu_or_skip)
 
 
 # -- per-device test counts in the report ------------------------------------------------
@@ -380,6 +537,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
             counts[kind][outcome] = counts[kind].get(outcome, 0) + 1
             if outcome == "skipped" and isinstance(rep.longrepr, tuple):
                 reasons[kind].add(str(rep.longrepr[2]).replace("Skipped: ", ""))
+    terminalreporter.write_line(_seed_line(config))
     if not any(counts.values()):
         return
     terminalreporter.write_sep("-", "tests per device")

@@ -121,15 +121,32 @@ def test_write_command(tmp_path):
     assert doc.read_text() == "no markers here\n"
 
 
+def test_check_command(tmp_path):
+    """``--check`` (run by .ci/run): 0 for the current table, 1 for a stale one or
+    missing markers, naming the file and the fix."""
+    cmd = [sys.executable, "-m", "tenferro.devices._coverage", "--check"]
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    r = subprocess.run(cmd + [DOC], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert r.returncode == 0 and "current" in r.stdout, r.stderr
+    doc = tmp_path / "devices.md"
+    for text, msg in [("no markers\n", "expected the markers"),
+                      ("%s\n| stale |\n%s\n" % (_coverage.START, _coverage.END),
+                       "stale: run python -m tenferro.devices._coverage --write")]:
+        doc.write_text(text)
+        r = subprocess.run(cmd + [str(doc)], cwd=ROOT, env=env, capture_output=True,
+                           text=True)
+        assert r.returncode == 1 and msg in r.stderr, (r.returncode, r.stderr)
+
+
 def test_docs_table_is_current():
     """docs/devices.md carries the generated table; regenerate it with
     ``python -m tenferro.devices._coverage --write docs/devices.md``."""
     with open(DOC, encoding="utf-8") as f:
         text = f.read()
     current = _coverage.section(text)
-    if current is None:
-        pytest.skip("docs/devices.md has no %s ... %s markers yet"
-                    % (_coverage.START, _coverage.END))
+    assert current is not None, (
+        "docs/devices.md has lost its %s ... %s markers: the device tests skip only what "
+        "that table documents" % (_coverage.START, _coverage.END))
     assert current.strip() == _fresh_table().strip(), (
         "docs/devices.md's coverage table is stale: run python -m tenferro.devices._coverage "
         "--write docs/devices.md")

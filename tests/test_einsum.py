@@ -362,7 +362,7 @@ def test_out_argument_errors():
     b = tf.asarray(random_array((4, 5), "float64", seed=2))
     with pytest.raises(ValueError, match="shape"):
         tf.einsum("ij,jk->ik", a, b, out=tf.zeros((5, 3)))
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="cannot cast the result from float64 to out's dtype int64"):
         tf.einsum("ij,jk->ik", a, b, out=tf.zeros((3, 5), dtype=tf.int64))
 
 
@@ -722,31 +722,38 @@ def test_error_numpy_agrees_on_invalid():
 
 def test_interleaved_errors():
     a = _t(2, 3)
-    with pytest.raises((ValueError, TypeError)):
+    with pytest.raises(ValueError, match=r"tenferro\.einsum: invalid label -1 in input sublist"):
         tf.einsum(a, [0, -1])
-    with pytest.raises((ValueError, TypeError)):
+    with pytest.raises(ValueError, match=r"tenferro\.einsum: invalid label 'x' in input sublist"):
         tf.einsum(a, [0, "x"])
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"has 3 label\(s\) but the operand has 2 dimension"):
         tf.einsum(a, [0, 1, 2])
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="output label 2 does not appear in any input term"):
         tf.einsum(a, [0, 1], [2])
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="has more than one Ellipsis"):
         tf.einsum(a, [Ellipsis, 0, Ellipsis])
 
 
-def test_bad_optimize_and_path():
+@pytest.mark.xfail(strict=True, raises=KeyError, reason="defect: an unknown optimize name "
+                   "escapes as opt_einsum's KeyError instead of tenferro.einsum's ValueError")
+def test_bad_optimize_name():
     a, b, c = _t(2, 3), _t(3, 4), _t(4, 5)
-    with pytest.raises((ValueError, TypeError, KeyError)):
+    with pytest.raises(ValueError, match=r"tenferro\.einsum.*no-such-optimizer"):
         tf.einsum("ij,jk,kl->il", a, b, c, optimize="no-such-optimizer")
-    with pytest.raises((ValueError, TypeError, IndexError)):
+
+
+@pytest.mark.xfail(strict=True, raises=IndexError, reason="defect: an explicit path with an "
+                   "out-of-range operand index escapes as 'pop index out of range'")
+def test_bad_explicit_path():
+    a, b, c = _t(2, 3), _t(3, 4), _t(4, 5)
+    with pytest.raises(ValueError, match=r"tenferro\.einsum.*path"):
         tf.einsum("ij,jk,kl->il", a, b, c, optimize=[(0, 5), (0, 1)])
 
 
 def test_errors_do_not_poison_the_cache():
-    with pytest.raises(ValueError):
-        tf.einsum("ij,jk->ik", _t(2, 3), _t(4, 5))
-    with pytest.raises(ValueError):
-        tf.einsum("ij,jk->ik", _t(2, 3), _t(4, 5))
+    for _ in range(2):
+        with pytest.raises(ValueError, match=r"tenferro\.einsum"):
+            tf.einsum("ij,jk->ik", _t(2, 3), _t(4, 5))
     assert_close(tf.einsum("ij,jk->ik", _t(2, 3), _t(3, 5)), np.full((2, 5), 3.0))
 
 
@@ -841,10 +848,11 @@ def test_cache_distinguishes_optimize_and_dtype(fresh_cache):
 
 # -- random expressions (hypothesis) ------------------------------------------------------
 
-from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+from hypothesis import given, strategies as st  # noqa: E402
 
-HYP = settings(max_examples=int(__import__("os").environ.get("TF_HYP", 200)), deadline=None,
-               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+from conftest import hyp_settings  # noqa: E402
+
+HYP = hyp_settings(200)
 LETTERS = "abcdefgAB"
 
 

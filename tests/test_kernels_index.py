@@ -181,5 +181,5 @@ def test_errors():
         K.take(x, np.zeros(1, np.int64), 0, np.empty(1, np.float16), 1)
     with pytest.raises(TypeError, match="int64"):
         K.take(np.ones(3), np.zeros(1, np.int32), 0, np.empty(1), 1)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"_index.take: out has shape \(1,\), expected \(2,\)"):
         K.take(np.ones(3), np.zeros(2, np.int64), 0, np.empty(1), 1)

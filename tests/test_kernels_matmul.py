@@ -118,9 +118,9 @@ def test_matmul_errors():
     a = np.ones((2, 2), np.float16)
     with pytest.raises(TypeError, match="no loop for float16"):
         _matmul.matmul(a, a, np.empty((2, 2), np.float16), 1)
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="_matmul.matmul: no loop for float64, float32"):
         _matmul.matmul(np.ones((2, 2)), np.ones((2, 2), np.float32), np.empty((2, 2)), 1)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="_matmul.matmul: core dims do not agree"):
         _matmul.matmul(np.ones((2, 3)), np.ones((2, 3)), np.empty((2, 3)), 1)
 
 

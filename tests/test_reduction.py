@@ -275,7 +275,9 @@ def test_threads_identical_reduction():
 
 # -- property: random shapes, axes and strided layouts ---------------------------------------
 
-from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis import given, strategies as st  # noqa: E402
+
+from conftest import hyp_settings  # noqa: E402
 
 
 @st.composite
@@ -294,7 +296,7 @@ def reduce_case(draw):
     return shape, dtype, perm, steps, axes, keepdims, name
 
 
-@settings(max_examples=int(__import__("os").environ.get("TF_HYP", 100)), deadline=None)
+@hyp_settings(100)
 @given(reduce_case(), st.integers(0, 2 ** 16))
 def test_reduction_property(case, seed):
     shape, dtype, perm, steps, axes, keepdims, name = case

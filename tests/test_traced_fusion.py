@@ -5,13 +5,13 @@ bit for bit for arithmetic, to a few ulp where a transcendental function's SIMD 
 scalar variants may differ) and with NumPy evaluating the same expression."""
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st, HealthCheck
+from hypothesis import given, strategies as st
 
 import tenferro as tf
 from tenferro.autograd import _fusion
 from tenferro._kernels._elementwise import FusedKernel
 
-from conftest import assert_close, stable_rng
+from conftest import assert_close, hyp_settings, stable_rng
 
 UNFUSED = tuple(p for p in tf.autograd._passes.PASSES if p != "fuse")
 
@@ -281,7 +281,7 @@ def _run(mod, ops, nout, xs):
     return tuple(vals[-nout:])
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@hyp_settings(60)
 @given(_programs(), st.integers(0, 2**31))
 def test_random_graphs_fused_equals_unfused_and_numpy(prog, seed):
     dtype, shapes, ops, nout = prog

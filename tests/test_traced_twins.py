@@ -1,6 +1,12 @@
 """The traced twin of every eager functional-transform test (issue 6: "every eager-mode AD
 test has a traced twin, same values to rounding").
 
+These test the TRACER (trace, jit, compile), not the derivative rules: a twin compares
+tenferro with tenferro, so a wrong rule gives the same wrong value in both and passes.
+They are marked ``tracer_twin`` and do not count as rule tests; the rules are checked
+against finite differences in tests/test_autograd_rules.py (gradcheck), per device in
+tests/test_devices_ops.py, and against NumPy/SciPy in the tests the twins mirror.
+
 Each case of ``CASES`` is one computation of tests/test_autograd_functional.py (or of a
 test of tests/test_autograd_eager.py about what is differentiated rather than how the
 tape works), written as a function of tensors returning a pytree.  It runs eagerly (the
@@ -34,6 +40,9 @@ import pytest
 import tenferro as tf
 from tenferro.autograd import extend
 from tenferro.autograd import tree_flatten, tree_map, tree_unflatten
+
+# tracer tests, not rule tests: ``pytest -m "not tracer_twin"`` leaves them out
+pytestmark = pytest.mark.tracer_twin
 
 
 def t(v, dtype=None):

@@ -2,15 +2,15 @@
 NumPy, assignment, gathers, joining, padding and triangular/diagonal helpers."""
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import tenferro as tf
 
-from conftest import DTYPES, LAYOUTS, assert_close, layout_values, make_layout, random_array
+from conftest import (DTYPES, LAYOUTS, assert_close, hyp_settings, layout_values, make_layout,
+                      random_array)
 
-HSET = settings(max_examples=int(__import__("os").environ.get("TF_HYP", 80)), deadline=None,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+HSET = hyp_settings(80)
 
 
 def shares(view, base):
@@ -503,8 +503,7 @@ def test_pad_vs_numpy(mode, widths):
     i = random_array((5,), "int32", seed=10)
     assert_close(tf.pad(tf.asarray(i), (4, 13), mode=mode), np.pad(i, (4, 13), mode=mode))
     one = np.array([[3.0]])
-    if mode != "reflect" or True:
-        assert_close(tf.pad(tf.asarray(one), 3, mode=mode), np.pad(one, 3, mode=mode))
+    assert_close(tf.pad(tf.asarray(one), 3, mode=mode), np.pad(one, 3, mode=mode))
     t = make_layout(a, "negstride")
     assert_close(tf.pad(t, ((1, 2), (5, 0)), mode=mode), np.pad(a, ((1, 2), (5, 0)), mode=mode))
 

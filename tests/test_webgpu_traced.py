@@ -7,14 +7,13 @@ WGSL kernel per group) are compared with the same program compiled without fusio
 both run the driver's own WGSL bodies, so they agree bit for bit (checked on the
 raw bits, NaN payloads and signed zeros included).  Skipped without an adapter.
 """
-import os
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import given, strategies as st
 
 import tenferro as tf
-from conftest import gpu, host, webgpu_or_skip
+from conftest import gpu, host, hyp_settings, webgpu_or_skip
 import tenferro.linalg as tl
 from tenferro._errors import DeviceMismatchError, TenferroError, UnsupportedOperation
 
@@ -635,8 +634,7 @@ def _inputs(kinds, shapes, seed):
     return out
 
 
-@settings(max_examples=int(os.environ.get("TF_HYPOTHESIS_EXAMPLES", 60)), deadline=None,
-          suppress_health_check=[HealthCheck.too_slow])
+@hyp_settings(60)
 @given(_programs(), st.integers(0, 2**31))
 def test_random_graphs_fused_equals_unfused_and_numpy(prog, seed):
     kinds, shapes, ops, nout = prog

@@ -277,6 +277,17 @@ def _ops_of(driver, names):
     return [driver.lookup(n, driver.name) for n in names]
 
 
+def _sum_in(driver, dt):
+    """``f(x, axes=)``: the driver's sum of ``x`` over ``axes`` in ``dt``.  An int32 sum
+    accumulates in int64 (the kernels' loop, NumPy's sum) and wraps back to int32: the
+    value NumPy's int32 einsum returns."""
+    total, = _ops_of(driver, ("sum",))
+    if dt.kind != "i" or dt == _dtypes.int64:
+        return lambda x, axes: total(x, axes=axes, out_dtype=dt)
+    convert, = _ops_of(driver, ("convert",))
+    return lambda x, axes: convert(total(x, axes=axes, out_dtype=_dtypes.int64), dtype=dt)
+
+
 def _prepare_step(labels, shape, strides, size, counts, out_set, fns, dt):
     """(function of the operand's device array or None, its labels, its layout): repeated
     labels become diagonals (views), size-1 axes of broadcast labels are dropped, labels
@@ -304,7 +315,7 @@ def _prepare_step(labels, shape, strides, size, counts, out_set, fns, dt):
     layout = _layout(labels, strides)
     own = tuple(i for i, l in enumerate(labels) if counts[l] == 1 and l not in out_set)
     if own:
-        ops.append((total, {"axes": own, "out_dtype": dt}))
+        ops.append((total, {"axes": own}))
         labels = [l for i, l in enumerate(labels) if i not in own]
         layout = list(labels)  # the reduction's result is C-contiguous
     return _chain(ops), labels, layout
@@ -332,7 +343,7 @@ def _plan(spec, shapes, strides, optimize, driver, dt):
     size = _sizes(ins, shapes)
     out_set = set(out)
     counts = collections.Counter(l for labels in ins for l in set(labels))
-    fns = _ops_of(driver, ("diagonal", "reshape", "sum"))
+    fns = (*_ops_of(driver, ("diagonal", "reshape")), _sum_in(driver, dt))
     pre, terms, layouts = [], [], []
     for labels, shape, st in zip(ins, shapes, strides):
         f, labels, layout = _prepare_step(labels, shape, st, size, counts, out_set, fns, dt)
@@ -438,8 +449,8 @@ def _group_step(group, keep, size, driver, dt):
         labels = [l for l in la if l in keep]
         if not axes:
             return _identity, (labels, lay)
-        total, = _ops_of(driver, ("sum",))
-        return (lambda x: total(x, axes=axes, out_dtype=dt)), (labels, labels)
+        total = _sum_in(driver, dt)
+        return (lambda x: total(x, axes=axes)), (labels, labels)
     steps = []
     cur = group[0]
     for k in range(1, len(group)):
@@ -476,7 +487,8 @@ def _pair_step(a, b, keep, size, driver, dt):
     left = _ordered([l for l in la if l not in sb], lay_a)
     right = _ordered([l for l in lb if l not in sa], lay_b)
     res = batch + left + right
-    permute, total = _ops_of(driver, ("permute_dims", "sum"))
+    permute, = _ops_of(driver, ("permute_dims",))
+    total = _sum_in(driver, dt)
     if contract:
         pa = _perm([la.index(l) for l in batch + left + contract])
         pb = _perm([lb.index(l) for l in batch + contract + right])
@@ -495,9 +507,9 @@ def _pair_step(a, b, keep, size, driver, dt):
             y = reshape(y, shape=shb, copy=None)
             return multiply(x, y, out_dtype=dt)
 
-    fa = _chain(([(total, {"axes": ra, "out_dtype": dt})] if ra else []) +
+    fa = _chain(([(total, {"axes": ra})] if ra else []) +
                 ([(permute, {"axes": pa})] if pa else []))
-    fb = _chain(([(total, {"axes": rb, "out_dtype": dt})] if rb else []) +
+    fb = _chain(([(total, {"axes": rb})] if rb else []) +
                 ([(permute, {"axes": pb})] if pb else []))
     if fa is None and fb is None:
         return product, (res, res)
@@ -606,7 +618,9 @@ def _get_plan(spec, ops, optimize, dtype, driver):
         return plan
     _stats["misses"] += 1
     dt = _dtypes.dtype(dtype) if dtype is not None else _dtypes.result_type(*ops)
-    work = _dtypes.int64 if dt.kind in "bi" else dt  # exact integer sums, cast at the end
+    # bools sum exactly in int64 (cast back at the end); ints in their own dtype, wrapping
+    # as NumPy's einsum does (int32 stays int32: devices without int64 matmul run it)
+    work = _dtypes.int64 if dt.kind == "b" else dt
     plan = _plan(spec, tuple(x.shape for x in datas), tuple(x.strides for x in datas),
                  _oe_optimize(optimize), driver, work)
     plan.work, plan.cast = work, (None if dt == work else dt)

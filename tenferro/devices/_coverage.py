@@ -3,7 +3,9 @@ declarations (``Driver.supports(op, dtype)``), so the documentation cannot drift
 
 ``python -m tenferro.devices._coverage`` prints the table;
 ``python -m tenferro.devices._coverage --write docs/devices.md`` rewrites the part of
-that file between the markers ``<!-- coverage:start -->`` and ``<!-- coverage:end -->``.
+that file between the markers ``<!-- coverage:start -->`` and ``<!-- coverage:end -->``;
+``--check docs/devices.md`` exits 1 when those markers are missing or the table there is
+stale (CI runs it: the device tests skip only what that table documents).
 """
 import pkgutil
 import sys
@@ -105,9 +107,25 @@ def main(argv=None):
                                             "table of what each device driver supports.")
     p.add_argument("--write", metavar="FILE",
                    help="rewrite FILE's section between %s and %s" % (START, END))
+    p.add_argument("--check", metavar="FILE",
+                   help="exit 1 if FILE lacks the markers or its table is stale")
     p.add_argument("--kinds", nargs="*", help="driver names (default: tenferro's own)")
     args = p.parse_args(argv)
     table = coverage_table(args.kinds)
+    if args.check:
+        with open(args.check, encoding="utf-8") as f:
+            current = section(f.read())
+        if current is None:
+            sys.stderr.write("%s: expected the markers %s and %s (in this order)\n"
+                             % (args.check, START, END))
+            return 1
+        if current.strip() != table.strip():
+            sys.stderr.write("%s: the coverage table is stale: run python -m "
+                             "tenferro.devices._coverage --write %s\n"
+                             % (args.check, args.check))
+            return 1
+        print("%s: coverage table current" % args.check)
+        return 0
     if not args.write:
         sys.stdout.write(table)
         return 0
