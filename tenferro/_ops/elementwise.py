@@ -421,7 +421,7 @@ def _make_binary(name, dunder=False):
                 r = dev._fast.get(key)
                 if r is None:
                     r = dev._fast[key] = _fast_entry(name, uf, dev, key[1:])
-                if r and r[3][0] <= x2 <= r[3][1]:
+                if r and (t2 is not int or r[3][0] <= x2 <= r[3][1]):
                     s2 = _scalar_on(x2, d1.dtype, dev)
                     o = _wrap(r[0](d1, s2, out_dtype=r[1]), dev)
                     if x1._ad is None or _primitive._tape is None:

@@ -370,14 +370,14 @@ def setitem(x, key, value):
         raise RuntimeError("tenferro: in-place assignment to a tensor that requires grad; "
                            "build a new tensor (e.g. with where) instead")
     entries = _parse(x, key)
+    v = _assigned("setitem", x, value)
     if not any(e[0] in "am" for e in entries):
         view = _basic(x, [e for e in entries if e[0] != "x"])
-        copy_into(view, value)
+        copy_into(view, v)
         return
     from .creation import arange
 
     positions = getitem(reshape(arange(x.size, device=x.device), x.shape), key)
-    v = to_tensor(value, device=x.device)
     if v._device is not x._device:
         from .._errors import DeviceMismatchError
 
@@ -388,3 +388,25 @@ def setitem(x, key, value):
     check_mutable("setitem", x, v)
     dev = x._device
     dev.driver.lookup("put", dev, x.dtype)(x._data, positions._data, v._data)
+
+
+def _assigned(op, x, value):
+    """``value`` as a tensor to write into ``x``, by NumPy's rules: a Python scalar
+    converts as Python's ``int()``/``float()`` do (a complex into a real tensor is a
+    TypeError, NaN into an integer one a ValueError, an int out of range an
+    OverflowError); an array or tensor is cast unsafely, complex into real with
+    NumPy's ComplexWarning."""
+    if isinstance(value, (int, float, complex)) and not isinstance(value, np.generic):
+        try:
+            a = np.asarray(value, dtype=x.dtype)
+        except (TypeError, ValueError, OverflowError) as e:
+            raise type(e)("tenferro.%s: cannot write %r into a tensor of dtype %s: %s"
+                          % (op, value, x.dtype, e)) from None
+        return to_tensor(a, device=x._device)
+    v = to_tensor(value, device=x._device)
+    if v.dtype.kind == "c" and x.dtype.kind not in "cb":
+        import warnings
+
+        warnings.warn("tenferro.%s: casting complex values to real discards the imaginary "
+                      "part" % op, np.exceptions.ComplexWarning, stacklevel=4)
+    return v

@@ -1,0 +1,183 @@
+"""Issue 15, values: every case gives NumPy 2's value (bit for bit) or its exception."""
+import struct
+import warnings
+
+import numpy as np
+import pytest
+
+import tenferro as tf
+
+
+def _bits(a):
+    return np.asarray(a).tobytes()
+
+
+# -- the Python-scalar cache keys signed zeros, NaN payloads and types apart ----------------
+
+SCALARS = [0.0, -0.0, complex(0.0, 0.0), complex(0.0, -0.0), complex(-0.0, 0.0),
+           complex(-0.0, -0.0), float("nan"), struct.unpack("<d", b"\x01\x00\x00\x00\x00\x00\xf8\x7f")[0],
+           True, 1, 1.0, False, 0]
+
+
+@pytest.mark.parametrize("op", ["multiply", "add", "copysign", "divide"])
+@pytest.mark.parametrize("dtype", ["float64", "float32", "complex128"])
+def test_scalar_cache_keys_signed_zero_and_nan_apart(op, dtype):
+    a = np.array([1.0, -2.0, 0.0, -0.0], dtype=dtype)
+    x = tf.asarray(a)
+    for _ in range(2):   # second pass: every value is in the cache already
+        for s in SCALARS:
+            if op == "copysign" and (dtype.startswith("complex") or isinstance(s, complex)):
+                continue
+            want = getattr(np, op)(a, s)
+            got = np.asarray(getattr(tf, op)(x, s))
+            assert got.dtype == want.dtype, (op, s)
+            assert _bits(got) == _bits(want), (op, s, got, want)
+            assert np.array_equal(np.signbit(got.real), np.signbit(want.real))
+
+
+def test_multiply_by_negative_zero_then_zero():
+    x = tf.asarray(np.array([1.0, 2.0]))
+    assert np.signbit(np.asarray(x * -0.0)).all()
+    assert not np.signbit(np.asarray(x * 0.0)).any()
+    assert not np.signbit(np.asarray(tf.copysign(x, 0.0))).any()
+    assert np.signbit(np.asarray(tf.copysign(x, -0.0))).all()
+
+
+def test_scalar_cache_bool_int_float_apart():
+    x = tf.asarray(np.array([3, 4], dtype=np.int32))
+    for s in (True, 1, 1.0, 1, True):
+        want = np.array([3, 4], dtype=np.int32) / s if False else np.array([3, 4], np.int32) + s
+        got = np.asarray(x + s)
+        assert got.dtype == want.dtype and np.array_equal(got, want), s
+
+
+@pytest.mark.parametrize("v", [-0.0, complex(-0.0, 0.0), complex(0.0, -0.0), 0.0, 0])
+def test_full_keeps_signed_zero(v):
+    got = np.asarray(tf.full(3, v))
+    want = np.full(3, v)
+    assert got.dtype == want.dtype and _bits(got) == _bits(want)
+
+
+# -- setitem: NumPy 2's rules for every kind of value into every dtype ----------------------
+
+DESTS = ["bool", "int32", "int64", "float32", "float64", "complex64", "complex128"]
+PY_VALUES = [2 + 1j, 2.7, -2.7, 2 ** 40, 2 ** 70, -1, True, float("nan"), float("inf"), -0.0]
+KEYS = [0, slice(None), [0], (Ellipsis,)]
+
+
+def _numpy_outcome(fn):
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        try:
+            r = fn()
+        except (TypeError, ValueError, OverflowError) as e:
+            return ("raise", type(e)), []
+    return ("ok", r), [x.category for x in w]
+
+
+@pytest.mark.parametrize("dest", DESTS)
+@pytest.mark.parametrize("key", KEYS, ids=str)
+def test_setitem_python_scalar_as_numpy(dest, key):
+    for v in PY_VALUES:
+        a = np.zeros(3, dtype=dest)
+        x = tf.zeros(3, dtype=dest)
+
+        def np_set():
+            a[key] = v
+            return a.copy()
+
+        def tf_set():
+            x[key] = v
+            return np.asarray(x).copy()
+        want, wwarn = _numpy_outcome(np_set)
+        got, gwarn = _numpy_outcome(tf_set)
+        assert got[0] == want[0], (dest, key, v, got, want)
+        if want[0] == "raise":
+            assert issubclass(got[1], want[1]), (dest, key, v, got, want)
+        else:
+            assert _bits(got[1]) == _bits(want[1]), (dest, key, v, got, want)
+        assert (np.exceptions.ComplexWarning in gwarn) == (np.exceptions.ComplexWarning in wwarn)
+
+
+def test_setitem_complex_into_real_raises_naming_op():
+    x = tf.asarray(np.zeros(3))
+    with pytest.raises(TypeError, match="tenferro.setitem.*complex"):
+        x[0] = 2 + 1j
+    assert np.array_equal(np.asarray(x), np.zeros(3))   # nothing written
+    i = tf.zeros(3, dtype="int32")
+    with pytest.raises(OverflowError, match=r"setitem.*out of bounds for int32"):
+        i[1:] = 2 ** 40
+    with pytest.raises(ValueError, match=r"setitem.*NaN"):
+        i[[0, 1]] = float("nan")
+
+
+@pytest.mark.parametrize("dest", DESTS)
+@pytest.mark.parametrize("src", ["complex128", "float64", "int64", "bool"])
+@pytest.mark.parametrize("kind", ["ndarray", "tensor", "numpy scalar"])
+def test_setitem_array_values_cast_as_numpy(dest, src, kind):
+    vals = np.array([2.5 + 1j, -1.0 + 0j, 3.0 - 2j], dtype=complex).astype(src) \
+        if src.startswith("complex") else np.array([2.5, -1.0, 3.0]).astype(src)
+    for key in (slice(None), [0, 1, 2]):
+        a = np.zeros(3, dtype=dest)
+        x = tf.zeros(3, dtype=dest)
+        v = vals[0] if kind == "numpy scalar" else vals
+        tv = tf.asarray(v) if kind == "tensor" else v
+
+        def np_set():
+            a[key] = v
+            return a.copy()
+
+        def tf_set():
+            x[key] = tv
+            return np.asarray(x).copy()
+        want, wwarn = _numpy_outcome(np_set)
+        got, gwarn = _numpy_outcome(tf_set)
+        assert got[0] == want[0] == "ok"
+        assert _bits(got[1]) == _bits(want[1]), (dest, src, kind, got, want)
+        assert (np.exceptions.ComplexWarning in gwarn) == (np.exceptions.ComplexWarning in wwarn)
+
+
+def test_inplace_complex_into_real_raises():
+    x = tf.asarray(np.zeros(3))
+    with pytest.raises(TypeError, match="tenferro.add.*same_kind"):
+        x += 1j
+    with pytest.raises(TypeError, match="float"):
+        tf.full(2, 2 + 1j, dtype="float64")
+
+
+# -- comparisons and arithmetic with out-of-range Python ints -----------------------------
+
+BIG = [2 ** 31, -2 ** 31 - 1, 2 ** 40, -2 ** 40, 2 ** 63, -2 ** 63 - 1, 2 ** 70, -2 ** 70, 5]
+CMP = ["equal", "not_equal", "less", "less_equal", "greater", "greater_equal"]
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64", "bool", "float32", "float64"])
+@pytest.mark.parametrize("op", CMP + ["add", "multiply", "maximum", "bitwise_and"])
+def test_out_of_range_python_int_as_numpy(dtype, op):
+    a = np.array([1, -3, 0], dtype=dtype) if dtype != "bool" else np.array([True, False, True])
+    x = tf.asarray(a)
+    uf = getattr(np, op)
+    for v in BIG:
+        for args, targs in (((a, v), (x, v)), ((v, a), (v, x))):
+            try:
+                want = uf(*args)
+            except (TypeError, OverflowError) as e:
+                with pytest.raises(type(e)):
+                    getattr(tf, op)(*targs)
+                continue
+            got = np.asarray(getattr(tf, op)(*targs))
+            assert got.dtype == want.dtype and np.array_equal(got, want), (op, v, got, want)
+
+
+def test_int32_less_than_2_40_is_true():
+    x = tf.asarray(np.array([1, 2], dtype=np.int32))
+    assert np.asarray(x < 2 ** 40).tolist() == [True, True]
+    assert np.asarray(2 ** 40 == x).tolist() == [False, False]
+    assert np.asarray(x >= -2 ** 70).tolist() == [True, True]
+    with pytest.raises(OverflowError, match=r"tenferro.add: Python integer 1099511627776 out "
+                                            r"of bounds for int32"):
+        x + 2 ** 40
+    with pytest.raises(OverflowError, match=r"tenferro.multiply.*int64"):
+        tf.asarray(np.array([1])) * 2 ** 63
+    out = tf.zeros(2, dtype="bool")
+    assert tf.less(x, 2 ** 40, out=out) is out and np.asarray(out).all()
