@@ -181,3 +181,51 @@ def test_int32_less_than_2_40_is_true():
         tf.asarray(np.array([1])) * 2 ** 63
     out = tf.zeros(2, dtype="bool")
     assert tf.less(x, 2 ** 40, out=out) is out and np.asarray(out).all()
+
+
+# -- thread counts --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("n", [2 ** 31, -2 ** 31, 10 ** 6, 1025 + tf._threads.max_threads()])
+def test_set_num_threads_rejects_absurd_counts(n):
+    before = tf.get_num_threads()
+    with pytest.raises(ValueError, match=r"set_num_threads: %d threads is out of range" % n):
+        tf.set_num_threads(n)
+    with pytest.raises(ValueError, match=r"set_num_threads: %d threads" % n):
+        with tf.num_threads(n):
+            pass
+    assert tf.get_num_threads() == before
+    x = tf.asarray(np.arange(100000.0))
+    assert float(tf.sum(x)) == np.arange(100000.0).sum()   # later ops still run
+
+
+def test_set_num_threads_accepts_numpy_ints_and_the_cap():
+    before = tf.get_num_threads()
+    try:
+        tf.set_num_threads(np.int64(2))
+        assert tf.get_num_threads() == (2 if tf._threads.have_openmp() else 1)
+        with pytest.raises(ValueError, match="expected a non-zero int or None, got True"):
+            tf.set_num_threads(True)
+    finally:
+        tf.set_num_threads(None)
+    assert tf.get_num_threads() == before
+
+
+@pytest.mark.parametrize("env", ["abc", "0", "-3", "99999999999", "2**31"])
+def test_garbage_omp_num_threads_is_reported_and_ignored(env):
+    import os
+    import subprocess
+    import sys
+
+    code = ("import warnings; warnings.simplefilter('always')\n"
+            "import tenferro as tf, numpy as np\n"
+            "print(tf.get_num_threads(), tf._threads._openmp.num_procs(), "
+            "tf._threads.have_openmp())\n"
+            "print(float(tf.sum(tf.asarray(np.ones(100000)))))\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       env=dict(os.environ, OMP_NUM_THREADS=env), timeout=120,
+                       cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    assert r.returncode == 0, r.stderr
+    got, procs, omp = r.stdout.split("\n")[0].split()
+    assert int(got) == (int(procs) if omp == "True" else 1)
+    assert r.stdout.split("\n")[1] == "100000.0"
+    assert "ignoring OMP_NUM_THREADS=%r" % env in r.stderr
