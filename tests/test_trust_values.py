@@ -229,3 +229,59 @@ def test_garbage_omp_num_threads_is_reported_and_ignored(env):
     assert int(got) == (int(procs) if omp == "True" else 1)
     assert r.stdout.split("\n")[1] == "100000.0"
     assert "ignoring OMP_NUM_THREADS=%r" % env in r.stderr
+
+
+# -- axis=0 / -1 on 0-d tensors, exactly where NumPy takes it -------------------------------
+
+def _logsumexp(lib):
+    # NumPy's axis rules (scipy.special.logsumexp has its own for 0-d input: (0,) works)
+    return (lambda a, axis: np.log(np.sum(np.exp(a), axis=axis))) if lib is np \
+        else tf.logsumexp
+
+
+ZERO_D_OPS = {
+    "sum": lambda lib, a, ax: lib.sum(a, axis=ax),
+    "sum_keepdims": lambda lib, a, ax: lib.sum(a, axis=ax, keepdims=True),
+    "prod": lambda lib, a, ax: lib.prod(a, axis=ax),
+    "mean": lambda lib, a, ax: lib.mean(a, axis=ax),
+    "var": lambda lib, a, ax: lib.var(a, axis=ax),
+    "std": lambda lib, a, ax: lib.std(a, axis=ax),
+    "max": lambda lib, a, ax: lib.max(a, axis=ax),
+    "min": lambda lib, a, ax: lib.min(a, axis=ax),
+    "argmax": lambda lib, a, ax: lib.argmax(a, axis=ax),
+    "argmin": lambda lib, a, ax: lib.argmin(a, axis=ax, keepdims=True),
+    "any": lambda lib, a, ax: lib.any(a, axis=ax),
+    "all": lambda lib, a, ax: lib.all(a, axis=ax),
+    "cumsum": lambda lib, a, ax: lib.cumsum(a, axis=ax),
+    "cumprod": lambda lib, a, ax: lib.cumprod(a, axis=ax),
+    "count_nonzero": lambda lib, a, ax: lib.count_nonzero(a, axis=ax),
+    "logsumexp": lambda lib, a, ax: _logsumexp(lib)(a, axis=ax),
+    "squeeze": lambda lib, a, ax: lib.squeeze(a, axis=ax),
+    "take": lambda lib, a, ax: lib.take(a, 0, axis=ax),
+    "take_list": lambda lib, a, ax: lib.take(a, [0, -1], axis=ax),
+}
+
+
+@pytest.mark.parametrize("axis", [0, -1, 1, -2, (0,), (-1,), (), None, np.int64(0)],
+                         ids=repr)
+@pytest.mark.parametrize("op", sorted(ZERO_D_OPS))
+def test_axis_on_0d_tensor_as_numpy(op, axis):
+    fn = ZERO_D_OPS[op]
+    a = np.array(2.5)
+    try:
+        want = np.asarray(fn(np, a, axis))
+    except (np.exceptions.AxisError, TypeError, ValueError) as e:
+        with pytest.raises(type(e)):
+            fn(tf, tf.asarray(a), axis)
+        return
+    got = np.asarray(fn(tf, tf.asarray(a), axis))
+    assert got.shape == want.shape and np.allclose(got, want), (got, want)
+
+
+def test_axis_error_on_0d_names_the_op():
+    x = tf.asarray(np.array(1.0))
+    with pytest.raises(np.exceptions.AxisError,
+                       match="tenferro.logsumexp: axis 1 is out of bounds"):
+        tf.logsumexp(x, axis=1)
+    with pytest.raises(tf.AxisError, match="tenferro.sum: axis 0 is out of bounds"):
+        tf.sum(x, axis=(0,))

@@ -485,7 +485,12 @@ def logsumexp(x, axis=None, keepdims=False):
     """log(sum(exp(x))) computed stably (scipy.special.logsumexp for real input)."""
     from .reduction import max as _max, sum as _sum
 
+    from .shape import zero_d_axis
+    from ._common import normalize_axes
+
     x = to_tensor(x)
+    if not zero_d_axis(axis, x.ndim):
+        normalize_axes("logsumexp", axis, x.ndim)  # errors name logsumexp, not max
     if x.dtype.kind in "biu":
         x = astype(x, _dtypes.float64)
     # The shift m cancels exactly, so it carries no derivative (and records nothing).
@@ -494,9 +499,8 @@ def logsumexp(x, axis=None, keepdims=False):
     r = log(_sum(exp(x - m), axis=axis, keepdims=True)) + m
     if not keepdims:
         from .shape import squeeze
-        from ._common import normalize_axes
 
-        r = squeeze(r, normalize_axes("logsumexp", axis, x.ndim))
+        r = squeeze(r, axis)
     return r
 
 

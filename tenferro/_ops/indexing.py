@@ -12,7 +12,7 @@ from .. import _dtypes
 from .._primitive import Primitive, bind
 from .._tensor import Tensor
 from ._common import broadcast_shapes, normalize_axis, numel, to_tensor
-from .shape import basic_index_p, broadcast_to, permute_dims, reshape
+from .shape import basic_index_p, broadcast_to, permute_dims, reshape, zero_d_axis
 
 
 def _take_aval(x, idx, *, axis):
@@ -81,7 +81,7 @@ def _normalize_indices(op, idx, n, axis):
 def take(x, indices, axis=None):
     """Elements of ``x`` at ``indices`` along ``axis`` (flattened ``x`` if None), as NumPy."""
     x = to_tensor(x)
-    if axis is None:
+    if axis is None or zero_d_axis(axis, x.ndim):
         x = reshape(x, (-1,))
         axis = 0
     axis = normalize_axis("take", axis, x.ndim)
