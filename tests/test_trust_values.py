@@ -285,3 +285,42 @@ def test_axis_error_on_0d_names_the_op():
         tf.logsumexp(x, axis=1)
     with pytest.raises(tf.AxisError, match="tenferro.sum: axis 0 is out of bounds"):
         tf.sum(x, axis=(0,))
+
+
+# -- absurd sizes fail fast -----------------------------------------------------------------
+
+def test_take_with_index_broadcast_to_2_40_fails_fast():
+    import os
+    import subprocess
+    import sys
+
+    code = ("import numpy as np, tenferro as tf, time\n"
+            "x = tf.asarray(np.arange(5.0))\n"
+            "for v in (1, -1):\n"
+            "    i = tf.broadcast_to(tf.asarray(v), (2 ** 40,))\n"
+            "    for f in (lambda: tf.take(x, i), lambda: x[i],\n"
+            "              lambda: tf.take_along_axis(x, i, 0)):\n"
+            "        t = time.time()\n"
+            "        try:\n"
+            "            f()\n"
+            "        except MemoryError as e:\n"
+            "            assert 'TiB' in str(e), e\n"
+            "            print('MemoryError', round(time.time() - t))\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       timeout=120, cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split("\n")[:6] == ["MemoryError 0"] * 6, r.stdout
+    x = tf.asarray(np.arange(5.0))
+    with pytest.raises(IndexError, match="tenferro.take: index 9 is out of bounds"):
+        tf.take(x, tf.broadcast_to(tf.asarray(9), (2 ** 40,)))
+
+
+@pytest.mark.parametrize("shape", [(7,), (3, 4), (4, 1)])
+def test_broadcast_negative_indices_gather_as_numpy(shape):
+    a = np.arange(5.0) * 1.5
+    base = np.array([[-1], [2], [-5], [0]])[: shape[0]] if len(shape) == 2 else np.array(-2)
+    idx = np.broadcast_to(base, shape)
+    want = np.take(a, idx)
+    ti = tf.broadcast_to(tf.asarray(base), shape)
+    assert np.array_equal(np.asarray(tf.take(tf.asarray(a), ti)), want)
+    assert np.array_equal(np.asarray(tf.asarray(a)[ti]), a[idx])

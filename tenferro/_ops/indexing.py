@@ -67,15 +67,29 @@ def _normalize_indices(op, idx, n, axis):
 
     if idx.size == 0:
         return idx
-    lo = int(_min(idx))
-    hi = int(_max(idx))
+    # a broadcast index (zero strides) is checked and normalised on the elements it
+    # stores, then broadcast again: an index broadcast to 2**40 elements costs as much as
+    # its one stored element, and the gather's output allocation fails fast, as NumPy's
+    stored = _stored(idx)
+    lo = int(_min(stored))
+    hi = int(_max(stored))
     if lo < -n or hi >= n:
         bad = hi if hi >= n else lo
         raise IndexError("tenferro.%s: index %d is out of bounds for axis %d with size %d"
                          % (op, bad, axis, n))
     if lo < 0:
-        idx = where(less(idx, 0), add(idx, n), idx)
+        stored = where(less(stored, 0), add(stored, n), stored)
+        idx = stored if stored.shape == idx.shape else broadcast_to(stored, idx.shape)
     return idx
+
+
+def _stored(t):
+    """``t`` without its broadcast (zero-stride) axes: those have size 1 in the result,
+    which broadcasts back to ``t``."""
+    strides = getattr(t._data, "strides", None)
+    if strides is None or len(strides) != t.ndim or all(strides):
+        return t
+    return _basic(t, [("s", slice(0, 1) if s == 0 else slice(None)) for s in strides])
 
 
 def take(x, indices, axis=None):
