@@ -324,3 +324,15 @@ def test_broadcast_negative_indices_gather_as_numpy(shape):
     ti = tf.broadcast_to(tf.asarray(base), shape)
     assert np.array_equal(np.asarray(tf.take(tf.asarray(a), ti)), want)
     assert np.array_equal(np.asarray(tf.asarray(a)[ti]), a[idx])
+
+
+@pytest.mark.parametrize("f", [lambda v: v + 0.0, lambda v: 0.0 + v, lambda v: v - (-0.0),
+                               lambda v: v + (-0.0), lambda v: v - 0.0, lambda v: v * 1.0,
+                               lambda v: v + complex(0.0, -0.0), lambda v: v / 1.0])
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_jit_simplification_keeps_signed_zeros(f, dtype):
+    a = np.array([-0.0, 0.0, 1.0, complex(-0.0, -0.0) if dtype == "complex128" else -2.0],
+                 dtype=dtype)
+    want = f(a)
+    got = np.asarray(tf.jit(f)(tf.asarray(a)))
+    assert got.dtype == want.dtype and _bits(got) == _bits(want), (got, want)

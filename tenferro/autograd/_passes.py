@@ -132,6 +132,19 @@ def _constant_value(x):
     return v if np.all(a == v) else None
 
 
+def _neutral(v, name):
+    """Whether the constant ``v`` leaves every value unchanged, bit for bit: ``1`` times or
+    divided; ``-0.0`` added or ``+0.0`` subtracted (``-0.0 + 0.0`` is ``+0.0``, so ``x + 0.0``
+    is not ``x``); every part of a complex zero signed alike."""
+    unit = 1 if name in ("multiply", "divide") else 0
+    if v is None or v != unit:
+        return False
+    if unit == 1 or np.asarray(v).dtype.kind not in "fc":
+        return True
+    signs = np.signbit([np.real(v), np.imag(v)] if np.iscomplexobj(v) else [v])
+    return bool(signs.all()) if name == "add" else not signs.any()
+
+
 def _same(x, node):
     """Whether value ``x`` already has the node's (only) output's shape and dtype."""
     o = node.outputs[0]
@@ -199,11 +212,10 @@ def algebraic_simplification(graph):
                 if sub_graph is not None:
                     return _Splice(sub_graph, [src.inputs[0]])
         if name in ("multiply", "add", "subtract", "divide") and len(inputs) == 2:
-            unit = 1 if name in ("multiply", "divide") else 0
             for keep, other in ((0, 1), (1, 0)):
                 if keep == 1 and name in ("subtract", "divide"):
                     continue
-                if _constant_value(inputs[other]) == unit and _same(inputs[keep], node):
+                if _neutral(_constant_value(inputs[other]), name) and _same(inputs[keep], node):
                     return (inputs[keep],)
         if name == "reshape" and not node.params["copy"]:
             src = producers.get(id(inputs[0]))
