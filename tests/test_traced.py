@@ -200,7 +200,8 @@ def test_each_pass_on_its_own_and_results_unchanged():
     def f(x):
         a = tf.sin(x) + tf.sin(x)                    # cse: one sin
         b = (tf.eye(4) * 2.0).sum(axis=0)            # fold: computed at compile time
-        d = ((a * c + 0.0) * 1.0).T.T                # simplify: x * ones, + 0, * 1, T.T
+        d = ((a * c - 0.0) * 1.0).T.T                # simplify: x * ones, - 0, * 1, T.T
+        # (x + 0.0 is kept: -0.0 + 0.0 is +0.0)
         return d * b
     g = tf.trace(f, x)
     want = f(x).numpy()

@@ -133,14 +133,16 @@ def _constant_value(x):
 
 
 def _neutral(v, name):
-    """Whether the constant ``v`` leaves every value unchanged, bit for bit: ``1`` times or
-    divided; ``-0.0`` added or ``+0.0`` subtracted (``-0.0 + 0.0`` is ``+0.0``, so ``x + 0.0``
-    is not ``x``); every part of a complex zero signed alike."""
+    """Whether the constant ``v`` leaves every value unchanged, bit for bit: a real ``1``
+    times or divided (complex ``(-0-0j) * 1`` is ``0-0j``); ``-0.0`` added or ``+0.0``
+    subtracted (``-0.0 + 0.0`` is ``+0.0``, so ``x + 0.0`` is not ``x``), every part of a
+    complex zero signed alike."""
     unit = 1 if name in ("multiply", "divide") else 0
     if v is None or v != unit:
         return False
-    if unit == 1 or np.asarray(v).dtype.kind not in "fc":
-        return True
+    kind = np.asarray(v).dtype.kind
+    if unit == 1 or kind not in "fc":
+        return kind != "c"
     signs = np.signbit([np.real(v), np.imag(v)] if np.iscomplexobj(v) else [v])
     return bool(signs.all()) if name == "add" else not signs.any()
 
