@@ -336,3 +336,19 @@ def test_jit_simplification_keeps_signed_zeros(f, dtype):
     want = f(a)
     got = np.asarray(tf.jit(f)(tf.asarray(a)))
     assert got.dtype == want.dtype and _bits(got) == _bits(want), (got, want)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+@pytest.mark.parametrize("lo,hi", [(2 ** 40, 2 ** 41), (-2 ** 41, -2 ** 40), (None, 2 ** 40),
+                                   (-2 ** 40, None), (2 ** 40, None), (0, 2 ** 70),
+                                   (2 ** 40, 1), (-2 ** 70, 2 ** 70), (None, -2 ** 70)])
+def test_clip_with_out_of_range_python_int_bounds_as_numpy(dtype, lo, hi):
+    a = np.array([1, -2, 7], dtype=dtype)
+    try:
+        want = np.clip(a, lo, hi)
+    except OverflowError:
+        with pytest.raises(OverflowError, match="out of bounds|too large"):
+            tf.clip(tf.asarray(a), lo, hi)
+        return
+    got = np.asarray(tf.clip(tf.asarray(a), lo, hi))
+    assert got.dtype == want.dtype and np.array_equal(got, want)

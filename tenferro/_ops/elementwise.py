@@ -151,7 +151,7 @@ def binary(name, a, b, out=None):
     lin, odt = _resolve(name, BINARY[name][0], types)
     if lin.kind in "iu":
         for v, t in ((a, b), (b, a)):
-            if isinstance(v, int) and not isinstance(v, bool) and not _fits(v, lin):
+            if _weak_int(v) and not _fits(v, lin):
                 return _out_of_range(name, v, t, v is a, lin, out)
     a = _at(a, lin, dev)
     b = _at(b, lin, dev)
@@ -165,6 +165,10 @@ def binary(name, a, b, out=None):
 _COMPARE = {"equal": (False, False), "not_equal": (True, True),
             "less": (False, True), "less_equal": (False, True),
             "greater": (True, False), "greater_equal": (True, False)}
+
+
+def _weak_int(v):
+    return isinstance(v, int) and not isinstance(v, (bool, np.generic))
 
 
 def _fits(v, dtype):
@@ -257,6 +261,12 @@ def clip(x, min=None, max=None):
         x = to_tensor(x)
     if min is None and max is None:
         raise ValueError("tenferro.clip: at least one of min and max must be given")
+    if x.dtype.kind in "iu":  # NumPy 2: a bound past the dtype's range clips nothing
+        info = np.iinfo(x.dtype)
+        if _weak_int(min) and min < info.min:
+            min = int(info.min)
+        if _weak_int(max) and max > info.max:
+            max = int(info.max)
     if x.dtype.kind == "f":  # one primitive, so the gradient at a bound goes to x (PyTorch)
         min = float("-inf") if min is None else min
         max = float("inf") if max is None else max
