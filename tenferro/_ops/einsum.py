@@ -405,7 +405,8 @@ def _check_path(path, n):
                 isinstance(i, bool) or not isinstance(i, (int, np.integer)) for i in step):
             raise ValueError("tenferro.einsum: step %d %r of the explicit path must name one "
                              "or more distinct operand positions" % (k, step))
-        bad = [i for i in step if not -n <= i < n]
+        bad = [i for i in step if not 0 <= i < n]   # (NumPy takes negative positions and
+        # contracts the wrong operands)
         if bad:
             raise IndexError("tenferro.einsum: step %d %r of the explicit path names operand "
                              "%d but only %d operand(s) are left at that step"
