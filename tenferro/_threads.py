@@ -16,10 +16,24 @@ _num_threads = None   # what the user set (None: default)
 current = 1           # the resolved count kernels use (read directly on hot paths)
 
 
+def max_threads():
+    """The largest thread count tenferro accepts: max(1024, the number of cores).  A
+    larger one is a typo (2**31 threads would stop every later op), never a setting."""
+    return max(1024, _openmp.num_procs())
+
+
 def _default():
-    env = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
-    if env.isdigit() and int(env) > 0:
-        return int(env)
+    raw = os.environ.get("OMP_NUM_THREADS", "")
+    env = raw.split(",")[0].strip()
+    if env:
+        if env.isdigit() and 0 < int(env) <= max_threads():
+            return int(env)
+        # as OpenMP runtimes do: an invalid value is reported and ignored
+        import warnings
+
+        warnings.warn("tenferro: ignoring OMP_NUM_THREADS=%r (expected a thread count from "
+                      "1 to %d); using the number of cores" % (raw, max_threads()),
+                      RuntimeWarning, stacklevel=2)
     return max(1, _openmp.num_procs())
 
 
@@ -42,19 +56,30 @@ def set_num_threads(n):
     """Set the thread count for tenferro's kernels and BLAS; ``None`` restores the default.
 
     Negative ``n`` counts back from the number of cores, as in scikit-learn
-    (-1: all cores, -2: all but one).
+    (-1: all cores, -2: all but one; at least 1).  ``abs(n)`` must be at most
+    :func:`max_threads` (max(1024, the number of cores)).
     """
     global _num_threads
     if n is not None:
-        if isinstance(n, bool) or not isinstance(n, int) or n == 0:
-            raise ValueError("tenferro.set_num_threads: expected a non-zero int or None, "
-                             "got %r" % (n,))
+        n = _checked(n)
         if n < 0:
             n = max(1, _openmp.num_procs() + 1 + n)
     with _lock:
         _num_threads = n
         _resolve()
     _sync_blas()
+
+
+def _checked(n):
+    if isinstance(n, bool) or not hasattr(n, "__index__") or n == 0:
+        raise ValueError("tenferro.set_num_threads: expected a non-zero int or None, "
+                         "got %r" % (n,))
+    n = n.__index__()
+    if abs(n) > max_threads():
+        raise ValueError("tenferro.set_num_threads: %d threads is out of range; expected a "
+                         "count from 1 to %d (negative: counted back from the number of "
+                         "cores), or None" % (n, max_threads()))
+    return n
 
 
 def _sync_blas():

@@ -69,8 +69,8 @@ def normalize_axes(op, axis, ndim):
     return (normalize_axis(op, axis, ndim),)
 
 
-class AxisError(ValueError, IndexError):
-    """An axis out of range (a ValueError and an IndexError, like NumPy's AxisError)."""
+class AxisError(np.exceptions.AxisError):
+    """An axis out of range: NumPy's AxisError (so also a ValueError and an IndexError)."""
 
 
 def broadcast_shapes(op, *shapes):

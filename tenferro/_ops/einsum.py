@@ -69,20 +69,24 @@ def _fail(msg, *args):
     raise ValueError("tenferro.einsum: " + (msg % args if args else msg))
 
 
-def _split_operands(args):
+def _split_operands(args, op="einsum"):
     """(spec, operands): ``spec`` is the subscripts string or, for the interleaved form,
-    a tuple (input sublists, output sublist or None)."""
-    if not args:
-        raise TypeError("tenferro.einsum: expected subscripts and operands, got nothing")
-    if isinstance(args[0], str):
-        return args[0], list(args[1:])
-    ops, subs = [], []
-    rest = list(args)
-    while len(rest) >= 2:
-        ops.append(rest.pop(0))
-        subs.append(tuple(rest.pop(0)))
-    out = tuple(rest.pop(0)) if rest else None
-    return (tuple(subs), out), ops
+    a tuple (input sublists, output sublist or None).  No operand is a ValueError, as
+    in NumPy."""
+    if args and isinstance(args[0], str):
+        spec, ops = args[0], list(args[1:])
+    else:
+        ops, subs = [], []
+        rest = list(args)
+        while len(rest) >= 2:
+            ops.append(rest.pop(0))
+            subs.append(tuple(rest.pop(0)))
+        spec = (tuple(subs), tuple(rest.pop(0)) if rest else None)
+    if not ops:
+        raise ValueError("tenferro.%s: expected the subscripts and at least one operand "
+                         "(or operands each followed by its sublist), got %d argument(s)"
+                         % (op, len(args)))
+    return spec, ops
 
 
 def _term_labels(term, where):
@@ -192,7 +196,11 @@ def _sizes(ins, shapes):
     """Size per label (size-1 axes broadcast against others, as NumPy)."""
     size = {}
     for k, (labels, shape) in enumerate(zip(ins, shapes)):
+        own = {}
         for l, n in zip(labels, shape):
+            if own.setdefault(l, n) != n:  # a diagonal: no broadcasting (NumPy)
+                _fail("dimensions in operand %d for collapsing label %s don't match "
+                      "(%d != %d)", k, _name(l), own[l], n)
             m = size.get(l)
             if m is None or m == 1:
                 size[l] = n
@@ -352,12 +360,18 @@ def _plan(spec, shapes, strides, optimize, driver, dt):
         layouts.append(layout)
     eq = _oe_equation(spec, terms, out)
     tshapes = [tuple(size[l] for l in t) for t in terms]
+    kw = {}
+    if isinstance(optimize, _Limited):
+        kw["memory_limit"] = optimize.memory_limit
+        optimize = optimize.algorithm
+    elif isinstance(optimize, tuple):
+        _check_path(optimize, len(terms))
     if len(terms) == 1:
         path, info = [(0,)], None
     else:
         if isinstance(optimize, str) and 0 in size.values():
             optimize = "greedy"  # every order costs nothing ("dp" fails on a zero cost)
-        path, info = oe.contract_path(eq, *tshapes, shapes=True, optimize=optimize)
+        path, info = oe.contract_path(eq, *tshapes, shapes=True, optimize=optimize, **kw)
     plan = _Plan()
     plan.path = [tuple(p) for p in path]
     plan.report = str(info) if info is not None else "  Complete contraction:  %s\n" % eq
@@ -391,6 +405,27 @@ def _plan(spec, shapes, strides, optimize, driver, dt):
         plan.stepwise = ([None if t == i else (ren(i), ren(t)) for i, t in zip(ins, terms)],
                          stepwise, final)
     return plan
+
+
+def _check_path(path, n):
+    """An explicit contraction path must contract ``n`` operands to one, each step naming
+    distinct operands that exist at that step (NumPy: RuntimeError for a path that
+    leaves operands over, IndexError for an index out of range)."""
+    for k, step in enumerate(path):
+        if not step or len(set(step)) != len(step) or any(
+                isinstance(i, bool) or not isinstance(i, (int, np.integer)) for i in step):
+            raise ValueError("tenferro.einsum: step %d %r of the explicit path must name one "
+                             "or more distinct operand positions" % (k, step))
+        bad = [i for i in step if not 0 <= i < n]   # (NumPy takes negative positions and
+        # contracts the wrong operands)
+        if bad:
+            raise IndexError("tenferro.einsum: step %d %r of the explicit path names operand "
+                             "%d but only %d operand(s) are left at that step"
+                             % (k, step, bad[0], n))
+        n -= len(step) - 1
+    if n != 1:
+        raise RuntimeError("tenferro.einsum: invalid explicit path %r: %d more operands have "
+                           "to be contracted" % (list(path), n - 1))
 
 
 def _run_stepwise(plan, ts):
@@ -583,14 +618,27 @@ def _einsum_impl(*xs, ins, out, plan):
 einsum_p.impl = _einsum_impl
 
 
+class _Limited(collections.namedtuple("_Limited", "algorithm memory_limit")):
+    """NumPy's ``optimize=(algorithm, memory_limit)``: the largest intermediate (in
+    elements) the path may create."""
+
+
 def _oe_optimize(optimize):
     """What opt_einsum's ``contract_path`` takes for tenferro's ``optimize``: a string,
-    a tuple path (both hashable: part of the plan cache key) or a PathOptimizer."""
+    a tuple path or a :class:`_Limited` (all hashable: part of the plan cache key) or a
+    PathOptimizer."""
     if optimize is True:
         return "auto"
     if optimize is False or optimize is None:
         return "greedy"  # one pair at a time, in opt_einsum's cheapest-first order
     if isinstance(optimize, (list, tuple)):
+        if len(optimize) == 2 and isinstance(optimize[0], str) and \
+                optimize[0] != "einsum_path" and not isinstance(optimize[1], (tuple, list)):
+            algorithm, limit = optimize
+            if isinstance(limit, bool) or not isinstance(limit, (int, float, np.number)):
+                raise TypeError("tenferro.einsum: optimize=(algorithm, memory_limit) needs a "
+                                "number of elements as memory_limit, got %r" % (limit,))
+            return _Limited(_oe_optimize(algorithm), int(limit))
         return tuple(tuple(p) for p in optimize if p != "einsum_path")
     return optimize
 
@@ -631,14 +679,24 @@ def _get_plan(spec, ops, optimize, dtype, driver):
     return plan
 
 
-def einsum(*args, optimize="auto", out=None, dtype=None):
+_CASTING = ("no", "equiv", "safe", "same_kind", "unsafe")
+
+
+def einsum(*args, optimize="auto", out=None, dtype=None, casting="safe", order="K"):
     """Einstein summation with NumPy's grammar (``tenferro.einsum('ij,jk->ik', a, b)``
     or the interleaved ``einsum(a, [0, 1], b, [1, 2], [0, 2])``), plus diagonal
     embedding (``'i->ii'``).  ``optimize``: False, "auto", "greedy", "optimal", "dp",
-    an explicit path, an opt_einsum PathOptimizer or a cotengra optimizer."""
+    an explicit path, ``(algorithm, memory_limit)`` as NumPy, an opt_einsum
+    PathOptimizer or a cotengra optimizer.  ``dtype``, ``casting`` (default "safe")
+    and ``order`` ("K": the layout the contraction produces; "C" or "F": a copy in
+    that order where needed; "A": as "K") mean what they mean in NumPy."""
     spec, ops = _split_operands(args)
-    if not ops:
-        raise ValueError("tenferro.einsum: at least one operand is needed")
+    if casting not in _CASTING:
+        raise ValueError("tenferro.einsum: casting must be one of %s, got %r"
+                         % (", ".join(map(repr, _CASTING)), casting))
+    if order not in ("C", "F", "A", "K"):
+        raise ValueError("tenferro.einsum: order must be one of 'C', 'F', 'A' or 'K', got %r"
+                         % (order,))
     plain = not _interpreters  # no trace, no tape: the plan runs directly
     for i, t in enumerate(ops):
         if t.__class__ is not Tensor:
@@ -648,6 +706,13 @@ def einsum(*args, optimize="auto", out=None, dtype=None):
     dev = common_device("einsum", ops)
     plan = _get_plan(spec, ops, optimize, dtype, dev.driver)
     work = plan.work
+    if dtype is not None or casting in ("no", "equiv"):
+        dt = plan.cast if plan.cast is not None else work
+        for i, t in enumerate(ops):
+            if not np.can_cast(t.dtype, dt, casting):
+                raise TypeError("tenferro.einsum: operand %d of dtype %s cannot be cast to %s "
+                                "under the %r casting rule (pass casting='unsafe' to allow "
+                                "it)" % (i, t.dtype, dt, casting))
     for i, t in enumerate(ops):
         if t._data.dtype != work:
             ops[i] = t.astype(work)
@@ -662,14 +727,34 @@ def einsum(*args, optimize="auto", out=None, dtype=None):
     if out is not None:
         from .conversion import store_out
 
+        if isinstance(out, Tensor) and out.dtype != r.dtype:
+            if not np.can_cast(r.dtype, out.dtype, casting):
+                raise TypeError("tenferro.einsum: cannot cast the result from %s to out's "
+                                "dtype %s under the %r casting rule" % (r.dtype, out.dtype,
+                                                                         casting))
+            r = r.astype(out.dtype)
         return store_out("einsum", r, out)
+    return _in_order(r, order)
+
+
+def _in_order(r, order):
+    """``r`` laid out as NumPy's ``order=`` asks ("K"/"A": as it is)."""
+    from .conversion import ascontiguousarray
+    from .shape import permute_dims
+
+    if order == "C":
+        return ascontiguousarray(r)
+    if order == "F" and r.ndim > 1:
+        rev = tuple(range(r.ndim))[::-1]
+        t = permute_dims(r, rev)
+        return r if t is ascontiguousarray(t) else permute_dims(ascontiguousarray(t), rev)
     return r
 
 
 def einsum_path(*args, optimize="greedy"):
     """``(path, report)`` as ``numpy.einsum_path``: the pairwise contraction order
     (``['einsum_path', (i, j), ...]``) and a readable description of it."""
-    spec, ops = _split_operands(args)
+    spec, ops = _split_operands(args, "einsum_path")
     ops = [t if isinstance(t, Tensor) else to_tensor(t) for t in ops]
     dev = common_device("einsum_path", ops)
     plan = _plan(spec, tuple(t.shape for t in ops), tuple(t._data.strides for t in ops),

@@ -5,6 +5,8 @@ NumPy ufunc whose type resolution it follows (so dtype results match NumPy 2 exa
 weak Python scalars included), and whether it is differentiable.  JVP/VJP rules are
 attached to the primitives by :mod:`tenferro.autograd`.
 """
+import struct
+
 import numpy as np
 
 from .. import _dtypes
@@ -110,9 +112,10 @@ def _hint(name):
 def _scalar_tensor(value, dtype, device):
     from .creation import asarray
 
-    if isinstance(value, int) and not isinstance(value, bool) and dtype.kind in "iu":
+    if isinstance(value, int) and not isinstance(value, bool):
         # NumPy 2: a weak Python int that does not fit the tensor's integer dtype is an
-        # OverflowError, never a silent wrap-around.
+        # OverflowError, never a silent wrap-around (and one past int64 still converts
+        # to a float or complex dtype).
         value = np.asarray(value, dtype=dtype)
     return asarray(value, dtype=dtype, device=device)
 
@@ -146,6 +149,10 @@ def binary(name, a, b, out=None):
         dev = a._device if isinstance(a, Tensor) else (b._device if isinstance(b, Tensor)
                                                         else None)
     lin, odt = _resolve(name, BINARY[name][0], types)
+    if lin.kind in "iu":
+        for v, t in ((a, b), (b, a)):
+            if _weak_int(v) and not _fits(v, lin):
+                return _out_of_range(name, v, t, v is a, lin, out)
     a = _at(a, lin, dev)
     b = _at(b, lin, dev)
     if a.shape != b.shape:
@@ -153,6 +160,40 @@ def binary(name, a, b, out=None):
     if out is not None:
         return _into(name, out, (a, b), odt)
     return bind(PRIMS[name], (a, b), {"out_dtype": odt})
+
+
+_COMPARE = {"equal": (False, False), "not_equal": (True, True),
+            "less": (False, True), "less_equal": (False, True),
+            "greater": (True, False), "greater_equal": (True, False)}
+
+
+def _weak_int(v):
+    return isinstance(v, int) and not isinstance(v, (bool, np.generic))
+
+
+def _fits(v, dtype):
+    """Whether the Python int ``v`` fits the integer ``dtype``."""
+    info = np.iinfo(dtype)
+    return info.min <= v <= info.max
+
+
+def _out_of_range(name, v, other, left, lin, out):
+    """NumPy 2 on a Python int ``v`` outside the integer loop dtype ``lin``: comparisons
+    with an integer tensor ``other`` are answered exactly (``int32 < 2**40`` is all
+    True); everything else is an OverflowError."""
+    if name not in _COMPARE or not isinstance(other, Tensor) or other.dtype.kind not in "iu":
+        raise OverflowError("tenferro.%s: Python integer %d out of bounds for %s"
+                            % (name, v, lin))
+    from .conversion import store_out
+    from .creation import full
+
+    # (result when v is below every value, when above), for v as the right operand
+    below, above = _COMPARE[name]
+    if left and name not in ("equal", "not_equal"):
+        below, above = above, below
+    r = full(other.shape, above if v > 0 else below, dtype=_dtypes.bool_,
+             device=other._device)
+    return r if out is None else store_out(name, r, out)
 
 
 def _into(name, out, args, odt):
@@ -220,6 +261,12 @@ def clip(x, min=None, max=None):
         x = to_tensor(x)
     if min is None and max is None:
         raise ValueError("tenferro.clip: at least one of min and max must be given")
+    if x.dtype.kind in "iu":  # NumPy 2: a bound past the dtype's range clips nothing
+        info = np.iinfo(x.dtype)
+        if _weak_int(min) and min < info.min:
+            min = int(info.min)
+        if _weak_int(max) and max > info.max:
+            max = int(info.max)
     if x.dtype.kind == "f":  # one primitive, so the gradient at a bound goes to x (PyTorch)
         min = float("-inf") if min is None else min
         max = float("inf") if max is None else max
@@ -273,11 +320,24 @@ from .._primitive import _interpreters  # noqa: E402
 from .._tensor import _wrap  # noqa: E402
 
 _scalars = {}
+_bits = struct.Struct("<d").pack
+_bits2 = struct.Struct("<dd").pack
+
+
+def _scalar_key(v):
+    """A cache key telling apart every Python scalar NumPy tells apart: the type (True,
+    1 and 1.0 hash equal) and a float's bits (0.0 == -0.0, and NaN != NaN)."""
+    t = type(v)
+    if t is float:
+        return (t, _bits(v))
+    if t is complex:
+        return (t, _bits2(v.real, v.imag))
+    return (t, v)
 
 
 def _cpu_scalar(v, dtype):
     """A cached read-only 0-d host array for a weak Python scalar operand."""
-    key = (type(v), v, dtype)
+    key = (_scalar_key(v), dtype)
     a = _scalars.get(key)
     if a is None:
         a = np.asarray(v, dtype=dtype)  # raises OverflowError like NumPy
@@ -294,7 +354,7 @@ def _scalar_on(v, dtype, dev):
     a = _cpu_scalar(v, dtype)
     if dev.type == "cpu":
         return a
-    key = (type(v), v, dtype, dev)
+    key = (_scalar_key(v), dtype, dev)
     d = _scalars.get(key)
     if d is None:
         d = dev.driver.from_numpy(a, dev)
@@ -312,7 +372,10 @@ def _fast_entry(name, ufunc, dev, types):
     fn = dev.driver.implementations.get(name)
     if fn is None or any(t is not lin for t in types if not isinstance(t, type)):
         return False
-    return (fn, odt, {"out_dtype": odt})
+    # the Python ints the fast path takes (others: the general path's NumPy 2 rules)
+    bounds = (int(np.iinfo(lin).min), int(np.iinfo(lin).max)) if lin.kind in "iu" \
+        else (-np.inf, np.inf)
+    return (fn, odt, {"out_dtype": odt}, bounds)
 
 
 def _make_unary(name):
@@ -368,7 +431,7 @@ def _make_binary(name, dunder=False):
                 r = dev._fast.get(key)
                 if r is None:
                     r = dev._fast[key] = _fast_entry(name, uf, dev, key[1:])
-                if r:
+                if r and (t2 is not int or r[3][0] <= x2 <= r[3][1]):
                     s2 = _scalar_on(x2, d1.dtype, dev)
                     o = _wrap(r[0](d1, s2, out_dtype=r[1]), dev)
                     if x1._ad is None or _primitive._tape is None:
@@ -432,7 +495,12 @@ def logsumexp(x, axis=None, keepdims=False):
     """log(sum(exp(x))) computed stably (scipy.special.logsumexp for real input)."""
     from .reduction import max as _max, sum as _sum
 
+    from .shape import zero_d_axis
+    from ._common import normalize_axes
+
     x = to_tensor(x)
+    if not zero_d_axis(axis, x.ndim):
+        normalize_axes("logsumexp", axis, x.ndim)  # errors name logsumexp, not max
     if x.dtype.kind in "biu":
         x = astype(x, _dtypes.float64)
     # The shift m cancels exactly, so it carries no derivative (and records nothing).
@@ -441,9 +509,8 @@ def logsumexp(x, axis=None, keepdims=False):
     r = log(_sum(exp(x - m), axis=axis, keepdims=True)) + m
     if not keepdims:
         from .shape import squeeze
-        from ._common import normalize_axes
 
-        r = squeeze(r, normalize_axes("logsumexp", axis, x.ndim))
+        r = squeeze(r, axis)
     return r
 
 

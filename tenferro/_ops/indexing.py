@@ -12,7 +12,7 @@ from .. import _dtypes
 from .._primitive import Primitive, bind
 from .._tensor import Tensor
 from ._common import broadcast_shapes, normalize_axis, numel, to_tensor
-from .shape import basic_index_p, broadcast_to, permute_dims, reshape
+from .shape import basic_index_p, broadcast_to, permute_dims, reshape, zero_d_axis
 
 
 def _take_aval(x, idx, *, axis):
@@ -67,21 +67,35 @@ def _normalize_indices(op, idx, n, axis):
 
     if idx.size == 0:
         return idx
-    lo = int(_min(idx))
-    hi = int(_max(idx))
+    # a broadcast index (zero strides) is checked and normalised on the elements it
+    # stores, then broadcast again: an index broadcast to 2**40 elements costs as much as
+    # its one stored element, and the gather's output allocation fails fast, as NumPy's
+    stored = _stored(idx)
+    lo = int(_min(stored))
+    hi = int(_max(stored))
     if lo < -n or hi >= n:
         bad = hi if hi >= n else lo
         raise IndexError("tenferro.%s: index %d is out of bounds for axis %d with size %d"
                          % (op, bad, axis, n))
     if lo < 0:
-        idx = where(less(idx, 0), add(idx, n), idx)
+        stored = where(less(stored, 0), add(stored, n), stored)
+        idx = stored if stored.shape == idx.shape else broadcast_to(stored, idx.shape)
     return idx
+
+
+def _stored(t):
+    """``t`` without its broadcast (zero-stride) axes: those have size 1 in the result,
+    which broadcasts back to ``t``."""
+    strides = getattr(t._data, "strides", None)
+    if strides is None or len(strides) != t.ndim or all(strides):
+        return t
+    return _basic(t, [("s", slice(0, 1) if s == 0 else slice(None)) for s in strides])
 
 
 def take(x, indices, axis=None):
     """Elements of ``x`` at ``indices`` along ``axis`` (flattened ``x`` if None), as NumPy."""
     x = to_tensor(x)
-    if axis is None:
+    if axis is None or zero_d_axis(axis, x.ndim):
         x = reshape(x, (-1,))
         axis = 0
     axis = normalize_axis("take", axis, x.ndim)
@@ -370,14 +384,14 @@ def setitem(x, key, value):
 
     check_inplace("setitem", x)
     entries = _parse(x, key)
+    v = _assigned("setitem", x, value)
     if not any(e[0] in "am" for e in entries):
         view = _basic(x, [e for e in entries if e[0] != "x"])
-        copy_into(view, value)
+        copy_into(view, v)
         return
     from .creation import arange
 
     positions = getitem(reshape(arange(x.size, device=x.device), x.shape), key)
-    v = to_tensor(value, device=x.device)
     if v._device is not x._device:
         from .._errors import DeviceMismatchError
 
@@ -388,3 +402,25 @@ def setitem(x, key, value):
     check_mutable("setitem", x, v)
     dev = x._device
     dev.driver.lookup("put", dev, x.dtype)(x._data, positions._data, v._data)
+
+
+def _assigned(op, x, value):
+    """``value`` as a tensor to write into ``x``, by NumPy's rules: a Python scalar
+    converts as Python's ``int()``/``float()`` do (a complex into a real tensor is a
+    TypeError, NaN into an integer one a ValueError, an int out of range an
+    OverflowError); an array or tensor is cast unsafely, complex into real with
+    NumPy's ComplexWarning."""
+    if isinstance(value, (int, float, complex)) and not isinstance(value, np.generic):
+        try:
+            a = np.asarray(value, dtype=x.dtype)
+        except (TypeError, ValueError, OverflowError) as e:
+            raise type(e)("tenferro.%s: cannot write %r into a tensor of dtype %s: %s"
+                          % (op, value, x.dtype, e)) from None
+        return to_tensor(a, device=x._device)
+    v = to_tensor(value, device=x._device)
+    if v.dtype.kind == "c" and x.dtype.kind not in "cb":
+        import warnings
+
+        warnings.warn("tenferro.%s: casting complex values to real discards the imaginary "
+                      "part" % op, np.exceptions.ComplexWarning, stacklevel=4)
+    return v

@@ -5,7 +5,7 @@ from .. import _dtypes
 from .._primitive import Primitive, bind
 from ._common import normalize_axes, normalize_axis, numel, to_tensor
 from .conversion import store_out
-from .shape import reshape
+from .shape import reshape, zero_d_axis
 
 
 def _reduce_aval(x, *, axes, out_dtype):
@@ -42,7 +42,7 @@ def _keep(r, x, axes, keepdims):
 
 def _sum_like(prim, name, x, axis, dtype, keepdims):
     x = to_tensor(x)
-    axes = normalize_axes(name, axis, x.ndim)
+    axes = () if zero_d_axis(axis, x.ndim) else normalize_axes(name, axis, x.ndim)
     x, acc, want = _accumulate(x, dtype)
     r = bind(prim, (x,), {"axes": axes, "out_dtype": acc})
     return _keep(r if want == acc else r.astype(want), x, axes, keepdims)
@@ -75,7 +75,7 @@ def prod(x, axis=None, dtype=None, keepdims=False):  # noqa: F811  (public name)
 def _reduce(prim, name, x, axis, keepdims, out_dtype=None, identity=True):
     """A reduction whose output dtype is fixed (``out_dtype``) or the input's."""
     x = to_tensor(x)
-    axes = normalize_axes(name, axis, x.ndim)
+    axes = () if zero_d_axis(axis, x.ndim) else normalize_axes(name, axis, x.ndim)
     if not identity:
         for a in axes:
             if x.shape[a] == 0:
@@ -104,7 +104,7 @@ def all(x, axis=None, keepdims=False):
 
 def _arg(prim, name, x, axis, keepdims):
     x = to_tensor(x)
-    if axis is None:
+    if axis is None or zero_d_axis(axis, x.ndim):
         flat = reshape(x, (-1,))
         if flat.size == 0:
             raise ValueError("tenferro.%s: attempt to get %s of an empty sequence" % (name, name))
@@ -128,7 +128,7 @@ def argmin(x, axis=None, keepdims=False):
 
 def _scan(prim, name, x, axis, dtype):
     x = to_tensor(x)
-    if axis is None:
+    if axis is None or zero_d_axis(axis, x.ndim):
         x = reshape(x, (-1,))
         axis = 0
     a = normalize_axis(name, axis, x.ndim)

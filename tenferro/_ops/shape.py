@@ -176,11 +176,22 @@ def expand_dims(x, axis):
     return reshape(x, shape)
 
 
+def zero_d_axis(axis, ndim):
+    """Whether ``axis`` is NumPy's leniency for 0-d input: the reductions, scans,
+    ``squeeze`` and ``take`` accept an integer axis 0 or -1 (not a tuple) on a 0-d
+    tensor as naming the scalar itself."""
+    if ndim or isinstance(axis, (tuple, list, bool)) or not hasattr(axis, "__index__"):
+        return False
+    return axis.__index__() in (0, -1)
+
+
 def squeeze(x, axis=None):
     """Remove size-1 axes (all of them, or those in ``axis``; others raise)."""
     x = to_tensor(x)
     if axis is None:
         axes = tuple(i for i, n in enumerate(x.shape) if n == 1)
+    elif zero_d_axis(axis, x.ndim):
+        return x
     else:
         axes = normalize_axes("squeeze", axis, x.ndim)
         for a in axes:

@@ -404,8 +404,8 @@ class Driver(_Base):
         return _empty(tuple(shape), np.dtype(dtype))
 
     def full(self, shape, dtype, value, device):
-        if value == 0:
-            return np.zeros(shape, dtype)  # calloc: pages arrive zeroed, lazily
+        if value == 0 and not np.signbit(np.real(value)) and not np.signbit(np.imag(value)):
+            return np.zeros(shape, dtype)  # calloc: pages arrive zeroed, lazily (not -0.0)
         out = _empty(tuple(shape), np.dtype(dtype))
         out.fill(value)
         return out
