@@ -371,7 +371,11 @@ def _plan(spec, shapes, strides, optimize, driver, dt):
     else:
         if isinstance(optimize, str) and 0 in size.values():
             optimize = "greedy"  # every order costs nothing ("dp" fails on a zero cost)
-        path, info = oe.contract_path(eq, *tshapes, shapes=True, optimize=optimize, **kw)
+        try:
+            path, info = oe.contract_path(eq, *tshapes, shapes=True, optimize=optimize, **kw)
+        except KeyError as e:   # an unknown optimizer name: NumPy's class, our message
+            raise KeyError("tenferro.einsum: unknown optimize=%r (%s)" % (optimize, e.args[0])) \
+                from None
     plan = _Plan()
     plan.path = [tuple(p) for p in path]
     plan.report = str(info) if info is not None else "  Complete contraction:  %s\n" % eq
