@@ -168,6 +168,20 @@ def test_norm_free_of_overflow_and_underflow(scale, dtype):
                                rtol=1e-14)
 
 
+@pytest.mark.parametrize("x, dtype", [([2e38, 2e38], np.float32), ([3e38, 1e30], np.float32),
+                                      ([1.7e308, 1e300], np.float64),
+                                      ([2e38 + 1e38j], np.complex64)])
+def test_norm_near_the_largest_float_is_finite(x, dtype):
+    """A scale of the power of two *above* max |x| is 2**128 for float32 values near
+    3e38, which is not a float32: the norm came out NaN (inf scale, 0 * inf)."""
+    a = np.array(x, dtype)
+    mag = np.abs(a).astype(np.longdouble)
+    for ord, want in ((None, np.sqrt(np.sum(mag ** 2))), (3, np.sum(mag ** 3) ** (1 / 3))):
+        got = tl.norm(a, ord)
+        assert got.dtype == np.abs(a).dtype
+        np.testing.assert_allclose(float(got), float(want), rtol=1e-6)
+
+
 def test_norm_1e200_is_not_inf():
     np.testing.assert_allclose(tl.norm(np.array([1e200, 1e200])).numpy(),
                                np.sqrt(2) * 1e200, rtol=1e-15)

@@ -31,14 +31,15 @@ vector_norm_p = Primitive(
 
 
 def _vnorm_cpu(x, *, p, axes):
-    # scaled as LAPACK's nrm2 and scipy: by the power of two at or above max |x| (exact,
-    # so in range the result is bit-identical to the plain sum), free of overflow and
-    # underflow; p = 1 needs no scaling
+    # scaled as LAPACK's nrm2 and scipy: by the power of two at or below max |x| (exact,
+    # so in range the result is bit-identical to the plain sum; at or below, since the
+    # power above float32's largest values, 2**128, is not a float32), free of overflow
+    # and underflow; p = 1 needs no scaling
     ax = np.abs(x)
     if p == 1:
         return np.sum(ax, axis=axes, keepdims=True)
     big = np.max(ax, axis=axes, keepdims=True, initial=0)
-    scale = np.where((big > 0) & np.isfinite(big), np.ldexp(1.0, np.frexp(big)[1]), 1.0
+    scale = np.where((big > 0) & np.isfinite(big), np.ldexp(1.0, np.frexp(big)[1] - 1), 1.0
                      ).astype(ax.dtype)
     if p == 2:
         y = x / scale
