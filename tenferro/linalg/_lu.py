@@ -487,25 +487,29 @@ def _warn_ill_conditioned(op, a, factor, cholesky=-1, stacklevel=4):
     factors, ?pocon on a Cholesky factor (``cholesky`` 0 upper, 1 lower), or, for
     ``factor`` None, the diagonal ``a``'s min |d| / max |d|.  CPU and eager only: a
     traced graph has no values to warn about."""
-    if (is_abstract(a) or (factor is not None and is_abstract(factor))
-            or a.device.type != "cpu" or a.shape[-1] == 0):
+    if (a.device.type != "cpu" or a.shape[-1] == 0 or is_abstract(a)
+            or (factor is not None and is_abstract(factor))):
         return
-    an = np.asarray(_ops.to_numpy(a))
-    rdt = np.finfo(an.dtype).dtype
+    an = _ops.to_numpy(a)
+    rdt = _REAL.get(an.dtype, an.dtype)
     if factor is None:
         d = np.abs(np.diagonal(an, axis1=-2, axis2=-1))
         rcond = np.asarray(d.min(axis=-1) / d.max(axis=-1), rdt)
     else:
-        anorm = np.asarray(np.abs(an).sum(axis=-2).max(axis=-1), rdt)
         rcond = np.empty(an.shape[:-2], rdt)
-        _lapack.gecon(np.asarray(_ops.to_numpy(factor)), anorm, rcond, _threads.current,
-                      cholesky)
-    ill = np.flatnonzero(~(rcond >= np.finfo(rdt).eps))   # NaN too, as scipy
-    if ill.size:
-        warnings.warn("tenferro.linalg.%s: an ill-conditioned matrix detected: %s; the "
-                      "result may not be accurate" % (op, ", ".join(
-                          "slice %d has rcond = %.6g" % (i, rcond.flat[i]) for i in ill[:5])),
-                      LinAlgWarning, stacklevel=stacklevel)   # the caller of solve/inv
+        _lapack.gecon(_ops.to_numpy(factor), an, rcond, _threads.current, cholesky)
+    eps = _EPS[rdt]
+    if (float(rcond) >= eps) if rcond.ndim == 0 else (rcond.min() >= eps):
+        return   # the usual case: nothing to warn about
+    ill = np.flatnonzero(~(rcond >= _EPS[rdt]))   # NaN too, as scipy
+    warnings.warn("tenferro.linalg.%s: an ill-conditioned matrix detected: %s; the "
+                  "result may not be accurate" % (op, ", ".join(
+                      "slice %d has rcond = %.6g" % (i, rcond.flat[i]) for i in ill[:5])),
+                  LinAlgWarning, stacklevel=stacklevel)   # the caller of solve/inv
+
+
+_EPS = {np.dtype(np.float32): np.finfo(np.float32).eps,
+        np.dtype(np.float64): np.finfo(np.float64).eps}
 
 
 def _solve_checked(op, a, b):

@@ -31,21 +31,37 @@ vector_norm_p = Primitive(
 
 
 def _vnorm_cpu(x, *, p, axes):
-    # scaled as LAPACK's nrm2 and scipy: by the power of two at or below max |x| (exact,
-    # so in range the result is bit-identical to the plain sum; at or below, since the
-    # power above float32's largest values, 2**128, is not a float32), free of overflow
-    # and underflow; p = 1 needs no scaling
+    if p == 1:   # a sum of magnitudes: no scaling needed
+        return np.sum(np.abs(x), axis=axes, keepdims=True)
+    # the plain sum when it neither overflowed nor fell where squares underflow (the
+    # usual case: one extra check); otherwise scaled as LAPACK's nrm2 and scipy
+    ax = None if p == 2 else np.abs(x)
+    s = np.sum(_powered(x, ax, p), axis=axes, keepdims=True)
+    lo, hi = _SAFE[s.dtype]
+    if (lo <= s.item() <= hi) if s.size == 1 else ((s >= lo) & (s <= hi)).all():
+        return np.sqrt(s) if p == 2 else s ** (1.0 / p)
     ax = np.abs(x)
-    if p == 1:
-        return np.sum(ax, axis=axes, keepdims=True)
+    # scaled by the power of two at or below max |x| (exact: in range, the same bits
+    # as the plain sum; at or below, since the power above float32's largest values,
+    # 2**128, is not a float32)
     big = np.max(ax, axis=axes, keepdims=True, initial=0)
     scale = np.where((big > 0) & np.isfinite(big), np.ldexp(1.0, np.frexp(big)[1] - 1), 1.0
                      ).astype(ax.dtype)
+    s = np.sum(_powered(x / scale, ax / scale, p), axis=axes, keepdims=True)
+    return (np.sqrt(s) if p == 2 else s ** (1.0 / p)) * scale
+
+
+def _powered(x, ax, p):
+    """|x|^p elementwise (|x|^2 as re^2 + im^2 for complex x)."""
     if p == 2:
-        y = x / scale
-        y2 = (y.conj() * y).real if x.dtype.kind == "c" else y * y
-        return np.sqrt(np.sum(y2, axis=axes, keepdims=True)) * scale
-    return np.sum((ax / scale) ** p, axis=axes, keepdims=True) ** (1.0 / p) * scale
+        return (x.conj() * x).real if x.dtype.kind == "c" else x * x
+    return ax ** p
+
+
+# a sum of |x|^p in [tiny / eps, max] is exact enough unscaled: no term overflowed,
+# none that matters underflowed (NaN is outside, and takes the scaled path)
+_SAFE = {np.dtype(t): (np.finfo(t).tiny / np.finfo(t).eps, np.finfo(t).max)
+         for t in (np.float32, np.float64)}
 
 
 def_impl(vector_norm_p, "cpu", _vnorm_cpu)
