@@ -39,7 +39,20 @@ DTYPES = ["bool", "int32", "int64", "float32", "float64", "complex64", "complex1
 LIMITATIONS = [
     # tenferro has no uint64 and no object dtype: Python ints beyond int64 do not convert
     ("convert", lambda c: True, OverflowError, ""),
+    # NumPy accepts a boolean mask of length 0 on an axis of length 1 (x[..., []] on a
+    # (2, 1) array); tenferro requires the mask to match the axis, as the Array API says
+    ("getitem", lambda c: True, IndexError, "boolean index of shape (0,)"),
+    ("setitem", lambda c: True, IndexError, "boolean index of shape (0,)"),
+    # NumPy checks no index bounds when the integer index arrays broadcast to size 0
+    # (x[:, [], [0]] on a (0, 0, 0) array); tenferro checks every index
+    ("getitem", lambda c: _has_empty_index(c["key"]), IndexError, "out of bounds"),
+    ("setitem", lambda c: _has_empty_index(c["key"]), IndexError, "out of bounds"),
 ]
+
+
+def _has_empty_index(key):
+    return isinstance(key, list) and (key[:1] == ["arr"] and not key[1] or any(
+        _has_empty_index(k) for k in key if isinstance(k, list)))
 
 # Cases whose NumPy value is platform-dependent (C undefined behaviour in NumPy's own
 # loops): not compared.  (op, name, predicate on the host inputs)
