@@ -16,7 +16,7 @@ import sys
 
 import numpy as np
 import scipy.linalg as sla
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -33,7 +33,8 @@ def budget(ci_examples):
     local = os.environ.get("TENFERRO_FUZZ_EXAMPLES")
     n = int(local) if local else min(ci_examples, current.max_examples)
     return settings(current, max_examples=n, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])
+                    suppress_health_check=[HealthCheck.too_slow,
+                                           HealthCheck.filter_too_much])
 
 
 def _h(u):  # conjugate transpose of the last two axes, in either library
@@ -85,16 +86,16 @@ OPS = {
     "mask": (lambda u: u.shape == (3, 3),
              lambda m, u, x: u[(m.asarray(_MASK) if m is tf else _MASK)]),
     # contractions
-    "matmul": (lambda u: _square(u), lambda m, u, x: m.matmul(u, x)),
+    "matmul": (lambda u: u.ndim == 2 and u.shape[1] == 3, lambda m, u, x: m.matmul(u, x)),
     "einsum_ij_kj": (lambda u: u.ndim == 2, lambda m, u, x: m.einsum("ij,kj->ik", u, m.sin(u))),
     "einsum_trace": (lambda u: _square(u), lambda m, u, x: m.einsum("ii->i", u) * 2.0),
     # linalg on well-conditioned inputs
     "inv_spd": (lambda u: _square(u), lambda m, u, x: (tl if m is tf else sla).inv(_spd(m, u))),
-    "solve_spd": (lambda u: _square(u),
+    "solve_spd": (lambda u: u.shape == (3, 3),
                   lambda m, u, x: (tl if m is tf else sla).solve(_spd(m, u), x[:, 0] + 0 * u[0])),
     "logdet_spd": (lambda u: _square(u),
                    lambda m, u, x: (tl if m is tf else np.linalg).slogdet(_spd(m, u))[1]),
-    "eigvalsh_spd": (lambda u: _square(u),
+    "eigvalsh_spd": (lambda u: u.shape == (3, 3),
                      lambda m, u, x: (tl if m is tf else sla).eigvalsh(
                          _spd(m, u) + (2 * np.diag([0.0, 3.0, 6.0]) if m is np
                                        else 2 * tf.asarray(np.diag([0.0, 3.0, 6.0]))))),
@@ -109,12 +110,13 @@ def programs(draw):
     """A list of op names applicable in sequence to a (3, 3) input (2-6 ops)."""
     n = draw(st.integers(2, 6))
     kind = draw(st.sampled_from(["f", "c"]))
-    names, probe = [], np.zeros((3, 3), np.complex128 if kind == "c" else np.float64)
+    x0 = np.full((3, 3), 0.1, np.complex128 if kind == "c" else np.float64)
+    names, probe = [], x0
     for _ in range(n):
         ok = sorted(k for k, (pred, _) in OPS.items() if pred(probe))
         name = draw(st.sampled_from(ok))
         names.append(name)
-        probe = np.asarray(OPS[name][1](np, probe + 0.1, probe + 0.1))
+        probe = np.asarray(OPS[name][1](np, probe + 0.1, x0))
         if probe.ndim == 0:
             break
     return names, kind, draw(st.integers(0, 2**16))
@@ -125,6 +127,17 @@ def run(m, names, x):
     for name in names:
         u = OPS[name][1](m, u, x)
     return u
+
+
+def tame(names, x, bound=8.0):
+    """Every intermediate value of the program stays within ``bound``: exp/sin of large
+    complex values would overflow and make finite differences meaningless."""
+    u = x
+    for name in names:
+        u = np.asarray(OPS[name][1](np, u, x))
+        if not np.all(np.abs(u) <= bound):
+            return False
+    return True
 
 
 def _data(kind, seed, shape=(3, 3)):
@@ -156,6 +169,7 @@ def _check(got, want, what, names):
 def test_grad_matches_finite_differences(prog):
     names, kind, seed = prog
     x = _data(kind, seed)
+    assume(tame(names, x))
     y = np.asarray(run(np, names, x))
     w = _data(kind if np.iscomplexobj(y) else "f", seed + 1, y.shape)
     want = central_grad(_loss_np(names, w), x)
@@ -172,10 +186,11 @@ def test_grad_matches_finite_differences(prog):
 def test_vjp_and_jvp_match_finite_differences(prog):
     names, kind, seed = prog
     x = _data(kind, seed)
+    assume(tame(names, x))
     y = np.asarray(run(np, names, x))
     w = _data(kind if np.iscomplexobj(y) else "f", seed + 1, y.shape)
     out, pullback = tf.vjp(lambda t: run(tf, names, t), tf.asarray(x))
-    np.testing.assert_allclose(np.asarray(out), y, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(np.asarray(out), y, rtol=1e-9, atol=1e-12)
     _check(pullback(tf.asarray(w.astype(y.dtype)))[0],
            central_grad(_loss_np(names, w), x), "vjp", names)
     v = _data(kind, seed + 2)
