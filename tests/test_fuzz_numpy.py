@@ -452,8 +452,8 @@ def budget(ci_examples):
     local = os.environ.get("TENFERRO_FUZZ_EXAMPLES")
     n = int(local) if local else min(ci_examples, current.max_examples)
     return settings(current, max_examples=n, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow,
-                                           HealthCheck.data_too_large])
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                           HealthCheck.filter_too_much])
 
 
 shapes = st.lists(st.integers(0, 4), min_size=0, max_size=3).map(tuple)

@@ -16,25 +16,15 @@ import sys
 
 import numpy as np
 import scipy.linalg as sla
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from conftest import central_grad, stable_rng  # noqa: E402
+from test_fuzz_numpy import budget  # noqa: E402  (one budget rule for both files)
 
 import tenferro as tf  # noqa: E402
 import tenferro.linalg as tl  # noqa: E402
-
-
-def budget(ci_examples):
-    """The loaded profile's settings, at most ``ci_examples`` examples unless
-    TENFERRO_FUZZ_EXAMPLES asks for more (the same rule as tests/test_fuzz_numpy.py)."""
-    current = settings()
-    local = os.environ.get("TENFERRO_FUZZ_EXAMPLES")
-    n = int(local) if local else min(ci_examples, current.max_examples)
-    return settings(current, max_examples=n, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow,
-                                           HealthCheck.filter_too_much])
 
 
 def _h(u):  # conjugate transpose of the last two axes, in either library
@@ -160,18 +150,25 @@ def _check(got, want, what, names):
     assert got.shape == want.shape, (what, names, got.shape, want.shape)
     if np.max(np.abs(want)) > 1e-6:
         assert np.any(got != 0), ("silent zero", what, names, want)
-    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6 * max(1.0, np.max(np.abs(want), initial=0)),
+    scale = max(1.0, np.max(np.abs(want), initial=0))
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6 * scale,
                                err_msg="%s of %s" % (what, names))
 
 
-@budget(60)
-@given(programs())
-def test_grad_matches_finite_differences(prog):
+def _setup(prog):
+    """The program, its input x, NumPy's output y and a cotangent/loss weight w."""
     names, kind, seed = prog
     x = _data(kind, seed)
     assume(tame(names, x))
     y = np.asarray(run(np, names, x))
     w = _data(kind if np.iscomplexobj(y) else "f", seed + 1, y.shape)
+    return names, kind, seed, x, y, w
+
+
+@budget(60)
+@given(programs())
+def test_grad_matches_finite_differences(prog):
+    names, kind, seed, x, y, w = _setup(prog)
     want = central_grad(_loss_np(names, w), x)
     _check(tf.grad(_loss_tf(names, w))(tf.asarray(x)), want, "grad", names)
     # eager backward of the same loss
@@ -184,11 +181,7 @@ def test_grad_matches_finite_differences(prog):
 @budget(40)
 @given(programs())
 def test_vjp_and_jvp_match_finite_differences(prog):
-    names, kind, seed = prog
-    x = _data(kind, seed)
-    assume(tame(names, x))
-    y = np.asarray(run(np, names, x))
-    w = _data(kind if np.iscomplexobj(y) else "f", seed + 1, y.shape)
+    names, kind, seed, x, y, w = _setup(prog)
     out, pullback = tf.vjp(lambda t: run(tf, names, t), tf.asarray(x))
     np.testing.assert_allclose(np.asarray(out), y, rtol=1e-9, atol=1e-12)
     _check(pullback(tf.asarray(w.astype(y.dtype)))[0],
