@@ -441,7 +441,7 @@ if __name__ == "__main__" and sys.argv[1:] == ["--worker"]:
 
 # -- strategies ------------------------------------------------------------------------
 
-from hypothesis import HealthCheck, example, given, settings  # noqa: E402
+from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 
