@@ -63,16 +63,6 @@ UNDEFINED = [
      and not np.all(np.asarray(h))),
 ]
 
-# Defects found by this fuzzer and owned elsewhere: each is pinned as a strict xfail
-# below (test_known_defect); the fuzzer steps around the class until it is fixed (an
-# XPASS then says to delete the entry).  (op, predicate on the case)
-KNOWN_DEFECTS = [
-    # setitem of Python complex values (scalars, lists) into a real tensor drops the
-    # imaginary part; NumPy raises TypeError
-    ("setitem", lambda c: len(c["args"]) > 1 and c["args"][0]["dtype"][0] in "bif"
-     and c["args"][1]["dtype"][0] == "c" and c["args"][1]["layout"] in ("list", "scalar")),
-]
-
 # A clear exception: a built-in error NumPy would raise, or one of tenferro's own.
 CLEAR = (TypeError, ValueError, IndexError, OverflowError, ZeroDivisionError,
          NotImplementedError, tf.TenferroError, np.linalg.LinAlgError)
@@ -370,8 +360,6 @@ def check_case(case):
     value or a clear exception where NumPy raises (or a documented limitation)."""
     if any(op == case["op"] and name == case.get("name") and pred(
             *[make_host(a) for a in case["args"]]) for op, name, pred in UNDEFINED):
-        return
-    if any(op == case["op"] and pred(case) for op, pred in KNOWN_DEFECTS):
         return
     run_tf, run_np, how = build(case)
     np_err = tf_err = None
@@ -713,14 +701,16 @@ def test_worker_reports_a_crash_naming_the_case():
 
 
 
-# -- pinned cases: defects the fuzzer found (owners fix them; then the xfail turns XPASS) --
+# -- pinned cases: defects the fuzzer found (now regression tests) -----------------------
 
 def _case(op, *args, **kw):
     return dict(op=op, args=[{"shape": list(sh), "dtype": d, "layout": lay, "seed": 0}
                              for sh, d, lay in args], **kw)
 
 
-KNOWN_DEFECT_CASES = [
+FOUND_CASES = [
+    # setitem of Python complex values (a nested list, a scalar) into a real tensor
+    # dropped the imaginary part; NumPy raises TypeError
     pytest.param(_case("setitem", ((2, 1), "float64", "C"), ((1, 1), "complex128", "list"),
                        key=[]), id="setitem-complex-list-into-float"),
     pytest.param(_case("setitem", ((2,), "int32", "C"), ((), "complex128", "scalar"),
@@ -728,9 +718,6 @@ KNOWN_DEFECT_CASES = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="setitem of Python complex into a real tensor "
-                   "drops the imaginary part (NumPy raises TypeError)")
-@pytest.mark.parametrize("case", KNOWN_DEFECT_CASES)
-def test_known_defect(case, monkeypatch):
-    monkeypatch.setattr(sys.modules[__name__], "KNOWN_DEFECTS", [])
+@pytest.mark.parametrize("case", FOUND_CASES)
+def test_found_case(case):
     check_case(case)

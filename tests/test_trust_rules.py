@@ -348,7 +348,7 @@ def test_gradient_through_empty_selections_is_zero_of_the_right_shape():
     np.testing.assert_array_equal(g.numpy(), np.zeros((3, 4)))
 
 
-# -- compile passes: what the mutation run (tools/mutate.py) found unguarded -----------
+# -- compile passes: what the mutation run (tests/mutate.py) found unguarded -----------
 
 @pytest.mark.parametrize("f,ref", [
     (lambda v: 0.0 - v, lambda a: 0.0 - a),

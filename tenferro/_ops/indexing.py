@@ -404,14 +404,23 @@ def setitem(x, key, value):
     dev.driver.lookup("put", dev, x.dtype)(x._data, positions._data, v._data)
 
 
+def _holds_tensor(seq):
+    """Whether the nested list/tuple ``seq`` holds a Tensor (those convert as tensors)."""
+    for v in seq:
+        if isinstance(v, Tensor) or (isinstance(v, (list, tuple)) and _holds_tensor(v)):
+            return True
+    return False
+
+
 def _assigned(op, x, value):
-    """``value`` as a tensor to write into ``x``, by NumPy's rules: a Python scalar
-    converts as Python's ``int()``/``float()`` do (a complex into a real tensor is a
+    """``value`` as a tensor to write into ``x``, by NumPy's rules: a Python scalar (or
+    a nested list of them) converts as Python's ``int()``/``float()`` do (a complex into a real tensor is a
     TypeError, NaN into an integer one a ValueError, an int out of range an
     OverflowError); an array or tensor is cast unsafely, complex into real with
     NumPy's ComplexWarning."""
-    if isinstance(value, (int, float, complex)) and not isinstance(value, np.generic):
-        try:
+    if (isinstance(value, (int, float, complex)) and not isinstance(value, np.generic)) \
+            or (isinstance(value, (list, tuple)) and not _holds_tensor(value)):
+        try:   # (nested lists convert element by element as NumPy's setitem does)
             a = np.asarray(value, dtype=x.dtype)
         except (TypeError, ValueError, OverflowError) as e:
             raise type(e)("tenferro.%s: cannot write %r into a tensor of dtype %s: %s"

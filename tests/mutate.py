@@ -12,10 +12,10 @@ out) or *survived* (every test passed), and restores the file (and the module's 
 files).  It prints a table and the kill rate; the exit status is 1 if any mutation
 survived, so a survivor is a missing test.
 
-    python tools/mutate.py                   # everything (kernel mutations: ~1-2 min each)
-    python tools/mutate.py --no-kernels      # rules and passes only (about a minute)
-    python tools/mutate.py --only arccosh_complex_branch svd_inverse_unbroadened
-    python tools/mutate.py --list
+    python tests/mutate.py                   # everything (kernel mutations: ~1-2 min each)
+    python tests/mutate.py --no-kernels      # rules and passes only (about a minute)
+    python tests/mutate.py --only arccosh_complex_branch svd_inverse_unbroadened
+    python tests/mutate.py --list
 
 Add a mutation for each rule, pass or kernel branch you write: the bug you would most
 plausibly make there (a wrong branch, a dropped conjugate, a swapped NaN mask), and the
