@@ -5,6 +5,7 @@ several threads give exactly the results of a serial run.
 Every threaded result is compared with the same computation run serially first, and
 the serial gradients with central finite differences (so a wrong rule cannot pass
 twice)."""
+import contextlib
 import threading
 
 import numpy as np
@@ -34,6 +35,26 @@ def _run_threads(target, n):
         assert not t.is_alive(), "a thread hung"
     if errors:
         raise errors[0]
+
+
+@contextlib.contextmanager
+def _meanwhile(fn):
+    """Run ``fn(pause)`` in another thread; ``pause()`` there signals that it got where
+    it should and waits for the end of the ``with`` block, whose body runs meanwhile."""
+    inside, release = threading.Event(), threading.Event()
+
+    def pause():
+        inside.set()
+        release.wait(30)
+
+    t = threading.Thread(target=fn, args=(pause,))
+    t.start()
+    try:
+        assert inside.wait(30)
+        yield
+    finally:
+        release.set()
+        t.join()
 
 
 def _loss(w, x):
@@ -114,20 +135,14 @@ def test_mixed_autodiff_in_threads_matches_serial(nthreads):
 def test_no_grad_is_per_thread():
     """``no_grad`` (and backward's own switch of grad mode) in one thread does not stop
     recording in another."""
-    inside = threading.Event()
-    release = threading.Event()
     seen = {}
 
-    def holder():
+    def holder(pause):
         with tf.no_grad():
             seen["holder"] = tf.is_grad_enabled()
-            inside.set()
-            release.wait(30)
+            pause()
 
-    t = threading.Thread(target=holder)
-    t.start()
-    try:
-        assert inside.wait(30)
+    with _meanwhile(holder):
         assert seen["holder"] is False
         assert tf.is_grad_enabled()
         w = tf.ones(3, requires_grad=True)
@@ -135,9 +150,6 @@ def test_no_grad_is_per_thread():
         assert y.grad_fn is not None
         y.backward()
         np.testing.assert_array_equal(np.asarray(w.grad), [2.0, 2.0, 2.0])
-    finally:
-        release.set()
-        t.join()
 
 
 def test_new_thread_starts_with_grad_enabled_and_no_transform():
@@ -161,22 +173,15 @@ def test_new_thread_starts_with_grad_enabled_and_no_transform():
 def test_transform_in_one_thread_does_not_capture_another_threads_ops():
     """While one thread is inside ``tf.grad``, another thread's eager ops run eagerly
     and its tape records as usual."""
-    inside = threading.Event()
-    release = threading.Event()
     out = {}
 
-    def f(x):
-        inside.set()
-        release.wait(30)
-        return (x ** 3).sum()
-
-    def transform():
+    def transform(pause):
+        def f(x):
+            pause()
+            return (x ** 3).sum()
         out["grad"] = np.asarray(tf.grad(f)(tf.asarray([1.0, 2.0])))
 
-    t = threading.Thread(target=transform)
-    t.start()
-    try:
-        assert inside.wait(30)
+    with _meanwhile(transform):
         assert _primitive._interpreters and not _primitive.state.interpreters
         w = tf.tensor([1.0, 3.0], requires_grad=True)
         y = (w * w * w).sum()
@@ -187,9 +192,6 @@ def test_transform_in_one_thread_does_not_capture_another_threads_ops():
         o = tf.empty(2)
         tf.add(tf.ones(2), tf.ones(2), out=o)
         np.testing.assert_array_equal(np.asarray(o), [2.0, 2.0])
-    finally:
-        release.set()
-        t.join()
     np.testing.assert_array_equal(out["grad"], [3.0, 12.0])
 
 
@@ -197,25 +199,16 @@ def test_adcontext_is_per_thread():
     """Custom rules in force in one thread do not change another thread's gradients."""
     ctx = tf.AdContext()
     ctx.def_vjp("sin", lambda ct, primals, out, params, needs: (ct * 0 + 7.0,))
-    inside = threading.Event()
-    release = threading.Event()
     out = {}
 
-    def other():
+    def other(pause):
         with ctx:
             out["ctx"] = np.asarray(tf.grad(lambda x: tf.sin(x).sum())(tf.zeros(2)))
-            inside.set()
-            release.wait(30)
+            pause()
 
-    t = threading.Thread(target=other)
-    t.start()
-    try:
-        assert inside.wait(30)
+    with _meanwhile(other):
         g = tf.grad(lambda x: tf.sin(x).sum())(tf.zeros(2))
         np.testing.assert_array_equal(np.asarray(g), [1.0, 1.0])
-    finally:
-        release.set()
-        t.join()
     np.testing.assert_array_equal(out["ctx"], [7.0, 7.0])
 
 
