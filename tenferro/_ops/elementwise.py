@@ -5,7 +5,6 @@ NumPy ufunc whose type resolution it follows (so dtype results match NumPy 2 exa
 weak Python scalars included), and whether it is differentiable.  JVP/VJP rules are
 attached to the primitives by :mod:`tenferro.autograd`.
 """
-import struct
 
 import numpy as np
 
@@ -320,31 +319,33 @@ from .._primitive import _interpreters  # noqa: E402
 from .._tensor import _wrap  # noqa: E402
 
 _scalars = {}
-_bits = struct.Struct("<d").pack
-_bits2 = struct.Struct("<dd").pack
 
 
-def _scalar_key(v):
-    """A cache key telling apart every Python scalar NumPy tells apart: the type (True,
-    1 and 1.0 hash equal) and a float's bits (0.0 == -0.0, and NaN != NaN)."""
+def _cacheable(v):
+    """Whether a cache keyed by ``(type(v), v)`` can only hit ``v``'s own bits: zeros
+    are not cached (``0.0 == -0.0``, and ``1+0j == 1-0j``, with equal hashes: the cache
+    handed ``x * 0.0`` the cached ``-0.0``), nor NaNs (never equal: they would only
+    fill the cache).  ``type(v)`` in the key keeps True, 1 and 1.0 apart.  Lookups stay
+    one dict probe: a zero or NaN is never stored, so nothing can match it wrongly."""
     t = type(v)
     if t is float:
-        return (t, _bits(v))
+        return v != 0.0 and v == v
     if t is complex:
-        return (t, _bits2(v.real, v.imag))
-    return (t, v)
+        return v.real != 0.0 and v.imag != 0.0 and v == v
+    return True
 
 
 def _cpu_scalar(v, dtype):
     """A cached read-only 0-d host array for a weak Python scalar operand."""
-    key = (_scalar_key(v), dtype)
+    key = (type(v), v, dtype)
     a = _scalars.get(key)
     if a is None:
         a = np.asarray(v, dtype=dtype)  # raises OverflowError like NumPy
         a.flags.writeable = False
-        if len(_scalars) > 4096:
-            _scalars.clear()
-        _scalars[key] = a
+        if _cacheable(v):
+            if len(_scalars) > 4096:
+                _scalars.clear()
+            _scalars[key] = a
     return a
 
 
@@ -354,13 +355,14 @@ def _scalar_on(v, dtype, dev):
     a = _cpu_scalar(v, dtype)
     if dev.type == "cpu":
         return a
-    key = (_scalar_key(v), dtype, dev)
+    key = (type(v), v, dtype, dev)
     d = _scalars.get(key)
     if d is None:
         d = dev.driver.from_numpy(a, dev)
         if hasattr(d, "writeable"):
             d.writeable = False
-        _scalars[key] = d
+        if _cacheable(v):
+            _scalars[key] = d
     return d
 
 
