@@ -383,7 +383,8 @@ def test_jit_closed_over_expression_is_read_at_trace_time():
     ("v+0.0", lambda v: v + 0.0), ("0.0+v", lambda v: 0.0 + v),
     ("v+(-0.0)", lambda v: v + (-0.0)), ("v-0.0", lambda v: v - 0.0),
     ("v-(-0.0)", lambda v: v - (-0.0)), ("v+0", lambda v: v + 0), ("v-0", lambda v: v - 0),
-    ("v*1.0", lambda v: v * 1.0), ("v/1", lambda v: v / 1),
+    ("v*1.0", lambda v: v * 1.0), ("v/1", lambda v: v / 1), ("v+1", lambda v: v + 1),
+    ("v*0", lambda v: v * 0), ("v-1", lambda v: v - 1),
     ("v+zeros", lambda v: v + tf.zeros(3, dtype=v.dtype))])
 def test_jit_simplification_keeps_signed_zeros(name, f, dtype):
     """Simplify drops x + 0 only where it is exact: -0.0 + 0.0 is +0.0 (NumPy)."""
