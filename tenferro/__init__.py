@@ -40,7 +40,8 @@ from .autograd import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled, 
                        stop_gradient, checkpoint, checkpoint_sequential)
 from .autograd import functional_grad as grad, AdContext  # noqa: F401
 from .autograd._graph import TensorSpec, Graph, ConcretizationError, trace  # noqa: F401
-from .autograd._program import Program, compile, jit  # noqa: F401
+from .autograd._program import Program, compile  # noqa: F401
+from .autograd._jit import jit  # noqa: F401
 
 if not _threads.have_openmp():
     import warnings as _w

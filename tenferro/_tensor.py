@@ -483,21 +483,22 @@ class Tensor:
 
     # -- in-place writes (PyTorch's names; on a tensor that requires grad only under
     # no_grad, as an optimizer step does: see tenferro._ops.conversion.check_inplace)
-    def copy_(self, src):
-        """Write ``src`` (broadcast, cast) into this tensor's memory; returns it."""
-        _ops.conversion.check_inplace("copy_", self)
-        _ops.copy_into(self, src)
-        return self
-
-    def fill_(self, value):
-        """Set every element to ``value``; returns the tensor."""
-        _ops.conversion.check_inplace("fill_", self)
+    def _write(self, what, value):
+        _ops.conversion.check_inplace(what, self)
         _ops.copy_into(self, value)
         return self
 
+    def copy_(self, src):
+        """Write ``src`` (broadcast, cast) into this tensor's memory; returns it."""
+        return self._write("copy_", src)
+
+    def fill_(self, value):
+        """Set every element to ``value``; returns the tensor."""
+        return self._write("fill_", value)
+
     def zero_(self):
         """Set every element to zero; returns the tensor."""
-        return self.fill_(0)
+        return self._write("zero_", 0)
 
     def __getitem__(self, key):
         return _ops.getitem(self, key)
@@ -520,9 +521,8 @@ Tensor._wrap = staticmethod(_wrap)
 
 def _rebuild(cls, data, device, requires_grad):
     """A tensor of class ``cls`` over host array ``data`` on ``device`` (unpickling)."""
-    t = _wrap(data, device) if cls is Tensor else object.__new__(cls)
-    if cls is not Tensor:
-        t._data, t._device, t._ad = data, device, None
+    t = object.__new__(cls)
+    t._data, t._device, t._ad = data, device, None
     if requires_grad:
         t.requires_grad_(True)
     return t

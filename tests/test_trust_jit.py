@@ -107,6 +107,20 @@ def test_jit_unhashable_leaf_raises_naming_the_argument():
         j(_x(), {1.0})
 
 
+def test_jit_slice_and_dtype_arguments_are_keyed_by_value():
+    """slice was accepted as a value type but is not hashable before Python 3.12: the
+    key must be made from its fields."""
+    x = tf.asarray(np.arange(5.0))
+    j = tf.jit(lambda v, s: v[s])
+    _eq(j(x, slice(1, 3)), np.arange(5.0)[1:3])
+    _eq(j(x, slice(2, None)), np.arange(5.0)[2:])
+    _eq(j(x, slice(1, 3)), np.arange(5.0)[1:3])
+    assert j.cache_info().misses == 2
+    d = tf.jit(lambda v, dt: v.astype(dt))
+    assert d(x, np.dtype("float32")).dtype == np.float32
+    assert d(x, np.dtype("float64")).dtype == np.float64
+
+
 def test_jit_object_argument_is_not_keyed_by_identity():
     """An object (hashed by identity) mutated between calls would hit the program traced
     with its old state: jit refuses it unless it is declared static."""

@@ -495,10 +495,9 @@ def round(x, decimals=0):
 
 def logsumexp(x, axis=None, keepdims=False):
     """log(sum(exp(x))) computed stably (scipy.special.logsumexp for real input)."""
-    from .reduction import max as _max, sum as _sum
-
-    from .shape import zero_d_axis
     from ._common import normalize_axes
+    from .reduction import max as _max, sum as _sum
+    from .shape import zero_d_axis
 
     x = to_tensor(x)
     if not zero_d_axis(axis, x.ndim):

@@ -413,11 +413,11 @@ def _holds_tensor(seq):
 
 
 def _assigned(op, x, value):
-    """``value`` as a tensor to write into ``x``, by NumPy's rules: a Python scalar (or
-    a nested list of them) converts as Python's ``int()``/``float()`` do (a complex into a real tensor is a
-    TypeError, NaN into an integer one a ValueError, an int out of range an
-    OverflowError); an array or tensor is cast unsafely, complex into real with
-    NumPy's ComplexWarning."""
+    """``value`` as a tensor to write into ``x``, by NumPy's rules: a Python scalar (or a
+    nested list of them) converts as Python's ``int()``/``float()`` do (a complex into a
+    real tensor is a TypeError, NaN into an integer one a ValueError, an int out of
+    range an OverflowError); an array or tensor is cast unsafely, complex into real
+    with NumPy's ComplexWarning."""
     if (isinstance(value, (int, float, complex)) and not isinstance(value, np.generic)) \
             or (isinstance(value, (list, tuple)) and not _holds_tensor(value)):
         try:   # (nested lists convert element by element as NumPy's setitem does)

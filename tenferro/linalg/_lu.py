@@ -501,7 +501,7 @@ def _warn_ill_conditioned(op, a, factor, cholesky=-1, stacklevel=4):
     eps = _EPS[rdt]
     if (float(rcond) >= eps) if rcond.ndim == 0 else (rcond.min() >= eps):
         return   # the usual case: nothing to warn about
-    ill = np.flatnonzero(~(rcond >= _EPS[rdt]))   # NaN too, as scipy
+    ill = np.flatnonzero(~(rcond >= eps))   # NaN too, as scipy
     warnings.warn("tenferro.linalg.%s: an ill-conditioned matrix detected: %s; the "
                   "result may not be accurate" % (op, ", ".join(
                       "slice %d has rcond = %.6g" % (i, rcond.flat[i]) for i in ill[:5])),

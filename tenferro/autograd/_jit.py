@@ -1,0 +1,256 @@
+"""``jit``: trace a function on the first call for each signature, compile it into a
+:class:`~tenferro.autograd._program.Program` and cache the program.
+
+The signature decides which calls may share a program, so it must tell apart every
+pair of calls that could give different results: non-tensor arguments are keyed by type
+and exact value (``0.0`` and ``-0.0`` apart), objects hashed by identity are refused
+unless declared static, and the AdContext in force is part of it.
+"""
+import collections
+import inspect
+import itertools
+import struct
+import threading
+
+import numpy as np
+
+from .. import _primitive
+from .._tensor import Tensor
+from ._graph import _as_spec, _trace
+from ._passes import PASSES
+from ._program import compile
+from ._tree import tree_flatten, tree_unflatten
+
+__all__ = ["jit"]
+
+
+def _static_key(x):
+    """The cache key of a static value: its type and value, floats and complex numbers
+    by their bits (``0.0`` and ``-0.0``, NaN payloads apart; a NaN equals itself), the
+    items of tuples, lists and dicts likewise; TypeError when ``x`` is not hashable."""
+    t = type(x)
+    if t is float:
+        return t, struct.pack("<d", x)
+    if t is complex:
+        return t, struct.pack("<dd", x.real, x.imag)
+    if t is slice:   # (not hashable before Python 3.12)
+        return t, tuple([_static_key(v) for v in (x.start, x.stop, x.step)])
+    if isinstance(x, (tuple, list)):
+        return t, tuple([_static_key(v) for v in x])
+    if t is dict:
+        return t, tuple(sorted(((k, _static_key(v)) for k, v in x.items()), key=repr))
+    hash(x)
+    return t, x
+
+
+# Leaves jit keys by value without being told: immutable, compared by value.
+_VALUE_TYPES = (bool, int, float, complex, str, bytes, type(None), type(Ellipsis), slice,
+                np.dtype)
+
+
+def _is_array(x):
+    """Whether pytree leaf ``x`` is a traced input of a jitted function (a Tensor, a
+    NumPy array or a NumPy scalar, which is strongly typed as in NumPy 2)."""
+    return isinstance(x, (Tensor, np.ndarray, np.generic))
+
+
+class jit:
+    """``jit(f, static_argnums=(), static_argnames=())``: trace ``f`` on the first call
+    for each signature, compile, cache the program (LRU, ``maxsize``) and run it.
+
+    The signature is the pytree structure of the positional and keyword arguments; for
+    each tensor, NumPy array or NumPy scalar leaf (the traced inputs) its shape, dtype
+    and device; every leaf of an immutable value type (Python numbers, strings, None,
+    slices, dtypes) by type and value (``1``, ``1.0`` and ``True`` apart, ``0.0`` and
+    ``-0.0`` apart): such a leaf is static, as are the arguments named by
+    ``static_argnums``/``static_argnames`` (whole arguments, hashed into the key;
+    ValueError when one is not hashable); and the AdContext in force.  Any other leaf
+    (a set, an arbitrary object) raises TypeError unless its argument is declared
+    static.  Values ``f`` closes over are read when it is traced, as in JAX.
+
+    ``cache_info()`` gives (hits, misses, size, maxsize); ``trace(*args, **kwargs)``
+    the Graph ``f`` traces to for those arguments, ``lower(*args, **kwargs)`` the
+    compiled Program a call with them runs.  ``passes`` and ``reuse``: as for
+    :func:`compile`.  ``jit(static_argnums=...)`` without ``f`` is a decorator."""
+
+    def __new__(cls, f=None, *args, **kwargs):
+        if f is None:
+            return lambda g: cls(g, *args, **kwargs)
+        return object.__new__(cls)
+
+    def __init__(self, f, maxsize=64, passes=PASSES, reuse=True, static_argnums=(),
+                 static_argnames=()):
+        if not callable(f):
+            raise TypeError("tenferro.jit: expected a function, got %s" % type(f).__name__)
+        self.f = f
+        self.maxsize = maxsize
+        self.passes = passes
+        self.reuse = reuse
+        nums = (static_argnums,) if isinstance(static_argnums, int) else static_argnums
+        names = (static_argnames,) if isinstance(static_argnames, str) else static_argnames
+        nums, names = set(map(int, nums)), set(names)
+        try:   # as JAX: a static parameter is static by position and by name
+            params = [p for p in inspect.signature(f).parameters.values()
+                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        except (TypeError, ValueError):
+            params = []
+        for i, p in enumerate(params):
+            if p.name in names:
+                nums.add(i)
+            elif (i in nums or i - len(params) in nums) and p.kind != p.POSITIONAL_ONLY:
+                names.add(p.name)
+        self.static_argnums, self.static_argnames = tuple(sorted(nums)), tuple(sorted(names))
+        self._cache = collections.OrderedDict()
+        self._lock = threading.Lock()
+        self._fast = None           # (input avals, device, generated run, program)
+        self.hits = self.misses = 0
+        self.__name__ = getattr(f, "__name__", "jit")
+        self.__doc__ = getattr(f, "__doc__", None)
+
+    def __call__(self, *args, **kwargs):
+        fast = self._fast
+        if fast is not None and not kwargs and not _primitive._interpreters and \
+                _primitive.state.context is None and len(args) == len(fast[0]):
+            # the last call's program, for Tensors outside autograd of its signature
+            avals, dev, run, prog = fast
+            datas = [x._data for x in args
+                     if x.__class__ is Tensor and x._device is dev and x._ad is None]
+            if len(datas) == len(avals) and \
+                    tuple([(d.shape, d.dtype) for d in datas]) == avals:
+                self.hits += 1
+                prog.runs += 1
+                out = run(*datas)
+                return out[0] if prog._single else tree_unflatten(prog.graph.out_tree, out)
+        plain = not kwargs and not self.static_argnums and \
+            all(a.__class__ is Tensor for a in args)
+        if plain:   # no pytree, nothing static: no flattening
+            flat = args
+            key = tuple([(x._data.shape, x._data.dtype, x._device) for x in args])
+            if _primitive.state.context is not None:
+                key = (key, _primitive.state.context.key)   # the AD rules traced
+            prog = self._cached(key)
+            if prog is None:
+                prog = self._compile(key, *self._signature(args, kwargs)[1:])
+        else:
+            prog, flat = self._program(args, kwargs)
+        out = prog._call_flat(flat)
+        self._fast = None
+        if plain and args and _primitive.state.context is None:
+            dev = args[0]._device
+            run = prog._runners.get(dev)
+            if run is not None:
+                self._fast = (prog._in_avals, dev, run, prog)
+        return out
+
+    def _signature(self, args, kwargs):
+        """(cache key, the function of the traced inputs, the traced inputs) of a call."""
+        static, tracers, leaves_of = [], [], []
+        nargs = len(args)
+        for where, a in itertools.chain(enumerate(args), sorted(kwargs.items())):
+            if where in self.static_argnames or (isinstance(where, int) and (
+                    where in self.static_argnums or where - nargs in self.static_argnums)):
+                if _is_array(a):
+                    raise ValueError("tenferro.jit: static argument %s is a %s; static "
+                                     "arguments are hashed into the cache key, tensors "
+                                     "and arrays must be traced arguments"
+                                     % (_arg_name(where), type(a).__name__))
+                try:   # as JAX: the argument itself must be hashable (a list is not)
+                    hash(a)
+                    static.append((where, _static_key(a)))
+                except TypeError as e:
+                    raise ValueError("tenferro.jit: static argument %s of type %s is not "
+                                     "hashable (%s); static arguments are hashed into the "
+                                     "cache key" % (_arg_name(where), type(a).__name__, e)) \
+                        from None
+                leaves_of.append((where, None, a))
+                continue
+            flat, tree = tree_flatten(a)
+            keys = []
+            for x in flat:
+                if _is_array(x):
+                    spec = x if isinstance(x, Tensor) else _as_spec(x)
+                    keys.append((spec.shape, spec.dtype, spec.device))
+                    tracers.append(x)
+                    continue
+                if not isinstance(x, _VALUE_TYPES):
+                    # an object is hashed by identity: mutated between calls, it would
+                    # hit a program traced with its old state (a silent wrong result)
+                    raise TypeError(
+                        "tenferro.jit: argument %s holds a value of type %s, which jit "
+                        "neither traces (tensors, NumPy arrays) nor keys by value (Python "
+                        "numbers, strings, None); pass it as a static argument (static_"
+                        "argnums/static_argnames; then its hash and equality are the key), "
+                        "as a tensor, or close over it" % (_arg_name(where), type(x).__name__))
+                keys.append(_static_key(x))
+            static.append((where, tree, tuple(keys)))
+            leaves_of.append((where, tree, flat))
+        key = tuple(static)
+        if _primitive.state.context is not None:
+            key = (key, _primitive.state.context.key)   # the AD rules traced
+
+        def fn(*xs):
+            it = iter(xs)
+            pos, kw = [], {}
+            for where, tree, flat in leaves_of:
+                v = flat if tree is None else tree_unflatten(
+                    tree, [next(it) if _is_array(x) else x for x in flat])
+                if isinstance(where, int):
+                    pos.append(v)
+                else:
+                    kw[where] = v
+            return self.f(*pos, **kw)
+        fn.__name__ = self.__name__
+        return key, fn, tracers
+
+    def _program(self, args, kwargs):
+        """(the cached or new Program for a call, its traced inputs)."""
+        key, fn, flat = self._signature(args, kwargs)
+        prog = self._cached(key)
+        if prog is None:
+            prog = self._compile(key, fn, flat)
+        return prog, flat
+
+    def _cached(self, key):
+        """The cached program of ``key`` (None: a miss); the cache is shared by threads."""
+        with self._lock:
+            prog = self._cache.get(key)
+            if prog is not None:
+                self.hits += 1
+                self._cache.move_to_end(key)
+            return prog
+
+    def _compile(self, key, fn, flat):
+        prog = compile(_trace(fn, *[_as_spec(x) for x in flat]), self.passes, self.reuse)
+        with self._lock:
+            self.misses += 1
+            self._cache[key] = prog
+            if len(self._cache) > self.maxsize:
+                self._cache.popitem(last=False)
+        return prog
+
+    def trace(self, *args, **kwargs):
+        """The :class:`Graph` the function traces to for these arguments (before the
+        compiler passes; nothing is cached or run)."""
+        _, fn, flat = self._signature(args, kwargs)
+        return _trace(fn, *[_as_spec(x) for x in flat])
+
+    def lower(self, *args, **kwargs):
+        """The compiled :class:`Program` a call with these arguments runs (compiled and
+        cached now if needed; nothing is run).  It takes the traced inputs only: the
+        tensor and array leaves of the arguments, in order (keyword arguments sorted by
+        name)."""
+        return self._program(args, kwargs)[0]
+
+    def cache_info(self):
+        return collections.namedtuple("CacheInfo", "hits misses size maxsize")(
+            self.hits, self.misses, len(self._cache), self.maxsize)
+
+    def cache_clear(self):
+        with self._lock:
+            self._cache.clear()
+        self._fast = None
+        self.hits = self.misses = 0
+
+
+def _arg_name(where):
+    return "%d" % where if isinstance(where, int) else repr(where)
