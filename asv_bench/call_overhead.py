@@ -1,4 +1,5 @@
-"""Per-call cost of small everyday calls, beside NumPy/SciPy's same call.
+"""Per-call cost of small everyday calls, beside NumPy/SciPy's (and, for autodiff,
+PyTorch's, when installed) same call.
 
 The checks that keep results honest (scalar-cache keys, setitem conversion, per-thread
 grad mode, jit's signature, solve's condition estimate, norm's overflow guard) run on
@@ -26,6 +27,17 @@ def _best(f, number=2000, repeat=9):
     return min(timeit.repeat(f, number=number, repeat=repeat)) / number * 1e6
 
 
+def _torch_backward():
+    """PyTorch's eager backward of the same 3-element expression, or None."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    torch.set_num_threads(1)   # a 3-element op: no thread team either way
+    wt = torch.ones(3, dtype=torch.float64, requires_grad=True)
+    return lambda: (wt * wt + wt).sum().backward()
+
+
 def main():
     tf.set_num_threads(2)
     xn, an, bn = np.ones(3), np.eye(3) * 2, np.ones(3)
@@ -45,10 +57,10 @@ def main():
         ("solve 3x3", lambda: tl.solve(a, b), lambda: sl.solve(an, bn)),
         ("norm 3", lambda: tl.norm(x), lambda: sl.norm(xn)),
         ("jit call", lambda: j(x), None),
-        ("eager backward", lambda: (w * w + w).sum().backward(), None),
+        ("eager backward", lambda: (w * w + w).sum().backward(), _torch_backward()),
         ("tf.grad", lambda: g(x), None),
     ]
-    print("%-16s %10s %16s" % ("call", "tenferro", "NumPy/SciPy"))
+    print("%-16s %10s %16s" % ("call", "tenferro", "NumPy/SciPy/torch"))
     for name, f, ref in cases:
         print("%-16s %10.2f %16s" % (name, _best(f), "%.2f" % _best(ref) if ref else "-"))
 
