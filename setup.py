@@ -25,6 +25,7 @@ from setuptools import setup, Extension
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 KDIR = os.path.join("tenferro", "_kernels")
+ADIR_TAPE = os.path.join("tenferro", "autograd", "_tape.pyx")
 
 
 def render_templates(only=()):
@@ -98,12 +99,14 @@ def extensions():
     macros = [("NPY_NO_DEPRECATED_API", "NPY_2_0_API_VERSION"),
               ("TENFERRO_HAVE_OPENMP", "1" if openmp else "0")]
     exts = []
-    for pyx in sorted(glob.glob(os.path.join(KDIR, "*.pyx"))):
+    # the kernels, and the compiled core of the eager autodiff engine (autograd/_tape.pyx)
+    pyxs = sorted(glob.glob(os.path.join(KDIR, "*.pyx"))) + [ADIR_TAPE]
+    for pyx in pyxs:
         name = os.path.splitext(os.path.basename(pyx))[0]
         if only and name not in only:
             continue
         exts.append(Extension(
-            "tenferro._kernels." + name, [pyx],
+            os.path.splitext(pyx)[0].replace(os.sep, "."), [pyx],
             include_dirs=[numpy.get_include(), KDIR],
             define_macros=macros,
             extra_compile_args=cflags, extra_link_args=ldflags, libraries=libs))

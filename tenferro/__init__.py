@@ -29,9 +29,10 @@ from ._errors import (TenferroError, UnsupportedOperation, DeviceMismatchError, 
 from ._tensor import Tensor  # noqa: F401
 from ._ops import *  # noqa: F401,F403
 from ._ops import AxisError  # noqa: F401
-from . import _threads
-from ._threads import get_num_threads, set_num_threads, num_threads  # noqa: F401
+from . import _ops
 from .devices import device, Device  # noqa: F401
+from .devices.cpu import threads as _threads
+from .devices.cpu.threads import get_num_threads, set_num_threads, num_threads  # noqa: F401
 from . import devices, random  # noqa: F401
 from ._config import show_config  # noqa: F401
 from . import autograd  # noqa: F401
@@ -39,15 +40,36 @@ from .autograd import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled, 
                        value_and_grad, vjp, jvp, linearize, hvp, jacrev, jacfwd, hessian,
                        stop_gradient, checkpoint, checkpoint_sequential)
 from .autograd import functional_grad as grad, AdContext  # noqa: F401
-from .autograd._graph import TensorSpec, Graph, ConcretizationError, trace  # noqa: F401
-from .autograd._program import Program, compile  # noqa: F401
-from .autograd._jit import jit  # noqa: F401
+from ._errors import ConcretizationError  # noqa: F401
+from . import graph  # noqa: F401
+from .graph import TensorSpec, Graph, Program, compile, jit, make_graph  # noqa: F401
 
 if not _threads.have_openmp():
     import warnings as _w
 
     _w.warn("tenferro was built without OpenMP: CPU kernels run on one thread "
             "(see tenferro.show_config())", RuntimeWarning, stacklevel=2)
+
+
+
+def trace(a, *args, **kwargs):
+    """numpy.trace: the sum along a diagonal (``offset``, ``axis1``, ``axis2``, ``dtype``).
+
+    A callable first argument, ``trace(f, *specs)``, still traces ``f`` into a graph
+    (the meaning this name had before it was given back to NumPy's): deprecated, use
+    :func:`tenferro.make_graph`."""
+    if callable(a) and not isinstance(a, Tensor):
+        import warnings
+
+        warnings.warn("tenferro.trace(f, *specs) is deprecated: tenferro.trace is numpy.trace; "
+                      "use tenferro.make_graph(f, *specs) to trace a function into a graph",
+                      DeprecationWarning, stacklevel=2)
+        if kwargs:
+            raise TypeError("tenferro.make_graph(f, *specs): unexpected keyword arguments %s"
+                            % sorted(kwargs))
+        return make_graph(a, *args)
+    return _ops.trace(a, *args, **kwargs)
+
 
 newaxis = None
 pi = 3.141592653589793

@@ -10,7 +10,8 @@ def config():
     import scipy
 
     import tenferro
-    from . import __version__, _blas, _threads
+    from . import __version__
+    from .devices.cpu import blas as _blas, threads as _threads
     from .devices import available, get_driver
 
     devs = {}

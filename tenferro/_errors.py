@@ -43,3 +43,8 @@ class LinAlgError(TenferroError, np.linalg.LinAlgError):
     """A linear-algebra routine failed (singular or non-definite matrix, ...).  A
     ``numpy.linalg.LinAlgError`` (and so a ValueError), as scipy.linalg raises, so
     ``except np.linalg.LinAlgError`` catches it."""
+
+
+class ConcretizationError(TenferroError, TypeError):
+    """A traced value was needed on the host (data-dependent control flow, a
+    data-dependent shape, an explicit read)."""

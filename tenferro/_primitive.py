@@ -13,7 +13,9 @@ naming the primitive and the mode when that rule is needed -- never a silent zer
 import itertools
 import threading
 
-from ._errors import DeviceMismatchError
+from ._errors import ConcretizationError, DeviceMismatchError
+from ._ir import is_abstract
+from ._tensor import Tensor, _wrap
 
 registry = {}
 
@@ -53,6 +55,99 @@ def pop_interpreter(trace):
     state.interpreters.remove(trace)
     _interpreters.remove(trace)
 
+
+# -- interpreters: the bases of autodiff transforms and graph tracers ----------------------
+
+class Trace:
+    __slots__ = ("level", "active", "kind")
+
+    def __init__(self, kind):
+        self.kind = kind
+        self.level = next(_levels)
+        self.active = True
+
+    def __enter__(self):
+        push_interpreter(self)
+        return self
+
+    def __exit__(self, *exc):
+        self.active = False
+        pop_interpreter(self)
+
+    def split(self, args):
+        """(the primals one level down, whether any argument is this level's tracer)."""
+        mine = False
+        primals = []
+        for a in args:
+            if a._trace is self:
+                primals.append(a.primal)
+                mine = True
+            else:
+                primals.append(a)
+        return tuple(primals), mine
+
+    def leaked(self, prim):
+        raise RuntimeError(
+            "tenferro.%s: got a tracer of a %s transform that has already returned (a value "
+            "that depends on the inputs being differentiated escaped the function, e.g. "
+            "through a global or a closure); return it from the function instead"
+            % (prim.name, self.kind))
+
+
+class Tracer(Tensor):
+    """A value being differentiated by a functional transform.
+
+    It behaves as a Tensor whose data is its primal's (shape, dtype and device are the
+    primal's), and every operation on it is seen by its transform.  Reading its values
+    on the host (``float(x)``, ``.item()``, ``np.asarray(x)``, a NumPy function) would
+    cut the derivative (a silent zero), so it raises ``ConcretizationError``; read
+    ``stop_gradient(x)`` where a constant is meant.
+    """
+
+    __slots__ = ("_trace", "primal")
+
+    def _init(self, trace, primal):
+        self._trace = trace
+        self.primal = primal
+        self._data = primal._data
+        self._device = primal._device
+        self._ad = None
+
+    def _host(self, what):
+        concretization_error(what, self)
+
+    def __repr__(self):
+        return "%s(level=%d, primal=%r)" % (type(self).__name__, self._trace.level,
+                                            self.primal)
+
+    def __str__(self):
+        return repr(self)
+
+
+def concretization_error(what, t):
+    """Raise the error for a host read (``what``) of a value being traced into a graph
+    or differentiated by a functional transform."""
+    if is_abstract(t):   # traced into a graph: no value yet
+        raise ConcretizationError(
+            "tenferro.trace: %s needs the value of a traced tensor (shape %s, dtype %s), "
+            "which is only known when the program runs; data-dependent Python control flow "
+            "and host reads cannot be traced (compute with tensor ops, e.g. tenferro.where, "
+            "or run eagerly)" % (what, t.shape, t.dtype))
+    raise ConcretizationError(
+        "tenferro.%s: %s reads the value of a tensor being differentiated (shape %s, dtype "
+        "%s) on the host, which would cut its derivative (a silent zero gradient); compute "
+        "with tenferro ops instead (they accept lists of tensors and NumPy-style calls), or "
+        "read tenferro.stop_gradient(x) (or x.detach()) if the value is meant to be a "
+        "constant" % (_TRANSFORMS.get(t._trace.kind, t._trace.kind), what, t.shape,
+                      t.dtype))
+
+
+_TRANSFORMS = {"vjp": "grad/vjp (a reverse-mode transform)",
+               "jvp": "jvp (a forward-mode transform)"}
+
+
+
+# -- primitives ----------------------------------------------------------------------------
 
 class Primitive:
     __slots__ = ("name", "abstract_eval", "jvp", "vjp", "transpose", "differentiable",
@@ -115,6 +210,26 @@ class Primitive:
 _tape = None
 
 
+# -- per-device implementations ----------------------------------------------------------
+# device type -> {primitive name: implementation}.  Registration only records (it loads
+# no driver and imports no device library); a driver adopts its type's dict when it
+# loads (tenferro.devices.base.Driver), so later registrations reach it too.
+_device_impls = {}
+
+
+def device_implementations(device_type):
+    """The dict of implementations registered for ``device_type`` (the one its driver
+    uses)."""
+    return _device_impls.setdefault(device_type, {})
+
+
+def def_impl(prim, device_type, fn):
+    """Register ``fn(*device_arrays, **params)`` as ``prim``'s implementation on devices
+    of type ``device_type`` (JAX's ``register_lowering(..., platform=)``)."""
+    device_implementations(device_type)[prim.name] = fn
+    return fn
+
+
 def with_rules(prim):
     """``prim`` carrying the derivative rules in force: itself, or (inside an
     ``AdContext`` overriding one of its rules) an unregistered copy with the overrides.
@@ -168,5 +283,3 @@ def eager_apply(prim, args, params):
         return tuple(_wrap(o, dev) for o in out)
     return _wrap(out, dev)
 
-
-from ._tensor import _wrap  # noqa: E402  (_tensor imports this module's users last)

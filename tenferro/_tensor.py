@@ -2,17 +2,18 @@
 
 A Tensor wraps its driver's device array (``_data``; on the CPU a NumPy ndarray
 view, so ``np.asarray(t)`` is zero-copy) and its :class:`~tenferro.devices.Device`.
-All arithmetic goes through the public ops in :mod:`tenferro._ops`, which bind
-primitives; the Tensor itself holds no compute and no gradient logic.
+This module holds the storage, the metadata and the conversions to host values; it
+imports nothing above it (docs/design.md).  The layers above attach the rest, as
+JAX's ``array_methods`` does: the ops layer the constructor, operators and op methods
+(``tenferro/_ops/_methods.py``), autodiff ``backward``, the hooks and the writable
+``requires_grad``/``grad`` (``tenferro/autograd/_engine.py``).
 """
 import operator
 
 import numpy as np
 
 from . import _dtypes
-# Autodiff state of a tensor, allocated only for tensors that take part in AD (compiled
-# with the rest of the eager tape's hot path; see tenferro.autograd._engine).
-from ._kernels._tape import AutogradMeta  # noqa: F401
+from ._errors import ConcretizationError
 
 
 class Tensor:
@@ -24,59 +25,15 @@ class Tensor:
     # The autodiff trace owning this value; tracers (tenferro.autograd) override it.
     _trace = None
 
-    def __init__(self, data, dtype=None, device=None, copy=None, requires_grad=False):
-        src = _ops.asarray(data, dtype=dtype, device=device, copy=copy)
-        if src._trace is not None or src.requires_grad or src.grad_fn is not None:
-            # a new Tensor object cannot take over a derivative: that would be a silent cut
-            raise TypeError("tenferro.Tensor(data): data is (or holds) a tensor that requires "
-                            "grad or is being differentiated or traced; use tenferro.asarray "
-                            "or tenferro.tensor (which keep the derivative), or pass "
-                            "data.detach()")
-        self._data = src._data
-        self._device = src._device
-        self._ad = None
-        if requires_grad:
-            self.requires_grad_(True)
-
-    # -- autodiff state (see tenferro.autograd) ---------------------------------------
-    def _meta(self):
-        if self._ad is None:
-            self._ad = AutogradMeta()
-        return self._ad
-
+    # -- autodiff state, read-only here (tenferro.autograd attaches the writers) -----
+    # ``_ad`` is the AutogradMeta of a tensor taking part in eager autodiff, else None.
     @property
     def requires_grad(self):
         return self._ad is not None and self._ad.requires_grad
 
-    @requires_grad.setter
-    def requires_grad(self, value):
-        self.requires_grad_(value)
-
-    def requires_grad_(self, requires_grad=True):
-        if requires_grad and self.dtype.kind not in "fc":
-            raise RuntimeError("requires_grad_: only floating-point and complex tensors can "
-                               "require gradients, got dtype %s" % self.dtype)
-        self._meta().requires_grad = bool(requires_grad)
-        return self
-
     @property
     def grad(self):
         return None if self._ad is None else self._ad.grad
-
-    @grad.setter
-    def grad(self, value):
-        if value is not None:
-            if not isinstance(value, Tensor):
-                raise TypeError("Tensor.grad: assigned grad must be a Tensor or None, got %s"
-                                % type(value).__name__)
-            if value.shape != self.shape or value.dtype != self.dtype \
-                    or value._device is not self._device:
-                raise RuntimeError(
-                    "Tensor.grad: assigned grad has shape %s, dtype %s on %s but the tensor "
-                    "has shape %s, dtype %s on %s; they must match"
-                    % (value.shape, value.dtype, value._device, self.shape, self.dtype,
-                       self._device))
-        self._meta().grad = value
 
     @property
     def grad_fn(self):
@@ -92,37 +49,6 @@ class Tensor:
     @property
     def retains_grad(self):
         return self._ad is not None and self._ad.retains_grad
-
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        """Accumulate the gradient of this tensor into the leaves' ``.grad`` (PyTorch's
-        ``backward``; a non-scalar tensor needs ``gradient``)."""
-        _engine.backward(self, gradient, retain_graph, create_graph, inputs)
-
-    def detach(self):
-        """The same data, cut from every autodiff graph and transform."""
-        return _engine.detach(self)
-
-    def zero_grad(self, set_to_none=True):
-        """Clear ``.grad`` (``None``, or zeros in place with ``set_to_none=False``)."""
-        if self._ad is None or self._ad.grad is None:
-            return
-        if set_to_none:
-            self._ad.grad = None
-        else:
-            _ops.copy_into(self._ad.grad, 0)
-
-    def register_hook(self, hook):
-        """``hook(grad)`` runs when this tensor's gradient is computed; it may return a
-        replacement.  Returns a handle with ``remove()``."""
-        return _engine.register_hook(self, hook)
-
-    def register_post_accumulate_grad_hook(self, hook):
-        """``hook(tensor)`` runs after a leaf's ``.grad`` was accumulated."""
-        return _engine.register_post_accumulate_grad_hook(self, hook)
-
-    def retain_grad(self):
-        """Keep the gradient of a non-leaf tensor in its ``.grad``."""
-        _engine.retain_grad(self)
 
     # -- metadata ------------------------------------------------------------------
     @property
@@ -157,31 +83,6 @@ class Tensor:
     @property
     def nbytes(self):
         return self._data.size * self._data.dtype.itemsize
-
-    @property
-    def T(self):
-        """All axes reversed (NumPy's ``.T``)."""
-        return _ops.permute_dims(self, tuple(range(self.ndim - 1, -1, -1)))
-
-    @property
-    def mT(self):
-        """The last two axes swapped (batched matrix transpose)."""
-        if self.ndim < 2:
-            raise ValueError("Tensor.mT: expected a tensor with at least 2 dimensions, got "
-                             "shape %s" % (self.shape,))
-        return _ops.swapaxes(self, -1, -2)
-
-    @property
-    def mH(self):
-        return _ops.conj(self.mT)
-
-    @property
-    def real(self):
-        return _ops.real(self)
-
-    @property
-    def imag(self):
-        return _ops.imag(self)
 
     def __len__(self):
         if self.ndim == 0:
@@ -232,32 +133,11 @@ class Tensor:
             return a.astype(dtype)
         return a.copy() if copy else a
 
-    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        fn = _ops.NUMPY_UFUNCS.get(ufunc.__name__) if method == "__call__" else None
-        if fn is None or kwargs.get("out") is not None or len(kwargs) > 0:
-            return NotImplemented
-        return fn(*inputs)
-
     def __dlpack__(self, *args, **kwargs):
         return self._numpy("__dlpack__()").__dlpack__(*args, **kwargs)
 
     def __dlpack_device__(self):
         return self._numpy("__dlpack_device__()").__dlpack_device__()
-
-    def to(self, device=None, dtype=None, copy=False):
-        """Move to ``device`` and/or cast to ``dtype`` (explicit transfer)."""
-        t = self
-        if device is not None:
-            t = _ops.to_device(t, device, copy=copy)
-            copy = False
-        if dtype is not None:
-            t = t.astype(dtype, copy=copy)
-        elif copy:
-            t = t.copy()
-        return t
-
-    def cpu(self):
-        return self.to("cpu")
 
     def item(self):
         if self.size != 1:
@@ -301,7 +181,6 @@ class Tensor:
     def _host_copyable(self, what):
         """The check before pickling or copying: a concrete CPU tensor."""
         if self._trace is not None:   # a tracer of a transform or a graph: no value to copy
-            from .autograd._graph import ConcretizationError
             raise ConcretizationError(
                 "%s of a traced tensor (shape %s, dtype %s) inside a transform: its value is "
                 "not known here; return it from the transformed function instead"
@@ -347,7 +226,7 @@ class Tensor:
         return t
 
     def __repr__(self):
-        a = _ops.to_numpy(self)
+        a = host_array(self)
         prefix = "tensor("
         body = np.array2string(a, separator=", ", prefix=prefix, threshold=1000)
         extra = ""
@@ -363,148 +242,12 @@ class Tensor:
         return prefix + body + extra + ")"
 
     def __str__(self):
-        return np.array2string(_ops.to_numpy(self), threshold=1000)
+        return np.array2string(host_array(self), threshold=1000)
 
     def __format__(self, spec):
         if self.ndim == 0:
             return format(self._scalar("format()").item(), spec)
         return format(str(self), spec)
-
-    # -- methods that are public ops ---------------------------------------------------
-    def astype(self, dtype, copy=True, casting="unsafe"):
-        return _ops.astype(self, dtype, copy=copy, casting=casting)
-
-    def copy(self):
-        return _ops.copy(self)
-
-    def contiguous(self):
-        return _ops.ascontiguousarray(self)
-
-    def is_contiguous(self):
-        return _ops.is_contiguous(self)
-
-    def reshape(self, *shape, copy=None):
-        if len(shape) == 1 and not isinstance(shape[0], int):
-            shape = shape[0]
-        return _ops.reshape(self, shape, copy=copy)
-
-    def view(self, *shape):
-        if len(shape) == 1 and not isinstance(shape[0], int):
-            shape = shape[0]
-        return _ops.reshape(self, shape, copy=False)
-
-    def flatten(self):
-        return _ops.reshape(self, (-1,), copy=True)
-
-    def ravel(self):
-        return _ops.reshape(self, (-1,))
-
-    def transpose(self, *axes):
-        if not axes:
-            axes = None
-        elif len(axes) == 1 and not isinstance(axes[0], int):
-            axes = axes[0]
-        return _ops.transpose(self, axes)
-
-    def permute(self, *axes):
-        if len(axes) == 1 and not isinstance(axes[0], int):
-            axes = axes[0]
-        return _ops.permute_dims(self, axes)
-
-    def swapaxes(self, a, b):
-        return _ops.swapaxes(self, a, b)
-
-    def squeeze(self, axis=None):
-        return _ops.squeeze(self, axis)
-
-    def expand_dims(self, axis):
-        return _ops.expand_dims(self, axis)
-
-    unsqueeze = expand_dims
-
-    def broadcast_to(self, shape):
-        return _ops.broadcast_to(self, shape)
-
-    def diagonal(self, offset=0, axis1=0, axis2=1):
-        return _ops.diagonal(self, offset, axis1, axis2)
-
-    def take(self, indices, axis=None):
-        return _ops.take(self, indices, axis)
-
-    def conj(self):
-        return _ops.conj(self)
-
-    def round(self, decimals=0, out=None):
-        r = _ops.round(self, decimals)
-        return r if out is None else _ops.store_out("round", r, out)
-
-    def clip(self, min=None, max=None, out=None):
-        r = _ops.clip(self, min, max)
-        return r if out is None else _ops.store_out("clip", r, out)
-
-    def sum(self, axis=None, dtype=None, out=None, keepdims=False):
-        return _ops.sum(self, axis=axis, dtype=dtype, keepdims=keepdims, out=out)
-
-    def prod(self, axis=None, dtype=None, out=None, keepdims=False):
-        return _ops.prod(self, axis=axis, dtype=dtype, keepdims=keepdims, out=out)
-
-    def mean(self, axis=None, dtype=None, out=None, keepdims=False):
-        return _ops.mean(self, axis=axis, dtype=dtype, keepdims=keepdims, out=out)
-
-    def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-        return _ops.var(self, axis=axis, ddof=ddof, keepdims=keepdims, dtype=dtype, out=out)
-
-    def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-        return _ops.std(self, axis=axis, ddof=ddof, keepdims=keepdims, dtype=dtype, out=out)
-
-    def max(self, axis=None, out=None, keepdims=False):
-        return _ops.max(self, axis=axis, keepdims=keepdims, out=out)
-
-    def min(self, axis=None, out=None, keepdims=False):
-        return _ops.min(self, axis=axis, keepdims=keepdims, out=out)
-
-    def argmax(self, axis=None, out=None, keepdims=False):
-        return _ops.argmax(self, axis=axis, keepdims=keepdims, out=out)
-
-    def argmin(self, axis=None, out=None, keepdims=False):
-        return _ops.argmin(self, axis=axis, keepdims=keepdims, out=out)
-
-    def any(self, axis=None, out=None, keepdims=False):
-        return _ops.any(self, axis=axis, keepdims=keepdims, out=out)
-
-    def all(self, axis=None, out=None, keepdims=False):
-        return _ops.all(self, axis=axis, keepdims=keepdims, out=out)
-
-    def cumsum(self, axis=None, dtype=None, out=None):
-        return _ops.cumsum(self, axis=axis, dtype=dtype, out=out)
-
-    def cumprod(self, axis=None, dtype=None, out=None):
-        return _ops.cumprod(self, axis=axis, dtype=dtype, out=out)
-
-    # -- in-place writes (PyTorch's names; on a tensor that requires grad only under
-    # no_grad, as an optimizer step does: see tenferro._ops.conversion.check_inplace)
-    def _write(self, what, value):
-        _ops.conversion.check_inplace(what, self)
-        _ops.copy_into(self, value)
-        return self
-
-    def copy_(self, src):
-        """Write ``src`` (broadcast, cast) into this tensor's memory; returns it."""
-        return self._write("copy_", src)
-
-    def fill_(self, value):
-        """Set every element to ``value``; returns the tensor."""
-        return self._write("fill_", value)
-
-    def zero_(self):
-        """Set every element to zero; returns the tensor."""
-        return self._write("zero_", 0)
-
-    def __getitem__(self, key):
-        return _ops.getitem(self, key)
-
-    def __setitem__(self, key, value):
-        _ops.setitem(self, key, value)
 
 
 def _wrap(data, device, _new=object.__new__):
@@ -528,45 +271,12 @@ def _rebuild(cls, data, device, requires_grad):
     return t
 
 
-def _binop(name, reflected=False):
-    def method(self, other):
-        fn = getattr(_ops, name)
-        try:
-            return fn(other, self) if reflected else fn(self, other)
-        except _ops.NotATensor:
-            return NotImplemented
-    method.__name__ = name
-    return method
-
-
-def _inplace(name):
-    def method(self, other):
-        _ops.inplace(name, self, other)
-        return self
-    return method
-
-
-def _unop(name):
-    def method(self):
-        return getattr(_ops, name)(self)
-    return method
-
-
-from . import _ops  # noqa: E402  (the ops need Tensor defined first)
-from .autograd import _engine  # noqa: E402
-from ._ops.elementwise import DUNDERS as _DUNDERS  # noqa: E402
-
-for _dunder, _fn in [("add", "add"), ("sub", "subtract"), ("mul", "multiply"),
-                     ("truediv", "divide"), ("floordiv", "floor_divide"), ("mod", "remainder"),
-                     ("pow", "power"), ("matmul", "matmul"), ("and", "bitwise_and"),
-                     ("or", "bitwise_or"), ("xor", "bitwise_xor"), ("lshift", "left_shift"),
-                     ("rshift", "right_shift")]:
-    setattr(Tensor, "__%s__" % _dunder, _DUNDERS.get(_fn) or _binop(_fn))
-    setattr(Tensor, "__r%s__" % _dunder, _binop(_fn, reflected=True))
-    setattr(Tensor, "__i%s__" % _dunder, _inplace(_fn))
-for _dunder, _fn in [("eq", "equal"), ("ne", "not_equal"), ("lt", "less"), ("le", "less_equal"),
-                     ("gt", "greater"), ("ge", "greater_equal")]:
-    setattr(Tensor, "__%s__" % _dunder, _DUNDERS[_fn])
-for _dunder, _fn in [("neg", "negative"), ("pos", "positive"), ("abs", "abs"),
-                     ("invert", "bitwise_invert")]:
-    setattr(Tensor, "__%s__" % _dunder, _unop(_fn))
+def host_array(x):
+    """Host copy (or the CPU tensor's own array) as a NumPy array, for tenferro's own
+    reads that steer a computation (checks, host-side algorithms, printing): the value
+    of a tensor being differentiated by a transform is read as a constant (its primal);
+    a tensor being traced into a graph has none (``ConcretizationError``).  Users'
+    reads go through ``Tensor._host``, which refuses every tracer."""
+    while x._trace is not None and x.primal is not None:
+        x = x.primal
+    return x._host("reading its values")

@@ -497,7 +497,7 @@ def _checkpointed(x, w):
     key = (x.shape, x.dtype)   # one segment graph per signature
     if key not in _SEGMENTS:
         spec_ = tf.TensorSpec(x.shape, x.dtype)
-        _SEGMENTS[key] = tf.trace(lambda x, w: (tf.sin(x * w), tf.exp(x) * w), spec_, spec_)
+        _SEGMENTS[key] = tf.make_graph(lambda x, w: (tf.sin(x * w), tf.exp(x) * w), spec_, spec_)
     return _checkpoint_p.bind(x, w, graph=_SEGMENTS[key])
 
 
@@ -513,13 +513,13 @@ def _fused(x, w):
     key = (x.shape, x.dtype)
     if key not in _FUSED:
         spec_ = tf.TensorSpec(x.shape, x.dtype)
-        prog = tf.compile(tf.trace(lambda x, w: (tf.sin(x * w) + x, tf.exp(x * w) * w),
+        prog = tf.compile(tf.make_graph(lambda x, w: (tf.sin(x * w) + x, tf.exp(x * w) * w),
                                    spec_, spec_))
         node, = prog.graph.nodes
         _FUSED[key] = node.params["graph"]
     return _fused_p.bind(x, w, graph=_FUSED[key])
 
 
-from tenferro.autograd._fusion import fused_p as _fused_p  # noqa: E402
+from tenferro._fused import fused_p as _fused_p  # noqa: E402
 
 spec("fused_elementwise", _fused, (Arg((3,)), Arg((3,))), BOTH, prims=("fused_elementwise",))

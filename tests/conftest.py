@@ -376,7 +376,7 @@ def documented_coverage(path=DEVICES_DOC):
     if path in _COVERAGE:
         return _COVERAGE[path]
     from tenferro import _dtypes
-    from tenferro.devices import _coverage
+    from tenferro import _coverage
 
     with open(path, encoding="utf-8") as f:
         text = _coverage.section(f.read())

@@ -81,7 +81,7 @@ def test_clipped_sqrt_gradient_at_zero_in_every_mode():
 
 def test_graph_transforms_take_the_context_explicitly():
     x, ct = t(X), t(0.5)
-    g = tf.trace(floor_loss, tf.TensorSpec((3,)))
+    g = tf.make_graph(floor_loss, tf.TensorSpec((3,)))
     ctx = straight_through()
     with ctx:
         want_grad = tf.grad(floor_loss)(x).numpy()
@@ -119,7 +119,7 @@ def test_override_on_real_and_complex_inputs(dtype):
     with ctx:
         np.testing.assert_allclose(tf.grad(f)(z).numpy(), want)
         np.testing.assert_allclose(tf.jit(tf.grad(f))(z).numpy(), want)
-    np.testing.assert_allclose(tf.trace(f, z).grad(ctx=ctx)(z).numpy(), want)
+    np.testing.assert_allclose(tf.make_graph(f, z).grad(ctx=ctx)(z).numpy(), want)
 
 
 def test_nested_contexts_shadow_and_fall_back_outward():
@@ -163,7 +163,7 @@ def test_missing_rule_falls_back_to_parent_then_registry():
     with AdContext({"sign": {"vjp": lambda ct, primals, out, params, needs: (ct,)}}):
         with pytest.raises(TypeError, match="sign: not differentiable for complex input"):
             tf.jvp(tf.sign, (z,), (z,))   # ... kept by the mode not overridden
-    np.testing.assert_allclose(tf.trace(f, x).grad(ctx=child)(x).numpy(), g)
+    np.testing.assert_allclose(tf.make_graph(f, x).grad(ctx=child)(x).numpy(), g)
 
 
 def test_rules_are_fixed_when_recorded():
@@ -201,7 +201,7 @@ def test_context_and_grad_mode_restored_after_exceptions_and_no_grad():
         assert not _primitive.state.enabled
     assert _primitive.state.enabled
     with pytest.raises(TypeError, match="must return a scalar"):   # raised inside ctx
-        tf.trace(lambda x: tf.floor(x) * 2, t(X)).grad(ctx=ctx)
+        tf.make_graph(lambda x: tf.floor(x) * 2, t(X)).grad(ctx=ctx)
     assert _primitive.state.context is None
 
 
@@ -248,7 +248,7 @@ def test_bad_rules_and_arguments_are_clear_errors():
         AdContext().def_jvp(tf.sin, len)
     with pytest.raises(TypeError, match=r"parent must be an AdContext or None, got dict"):
         AdContext(parent={})
-    g = tf.trace(floor_loss, t(X))
+    g = tf.make_graph(floor_loss, t(X))
     for op in ("grad", "vjp", "jvp"):
         with pytest.raises(TypeError, match=r"Graph.%s: ctx must be an AdContext" % op):
             getattr(g, op)(ctx="st")

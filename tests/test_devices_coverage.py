@@ -1,4 +1,4 @@
-"""The generated table of what each driver supports (tenferro.devices._coverage)."""
+"""The generated table of what each driver supports (tenferro._coverage)."""
 import os
 import subprocess
 import sys
@@ -9,7 +9,7 @@ import pytest
 import tenferro as tf
 import tenferro.devices
 from tenferro._primitive import registry
-from tenferro.devices import _coverage
+from tenferro import _coverage
 from tenferro.devices.base import Driver
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -79,7 +79,7 @@ def test_default_kinds_are_the_builtin_drivers():
 def _fresh_table():
     """The table as a fresh interpreter prints it (other tests register primitives and
     implementations of their own in this process)."""
-    r = subprocess.run([sys.executable, "-m", "tenferro.devices._coverage"], cwd=ROOT,
+    r = subprocess.run([sys.executable, "-m", "tenferro._coverage"], cwd=ROOT,
                        env=dict(os.environ, PYTHONPATH=ROOT), capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     return r.stdout
@@ -104,7 +104,7 @@ def test_replace_section():
 def test_write_command(tmp_path):
     doc = tmp_path / "devices.md"
     doc.write_text("# Devices\n\n%s\nstale\n%s\n\nmore\n" % (_coverage.START, _coverage.END))
-    cmd = [sys.executable, "-m", "tenferro.devices._coverage", "--write", str(doc)]
+    cmd = [sys.executable, "-m", "tenferro._coverage", "--write", str(doc)]
     env = dict(os.environ, PYTHONPATH=ROOT)
     r = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
@@ -124,14 +124,14 @@ def test_write_command(tmp_path):
 def test_check_command(tmp_path):
     """``--check`` (run by .ci/run): 0 for the current table, 1 for a stale one or
     missing markers, naming the file and the fix."""
-    cmd = [sys.executable, "-m", "tenferro.devices._coverage", "--check"]
+    cmd = [sys.executable, "-m", "tenferro._coverage", "--check"]
     env = dict(os.environ, PYTHONPATH=ROOT)
     r = subprocess.run(cmd + [DOC], cwd=ROOT, env=env, capture_output=True, text=True)
     assert r.returncode == 0 and "current" in r.stdout, r.stderr
     doc = tmp_path / "devices.md"
     for text, msg in [("no markers\n", "expected the markers"),
                       ("%s\n| stale |\n%s\n" % (_coverage.START, _coverage.END),
-                       "stale: run python -m tenferro.devices._coverage --write")]:
+                       "stale: run python -m tenferro._coverage --write")]:
         doc.write_text(text)
         r = subprocess.run(cmd + [str(doc)], cwd=ROOT, env=env, capture_output=True,
                            text=True)
@@ -140,7 +140,7 @@ def test_check_command(tmp_path):
 
 def test_docs_table_is_current():
     """docs/devices.md carries the generated table; regenerate it with
-    ``python -m tenferro.devices._coverage --write docs/devices.md``."""
+    ``python -m tenferro._coverage --write docs/devices.md``."""
     with open(DOC, encoding="utf-8") as f:
         text = f.read()
     current = _coverage.section(text)
@@ -148,5 +148,5 @@ def test_docs_table_is_current():
         "docs/devices.md has lost its %s ... %s markers: the device tests skip only what "
         "that table documents" % (_coverage.START, _coverage.END))
     assert current.strip() == _fresh_table().strip(), (
-        "docs/devices.md's coverage table is stale: run python -m tenferro.devices._coverage "
+        "docs/devices.md's coverage table is stale: run python -m tenferro._coverage "
         "--write docs/devices.md")

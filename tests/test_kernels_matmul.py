@@ -5,7 +5,7 @@ import pytest
 from conftest import matrix_layout, sample
 
 from tenferro._kernels import _matmul
-from tenferro import _blas  # noqa: E402
+from tenferro.devices.cpu import blas as _blas  # noqa: E402
 
 DTYPES = [np.bool_, np.int32, np.int64, np.float32, np.float64, np.complex64, np.complex128]
 RTOL = {np.float32: 1e-5, np.complex64: 1e-5, np.float64: 1e-12, np.complex128: 1e-12}
@@ -144,7 +144,11 @@ def test_blas_info_and_threads():
     assert _blas.get_blas_threads() == n
     s, g = _blas._thread_fn_addresses()
     assert s and g
-    assert _matmul._init_blas_threading()
+    # the CPU driver hands these to the kernels when it loads (kernels import nothing
+    # from tenferro); installing them again is idempotent
+    from tenferro._kernels import _lapack
+    assert _matmul.set_blas_thread_functions(s, g)
+    assert _lapack.set_blas_thread_functions(s, g)
 
 
 def test_matmul_restores_blas_threads():

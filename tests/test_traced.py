@@ -52,7 +52,7 @@ def _args(name):
 @pytest.mark.parametrize("name", list(CASES))
 def test_program_equals_eager_and_runs_twice(name):
     fn, args = _args(name)
-    g = tf.trace(fn, *[tf.TensorSpec(a.shape, a.dtype) for a in args])
+    g = tf.make_graph(fn, *[tf.TensorSpec(a.shape, a.dtype) for a in args])
     p = tf.compile(g)
     want = fn(*args)
     assert_close(p(*args), want.numpy(), rtol=1e-13, atol=1e-13)
@@ -64,7 +64,7 @@ def test_program_equals_eager_and_runs_twice(name):
 @pytest.mark.parametrize("name", list(CASES))
 def test_graph_transforms_equal_eager_transforms(name):
     fn, args = _args(name)
-    g = tf.trace(fn, *args)   # example tensors give the specs
+    g = tf.make_graph(fn, *args)   # example tensors give the specs
     for i in range(len(args)):
         gi = tf.compile(g.grad(i))(*args)
         assert_close(gi, tf.grad(fn, argnums=i)(*args).numpy(), rtol=1e-12, atol=1e-12)
@@ -84,7 +84,7 @@ def test_hessian_vector_product_is_jvp_of_grad():
     x = _t((3,), "hvp")
     v = _t((3,), "hvp-v")
     f = lambda x: (tf.sin(x) ** 2).sum() * tf.exp(x[0])   # noqa: E731
-    g = tf.trace(f, tf.TensorSpec((3,)))
+    g = tf.make_graph(f, tf.TensorSpec((3,)))
     _, hv = tf.compile(g.grad().jvp())(x, v)
     assert_close(hv, tf.hvp(f, (x,), (v,))[0].numpy(), rtol=1e-12, atol=1e-12)
 
@@ -106,7 +106,7 @@ def test_printout_inputs_outputs_and_dead_code():
     def f(x, y):
         tf.exp(y)                   # dead code
         return tf.sin(x) * y + 1.0
-    g = tf.trace(f, tf.TensorSpec((2, 3)), tf.TensorSpec((2, 3)))
+    g = tf.make_graph(f, tf.TensorSpec((2, 3)), tf.TensorSpec((2, 3)))
     text = str(g)
     assert text.splitlines()[0] == "{ lambda a:f64[2, 3] b:f64[2, 3] ."
     for prim in ("exp", "sin", "multiply", "add"):
@@ -135,25 +135,39 @@ def test_data_dependent_control_flow_is_a_clear_error():
         return -x
     with pytest.raises(tf.ConcretizationError, match=r"bool\(\) needs the value of a "
                                                       r"traced tensor \(shape \(\), dtype bool"):
-        tf.trace(f, tf.TensorSpec((3,)))
+        tf.make_graph(f, tf.TensorSpec((3,)))
     with pytest.raises(tf.ConcretizationError, match=r"float\(\)"):
-        tf.trace(lambda x: float(x[0]), tf.TensorSpec((3,)))
+        tf.make_graph(lambda x: float(x[0]), tf.TensorSpec((3,)))
     with pytest.raises(tf.ConcretizationError, match="numpy"):
         tf.jit(lambda x: x.numpy())(tf.ones(2))
     # inside a transform too (the tracer wraps a graph tracer)
     with pytest.raises(tf.ConcretizationError, match=r"bool\(\) needs the value of a traced"):
-        tf.trace(tf.grad(lambda x: f(x).sum()), tf.TensorSpec((3,)))
+        tf.make_graph(tf.grad(lambda x: f(x).sum()), tf.TensorSpec((3,)))
     # a primitive with a data-dependent output shape
     with pytest.raises(tf.ConcretizationError, match="nonzero"):
-        tf.trace(lambda x: tf.nonzero(x), tf.TensorSpec((3,)))
+        tf.make_graph(lambda x: tf.nonzero(x), tf.TensorSpec((3,)))
 
 
 def test_trace_of_an_array_is_still_numpys_trace():
     a = np.arange(12.0).reshape(3, 4)
     assert float(tf.trace(tf.asarray(a), offset=1)) == np.trace(a, offset=1)
     assert float(tf.trace(a)) == np.trace(a)
-    with pytest.raises(TypeError, match="unexpected keyword arguments"):
-        tf.trace(lambda x: x, tf.TensorSpec((2,)), offset=1)
+    with pytest.raises(TypeError, match="unexpected keyword argument"):
+        tf.make_graph(lambda x: x, tf.TensorSpec((2,)), offset=1)
+
+
+def test_trace_of_a_function_is_deprecated_for_make_graph():
+    """tenferro.trace once also traced functions; that meaning now warns and forwards to
+    tenferro.make_graph (the unambiguous name), with the same graph."""
+    spec = tf.TensorSpec((3,))
+    with pytest.warns(DeprecationWarning, match="make_graph"):
+        g = tf.trace(lambda x: tf.sin(x) * 2.0, spec)
+    want = tf.make_graph(lambda x: tf.sin(x) * 2.0, spec)
+    assert str(g) == str(want)
+    x = np.linspace(0.0, 1.0, 3)
+    np.testing.assert_allclose(np.asarray(tf.compile(g)(x)), np.sin(x) * 2.0, rtol=1e-15)
+    with pytest.warns(DeprecationWarning), pytest.raises(TypeError, match="offset"):
+        tf.trace(lambda x: x, spec, offset=1)
 
 
 def test_device_transfer_inside_a_trace_is_a_clear_error():
@@ -162,17 +176,17 @@ def test_device_transfer_inside_a_trace_is_a_clear_error():
     class Elsewhere:   # stands for another device (CI has one)
         pass
     with pytest.raises(tf.TenferroError, match="transfer between devices inside a traced"):
-        tf.trace(lambda x: device_put_p.bind(x, device=Elsewhere()), tf.TensorSpec((2,)))
+        tf.make_graph(lambda x: device_put_p.bind(x, device=Elsewhere()), tf.TensorSpec((2,)))
     # a put to the device the value is on traces (and runs) as the eager op
-    g = tf.trace(lambda x: device_put_p.bind(x, device=tf.device("cpu")), tf.TensorSpec((2,)))
+    g = tf.make_graph(lambda x: device_put_p.bind(x, device=tf.device("cpu")), tf.TensorSpec((2,)))
     assert_close(tf.compile(g)(tf.ones(2)), np.ones(2))
     # to() the device the value is already on is a copy, which traces
-    g = tf.trace(lambda x: x.to("cpu", copy=True), tf.TensorSpec((2,)))
+    g = tf.make_graph(lambda x: x.to("cpu", copy=True), tf.TensorSpec((2,)))
     assert [n.prim.name for n in g.nodes] == ["copy"]
 
 
 def test_program_and_compile_errors():
-    p = tf.compile(tf.trace(lambda x: x + 1, tf.TensorSpec((2,))))
+    p = tf.compile(tf.make_graph(lambda x: x + 1, tf.TensorSpec((2,))))
     with pytest.raises(TypeError, match=r"input of shape \(3,\) and dtype float64 where the "
                                         r"graph expects shape \(2,\)"):
         p(tf.ones(3))
@@ -203,7 +217,7 @@ def test_each_pass_on_its_own_and_results_unchanged():
         d = ((a * c - 0.0) * 1.0).T.T                # simplify: x * ones, - 0, * 1, T.T
         # (x + 0.0 is not dropped: -0.0 + 0.0 is +0.0)
         return d * b
-    g = tf.trace(f, x)
+    g = tf.make_graph(f, x)
     want = f(x).numpy()
     none = tf.compile(g, passes=())
     assert _prims(none).count("sin") == 2
@@ -233,7 +247,7 @@ def test_transposes_compose():
         same = tf.permute_dims(tf.permute_dims(x, (1, 2, 0)), (2, 0, 1))   # the identity
         other = tf.permute_dims(tf.permute_dims(x, (1, 0, 2)), (0, 2, 1))  # one (1, 2, 0)
         return same * 2.0, other
-    p = tf.compile(tf.trace(f, x))
+    p = tf.compile(tf.make_graph(f, x))
     # the identity pair is gone; the other pair is one permutation, which CSE then
     # shares with the identity pair's (now dead) first half
     assert _prims(p) == ["permute_dims", "multiply"]

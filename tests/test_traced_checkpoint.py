@@ -49,7 +49,7 @@ def _fd_check(f, args, grads, key):
 @pytest.mark.parametrize("dtype", ["float64", "complex128"])
 def test_values_and_derivatives_equal_eager_without_checkpoint(dtype):
     x, w = _t((4,), "x", dtype=dtype), _t((4,), "w", dtype=dtype)
-    g = tf.trace(loss, x, w)
+    g = tf.make_graph(loss, x, w)
     assert "checkpoint" in [n.prim.name for n in g.nodes]
     assert_close(tf.compile(g)(x, w), plain(x, w).numpy(), **TOL)
     grads = [tf.compile(g.grad(i))(x, w) for i in (0, 1)]
@@ -69,13 +69,13 @@ def test_values_and_derivatives_equal_eager_without_checkpoint(dtype):
 
 def test_second_order_grad_of_grad_and_jvp_of_grad():
     x, w, v = _t((3,), "x2"), _t((3,), "w2"), _t((3,), "v2")
-    g = tf.trace(loss, x, w)
+    g = tf.make_graph(loss, x, w)
 
     def gsum(x, w):
         return tf.grad(plain)(x, w).sum()
     assert_close(tf.compile(g.grad().jvp())(x, w, v, tf.zeros(3))[1],
                  tf.hvp(lambda x: plain(x, w), (x,), (v,))[0].numpy(), **TOL)
-    gg = tf.trace(lambda x, w: tf.grad(loss)(x, w).sum(), x, w).grad(1)
+    gg = tf.make_graph(lambda x, w: tf.grad(loss)(x, w).sum(), x, w).grad(1)
     want = tf.grad(gsum, argnums=1)(x, w)
     assert_close(tf.compile(gg)(x, w), want.numpy(), **TOL)
     _fd_check(gsum, [x, w], [tf.grad(gsum)(x, w), want], "2nd")
@@ -94,7 +94,7 @@ def test_closure_conversion_of_outer_values():
 
     def f0(x, w):
         return (tf.sin(x * tf.exp(w)) * w + const).sum()
-    g = tf.trace(f, x, w)
+    g = tf.make_graph(f, x, w)
     node, = [n for n in g.nodes if n.prim.name == "checkpoint"]
     sub = node.params["graph"]
     # x, then the captured u and w (in order of first use); the concrete tensor is a
@@ -109,7 +109,7 @@ def test_closure_conversion_of_outer_values():
                      **TOL)
     # a closed-over value of a functional transform inside the trace is captured too
     # (and differentiated through)
-    h = tf.trace(lambda x, w: tf.grad(lambda w: f(x, w))(w), x, w)
+    h = tf.make_graph(lambda x, w: tf.grad(lambda w: f(x, w))(w), x, w)
     assert_close(tf.compile(h)(x, w), tf.grad(f0, argnums=1)(x, w).numpy(), **TOL)
 
 
@@ -121,7 +121,7 @@ def test_multiple_outputs_and_multi_output_graph_vjp():
 
     def two0(x, w):
         return tf.sin(x) * w, tf.exp(x * w)
-    g = tf.trace(two, x, w)
+    g = tf.make_graph(two, x, w)
     a, b = tf.compile(g)(x, w)
     assert_close(a, two0(x, w)[0].numpy(), **TOL)
     assert_close(b, two0(x, w)[1].numpy(), **TOL)
@@ -132,12 +132,12 @@ def test_multiple_outputs_and_multi_output_graph_vjp():
         for c, wc in zip(got, want):
             assert_close(c, wc.numpy(), **TOL)
     # one output's cotangent only (the other is zero inside the rule)
-    g1 = tf.trace(lambda x, w: two(x, w)[1].sum(), x, w)
+    g1 = tf.make_graph(lambda x, w: two(x, w)[1].sum(), x, w)
     assert_close(tf.compile(g1.grad(1))(x, w),
                  tf.grad(lambda x, w: two0(x, w)[1].sum(), argnums=1)(x, w).numpy(), **TOL)
     # Graph.vjp of a multi-output graph without checkpoint
     want = tf.vjp(two0, x, w)[1]((ca, cb))
-    for c, wc in zip(tf.compile(tf.trace(two0, x, w).vjp())(x, w, (ca, cb)), want):
+    for c, wc in zip(tf.compile(tf.make_graph(two0, x, w).vjp())(x, w, (ca, cb)), want):
         assert_close(c, wc.numpy(), **TOL)
 
 
@@ -172,7 +172,7 @@ def _calls(fn, *args):
 def test_backward_program_recomputes_the_segment(ckpt, runs):
     x = _t((5,), "count")
     want = tf.grad(_counted_loss(False))(x).numpy()
-    p = tf.compile(tf.trace(_counted_loss(ckpt), x).grad())
+    p = tf.compile(tf.make_graph(_counted_loss(ckpt), x).grad())
     for _ in range(2):
         n, g = _calls(p, x)
         assert n == runs
@@ -190,7 +190,7 @@ def test_backward_program_recomputes_the_segment(ckpt, runs):
 
 def test_backward_part_references_only_the_segment_inputs():
     x = _t((5,), "refs")
-    p = tf.compile(tf.trace(_counted_loss(True), x).grad())
+    p = tf.compile(tf.make_graph(_counted_loss(True), x).grad())
     nodes = p.graph.nodes
     ck = [n for n in nodes if n.prim.name == "checkpoint"]
     assert len(ck) == 2                       # forward and recomputing backward, not merged
@@ -201,10 +201,10 @@ def test_backward_part_references_only_the_segment_inputs():
     # the backward sub-program recomputes the forward from the input; it is compiled
     # once
     p(x)
-    prog = bwd.params["graph"]._checkpoint_cache["program"]
+    prog = bwd.params["graph"].derived["checkpoint"]["program"]
     assert [n.prim for n in prog.graph.nodes].count(counted_sin_p) == 1
     p(x)
-    assert bwd.params["graph"]._checkpoint_cache["program"] is prog
+    assert bwd.params["graph"].derived["checkpoint"]["program"] is prog
 
 
 def _peak(program, x):
@@ -228,10 +228,10 @@ def test_checkpoint_sequential_lowers_the_measured_peak():
         return x.sum()
     # unfused: fusing all 16 sins and their derivatives into one kernel keeps no
     # intermediates at all, a different way to save the memory
-    passes = tuple(p for p in tf.autograd._passes.PASSES if p != "fuse")
-    seq = tf.compile(tf.trace(lambda x: tf.checkpoint_sequential(fs, 4, x).sum(), x).grad(),
+    passes = tuple(p for p in tf.graph.PASSES if p != "fuse")
+    seq = tf.compile(tf.make_graph(lambda x: tf.checkpoint_sequential(fs, 4, x).sum(), x).grad(),
                      passes)
-    full = tf.compile(tf.trace(chained, x).grad(), passes)
+    full = tf.compile(tf.make_graph(chained, x).grad(), passes)
     assert_close(seq(x), tf.grad(chained)(x).numpy(), **TOL)
     assert_close(full(x), tf.grad(chained)(x).numpy(), **TOL)
     # 16 intermediates kept (and their cotangents) against 3 segment boundaries plus
@@ -242,7 +242,7 @@ def test_checkpoint_sequential_lowers_the_measured_peak():
 # -- printout, passes, errors --------------------------------------------------------------
 
 def test_printout_nests_the_segment():
-    g = tf.trace(lambda x: tf.checkpoint(tf.sin, x) * 2.0, tf.TensorSpec((2,)))
+    g = tf.make_graph(lambda x: tf.checkpoint(tf.sin, x) * 2.0, tf.TensorSpec((2,)))
     assert str(g).splitlines() == [
         "{ lambda a:f64[2] .",
         "    b:f64[2] = checkpoint[",
@@ -255,7 +255,7 @@ def test_printout_nests_the_segment():
 
 
 def test_unsupported_device_lists_the_segments_primitives():
-    p = tf.compile(tf.trace(lambda x: tf.checkpoint(tf.sin, x) + 1.0, tf.TensorSpec((2,))))
+    p = tf.compile(tf.make_graph(lambda x: tf.checkpoint(tf.sin, x) + 1.0, tf.TensorSpec((2,))))
 
     class NoDriver:
         class driver:
@@ -267,16 +267,16 @@ def test_errors_inside_a_checkpointed_function():
     spec = tf.TensorSpec((3,))
     with pytest.raises(TypeError, match="checkpoint: the function must return a tensor or "
                                         "a tuple of tensors, got float"):
-        tf.trace(lambda x: tf.checkpoint(lambda x: 1.0, x), spec)
+        tf.make_graph(lambda x: tf.checkpoint(lambda x: 1.0, x), spec)
     with pytest.raises(TypeError, match="checkpoint: positional arguments must be tensors"):
-        tf.trace(lambda x: tf.checkpoint(lambda x, k: x * k, x, 2), spec)
+        tf.make_graph(lambda x: tf.checkpoint(lambda x, k: x * k, x, 2), spec)
 
     def branchy(x):
         return x if x.sum() > 0 else -x
     with pytest.raises(tf.ConcretizationError, match=r"bool\(\) needs the value of a traced"):
-        tf.trace(lambda x: tf.checkpoint(branchy, x), spec)
+        tf.make_graph(lambda x: tf.checkpoint(branchy, x), spec)
     with pytest.raises(tf.ConcretizationError, match=r"bool\(\)"):
-        tf.trace(tf.grad(lambda x: tf.checkpoint(branchy, x).sum()), spec)
+        tf.make_graph(tf.grad(lambda x: tf.checkpoint(branchy, x).sum()), spec)
     # the traces were closed: tracing works again
     x = _t((3,), "after")
     assert_close(tf.jit(lambda x: tf.checkpoint(tf.exp, x))(x), np.exp(x.numpy()), **TOL)
@@ -302,7 +302,7 @@ def test_nested_checkpoints_capture_through_both_levels():
 
     def f0(x, w):
         return ((tf.sin(tf.exp(x) * w) * w) ** 2).sum()
-    g = tf.trace(f, x, w)
+    g = tf.make_graph(f, x, w)
     node, = g.nodes[:1]
     inner = [n for n in node.params["graph"].nodes if n.prim.name == "checkpoint"]
     assert len(inner) == 1 and len(node.params["graph"].in_vars) == 2

@@ -8,12 +8,12 @@ import pytest
 from hypothesis import given, strategies as st
 
 import tenferro as tf
-from tenferro.autograd import _fusion
+from tenferro.graph import fusion as _fusion
 from tenferro._kernels._elementwise import FusedKernel
 
 from conftest import assert_close, hyp_settings, stable_rng
 
-UNFUSED = tuple(p for p in tf.autograd._passes.PASSES if p != "fuse")
+UNFUSED = tuple(p for p in tf.graph.PASSES if p != "fuse")
 
 
 def _prims(program):
@@ -34,7 +34,7 @@ def _t(shape, dtype="float64", *key):
 
 def test_chain_is_one_kernel_and_equals_unfused_and_numpy():
     x, y = _t((1000,), "float64", 1), _t((1000,), "float64", 2)
-    g = tf.trace(lambda x, y: x * y + tf.sin(x), x, y)
+    g = tf.make_graph(lambda x, y: x * y + tf.sin(x), x, y)
     fused = tf.compile(g)
     assert _prims(fused) == ["fused_elementwise"]
     out = fused(x, y)
@@ -50,7 +50,7 @@ def test_broadcasting_constants_and_layouts():
     a = _t((30, 1), "float64", 3)
     b = _t((1, 40), "float64", 4)
     c = tf.asarray(np.linspace(0, 1, 40))             # a constant closed over
-    g = tf.trace(lambda a, b: tf.exp(-(a - b) ** 2) * c + 2.0, a, b)
+    g = tf.make_graph(lambda a, b: tf.exp(-(a - b) ** 2) * c + 2.0, a, b)
     p = tf.compile(g)
     assert _prims(p) == ["fused_elementwise"]
     an, bn = a.numpy(), b.numpy()
@@ -59,7 +59,7 @@ def test_broadcasting_constants_and_layouts():
     # transposed (F-ordered) and strided inputs
     x = tf.asarray(np.asfortranarray(_t((50, 60), "float64", 5).numpy()))
     y = tf.asarray(_t((60, 100), "float64", 6).numpy()[:, ::2].T)
-    g = tf.trace(lambda x, y: tf.maximum(x, y) * x - y, x, y)
+    g = tf.make_graph(lambda x, y: tf.maximum(x, y) * x - y, x, y)
     xn, yn = x.numpy(), y.numpy()
     got = tf.compile(g)(x, y)
     assert_close(got, np.maximum(xn, yn) * xn - yn, rtol=0, atol=0)
@@ -75,7 +75,7 @@ def test_dtypes(dtype):
     def f(x, y):
         z = x * y - x
         return tf.where(z > y if np.dtype(dtype).kind != "c" else tf.real(z) > 0, z, y) + x * 3
-    g = tf.trace(f, x, y)
+    g = tf.make_graph(f, x, y)
     p = tf.compile(g)
     assert _prims(p) == ["fused_elementwise"]
     xn, yn = x.numpy(), y.numpy()
@@ -92,7 +92,7 @@ def test_casts_bool_and_real_outputs():
     def f(x):
         m = tf.abs(x) > 1.0
         return m, tf.where(m, tf.astype(tf.real(x * x), "float32"), 0.0) + 1
-    p = tf.compile(tf.trace(f, x))
+    p = tf.compile(tf.make_graph(f, x))
     assert _prims(p) == ["fused_elementwise"]
     m, r = p(x)
     xn = x.numpy()
@@ -108,7 +108,7 @@ def test_intermediate_used_outside_becomes_an_output():
     def f(x):
         s = tf.sin(x) * 2.0
         return s + 1.0, tf.sum(s, axis=0)      # s leaves the group (the sum)
-    p = tf.compile(tf.trace(f, x))
+    p = tf.compile(tf.make_graph(f, x))
     node, = _fused_nodes(p)
     assert len(node.outputs) == 2
     xn = x.numpy()
@@ -127,13 +127,13 @@ def test_groups_stay_convex():
         b = tf.exp(a)
         s = tf.sum(b, axis=1, keepdims=True)
         return (a * s) + b
-    p = tf.compile(tf.trace(f, x))
+    p = tf.compile(tf.make_graph(f, x))
     names = _prims(p)
     assert "sum" in names
     # every node's inputs are computed before it
     seen = {id(v) for v in p.graph.in_vars}
     for n in p.graph.nodes:
-        assert all(id(i) in seen for i in n.inputs if isinstance(i, _fusion.Var))
+        assert all(id(i) in seen for i in n.inputs if isinstance(i, tf.graph.Var))
         seen.update(id(o) for o in n.outputs)
     xn = x.numpy()
     a, b = np.sin(xn), np.exp(np.sin(xn))
@@ -143,7 +143,7 @@ def test_groups_stay_convex():
 def test_different_shapes_are_not_fused_together():
     x, y = _t((3, 1), "float64", 12), _t((3, 5), "float64", 13)
     # sin(x) has shape (3, 1): it stays on its own rather than being recomputed 5 times
-    p = tf.compile(tf.trace(lambda x, y: tf.sin(x) * y + y, x, y))
+    p = tf.compile(tf.make_graph(lambda x, y: tf.sin(x) * y + y, x, y))
     assert _prims(p) == ["sin", "fused_elementwise"]
     xn, yn = x.numpy(), y.numpy()
     assert_close(p(x, y), np.sin(xn) * yn + yn, rtol=1e-14, atol=1e-15)
@@ -157,7 +157,7 @@ def test_operand_limit_splits_groups():
         for x in xs[1:]:
             acc = acc * 0.5 + x
         return acc
-    p = tf.compile(tf.trace(f, *xs))
+    p = tf.compile(tf.make_graph(f, *xs))
     nodes = _fused_nodes(p)
     assert len(nodes) >= 2
     assert all(len(n.inputs) + len(n.outputs) <= _fusion.MAX_OPERANDS for n in nodes)
@@ -167,7 +167,7 @@ def test_operand_limit_splits_groups():
 def test_integer_power_error_as_unfused():
     x = tf.asarray(np.arange(1, 5, dtype=np.int64))
     y = tf.asarray(np.array([1, -1, 2, 3], dtype=np.int64))
-    g = tf.trace(lambda x, y: x ** y + x, x, y)
+    g = tf.make_graph(lambda x, y: x ** y + x, x, y)
     with pytest.raises(ValueError, match="negative integer powers"):
         tf.compile(g, UNFUSED)(x, y)
     with pytest.raises(ValueError, match="negative integer powers"):
@@ -176,7 +176,7 @@ def test_integer_power_error_as_unfused():
 
 def test_device_without_fused_kernel_runs_node_by_node(monkeypatch):
     x, y = _t((8, 8), "float64", 30), _t((8, 8), "float64", 31)
-    g = tf.trace(lambda x, y: tf.tanh(x) * y - x, x, y)
+    g = tf.make_graph(lambda x, y: tf.tanh(x) * y - x, x, y)
     p = tf.compile(g)
     assert _prims(p) == ["fused_elementwise"]
     impls = x.device.driver.implementations
@@ -195,7 +195,7 @@ def test_gradients_through_fused_programs():
 
     def f(x, y):
         return tf.sum(tf.sin(x) * y + x * x)
-    p = tf.compile(tf.trace(f, x, y))
+    p = tf.compile(tf.make_graph(f, x, y))
     assert "fused_elementwise" in _prims(p)
     xn, yn = x.numpy(), y.numpy()
     want = np.cos(xn) * yn + 2 * xn
@@ -206,7 +206,7 @@ def test_gradients_through_fused_programs():
     _, t = tf.jvp(lambda x: p.graph(x, y), (x,), (tf.ones_like(x),))
     assert_close(t, want.sum(), rtol=1e-14, atol=1e-15)
     # the compiled gradient program is itself fused
-    gp = tf.compile(tf.trace(f, x, y).grad((0, 1)))
+    gp = tf.compile(tf.make_graph(f, x, y).grad((0, 1)))
     assert "fused_elementwise" in _prims(gp)
     gx, gy = gp(x, y)
     assert_close(gx, want, rtol=1e-14, atol=1e-15)
@@ -218,7 +218,7 @@ def test_complex_gradient_through_fused_graph():
 
     def f(z):
         return tf.sum(tf.real(tf.exp(z) * tf.conj(z)))
-    p = tf.compile(tf.trace(f, z))
+    p = tf.compile(tf.make_graph(f, z))
     want = tf.grad(f)(z)
     assert_close(tf.grad(lambda z: p.graph(z))(z), want.numpy(), rtol=1e-14, atol=1e-15)
 
@@ -296,7 +296,7 @@ def test_random_graphs_fused_equals_unfused_and_numpy(prog, seed):
             a = a + 1j * rng.standard_normal(s)
         xs_np.append(np.asarray(a, dtype=dtype))
     xs = [tf.asarray(a) for a in xs_np]
-    g = tf.trace(lambda *a: _run(tf, ops, nout, a), *xs)
+    g = tf.make_graph(lambda *a: _run(tf, ops, nout, a), *xs)
     fused = tf.compile(g)(*xs)
     unfused = tf.compile(g, UNFUSED)(*xs)
     with np.errstate(all="ignore"):
@@ -325,7 +325,7 @@ def test_reduction_ends_the_group(op, axis, shape):
 
     def f(x, y):
         return getattr(tf, op)(tf.exp(x * scale) * y + 1.0, axis=axis)
-    g = tf.trace(f, x, y)
+    g = tf.make_graph(f, x, y)
     p = tf.compile(g)
     assert _prims(p) == ["fused_elementwise"]
     assert p.graph.nodes[0].params["graph"].nodes[-1].prim.name == op
@@ -341,7 +341,7 @@ def test_reduction_dtypes(dtype):
     x = _t(_BIG, dtype, 52)
     if dtype == "int32":
         x = tf.asarray((x.numpy() * 100).astype("int32"))
-    g = tf.trace(lambda x: tf.sum(x * x - x, axis=0), x)
+    g = tf.make_graph(lambda x: tf.sum(x * x - x, axis=0), x)
     p = tf.compile(g)
     assert _prims(p) == ["fused_elementwise"]
     xn = x.numpy()
@@ -356,7 +356,7 @@ def test_bool_reductions_and_nan_propagation():
     a = _t(_BIG, "float64", 53).numpy()
     a[123, 45] = np.nan
     x = tf.asarray(a)
-    g = tf.trace(lambda x: (tf.any(x * 2 > 3.5, axis=1), tf.all(x * x >= 0, axis=0),
+    g = tf.make_graph(lambda x: (tf.any(x * 2 > 3.5, axis=1), tf.all(x * x >= 0, axis=0),
                             tf.max(x + 1, axis=0)), x)
     p = tf.compile(g)
     assert _prims(p).count("fused_elementwise") == 3
@@ -373,7 +373,7 @@ def test_reduced_value_used_elsewhere_is_not_fused_into_the_reduction():
     def f(x):
         s = tf.sin(x) * 2.0
         return tf.sum(s, axis=1), s + x
-    p = tf.compile(tf.trace(f, x))
+    p = tf.compile(tf.make_graph(f, x))
     assert _prims(p) == ["fused_elementwise", "sum"]
     a, b = p(x)
     xn = x.numpy()
@@ -383,7 +383,7 @@ def test_reduced_value_used_elsewhere_is_not_fused_into_the_reduction():
 
 def test_empty_reductions_are_left_to_the_reduction_kernel():
     x = tf.asarray(np.zeros((0, 3)))
-    p = tf.compile(tf.trace(lambda x: tf.sum(x * 2.0 + 1.0, axis=0), x))
+    p = tf.compile(tf.make_graph(lambda x: tf.sum(x * 2.0 + 1.0, axis=0), x))
     assert "sum" in _prims(p)
     assert_close(p(x), np.zeros(3), rtol=0, atol=0)
 
@@ -396,7 +396,7 @@ def test_operand_limit_split_keeps_a_reduction_with_its_producer():
         for x in xs[1:]:
             acc = acc * 0.5 + x
         return tf.sum(acc * acc)
-    p = tf.compile(tf.trace(f, *xs))
+    p = tf.compile(tf.make_graph(f, *xs))
     for n in _fused_nodes(p):
         sub = n.params["graph"]
         tail = sub.nodes[-1]

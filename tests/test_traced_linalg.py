@@ -41,7 +41,7 @@ def test_check_eager_raises_at_once_and_passes_its_value():
 def test_check_traced_is_a_node_kept_by_dce_and_raises_when_run():
     def f(x):
         return check(x * 2.0, x > 0, ValueError, "tenferro test: x must be positive") + 1.0
-    g = tf.trace(f, tf.TensorSpec((3,)))
+    g = tf.make_graph(f, tf.TensorSpec((3,)))
     assert "check" in str(g)
     for passes in (("fold", "simplify", "cse", "dce"), ()):
         prog = tf.compile(g, passes=passes)
@@ -60,7 +60,7 @@ def test_check_traced_is_a_node_kept_by_dce_and_raises_when_run():
 def test_check_condition_must_be_bool():
     msg = r"tenferro\.check: the condition must be a bool tensor, got dtype float64 \(shape"
     with pytest.raises(TypeError, match=msg):
-        tf.trace(lambda x: check(x, x, ValueError, "m"), tf.TensorSpec((2,)))
+        tf.make_graph(lambda x: check(x, x, ValueError, "m"), tf.TensorSpec((2,)))
     with pytest.raises(TypeError, match=msg):
         check(tf.ones(2), tf.ones(2), ValueError, "m")
 

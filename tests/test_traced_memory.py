@@ -12,7 +12,7 @@ import pytest
 
 import tenferro as tf
 import tenferro.linalg as tl
-from tenferro.autograd._passes import PASSES
+from tenferro.graph import PASSES
 from tenferro.devices.cpu import Driver as CPUDriver
 
 from conftest import assert_close, sample, stable_rng
@@ -41,7 +41,7 @@ def _chain(k):
 
 def _programs(f, *args):
     """The program with reuse, the program without, and the eager value of ``f``."""
-    g = tf.trace(f, *args)
+    g = tf.make_graph(f, *args)
     return _compile(g), _compile(g, reuse=False), f(*args)
 
 
@@ -78,7 +78,7 @@ def test_chain_plan_in_place():
 
 def test_chain_plan_without_reuse():
     k = 5
-    m = _compile(tf.trace(_chain(k), tf.TensorSpec((N,))), reuse=False).memory_plan()
+    m = _compile(tf.make_graph(_chain(k), tf.TensorSpec((N,))), reuse=False).memory_plan()
     assert m.live_bytes == tuple((i + 2) * MB for i in range(k))
     assert (m.peak_bytes, m.peak_step) == ((k + 1) * MB, k - 1)
     assert m.no_reuse_peak_bytes == (k + 1) * MB and m.inplace == 0
@@ -116,13 +116,13 @@ def test_plan_with_a_view_and_two_outputs():
 
 
 def test_empty_program_and_input_output():
-    m = _compile(tf.trace(lambda x: x, tf.TensorSpec((10,)))).memory_plan()
+    m = _compile(tf.make_graph(lambda x: x, tf.TensorSpec((10,)))).memory_plan()
     assert (m.peak_bytes, m.peak_step, m.input_bytes, m.output_bytes) == (80, None, 80, 0)
     assert m.live_bytes == () and m.inplace == 0
 
 
 def test_memory_plan_device_argument():
-    p = _compile(tf.trace(_chain(3), tf.TensorSpec((N,))))
+    p = _compile(tf.make_graph(_chain(3), tf.TensorSpec((N,))))
     assert p.memory_plan("cpu") == p.memory_plan(tf.device("cpu")) == p.memory_plan()
     with pytest.raises(ValueError, match="unknown device type 'nosuchdevice'"):
         p.memory_plan("nosuchdevice")
@@ -230,7 +230,7 @@ def test_gradient_program_equals_eager_with_reuse():
     def loss(x, w):
         return tf.sum(tf.tanh(x @ w) ** 2 * tf.sin(x @ w))
     x, w = _t((300, 200), "grad", 0), _t((200, 300), "grad", 1)
-    g = tf.trace(tf.grad(loss, argnums=(0, 1)), x, w)
+    g = tf.make_graph(tf.grad(loss, argnums=(0, 1)), x, w)
     got, ref = _compile(g)(x, w), _compile(g, reuse=False)(x, w)
     want = tf.grad(loss, argnums=(0, 1))(x, w)
     for a, b, c in zip(got, ref, want):
@@ -258,7 +258,7 @@ def _measured_peak(p, x):
 def test_measured_peak_matches_plan(monkeypatch):
     k = 24
     x = _t((N,), "measured")
-    g = tf.trace(_chain(k), x)
+    g = tf.make_graph(_chain(k), x)
     for reuse in (True, False):
         p = _compile(g, reuse=reuse)
         p(x)   # plan once
@@ -276,7 +276,7 @@ def test_measured_peak_matches_plan(monkeypatch):
 
 
 def test_a_fused_chain_keeps_only_its_input_and_output():
-    p = tf.compile(tf.trace(_chain(6), tf.TensorSpec((N,))))
+    p = tf.compile(tf.make_graph(_chain(6), tf.TensorSpec((N,))))
     assert [n.prim.name for n in p.graph.nodes] == ["fused_elementwise"]
     m = p.memory_plan()
     assert (m.peak_bytes, m.no_reuse_peak_bytes) == (2 * MB, 2 * MB)

@@ -11,7 +11,7 @@ Each case of ``CASES`` is one computation of tests/test_autograd_functional.py (
 test of tests/test_autograd_eager.py about what is differentiated rather than how the
 tape works), written as a function of tensors returning a pytree.  It runs eagerly (the
 reference, which the eager tests check against NumPy) and under ``tf.jit`` (twice: a
-cache hit) and ``tf.compile(tf.trace(...))``; every leaf must agree to rounding, with
+cache hit) and ``tf.compile(tf.make_graph(...))``; every leaf must agree to rounding, with
 the same dtype and shape.  The eager tests' errors and refusals are checked under
 ``jit`` too.
 
@@ -215,7 +215,7 @@ def test_traced_twin(name):
     _assert_same(jf(*args), want)          # a cache hit runs the same program again
     assert jf.cache_info()[:3] == (1, 1, 1)
     flat, tree = tree_flatten(args)
-    prog = tf.compile(tf.trace(lambda *xs: fn(*tree_unflatten(tree, list(xs))), *flat))
+    prog = tf.compile(tf.make_graph(lambda *xs: fn(*tree_unflatten(tree, list(xs))), *flat))
     _assert_same(prog(*flat), want)
     _assert_same(prog(*flat), want)
     assert prog.runs == 2

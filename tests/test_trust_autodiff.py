@@ -111,7 +111,7 @@ def test_repr_and_str_of_tracers_keep_working():
 
 def test_jit_host_read_still_concretization_error():
     with pytest.raises(tf.ConcretizationError, match=r"tenferro.trace: float\(\)"):
-        tf.trace(lambda u: float(u.sum()) * u, tf.TensorSpec((3,)))
+        tf.make_graph(lambda u: float(u.sum()) * u, tf.TensorSpec((3,)))
 
 
 def test_internal_reads_under_nested_transforms_still_work():
@@ -211,7 +211,7 @@ def test_arange_with_followed_start_is_differentiable_and_traced_length_raises()
     with pytest.raises(tf.ConcretizationError, match=r"arange's length"):
         tf.grad(lambda u: tf.arange(u, 4.0).sum())(tf.asarray(0.5))
     with pytest.raises(tf.ConcretizationError, match=r"arange's length"):
-        tf.trace(lambda u: tf.arange(u), tf.TensorSpec(()))
+        tf.make_graph(lambda u: tf.arange(u), tf.TensorSpec(()))
     with pytest.raises(ValueError, match=r"arange: step must be non-zero"):
         tf.arange(w, 4.0, tf.tensor(0.0, requires_grad=True))
 

@@ -210,7 +210,7 @@ def test_jit_outputs_never_alias_inputs(name, how):
     if how == "jit":
         out = tf.jit(f)(x)
     elif how == "compile":
-        out = tf.compile(tf.trace(f, x))(x)
+        out = tf.compile(tf.make_graph(f, x))(x)
     else:   # a differentiated call runs the graph through the tape
         x.requires_grad_(True)
         out = tf.jit(f)(x)
@@ -236,7 +236,7 @@ def test_jit_constant_output_is_a_new_buffer_each_call():
     _eq(b, np.array([1.0, 2.0]))
 
 
-@pytest.mark.parametrize("passes", [tf.autograd._passes.PASSES, ("simplify", "dce")])
+@pytest.mark.parametrize("passes", [tf.graph.PASSES, ("simplify", "dce")])
 def test_jit_buffer_reuse_never_writes_an_input(passes):
     x = _x()
     j = tf.jit(lambda v: tf.exp(tf.sin(v) + 1.0) * 2.0 - 1.0, passes=passes)
@@ -368,7 +368,7 @@ def test_jit_closed_over_tensor_modified_in_place_raises():
     w = tf.tensor(X, requires_grad=True)
     with pytest.raises(tf.TenferroError, match="closes over .*modified in place"):
         j(w)
-    p = tf.compile(tf.trace(lambda v: v * c, _x()))
+    p = tf.compile(tf.make_graph(lambda v: v * c, _x()))
     _eq(p(_x()), X * np.array([1.0, 5.0, 3.0]))
     c[0] = -1.0
     with pytest.raises(tf.TenferroError, match="closes over .*modified in place"):

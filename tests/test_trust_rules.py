@@ -363,7 +363,7 @@ def test_simplification_keeps_non_commutative_units(f, ref):
     a = np.array([0.5, -2.0, 4.0])
     x = tf.asarray(a)
     np.testing.assert_array_equal(tf.jit(f)(x).numpy(), ref(a))
-    prog = tf.compile(tf.trace(f, tf.TensorSpec((3,), tf.float64)))
+    prog = tf.compile(tf.make_graph(f, tf.TensorSpec((3,), tf.float64)))
     np.testing.assert_array_equal(prog(x).numpy(), ref(a))
 
 

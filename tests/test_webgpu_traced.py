@@ -22,7 +22,7 @@ _drv = tf.devices.get_driver("webgpu")
 
 
 DEV = tf.device("webgpu")
-UNFUSED = tuple(p for p in tf.autograd._passes.PASSES if p != "fuse")
+UNFUSED = tuple(p for p in tf.graph.PASSES if p != "fuse")
 F32, I32, BOOL = np.dtype("float32"), np.dtype("int32"), np.dtype("bool")
 INT_MIN, INT_MAX = np.iinfo(np.int32).min, np.iinfo(np.int32).max
 
@@ -88,7 +88,7 @@ def _layouts(shape, seed):
 def test_jit_elementwise_chain_layouts(shape, passes):
     def f(x, y):
         return x * y + tf.sin(x) - tf.exp(y * 0.5) / (1.0 + x * x)
-    jf = tf.jit(f, passes=tf.autograd._passes.PASSES if passes == "fused" else UNFUSED)
+    jf = tf.jit(f, passes=tf.graph.PASSES if passes == "fused" else UNFUSED)
     cpu = tf.jit(f)
     for k, (name, xn, x) in enumerate(_layouts(shape, 1)):
         yn = rand(shape[-1:], 10 + k)                  # broadcast along the rows
@@ -153,7 +153,7 @@ def test_inplace_reuse_writes_into_dying_inputs(monkeypatch):
     """The executor passes a dying intermediate as out= (Driver.inplace_ops): the
     driver's kernels must read and write the same buffer correctly."""
     xn = rand((50, 40), 7)
-    g = tf.trace(lambda x: tf.exp(tf.sin(x)) * 2.0 - tf.cos(x), gpu(xn))
+    g = tf.make_graph(lambda x: tf.exp(tf.sin(x)) * 2.0 - tf.cos(x), gpu(xn))
     p = tf.compile(g, UNFUSED)
     plan = p.memory_plan(DEV)
     assert plan.inplace >= 2, plan
@@ -183,7 +183,7 @@ def test_view_keeps_its_buffer_from_inplace_reuse():
         v = y[1:, ::2]                 # a view of y, used after y's other uses
         z = tf.sin(y) + 1.0            # y dies here but for the view
         return z, v * 3.0
-    for passes in (UNFUSED, tf.autograd._passes.PASSES):
+    for passes in (UNFUSED, tf.graph.PASSES):
         z, v = tf.jit(f, passes=passes)(gpu(xn))
         y = xn * np.float32(2)
         check(z, (np.sin(y.astype(np.float64)) + 1).astype(F32), rtol=1e-6, atol=1e-6)
@@ -212,7 +212,7 @@ def test_jit_grad_on_webgpu_vs_cpu_and_numpy():
         check(got, want.astype(F32), rtol=1e-5, atol=1e-5)
         check(got, cpu.numpy(), rtol=1e-5, atol=1e-5)
     # the compiled gradient program is fused, and runs the WGSL kernel
-    gp = tf.compile(tf.trace(_loss, gpu(xn), gpu(yn)).grad((0, 1)))
+    gp = tf.compile(tf.make_graph(_loss, gpu(xn), gpu(yn)).grad((0, 1)))
     assert "fused_elementwise" in prims(gp)
     for got, want in zip(gp(gpu(xn), gpu(yn)), (wx, wy)):
         check(got, want.astype(F32), rtol=1e-5, atol=1e-5)
@@ -221,7 +221,7 @@ def test_jit_grad_on_webgpu_vs_cpu_and_numpy():
 def test_transforms_of_traced_graphs_on_webgpu():
     xn, yn = rand((11,), 11), rand((11,), 12)
     x, y = gpu(xn), gpu(yn)
-    p = tf.compile(tf.trace(_loss, x, y))
+    p = tf.compile(tf.make_graph(_loss, x, y))
     assert prims(p) == ["fused_elementwise"]
     wx, wy = _loss_grad_np(xn, yn)
     # a differentiated Program runs its unfused graph; p.graph uses the fused node's rules
@@ -246,7 +246,7 @@ def _loss_np(xn, yn):
 
 def test_program_traced_for_cpu_runs_on_its_inputs_device(monkeypatch):
     xn, yn = rand((4, 5), 14), rand((5,), 15)
-    p = tf.compile(tf.trace(lambda x, y: x * y + tf.sin(x), tf.asarray(xn), tf.asarray(yn)))
+    p = tf.compile(tf.make_graph(lambda x, y: x * y + tf.sin(x), tf.asarray(xn), tf.asarray(yn)))
     assert p.graph.device == tf.device("cpu")
     cpu_impls = tf.devices.get_driver("cpu").implementations
     for op in ("fused_elementwise", "multiply", "sin", "add"):   # nothing runs on the host
@@ -260,7 +260,7 @@ def test_program_traced_for_cpu_runs_on_its_inputs_device(monkeypatch):
 
 def test_mixed_devices_are_an_error_never_a_transfer():
     xn, yn = rand((3,), 16), rand((3,), 17)
-    p = tf.compile(tf.trace(lambda x, y: x + y, gpu(xn), gpu(yn)))
+    p = tf.compile(tf.make_graph(lambda x, y: x + y, gpu(xn), gpu(yn)))
     with pytest.raises(DeviceMismatchError, match="Program: expected all tensors on one "
                                                   "device, got webgpu:0, cpu"):
         p(gpu(xn), tf.asarray(yn))
@@ -269,7 +269,7 @@ def test_mixed_devices_are_an_error_never_a_transfer():
         tf.jit(lambda x, y: x + y)(gpu(xn), tf.asarray(yn))
     # a constant captured on the CPU cannot run with webgpu inputs
     c = tf.asarray(yn)
-    pc = tf.compile(tf.trace(lambda x: x * c, tf.asarray(xn)))
+    pc = tf.compile(tf.make_graph(lambda x: x * c, tf.asarray(xn)))
     with pytest.raises(DeviceMismatchError, match="a constant of multiply.*cpu, webgpu:0"):
         pc(gpu(xn))
 
@@ -287,7 +287,7 @@ def test_jit_retraces_per_device_and_forbids_transfers_inside():
 
 
 def test_program_input_checks_name_shapes_and_dtypes():
-    p = tf.compile(tf.trace(lambda x: x * 2.0, gpu(rand((3,), 18))))
+    p = tf.compile(tf.make_graph(lambda x: x * 2.0, gpu(rand((3,), 18))))
     with pytest.raises(TypeError, match=r"input of shape \(3,\) and dtype int32 where the "
                                         r"graph expects shape \(3,\) and dtype float32"):
         p(gpu(np.arange(3, dtype=np.int32)))
@@ -295,7 +295,7 @@ def test_program_input_checks_name_shapes_and_dtypes():
 
 def test_program_with_ops_webgpu_lacks_raises_before_running():
     a = np.eye(3, dtype=np.float32) * 2
-    p = tf.compile(tf.trace(lambda a: tl.cholesky(a) * 2.0, tf.asarray(a)))
+    p = tf.compile(tf.make_graph(lambda a: tl.cholesky(a) * 2.0, tf.asarray(a)))
     missing = p.unsupported(DEV)
     assert missing, missing
     with pytest.raises(TenferroError, match="device webgpu:0 cannot run %s; nothing was run"
@@ -314,7 +314,7 @@ def test_fused_chain_is_one_dispatch_and_one_compile(dispatches):
         for _ in range(4):
             z = tf.tanh(z) * y - x
         return z, z > 0.0
-    g = tf.trace(f, x, y)
+    g = tf.make_graph(f, x, y)
     fused, unfused = tf.compile(g), tf.compile(g, UNFUSED)
     assert prims(fused) == ["fused_elementwise"]
     before = W.pipeline_info()["compiles"]
@@ -348,7 +348,7 @@ def test_fused_edge_values_bit_for_bit():
         iv = i * j + tf.astype(a, "int32") - tf.abs(i)     # wraps around like NumPy
         return fl, iv, (i > j) ^ tf.isnan(a), tf.astype(iv, "float32") * -0.0
     args = [gpu(xn[0]), gpu(xn[1]), gpu(inn[0]), gpu(inn[1])]
-    g = tf.trace(f, *args)
+    g = tf.make_graph(f, *args)
     p = tf.compile(g)
     assert prims(p) == ["fused_elementwise"] * 3       # three disconnected groups
     got, ref = p(*args), tf.compile(g, UNFUSED)(*args)
@@ -375,7 +375,7 @@ def test_fused_kernel_keeps_ieee_semantics_across_nodes(name):
          "y/y": lambda y: y / y, "(y*2)/2": lambda y: (y * 2.0) / 2.0}[name]
     xn = np.array([0, -0.0, np.inf, -np.inf, np.nan, 2, 1 + 2 ** -23, 3e38, 1e-45],
                   np.float32)
-    g = tf.trace(lambda x: f(x * 1.5), gpu(xn))      # (x * 1.0 is simplified away)
+    g = tf.make_graph(lambda x: f(x * 1.5), gpu(xn))      # (x * 1.0 is simplified away)
     p = tf.compile(g)
     assert prims(p) == ["fused_elementwise"]
     got = p(gpu(xn))
@@ -391,7 +391,7 @@ def test_fused_layouts_aliasing_and_broadcast(dispatches):
     x = gpu(base)
     # one buffer read as three inputs (bound once), transposed, strided, broadcast
     a, b, c = x[:6, :6], x[3:, ::2].T, x[0]
-    g = tf.trace(lambda a, b, c: tf.exp(a - b) * c[:6] + a * b, a, b, c)
+    g = tf.make_graph(lambda a, b, c: tf.exp(a - b) * c[:6] + a * b, a, b, c)
     p = tf.compile(g)
     assert prims(p) == ["basic_index", "fused_elementwise"]    # c[:6]: a view
     got = p(a, b, c)
@@ -406,7 +406,7 @@ def test_fused_layouts_aliasing_and_broadcast(dispatches):
 def test_fused_more_than_65535_workgroups():
     n = 65535 * W.WG + 3                  # the 2-D dispatch grid, as test_webgpu's
     a = np.arange(n, dtype=np.float32) * np.float32(1e-3)
-    p = tf.compile(tf.trace(lambda x: (lambda v: (v, v > 5.0))(x * 2.0 - 1.0), gpu(a)))
+    p = tf.compile(tf.make_graph(lambda x: (lambda v: (v, v > 5.0))(x * 2.0 - 1.0), gpu(a)))
     assert prims(p) == ["fused_elementwise"]
     v, m = p(gpu(a))
     v, m = host(v), host(m)
@@ -419,7 +419,7 @@ def test_fused_more_than_65535_workgroups():
 @pytest.mark.parametrize("shape", [(0,), (0, 4), (3, 0, 2)])
 def test_fused_empty(shape):
     xn = np.zeros(shape, np.float32)
-    p = tf.compile(tf.trace(lambda x: (tf.sin(x) * 2.0 + 1.0, tf.sum(x * x + 1.0, axis=-1)),
+    p = tf.compile(tf.make_graph(lambda x: (tf.sin(x) * 2.0 + 1.0, tf.sum(x * x + 1.0, axis=-1)),
                             gpu(xn)))
     a, s = p(gpu(xn))
     check(a, xn, rtol=0)
@@ -435,7 +435,7 @@ def test_fused_reduction_tail(op, axis, shape, dispatches):
     def f(x, y):
         v = tf.exp(x * 0.01) * y + 0.5
         return getattr(tf, op)(v > 0.4 if op in ("any", "all") else v, axis=axis)
-    g = tf.trace(f, gpu(xn), gpu(yn))
+    g = tf.make_graph(f, gpu(xn), gpu(yn))
     p = tf.compile(g)
     assert prims(p) == ["fused_elementwise"]
     got = p(gpu(xn), gpu(yn))
@@ -462,9 +462,9 @@ def test_fused_reduction_tail(op, axis, shape, dispatches):
 
 def test_fused_falls_back_node_by_node_with_the_unfused_error():
     i = gpu(np.arange(1, 7, dtype=np.int64))
-    g = tf.trace(lambda i: (i * 2) // (i + 1) + i, i)    # int64 floor_divide: not on webgpu
+    g = tf.make_graph(lambda i: (i * 2) // (i + 1) + i, i)    # int64 floor_divide: not on webgpu
     assert prims(tf.compile(g)) == ["fused_elementwise"]
-    for passes in (UNFUSED, tf.autograd._passes.PASSES):
+    for passes in (UNFUSED, tf.graph.PASSES):
         with pytest.raises(UnsupportedOperation, match="floor_divide.*webgpu:0.*int64"):
             tf.compile(g, passes)(i)
 
@@ -472,7 +472,7 @@ def test_fused_falls_back_node_by_node_with_the_unfused_error():
 def test_fused_integer_power_keeps_the_host_check():
     """int32 power raises NumPy's ValueError for negative exponents, checked on the host
     before the kernel: a fused group holding it runs node by node, with the check."""
-    g = tf.trace(lambda i, e: (i * 2) ** e + i, gpu(np.arange(3, dtype=np.int32)),
+    g = tf.make_graph(lambda i, e: (i * 2) ** e + i, gpu(np.arange(3, dtype=np.int32)),
                  gpu(np.arange(3, dtype=np.int32)))
     p = tf.compile(g)
     assert prims(p) == ["fused_elementwise"]
@@ -487,7 +487,7 @@ def test_fused_reduction_allocates_no_temporary(monkeypatch):
     shapes = []
     new = W._new
     monkeypatch.setattr(W, "_new", lambda shape, *a: shapes.append(shape) or new(shape, *a))
-    p = tf.compile(tf.trace(lambda x: tf.sum(tf.sin(x) * x, axis=1), gpu(xn)))
+    p = tf.compile(tf.make_graph(lambda x: tf.sum(tf.sin(x) * x, axis=1), gpu(xn)))
     got = p(gpu(xn))
     assert shapes and all(np.prod(s) < xn.size // 100 for s in shapes), shapes   # partials
     check(got, (np.sin(xn.astype(np.float64)) * xn).sum(axis=1).astype(F32), rtol=1e-5,
@@ -500,7 +500,7 @@ def test_fused_reduction_tail_with_another_output(dispatches):
     def f(x, y):
         v = x * y                      # an output of the group, and feeds the sum's input
         return v, tf.sum(tf.exp(v * 0.1) - 1.0, axis=1)
-    g = tf.trace(f, gpu(xn), gpu(yn))
+    g = tf.make_graph(f, gpu(xn), gpu(yn))
     p = tf.compile(g)
     assert prims(p) == ["fused_elementwise"]
     assert len(p.graph.nodes[0].outputs) == 2
@@ -518,7 +518,7 @@ def test_fused_integer_sum_accumulates_in_int64(n, dispatches):
     """NumPy sums int32 in int64: the fused reduction widens each value as it loads it
     (past int32's range here), in one kernel per pass."""
     i0 = np.random.default_rng(n).integers(2**29, 2**31 - 1, (3, n)).astype(np.int32)
-    g = tf.trace(lambda i: tf.sum(i * 3 - 1, axis=1), gpu(i0))
+    g = tf.make_graph(lambda i: tf.sum(i * 3 - 1, axis=1), gpu(i0))
     p = tf.compile(g)
     assert prims(p) == ["fused_elementwise"]
     got = p(gpu(i0))
@@ -529,7 +529,7 @@ def test_fused_integer_sum_accumulates_in_int64(n, dispatches):
 
 def test_fused_falls_back_when_the_adapter_has_too_few_bindings(monkeypatch, dispatches):
     xs = [rand((5,), 30 + k) for k in range(4)]
-    g = tf.trace(lambda a, b, c, d: a * b + c * d - a, *[gpu(x) for x in xs])
+    g = tf.make_graph(lambda a, b, c, d: a * b + c * d - a, *[gpu(x) for x in xs])
     p = tf.compile(g)
     assert prims(p) == ["fused_elementwise"]
     monkeypatch.setitem(W._context().limits, "max_storage_buffers_per_shader_stage", 4)
@@ -545,7 +545,7 @@ def test_fused_gradients_vs_cpu():
         return tf.sum(tf.tanh(x * y) * tf.sin(y) + tf.where(x > 0, x, -x * 0.5))
     jg = tf.jit(tf.grad(f))
     got = jg(gpu(xn), gpu(yn))
-    p = tf.compile(tf.trace(f, gpu(xn), gpu(yn)).grad((0,)))
+    p = tf.compile(tf.make_graph(f, gpu(xn), gpu(yn)).grad((0,)))
     assert "fused_elementwise" in prims(p)
     x, y = xn.astype(np.float64), yn.astype(np.float64)
     want = (1 - np.tanh(x * y) ** 2) * y * np.sin(y) + np.where(x > 0, 1.0, -0.5)
@@ -640,7 +640,7 @@ def test_random_graphs_fused_equals_unfused_and_numpy(prog, seed):
     kinds, shapes, ops, nout = prog
     xs_np = _inputs(kinds, shapes, seed)
     xs = [gpu(a) for a in xs_np]
-    g = tf.trace(lambda *a: _run(tf, ops, nout, a), *xs)
+    g = tf.make_graph(lambda *a: _run(tf, ops, nout, a), *xs)
     fused = tf.compile(g)(*xs)
     unfused = tf.compile(g, UNFUSED)(*xs)
     with np.errstate(all="ignore"):

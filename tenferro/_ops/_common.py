@@ -2,6 +2,7 @@
 import numpy as np
 
 from .. import _dtypes
+from .._catalog import broadcast_shapes  # noqa: F401  (re-exported for the ops)
 from .._errors import DeviceMismatchError
 from .._primitive import bind
 from .._tensor import Tensor
@@ -71,23 +72,6 @@ def normalize_axes(op, axis, ndim):
 
 class AxisError(np.exceptions.AxisError):
     """An axis out of range: NumPy's AxisError (so also a ValueError and an IndexError)."""
-
-
-def broadcast_shapes(op, *shapes):
-    """NumPy broadcasting of shapes, with an error naming ``op`` and the shapes."""
-    n = max((len(s) for s in shapes), default=0)
-    out = [1] * n
-    for s in shapes:
-        for i, d in enumerate(s, n - len(s)):
-            o = out[i]
-            if d != o:
-                if o == 1:
-                    out[i] = d
-                elif d != 1:
-                    raise ValueError(
-                        "tenferro.%s: shapes %s do not broadcast: dimension %d has sizes %d and %d"
-                        % (op, " and ".join(str(tuple(x)) for x in shapes), i - n, o, d))
-    return tuple(out)
 
 
 def shape_tuple(op, shape):

@@ -4,7 +4,7 @@ import numpy as np
 from .. import _dtypes
 from .. import _primitive
 from .._primitive import Primitive, bind
-from .._tensor import Tensor
+from .._tensor import Tensor, host_array as to_numpy  # noqa: F401  (re-exported)
 from .. import _versions
 from ._common import to_tensor
 
@@ -68,17 +68,6 @@ def to_device(x, device, copy=False):
     if dev is x._device:
         return bind(copy_p, (x,), {}) if copy else x
     return bind(device_put_p, (x,), {"device": dev})
-
-
-def to_numpy(x):
-    """Host copy (or the CPU tensor's own array) as a NumPy array, for tenferro's own
-    reads that steer a computation (checks, host-side algorithms): the value of a tensor
-    being differentiated by a transform is read as a constant (its primal); a tensor
-    being traced into a graph has none (``ConcretizationError``).  Users' reads go
-    through ``Tensor._host``, which refuses every tracer."""
-    while x._trace is not None and x.primal is not None:
-        x = x.primal
-    return x._host("reading its values")
 
 
 def copy_into(dst, src):

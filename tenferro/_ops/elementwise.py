@@ -8,65 +8,26 @@ attached to the primitives by :mod:`tenferro.autograd`.
 
 import numpy as np
 
-from .. import _dtypes
-from .._primitive import Primitive, bind
-from .._tensor import Tensor
+from .. import _dtypes, _primitive
+from .._catalog import BINARY, COMPLEX_PARTS, NONDIFF_REASON, REAL_ONLY, UNARY
+from .._errors import DeviceMismatchError
+from .._primitive import Primitive, _interpreters, bind
+from .._tensor import Tensor, _wrap
 from ._common import NotATensor, WEAK, broadcast_shapes, to_tensor
 from .conversion import astype
-from .._errors import DeviceMismatchError
 
-# name -> (resolver ufunc, differentiable, reason if not)
-_NONDIFF_INT = "its derivative is zero almost everywhere / it has integer or boolean output"
-
-UNARY = {
-    "negative": (np.negative, True), "positive": (np.positive, True),
-    "abs": (np.absolute, True), "sign": (np.sign, False),
-    "exp": (np.exp, True), "expm1": (np.expm1, True), "exp2": (np.exp2, True),
-    "log": (np.log, True), "log1p": (np.log1p, True), "log2": (np.log2, True),
-    "log10": (np.log10, True), "sqrt": (np.sqrt, True), "rsqrt": (np.sqrt, True),
-    "square": (np.square, True), "reciprocal": (np.reciprocal, True),
-    "sin": (np.sin, True), "cos": (np.cos, True), "tan": (np.tan, True),
-    "arcsin": (np.arcsin, True), "arccos": (np.arccos, True), "arctan": (np.arctan, True),
-    "sinh": (np.sinh, True), "cosh": (np.cosh, True), "tanh": (np.tanh, True),
-    "arcsinh": (np.arcsinh, True), "arccosh": (np.arccosh, True),
-    "arctanh": (np.arctanh, True), "sigmoid": (np.exp, True), "erf": (np.sqrt, True),
-    "floor": (np.floor, False), "ceil": (np.ceil, False), "trunc": (np.trunc, False),
-    "round": (np.rint, False), "conj": (np.conjugate, True),
-    "isnan": (np.isnan, False), "isinf": (np.isinf, False), "isfinite": (np.isfinite, False),
-    "logical_not": (np.logical_not, False), "bitwise_invert": (np.invert, False),
-}
-# Ops NumPy has only for real inputs although its resolver would accept complex.
-_REAL_ONLY = {"erf"}
-
-BINARY = {
-    "add": (np.add, True), "subtract": (np.subtract, True), "multiply": (np.multiply, True),
-    "divide": (np.true_divide, True), "floor_divide": (np.floor_divide, False),
-    "remainder": (np.remainder, True), "power": (np.power, True),
-    "maximum": (np.maximum, True), "minimum": (np.minimum, True),
-    "fmax": (np.fmax, True), "fmin": (np.fmin, True), "arctan2": (np.arctan2, True),
-    "hypot": (np.hypot, True), "copysign": (np.copysign, True),
-    "logaddexp": (np.logaddexp, True),
-    "equal": (np.equal, False), "not_equal": (np.not_equal, False), "less": (np.less, False),
-    "less_equal": (np.less_equal, False), "greater": (np.greater, False),
-    "greater_equal": (np.greater_equal, False),
-    "logical_and": (np.logical_and, False), "logical_or": (np.logical_or, False),
-    "logical_xor": (np.logical_xor, False),
-    "bitwise_and": (np.bitwise_and, False), "bitwise_or": (np.bitwise_or, False),
-    "bitwise_xor": (np.bitwise_xor, False), "left_shift": (np.left_shift, False),
-    "right_shift": (np.right_shift, False),
-}
-
-
+# The op tables live in the catalog (tenferro._catalog), below the drivers that read
+# them too; this module turns each row into a primitive and a public function.
 def _elementwise_aval(*avals, out_dtype):
     shape = broadcast_shapes("elementwise", *[a[0] for a in avals])
     return (shape, out_dtype)
 
 
 PRIMS = {}
-for _name, (_uf, _diff) in list(UNARY.items()) + list(BINARY.items()):
-    PRIMS[_name] = Primitive(_name, _elementwise_aval, differentiable=_diff,
-                             nondiff_reason=None if _diff else _NONDIFF_INT)
-for _name in ("real", "imag", "angle"):
+for _name, _spec in list(UNARY.items()) + list(BINARY.items()):
+    PRIMS[_name] = Primitive(_name, _elementwise_aval, differentiable=_spec.differentiable,
+                             nondiff_reason=None if _spec.differentiable else NONDIFF_REASON)
+for _name in COMPLEX_PARTS:
     PRIMS[_name] = Primitive(_name, _elementwise_aval)
 where_p = Primitive("where", _elementwise_aval)
 clip_p = Primitive("clip", _elementwise_aval)
@@ -94,7 +55,7 @@ def _resolve(name, ufunc, types):
             if _dtypes.canon(d) != lin:  # mixed-dtype loops (e.g. ldexp) are not used
                 raise TypeError("tenferro.%s: no common loop dtype for %s" % (name, types))
         out = _dtypes.canon(loop[-1])
-        if name in _REAL_ONLY and lin.kind == "c":
+        if name in REAL_ONLY and lin.kind == "c":
             raise TypeError("tenferro.%s: not supported for complex input (%s)" % (name, lin))
         r = _resolved[key] = (lin, out)
     return r
@@ -122,7 +83,7 @@ def _scalar_tensor(value, dtype, device):
 def unary(name, x, out=None):
     if not isinstance(x, Tensor):
         x = to_tensor(x)
-    lin, odt = _resolve(name, UNARY[name][0], (x.dtype,))
+    lin, odt = _resolve(name, UNARY[name].type_rule, (x.dtype,))
     if x.dtype != lin:
         x = astype(x, lin)
     if out is not None:
@@ -147,7 +108,7 @@ def binary(name, a, b, out=None):
                  type(b) if not isinstance(b, Tensor) else b.dtype)
         dev = a._device if isinstance(a, Tensor) else (b._device if isinstance(b, Tensor)
                                                         else None)
-    lin, odt = _resolve(name, BINARY[name][0], types)
+    lin, odt = _resolve(name, BINARY[name].type_rule, types)
     if lin.kind in "iu":
         for v, t in ((a, b), (b, a)):
             if _weak_int(v) and not _fits(v, lin):
@@ -314,9 +275,6 @@ def angle(x, deg=False):
 # already the loop dtype goes straight to its driver: on tiny tensors Python overhead
 # is the whole cost (issue: per-call cost no more than PyTorch's).  Everything else
 # takes the general path above, which handles promotion, casting and autodiff.
-from .. import _primitive  # noqa: E402
-from .._primitive import _interpreters  # noqa: E402
-from .._tensor import _wrap  # noqa: E402
 
 _scalars = {}
 
@@ -381,7 +339,7 @@ def _fast_entry(name, ufunc, dev, types):
 
 
 def _make_unary(name):
-    uf = UNARY[name][0]
+    uf = UNARY[name].type_rule
     prim = PRIMS[name]
 
     def f(x, out=None):
@@ -406,7 +364,7 @@ def _make_unary(name):
 def _make_binary(name, dunder=False):
     """``tenferro.<name>(x1, x2, out=None)``; with ``dunder`` the ``Tensor.__<op>__``
     method, which returns NotImplemented for operands it cannot convert."""
-    uf = BINARY[name][0]
+    uf = BINARY[name].type_rule
     prim = PRIMS[name]
 
     def f(x1, x2, out=None):

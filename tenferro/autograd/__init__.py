@@ -10,6 +10,8 @@
   :mod:`tenferro.autograd.extend`; an :class:`AdContext` overrides some of them
   inside a ``with`` block or for one graph transform.
 * :func:`gradcheck` compares both modes with finite differences.
+* Traced graphs: ``Graph.grad``/``vjp``/``jvp`` (attached here to the compiler's
+  :class:`~tenferro.graph.Graph`); the compiler itself is :mod:`tenferro.graph`.
 
 Complex numbers follow PyTorch's convention: for a real loss L of complex z the
 gradient is dL/dRe z + i dL/dIm z (JAX's is its conjugate).  See docs/autodiff.md.
@@ -17,11 +19,13 @@ gradient is dL/dRe z + i dL/dIm z (JAX's is its conjugate).  See docs/autodiff.m
 from ._engine import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled,  # noqa: F401
                       backward, grad, Node)
 from ._functional import (value_and_grad, vjp, jvp, linearize, hvp, jacrev,  # noqa: F401
-                          jacfwd, hessian, stop_gradient, Tracer)
+                          jacfwd, hessian, stop_gradient)
+from .._primitive import Tracer  # noqa: F401
 from ._functional import grad as functional_grad  # noqa: F401
 from ._context import AdContext  # noqa: F401
 from ._checkpoint import checkpoint, checkpoint_sequential  # noqa: F401
-from ._tree import tree_flatten, tree_unflatten, tree_map  # noqa: F401
+from .._tree import tree_flatten, tree_unflatten, tree_map  # noqa: F401
 from . import extend  # noqa: F401
 from . import _rules  # noqa: F401  (registers every rule)
+from . import _graph_ad  # noqa: F401  (Graph.grad/vjp/jvp)
 from ._gradcheck import gradcheck  # noqa: F401

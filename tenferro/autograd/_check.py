@@ -9,15 +9,11 @@ returns, so that the node feeds the result and dead-code elimination keeps it.
 """
 import numpy as np
 
+from .._ir import is_abstract
 from .._primitive import Primitive
 from .._tensor import Tensor, _wrap
 
-__all__ = ["check", "is_abstract"]
-
-
-def is_abstract(t):
-    """Whether tensor ``t`` is being traced into a graph (it has no data yet)."""
-    return getattr(t._data, "abstract", False)
+__all__ = ["check"]
 
 
 check_p = Primitive(

@@ -12,8 +12,10 @@ from .._primitive import Primitive
 from .._tensor import Tensor
 from ._engine import (_FREED, Node, _nonleaf_meta, accumulator, detach, enable_grad, grad,
                       is_grad_enabled, no_grad)
-from ._graph import _jvp_graph, _trace_graph, _vjp_graph
-from ._tree import tree_flatten
+from .._tree import tree_flatten
+from ..graph.program import Program
+from ..graph.trace import trace_graph
+from ._graph_ad import jvp_graph, vjp_graph
 
 __all__ = ["checkpoint", "checkpoint_sequential"]
 
@@ -77,7 +79,7 @@ checkpoint_p = Primitive(
 def _derived(graph, key, make):
     """``make()``, cached on ``graph`` under ``key`` (a sub-graph's compiled program and
     its JVP/VJP graphs are built once, however often the node runs or is differentiated)."""
-    cache = graph.__dict__.setdefault("_checkpoint_cache", {})
+    cache = graph.derived.setdefault("checkpoint", {})
     if key not in cache:
         cache[key] = make()
     return cache[key]
@@ -85,7 +87,6 @@ def _derived(graph, key, make):
 
 def _checkpoint_impl(*args, graph):
     """Runs the sub-graph as its compiled program, on the inputs' device."""
-    from ._program import Program
     prog = _derived(graph, "program", lambda: Program(graph))
     return tuple(tree_flatten(prog._execute(args))[0])
 
@@ -97,7 +98,7 @@ def _checkpoint_jvp(tangents, primals, out, params):
     # JAX: jax.checkpoint's JVP is remat of the jvp jaxpr (ad_checkpoint.remat_jvp)
     graph = params["graph"]
     given = tuple(t is not None for t in tangents)
-    jg = _derived(graph, ("jvp", given), lambda: _jvp_graph(graph, given))
+    jg = _derived(graph, ("jvp", given), lambda: jvp_graph(graph, given))
     return checkpoint_p.bind(*primals, *[t for t in tangents if t is not None], graph=jg)
 
 
@@ -108,7 +109,7 @@ def _checkpoint_vjp(ct, primals, out, params, needs):
     cts = ct if isinstance(ct, tuple) else (ct,)
     given = tuple(c is not None for c in cts)
     wanted = tuple(bool(n) for n in needs)
-    vg = _derived(graph, ("vjp", given, wanted), lambda: _vjp_graph(graph, given, wanted))
+    vg = _derived(graph, ("vjp", given, wanted), lambda: vjp_graph(graph, given, wanted))
     res = iter(checkpoint_p.bind(*primals, *[c for c in cts if c is not None], graph=vg))
     return tuple(next(res) if w else None for w in wanted)
 
@@ -151,7 +152,7 @@ def _traced_checkpoint(f, args, trace):
         out = f(*xs)
         single.append(not isinstance(out, tuple))
         return _check_outputs(out)
-    graph, captured = _trace_graph(flat_f, args, trace.device, capture=True)
+    graph, captured = trace_graph(flat_f, args, trace.device, capture=True)
     graph.name = getattr(f, "__name__", "f")
     outs = checkpoint_p.bind(*args, *captured, graph=graph)
     return outs[0] if single[0] else outs

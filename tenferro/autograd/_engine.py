@@ -14,19 +14,23 @@ device arrays and rebuilt at backward time), so a graph is freed as soon as its 
 tensor is, without the garbage collector's help.
 
 The per-op path (:func:`record`, the nodes of the eager tape) and the backward pass
-(:func:`run_backward`) are compiled: they live in ``tenferro/_kernels/_tape.pyx`` and
-are connected to this module by ``_tape.init`` below.
+(:func:`run_backward`) are compiled: they live in ``tenferro/autograd/_tape.pyx`` and
+are connected to this module by ``_tape.init`` below.  This module also gives
+:class:`~tenferro.Tensor` its autodiff methods (``backward``, ``requires_grad_``, the
+hooks, the writable ``requires_grad`` and ``grad``): see :func:`_attach`.
 """
 import functools
 import threading
 import weakref
 
-from .. import _primitive, _versions
-from .._kernels import _tape
-from .._kernels._tape import (Node, TapeNode, ZeroNode, _FREED, _nonleaf_meta,  # noqa: F401
-                              check_zero_derivative, record, run_backward)
+from .. import _primitive
+from .._errors import DeviceMismatchError
+from .._ir import is_abstract
+from .._ops import asarray, copy, copy_into, is_contiguous, ones_like, zeros_like
 from .._tensor import Tensor, _wrap
-from .._ops import add, asarray, copy, is_contiguous, ones_like, zeros_like
+from . import _tape
+from ._tape import (AutogradMeta, Node, TapeNode, ZeroNode, _FREED,  # noqa: F401
+                    _nonleaf_meta, check_zero_derivative, record, run_backward)
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "backward",
            "grad", "Node", "AccumulateGrad"]
@@ -201,7 +205,7 @@ def detach(t):
     """A tensor sharing ``t``'s data, outside every autodiff graph and transform.  A
     value being traced into a graph has no data: it stays that graph's value (its
     derivative is cut, its computation is still recorded)."""
-    if getattr(t._data, "abstract", False):
+    if is_abstract(t):
         while t.primal is not None:   # AD tracers down to the graph tracer
             t = t.primal
         return t
@@ -226,8 +230,7 @@ def _run_pre_hooks(n, b):
                     b[i] = _check_hook_result(r, b[i], "tensor")
 
 
-_tape.init(_versions, _wrap, add, zeros_like, _mode, _set_mode, accumulator, AccumulateGrad,
-           _run_pre_hooks)
+_tape.init(_set_mode, accumulator, AccumulateGrad, _run_pre_hooks)
 _primitive._tape = record
 
 
@@ -265,7 +268,6 @@ def _root_grad(op, t, g, i):
         raise RuntimeError("tenferro.%s: mismatch in shape: gradient %d has shape %s but the "
                            "output has shape %s" % (op, i, g.shape, t.shape))
     if g._device is not t._device:
-        from .._errors import DeviceMismatchError
 
         raise DeviceMismatchError(op, [t._device, g._device])
     if g.dtype != t.dtype:
@@ -406,3 +408,92 @@ def retain_grad(t):
             gd = g if _mode.enabled else detach(g)
             x._ad.grad = gd if x._ad.grad is None else x._ad.grad + gd
     register_hook(t, hook)
+
+
+# -- Tensor's autodiff methods (attached from this layer; tenferro._tensor reads only) -------
+
+def _meta(t):
+    """``t``'s AutogradMeta, created on first use."""
+    if t._ad is None:
+        t._ad = AutogradMeta()
+    return t._ad
+
+
+class _TensorAutograd:
+    """The autodiff half of :class:`~tenferro.Tensor` (copied onto it by :func:`_attach`)."""
+
+    @property
+    def requires_grad(self):
+        return self._ad is not None and self._ad.requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad=True):
+        if requires_grad and self.dtype.kind not in "fc":
+            raise RuntimeError("requires_grad_: only floating-point and complex tensors can "
+                               "require gradients, got dtype %s" % self.dtype)
+        _meta(self).requires_grad = bool(requires_grad)
+        return self
+
+    @property
+    def grad(self):
+        return None if self._ad is None else self._ad.grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError("Tensor.grad: assigned grad must be a Tensor or None, got %s"
+                                % type(value).__name__)
+            if value.shape != self.shape or value.dtype != self.dtype \
+                    or value._device is not self._device:
+                raise RuntimeError(
+                    "Tensor.grad: assigned grad has shape %s, dtype %s on %s but the tensor "
+                    "has shape %s, dtype %s on %s; they must match"
+                    % (value.shape, value.dtype, value._device, self.shape, self.dtype,
+                       self._device))
+        _meta(self).grad = value
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Accumulate the gradient of this tensor into the leaves' ``.grad`` (PyTorch's
+        ``backward``; a non-scalar tensor needs ``gradient``)."""
+        backward(self, gradient, retain_graph, create_graph, inputs)
+
+    def detach(self):
+        """The same data, cut from every autodiff graph and transform."""
+        return detach(self)
+
+    def zero_grad(self, set_to_none=True):
+        """Clear ``.grad`` (``None``, or zeros in place with ``set_to_none=False``)."""
+        if self._ad is None or self._ad.grad is None:
+            return
+        if set_to_none:
+            self._ad.grad = None
+        else:
+            copy_into(self._ad.grad, 0)
+
+    def register_hook(self, hook):
+        """``hook(grad)`` runs when this tensor's gradient is computed; it may return a
+        replacement.  Returns a handle with ``remove()``."""
+        return register_hook(self, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """``hook(tensor)`` runs after a leaf's ``.grad`` was accumulated."""
+        return register_post_accumulate_grad_hook(self, hook)
+
+    def retain_grad(self):
+        """Keep the gradient of a non-leaf tensor in its ``.grad``."""
+        retain_grad(self)
+
+
+def _attach():
+    for name, value in vars(_TensorAutograd).items():
+        if not name.startswith("__"):
+            if hasattr(value, "__qualname__"):
+                value.__qualname__ = "Tensor." + name
+            setattr(Tensor, name, value)
+
+
+_attach()

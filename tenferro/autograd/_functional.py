@@ -16,83 +16,16 @@ from .. import _primitive
 from .._errors import DeviceMismatchError
 from .._ops import (asarray, astype, broadcast_to, moveaxis, ones_like, reshape, stack,
                     zeros, zeros_like)
-from .._primitive import bind, with_rules
+from .._primitive import Trace, Tracer, bind, with_rules
 from .._tensor import Tensor
 from ._engine import InputNode, Node, check_zero_derivative, run_backward
-from ._tree import tree_flatten, tree_unflatten
+from .._tree import tree_flatten, tree_unflatten
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "hvp", "jacrev", "jacfwd",
            "hessian", "stop_gradient"]
 
 
-# -- traces and tracers ----------------------------------------------------------------
-
-class Trace:
-    __slots__ = ("level", "active", "kind")
-
-    def __init__(self, kind):
-        self.kind = kind
-        self.level = next(_primitive._levels)
-        self.active = True
-
-    def __enter__(self):
-        _primitive.push_interpreter(self)
-        return self
-
-    def __exit__(self, *exc):
-        self.active = False
-        _primitive.pop_interpreter(self)
-
-    def split(self, args):
-        """(the primals one level down, whether any argument is this level's tracer)."""
-        mine = False
-        primals = []
-        for a in args:
-            if a._trace is self:
-                primals.append(a.primal)
-                mine = True
-            else:
-                primals.append(a)
-        return tuple(primals), mine
-
-    def leaked(self, prim):
-        raise RuntimeError(
-            "tenferro.%s: got a tracer of a %s transform that has already returned (a value "
-            "that depends on the inputs being differentiated escaped the function, e.g. "
-            "through a global or a closure); return it from the function instead"
-            % (prim.name, self.kind))
-
-
-class Tracer(Tensor):
-    """A value being differentiated by a functional transform.
-
-    It behaves as a Tensor whose data is its primal's (shape, dtype and device are the
-    primal's), and every operation on it is seen by its transform.  Reading its values
-    on the host (``float(x)``, ``.item()``, ``np.asarray(x)``, a NumPy function) would
-    cut the derivative (a silent zero), so it raises ``ConcretizationError``; read
-    ``stop_gradient(x)`` where a constant is meant.
-    """
-
-    __slots__ = ("_trace", "primal")
-
-    def _init(self, trace, primal):
-        self._trace = trace
-        self.primal = primal
-        self._data = primal._data
-        self._device = primal._device
-        self._ad = None
-
-    def _host(self, what):
-        from ._graph import concretization_error
-        concretization_error(what, self)
-
-    def __repr__(self):
-        return "%s(level=%d, primal=%r)" % (type(self).__name__, self._trace.level,
-                                            self.primal)
-
-    def __str__(self):
-        return repr(self)
-
+# -- the transforms' tracers (bases: tenferro._primitive.Trace/Tracer) -----------------
 
 class JVPTracer(Tracer):
     __slots__ = ("tangent",)

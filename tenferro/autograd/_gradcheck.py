@@ -16,7 +16,7 @@ from .._ops import asarray, to_numpy, zeros_like
 from .._tensor import Tensor
 from ._engine import detach, enable_grad, grad as _autograd_grad, no_grad
 from ._functional import jvp, vjp
-from ._tree import tree_flatten
+from .._tree import tree_flatten
 
 __all__ = ["gradcheck", "GradcheckError", "TOLERANCES"]
 
@@ -143,7 +143,7 @@ def _reverse(mode, f, args, cs, inexact):
         it = iter(cs)
         full = [next(it) if isinstance(o, Tensor) and o.dtype.kind in "fc" else zeros_like(o)
                 for o in flat]
-        from ._tree import tree_unflatten
+        from .._tree import tree_unflatten
 
         gs, _ = tree_flatten(fn(tree_unflatten(tree, full)))
         return gs

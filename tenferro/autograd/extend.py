@@ -36,8 +36,10 @@ Example (see docs/autodiff.md)::
 """
 import inspect
 
+from .. import _primitive
+from .._ir import is_abstract  # noqa: F401  (re-exported)
 from .._primitive import Primitive, bind, registry  # noqa: F401  (re-exported)
-from ._check import check, is_abstract  # noqa: F401  (re-exported)
+from ._check import check  # noqa: F401  (re-exported)
 
 __all__ = ["Primitive", "bind", "defjvp", "defvjp", "def_jvp_rule", "def_vjp_rule",
            "deflinear", "def_impl", "zero_derivative", "is_differentiated", "check",
@@ -53,7 +55,6 @@ def is_differentiated(*tensors):
     constant -- only when this is false for the inputs that shortcut depends on; when
     it is true, the rule must be written in differentiable ops (PyTorch's rules make
     the same choice with ``GradMode::is_enabled()``)."""
-    from .. import _primitive
     tape = _primitive.state.enabled
     return any(t._trace is not None or (tape and t.requires_grad) for t in tensors)
 
@@ -201,8 +202,9 @@ def def_impl(prim, device_type, fn):
     implementation of ``prim`` on devices of ``device_type`` (e.g. ``"cpu"``).  It
     must return new device arrays, not its inputs or views of them (unless the
     driver's ``view_ops`` lists ``prim``): a compiled program may write into a
-    result's buffer once no later step reads it."""
-    from ..devices import get_driver
+    result's buffer once no later step reads it.
 
-    get_driver(device_type).implementations[prim.name] = fn
-    return fn
+    Registration only records: it loads no driver and imports no device library, so an
+    extension may register for ``"cuda"`` next to ``"cpu"`` at no import cost.  The
+    driver finds the registration when it loads (or at once, when already loaded)."""
+    return _primitive.def_impl(prim, device_type, fn)

@@ -19,8 +19,8 @@ rendered source is cached per group and aliasing pattern; the pipeline per sourc
 (``_Context.pipeline``), so a program compiles each group once.
 """
 
-from ..autograd._fusion import KINDS, _tail, run_unfused
-from ..autograd._graph import Var
+from .._fused import KINDS, run_unfused, tail as _tail
+from .._ir import Var
 from . import _wgsl, webgpu as W
 
 _PARAMS = {"convert": {"dtype"}}    # every other elementwise primitive: out_dtype only

@@ -5,7 +5,11 @@ A driver is one object per device *type*.  It owns
 * memory: ``empty``, ``from_numpy`` (host -> device), ``to_numpy`` (device -> host),
   ``synchronize``;
 * ``implementations``: a dict from primitive name to a callable taking the inputs'
-  device arrays and the primitive's parameters and returning device array(s);
+  device arrays and the primitive's parameters and returning device array(s).  A
+  driver class declares its own as a class attribute; each instance's dict also holds
+  what extensions registered for its device type with
+  :func:`tenferro.autograd.extend.def_impl` (before or after the driver loaded), and
+  :meth:`Driver.lookup` is the one way every layer finds an implementation;
 * ``dtypes``: the dtypes it can hold, and optionally ``supports(op, dtype)``;
 * optionally, for buffer reuse in compiled programs: ``view_ops`` and ``inplace_ops``.
 
@@ -15,7 +19,7 @@ driver's device arrays *are* ndarrays).  Everything else -- dtype promotion,
 broadcasting rules, argument checking, autodiff -- lives above the driver, so a
 driver is only compute and memory.
 """
-from .. import _dtypes
+from .. import _dtypes, _primitive
 from .._errors import UnsupportedOperation
 
 
@@ -34,7 +38,6 @@ class Driver:
 
     name = None
     dtypes = frozenset()
-    implementations = {}
     #: The dtype per kind ("b", "i", "f", "c") that tensors get here when nothing fixes
     #: one: creation functions without ``dtype=`` and Python data (scalars, lists).
     #: NumPy's defaults; a device without float64 picks float32 (as JAX does, and
@@ -52,6 +55,15 @@ class Driver:
     #: a partial overlap).  A compiled program then passes an input that dies at that
     #: step as ``out`` (in-place).  Empty: no in-place reuse on this driver.
     inplace_ops = frozenset()
+
+    def __init__(self):
+        # The table of this device type's implementations: the class's own, under what
+        # extensions registered for the type (tenferro._primitive.def_impl), which
+        # keeps reaching this instance as later registrations arrive.
+        table = _primitive.device_implementations(self.name)
+        for op, fn in (getattr(type(self), "implementations", None) or {}).items():
+            table.setdefault(op, fn)
+        self.implementations = table
 
     # -- discovery ---------------------------------------------------------------
     def device_count(self):

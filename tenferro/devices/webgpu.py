@@ -541,7 +541,7 @@ def _broadcast_view(x, shape, op="broadcast_to"):
 
 
 def _broadcast_shape(op, *shapes):
-    from .._ops._common import broadcast_shapes
+    from .._catalog import broadcast_shapes
 
     return tuple(broadcast_shapes(op, *shapes))
 
@@ -692,7 +692,7 @@ def _binary(op):
 
 
 impl = {}
-from .._ops.elementwise import BINARY as _BIN, UNARY as _UN  # noqa: E402
+from .._catalog import BINARY as _BIN, UNARY as _UN  # noqa: E402
 
 for _n in _UN:
     if any(_n in t for t in UNARY_BODIES.values()):

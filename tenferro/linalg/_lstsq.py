@@ -23,7 +23,8 @@ residues it uses has a lower rank; ``rank`` is then an int32 tensor.
 """
 import numpy as np
 
-from .. import _ops, _threads
+from .. import _ops
+from ..devices.cpu import threads as _threads
 from .._errors import LinAlgError
 from .._kernels import _lapack
 from .._kernels._alloc import empty as _empty

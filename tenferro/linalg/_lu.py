@@ -37,7 +37,8 @@ import warnings
 import numpy as np
 from scipy.linalg import LinAlgWarning
 
-from .. import _dtypes, _ops, _threads
+from .. import _dtypes, _ops
+from ..devices.cpu import threads as _threads
 from .._kernels import _lapack
 from .._kernels._alloc import empty as _empty
 from .._ops._common import to_tensor

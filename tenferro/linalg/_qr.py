@@ -15,7 +15,8 @@ With ``mode='full'`` and m > n the last m - n columns of Q are an arbitrary basi
 complement (as svd's with ``full_matrices=True``): their tangents are zero and their
 cotangent is ignored.  ``mode='r'`` recomputes Q in its rules.
 """
-from .. import _ops, _threads
+from .. import _ops
+from ..devices.cpu import threads as _threads
 from .._errors import LinAlgError
 from .._kernels import _lapack
 from .._kernels._alloc import empty as _empty

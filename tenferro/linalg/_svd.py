@@ -10,7 +10,8 @@ vectors raises LinAlgError, as PyTorch does.
 """
 import numpy as np
 
-from .. import _ops, _threads
+from .. import _ops
+from ..devices.cpu import threads as _threads
 from .._kernels import _lapack
 from .._kernels._alloc import empty as _empty
 from ..autograd.extend import Primitive, def_impl, def_jvp_rule, def_vjp_rule

@@ -10,7 +10,8 @@ finite differences in every direction).  For a Hermitian input built from parame
 Hermitian-gradient convention of PyTorch and JAX.  Cholesky also ignores the imaginary
 part of the diagonal (LAPACK's ?potrf reads the real part only).
 """
-from .. import _ops, _threads
+from .. import _ops
+from ..devices.cpu import threads as _threads
 from .._kernels import _lapack
 from .._kernels._alloc import empty as _empty
 from .._ops.matmul import broadcast_batch

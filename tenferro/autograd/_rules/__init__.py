@@ -1,6 +1,6 @@
 """tenferro's JVP and VJP rules, registered with the public API of
 :mod:`tenferro.autograd.extend` (importing this package registers them all)."""
-from . import elementwise, structural, einsum  # noqa: F401
+from . import elementwise, structural, einsum, fused  # noqa: F401
 
 from ..._primitive import registry as _registry
 

@@ -1,4 +1,4 @@
-"""Compiled programs (tenferro-rs's GraphExecutor); ``jit`` is in :mod:`._jit`."""
+"""Compiled programs (tenferro-rs's GraphExecutor); ``jit`` is in :mod:`.jit`."""
 import builtins
 import collections
 import itertools
@@ -8,11 +8,14 @@ import numpy as np
 
 from .. import _primitive, _versions
 from .._errors import DeviceMismatchError, TenferroError
+from .._fused import fused_p, run_unfused
+from .._ir import Graph, Var
+from .._ops import copy as _copy
 from .._tensor import Tensor, _wrap
-from ._fusion import fused_p, run_unfused
-from ._graph import Graph, Var, _bind_inputs
-from ._passes import PASSES, _PASS_FNS
-from ._tree import tree_flatten, tree_unflatten
+from .._tree import tree_flatten, tree_unflatten
+from ..devices import device as _device
+from .passes import PASSES, _PASS_FNS
+from .trace import bind_inputs
 
 __all__ = ["Program", "MemoryPlan", "compile"]
 
@@ -120,7 +123,7 @@ class Program:
         for the device (:meth:`_runner`): the nodes' driver functions on the device
         arrays, no Tensor, dispatch or interpretation per node."""
         graph = self.graph
-        env = _bind_inputs("Program", graph, args)
+        env = bind_inputs("Program", graph, args)
         xs = [env[id(v)] for v in graph.in_vars]
         dev = xs[0]._device if xs else graph.device
         for x in xs:
@@ -214,7 +217,6 @@ class Program:
         """The buffers of one run on ``device`` (by default the device the graph was
         traced for) as a :class:`MemoryPlan`: live bytes per step, the peak, in-place
         steps, and the peak without reuse."""
-        from ..devices import device as _device
         if device is None:
             device = self.graph.device
         live = _liveness(self.graph, _device(device).driver, self.reuse)
@@ -282,9 +284,8 @@ def _aliased(graph, view_ops):
 def _own_outputs(out, flags):
     """``out`` (the result of running a graph through bind) with the outputs that
     ``flags`` (:func:`_aliased`) mark copied."""
-    from .._ops import copy
     flat, tree = tree_flatten(out)
-    return tree_unflatten(tree, [copy(o) if f else o for o, f in zip(flat, flags)])
+    return tree_unflatten(tree, [_copy(o) if f else o for o, f in zip(flat, flags)])
 
 
 class MemoryPlan(collections.namedtuple(

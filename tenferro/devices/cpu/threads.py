@@ -9,7 +9,8 @@ import contextlib
 import os
 import threading
 
-from ._kernels import _openmp
+from ..._kernels import _openmp
+from . import blas
 
 _lock = threading.Lock()
 _num_threads = None   # what the user set (None: default)
@@ -83,9 +84,7 @@ def _checked(n):
 
 
 def _sync_blas():
-    from . import _blas
-
-    _blas.set_blas_threads(get_num_threads())
+    blas.set_blas_threads(get_num_threads())
 
 
 @contextlib.contextmanager

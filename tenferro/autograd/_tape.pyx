@@ -1,14 +1,14 @@
 # cython: language_level=3, boundscheck=True, wraparound=True, nonecheck=False
 """The hot core of tenferro's eager autodiff (see :mod:`tenferro.autograd._engine`).
 
-Not a compute kernel: the per-op recording (:func:`record`, installed as
+The per-op recording (:func:`record`, installed as
 ``tenferro._primitive._tape`` while grad mode is enabled), the graph nodes
 (:class:`Node` and the eager tape's :class:`TapeNode` / :class:`ZeroNode`), the
 per-tensor autodiff state (:class:`AutogradMeta`) and the backward pass
 (:func:`run_backward`), compiled so that recording and backward on tiny tensors cost
-little more than the ops themselves.  ``tenferro.autograd._engine`` calls :func:`init`
-at import with what this module needs from the Python side (it cannot import
-``tenferro`` itself: ``tenferro._tensor`` imports it first).
+little more than the ops themselves.  What it needs from the layers below it imports;
+``tenferro.autograd._engine`` calls :func:`init` at import with the four callables of
+its own layer.
 
 A :class:`Node` is one recorded primitive application (PyTorch's ``grad_fn``): the
 primitive, its parameters, the inputs its VJP rule needs and, per input, an edge
@@ -24,31 +24,29 @@ from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 
 cnp.import_array()
 
-# -- what the Python side provides (init) ----------------------------------------------
+# -- from the layers below --------------------------------------------------------------
+from tenferro import _versions as _versions_module
+from tenferro._ops import add as _add_fn, zeros_like as _zeros_like_fn
+from tenferro._primitive import state as _state
+from tenferro._tensor import _wrap as _wrap_fn
 
-cdef dict _vdict = None           # tenferro._versions.__dict__ (its ``epoch``)
-cdef object _versions = None
-cdef object _wrap = None          # tenferro._tensor._wrap
-cdef object _add = None           # tenferro.add
-cdef object _zeros_like = None
-cdef object _mode = None          # this thread's autodiff state (``_primitive.state``)
+cdef object _versions = _versions_module
+cdef dict _vdict = _versions_module.__dict__   # its ``epoch``, read without a lookup
+cdef object _wrap = _wrap_fn
+cdef object _add = _add_fn
+cdef object _zeros_like = _zeros_like_fn
+cdef object _mode = _state        # this thread's autodiff state
+
+# -- from tenferro.autograd._engine (init) --------------------------------------------------
 cdef object _set_mode = None
 cdef object _accumulator = None   # the leaf's AccumulateGrad node, created on first use
 cdef object _AccumulateGrad = None
 cdef object _run_pre_hooks = None
 
 
-def init(versions, wrap, add, zeros_like, mode, set_mode, accumulator, accumulate_grad,
-         run_pre_hooks):
-    """Connect the engine to tenferro (called once by ``tenferro.autograd._engine``)."""
-    global _vdict, _versions, _wrap, _add, _zeros_like, _mode, _set_mode, _accumulator
-    global _AccumulateGrad, _run_pre_hooks
-    _versions = versions
-    _vdict = versions.__dict__
-    _wrap = wrap
-    _add = add
-    _zeros_like = zeros_like
-    _mode = mode
+def init(set_mode, accumulator, accumulate_grad, run_pre_hooks):
+    """Connect the engine's Python half (called once by ``tenferro.autograd._engine``)."""
+    global _set_mode, _accumulator, _AccumulateGrad, _run_pre_hooks
     _set_mode = set_mode
     _accumulator = accumulator
     _AccumulateGrad = accumulate_grad

@@ -1,14 +1,20 @@
 """What each device driver supports: a Markdown table generated from the drivers' own
 declarations (``Driver.supports(op, dtype)``), so the documentation cannot drift.
 
-``python -m tenferro.devices._coverage`` prints the table;
-``python -m tenferro.devices._coverage --write docs/devices.md`` rewrites the part of
+``python -m tenferro._coverage`` prints the table;
+``python -m tenferro._coverage --write docs/devices.md`` rewrites the part of
 that file between the markers ``<!-- coverage:start -->`` and ``<!-- coverage:end -->``;
 ``--check docs/devices.md`` exits 1 when those markers are missing or the table there is
 stale (CI runs it: the device tests skip only what that table documents).
 """
 import pkgutil
 import sys
+
+import tenferro.autograd  # noqa: F401  (registers every rule)
+import tenferro.linalg  # noqa: F401  (an extension: its primitives are in the table)
+
+from . import _dtypes, _primitive
+from .devices import __path__ as _DEVICES_PATH, _BUILTIN_SKIP, get_driver
 
 START = "<!-- coverage:start -->"
 END = "<!-- coverage:end -->"
@@ -22,26 +28,18 @@ def builtin_kinds():
     """tenferro's own driver modules (``tenferro/devices/<name>.py``), CPU first.
 
     Entry-point drivers are left out so the table is the same on every machine."""
-    from . import __path__ as path, _BUILTIN_SKIP
-
-    names = sorted(m.name for m in pkgutil.iter_modules(path)
+    names = sorted(m.name for m in pkgutil.iter_modules(_DEVICES_PATH)
                    if not m.name.startswith("_") and m.name not in _BUILTIN_SKIP)
     return sorted(names, key=lambda n: n != "cpu")
 
 
 def _primitives():
-    from .. import _primitive
-
-    # extensions register their primitives on import: include them for a stable table
-    import tenferro.linalg  # noqa: F401
-    import tenferro.autograd  # noqa: F401
+    # extensions register their primitives on import (above): included for a stable table
     # names starting with "_" are private (tests register such scratch primitives)
     return {n: p for n, p in sorted(_primitive.registry.items()) if not n.startswith("_")}
 
 
 def _cell(driver, prim, name):
-    from .. import _dtypes
-
     if prim.impl is not None:
         return "any device"
     dtypes = [d for d in _dtypes.DTYPES if driver.supports(name, d)]
@@ -59,8 +57,6 @@ def coverage_table(kinds=None):
     dtypes that driver supports for that primitive ("all", "-" for none, "any device"
     for the device-independent primitives that no driver implements).  Drivers that are
     not in this build are left out; the table does not depend on the hardware."""
-    from . import get_driver
-
     prims = _primitives()  # first: extensions may add implementations to drivers
     drivers = []
     for kind in (builtin_kinds() if kinds is None else list(kinds)):
@@ -85,7 +81,7 @@ def replace_section(text, table):
     i = text.find(START)
     j = text.find(END)
     if i < 0 or j < 0 or j < i:
-        raise ValueError("tenferro.devices._coverage: expected the markers %s and %s (in "
+        raise ValueError("tenferro._coverage: expected the markers %s and %s (in "
                          "this order) in the file" % (START, END))
     return text[:i + len(START)] + "\n" + table + text[j:]
 
@@ -102,7 +98,7 @@ def section(text):
 def main(argv=None):
     import argparse
 
-    p = argparse.ArgumentParser(prog="python -m tenferro.devices._coverage",
+    p = argparse.ArgumentParser(prog="python -m tenferro._coverage",
                                 description="Print (or write into a Markdown file) the "
                                             "table of what each device driver supports.")
     p.add_argument("--write", metavar="FILE",
@@ -121,7 +117,7 @@ def main(argv=None):
             return 1
         if current.strip() != table.strip():
             sys.stderr.write("%s: the coverage table is stale: run python -m "
-                             "tenferro.devices._coverage --write %s\n"
+                             "tenferro._coverage --write %s\n"
                              % (args.check, args.check))
             return 1
         print("%s: coverage table current" % args.check)

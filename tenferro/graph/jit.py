@@ -16,10 +16,10 @@ import numpy as np
 
 from .. import _primitive
 from .._tensor import Tensor
-from ._graph import _as_spec, _trace
-from ._passes import PASSES
-from ._program import compile
-from ._tree import tree_flatten, tree_unflatten
+from .._tree import tree_flatten, tree_unflatten
+from .passes import PASSES
+from .program import compile
+from .trace import as_spec, make_graph
 
 __all__ = ["jit"]
 
@@ -168,7 +168,7 @@ class jit:
             keys = []
             for x in flat:
                 if _is_array(x):
-                    spec = x if isinstance(x, Tensor) else _as_spec(x)
+                    spec = x if isinstance(x, Tensor) else as_spec(x)
                     keys.append((spec.shape, spec.dtype, spec.device))
                     tracers.append(x)
                     continue
@@ -220,7 +220,7 @@ class jit:
             return prog
 
     def _compile(self, key, fn, flat):
-        prog = compile(_trace(fn, *[_as_spec(x) for x in flat]), self.passes, self.reuse)
+        prog = compile(make_graph(fn, *[as_spec(x) for x in flat]), self.passes, self.reuse)
         with self._lock:
             self.misses += 1
             self._cache[key] = prog
@@ -232,7 +232,7 @@ class jit:
         """The :class:`Graph` the function traces to for these arguments (before the
         compiler passes; nothing is cached or run)."""
         _, fn, flat = self._signature(args, kwargs)
-        return _trace(fn, *[_as_spec(x) for x in flat])
+        return make_graph(fn, *[as_spec(x) for x in flat])
 
     def lower(self, *args, **kwargs):
         """The compiled :class:`Program` a call with these arguments runs (compiled and

@@ -1,13 +1,14 @@
 """Compiler passes over traced graphs (tenferro-rs's GraphCompiler): each pass takes a
-:class:`~._graph.Graph` and returns a new one (the input is never modified), and each
+:class:`~tenferro._ir.Graph` and returns a new one (the input is never modified), and each
 can be switched off by name for debugging (``tenferro.compile(graph, passes=...)``)."""
 import collections
 
 import numpy as np
 
+from .._ir import AbstractArray, Graph, Node, Var
 from .._primitive import bind
-from ._fusion import elementwise_fusion
-from ._graph import AbstractArray, Graph, Node, TensorSpec, Var, _trace
+from .fusion import elementwise_fusion
+from .trace import TensorSpec, make_graph
 
 PASSES = ("fold", "simplify", "transpose", "plans", "cse", "dce", "fuse")
 
@@ -53,8 +54,7 @@ def _rewrite(graph, fn):
 
     for node in graph.nodes:
         visit(node)
-    return Graph(graph.in_specs, graph.in_vars, nodes, [sub(o) for o in graph.outs],
-                 graph.out_tree, graph.name)
+    return graph.with_nodes(nodes, [sub(o) for o in graph.outs])
 
 
 def _key(x):
@@ -177,7 +177,7 @@ def _sum_of_broadcast(node, x, shape, dev):
         r = r.astype(out_dtype) if r.dtype != out_dtype else r
         r = r * copies if copies != 1 else r
         return _ops.broadcast_to(_ops.reshape(r, kept), node.outputs[0].shape)
-    return _trace(replacement, TensorSpec(x.shape, x.dtype, dev))
+    return make_graph(replacement, TensorSpec(x.shape, x.dtype, dev))
 
 
 def algebraic_simplification(graph):
@@ -379,8 +379,7 @@ def dead_code_elimination(graph):
         if any(id(v) in live for v in node.outputs):
             keep.append(node)
             live.update(id(i) for i in node.inputs if isinstance(i, Var))
-    return Graph(graph.in_specs, graph.in_vars, keep[::-1], graph.outs, graph.out_tree,
-                 graph.name)
+    return graph.with_nodes(keep[::-1])
 
 
 _PASS_FNS = {"fold": constant_folding, "simplify": algebraic_simplification,

@@ -1,19 +1,17 @@
-"""The CPU driver: NumPy buffers for storage, tenferro's Cython kernels for compute.
+"""The CPU driver's implementations of the primitives: tenferro's Cython kernels.
 
-Device arrays are ndarrays, so views are NumPy's own (metadata only) and host
-transfer is free.  Every computation goes to ``tenferro._kernels``; NumPy is used
-for allocation and view metadata only.
+``impl`` maps primitive names to functions over ndarrays (the CPU's device arrays).
+Every computation goes to ``tenferro._kernels``; NumPy is used for allocation and view
+metadata only.
 """
 import numpy as np
 
-from .. import _dtypes
-from .._kernels import _elementwise as _ew, _reduce as _red, _matmul as _mm, _index as _ix
-from .._kernels import _views
-from .._kernels import _alloc
-from .._kernels._alloc import empty as _empty
-from .._ops.elementwise import BINARY, UNARY
-from .. import _threads
-from .base import Driver as _Base
+from ..._catalog import ARG_REDUCTIONS, BINARY, COMPLEX_PARTS, REDUCTIONS, SCANS, UNARY, \
+    broadcast_shapes
+from ..._kernels import _elementwise as _ew, _reduce as _red, _matmul as _mm, _index as _ix
+from ..._kernels import _views
+from ..._kernels._alloc import empty as _empty
+from . import threads as _threads
 
 impl = {}
 _INT64 = np.dtype(np.int64)
@@ -29,7 +27,7 @@ def _register(*names):
 
 # -- elementwise ----------------------------------------------------------------------
 
-def _out_like(x, dtype):
+def out_like(x, dtype):
     # Keep a transposed (F-ordered) input's layout, as NumPy's order='K' does.
     if x.ndim > 1:
         flags = x.flags
@@ -59,7 +57,7 @@ def _unary(op):
 
     def run(x, *, out_dtype, out=None):
         if out is None:
-            out = _out_like(x, out_dtype)
+            out = out_like(x, out_dtype)
             kernel(op, x, out, _threads.current)
             return out
         buf = _safe_out(out, x)
@@ -77,15 +75,13 @@ def _binary(op):
         if a.shape != b.shape:
             shape = _views.broadcast_shape(a.shape, b.shape)
             if shape is None:
-                from .._ops._common import broadcast_shapes
-
                 broadcast_shapes(op, a.shape, b.shape)  # raises the user-facing error
             if a.shape != shape:
                 a = _views.broadcast_to(a, shape)
             if b.shape != shape:
                 b = _views.broadcast_to(b, shape)
         if out is None:
-            out = _out_like(a, out_dtype)
+            out = out_like(a, out_dtype)
             kernel(op, a, b, out, _threads.current)
             return out
         buf = _safe_out(out, a, b)
@@ -98,12 +94,12 @@ def _binary(op):
 
 for _n in UNARY:
     impl[_n] = _unary(_n)
-for _n in ("real", "imag", "angle"):
+for _n in COMPLEX_PARTS:
     impl[_n] = _unary(_n)
 for _n in BINARY:
     impl[_n] = _binary(_n)
 # The implementations that take out= (Driver.inplace_ops)
-_OUT_OPS = frozenset(UNARY) | {"real", "imag", "angle"} | frozenset(BINARY)
+OUT_OPS = frozenset(UNARY) | frozenset(COMPLEX_PARTS) | frozenset(BINARY)
 
 
 def _broadcast3(*arrays):
@@ -130,7 +126,7 @@ impl["clip"] = _ternary(_ew.clip)
 
 @_register("convert")
 def _convert(x, *, dtype):
-    out = _out_like(x, dtype)
+    out = out_like(x, dtype)
     _ew.cast(x, out, _threads.current)
     return out
 
@@ -318,11 +314,11 @@ def _scan(op):
     return run
 
 
-for _n in ("sum", "prod", "max", "min", "any", "all"):
+for _n in REDUCTIONS:
     impl[_n] = _reduction(_n)
-for _n in ("argmax", "argmin"):
+for _n in ARG_REDUCTIONS:
     impl[_n] = _argreduction(_n)
-for _n in ("cumsum", "cumprod"):
+for _n in SCANS:
     impl[_n] = _scan(_n)
 
 
@@ -341,77 +337,3 @@ def _contract(a, b, *, nb, nm, nk, nn):
     out = _empty(a.shape[:nb + nm] + b.shape[nb + nk:], a.dtype)
     _mm.contract(a, b, out, nb, nm, nk, nn, _threads.current)
     return out
-
-
-def _configure_cache_from_env():
-    import os
-
-    mb = os.environ.get("TENFERRO_BUFFER_CACHE_MB")
-    if mb is not None:
-        try:
-            limit = int(mb)
-        except ValueError:
-            raise ValueError("TENFERRO_BUFFER_CACHE_MB must be an integer number of MiB, got "
-                             "%r" % mb) from None
-        _alloc.configure(enabled=limit > 0, limit_bytes=max(limit, 0) << 20)
-
-
-_configure_cache_from_env()
-
-
-def buffer_cache_info():
-    """The CPU output-buffer cache: bytes held, limit, hits, misses.
-
-    tenferro's CPU kernels write large outputs (>= 1 MiB) into buffers that are kept
-    when their tensor dies and reused for the next output of the same size, saving
-    the page faults of fresh memory.  ``TENFERRO_BUFFER_CACHE_MB`` sets the limit
-    (default 1024; 0 disables it).
-    """
-    return _alloc.cache_info()
-
-
-def clear_buffer_cache():
-    """Return the cached CPU output buffers to the system."""
-    _alloc.clear()
-
-
-class Driver(_Base):
-    """The host CPU: always present, every tenferro dtype."""
-
-    name = "cpu"
-    dtypes = frozenset(_dtypes.DTYPES)
-    implementations = impl
-    view_ops = frozenset({"reshape", "permute_dims", "broadcast_to", "basic_index",
-                          "diagonal"})
-    inplace_ops = _OUT_OPS
-
-    def device_count(self):
-        return 1
-
-    def info(self, index=0):
-        import os
-        import platform
-
-        from .. import _threads
-
-        cache = _alloc.cache_info()
-        return {"processor": platform.processor() or platform.machine(),
-                "cores": os.cpu_count(), "openmp": _threads.have_openmp(),
-                "threads": _threads.get_num_threads(),
-                "buffer_cache_MiB": (cache["limit_bytes"] >> 20) if cache["enabled"] else 0}
-
-    def empty(self, shape, dtype, device):
-        return _empty(tuple(shape), np.dtype(dtype))
-
-    def full(self, shape, dtype, value, device):
-        if value == 0 and not np.signbit(np.real(value)) and not np.signbit(np.imag(value)):
-            return np.zeros(shape, dtype)  # calloc: pages arrive zeroed, lazily (not -0.0)
-        out = _empty(tuple(shape), np.dtype(dtype))
-        out.fill(value)
-        return out
-
-    def from_numpy(self, array, device):
-        return array
-
-    def to_numpy(self, data):
-        return data

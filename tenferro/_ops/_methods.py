@@ -1,0 +1,262 @@
+"""The Tensor's constructor, operators and op methods, attached from the ops layer.
+
+:mod:`tenferro._tensor` defines storage, metadata and host conversion and imports
+nothing above it; this module gives the class everything that computes (the pattern of
+JAX's ``jax/_src/numpy/array_methods.py``).  The attached functions are the ops' own
+(``Tensor.__add__`` is the elementwise fast path itself), so attaching costs nothing
+per call.
+"""
+from .. import _ops
+from .._tensor import Tensor
+from .elementwise import DUNDERS
+
+
+class _Methods:
+    """Holder of the methods below (copied onto Tensor by :func:`_attach`)."""
+
+    def __init__(self, data, dtype=None, device=None, copy=None, requires_grad=False):
+        src = _ops.asarray(data, dtype=dtype, device=device, copy=copy)
+        if src._trace is not None or src.requires_grad or src.grad_fn is not None:
+            # a new Tensor object cannot take over a derivative: that would be a silent cut
+            raise TypeError("tenferro.Tensor(data): data is (or holds) a tensor that requires "
+                            "grad or is being differentiated or traced; use tenferro.asarray "
+                            "or tenferro.tensor (which keep the derivative), or pass "
+                            "data.detach()")
+        self._data = src._data
+        self._device = src._device
+        self._ad = None
+        if requires_grad:
+            self.requires_grad_(True)
+
+
+    @property
+    def T(self):
+        """All axes reversed (NumPy's ``.T``)."""
+        return _ops.permute_dims(self, tuple(range(self.ndim - 1, -1, -1)))
+
+    @property
+    def mT(self):
+        """The last two axes swapped (batched matrix transpose)."""
+        if self.ndim < 2:
+            raise ValueError("Tensor.mT: expected a tensor with at least 2 dimensions, got "
+                             "shape %s" % (self.shape,))
+        return _ops.swapaxes(self, -1, -2)
+
+    @property
+    def mH(self):
+        return _ops.conj(self.mT)
+
+    @property
+    def real(self):
+        return _ops.real(self)
+
+    @property
+    def imag(self):
+        return _ops.imag(self)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        fn = _ops.NUMPY_UFUNCS.get(ufunc.__name__) if method == "__call__" else None
+        if fn is None or kwargs.get("out") is not None or len(kwargs) > 0:
+            return NotImplemented
+        return fn(*inputs)
+
+    def to(self, device=None, dtype=None, copy=False):
+        """Move to ``device`` and/or cast to ``dtype`` (explicit transfer)."""
+        t = self
+        if device is not None:
+            t = _ops.to_device(t, device, copy=copy)
+            copy = False
+        if dtype is not None:
+            t = t.astype(dtype, copy=copy)
+        elif copy:
+            t = t.copy()
+        return t
+
+    def cpu(self):
+        return self.to("cpu")
+
+    # -- methods that are public ops ---------------------------------------------------
+    def astype(self, dtype, copy=True, casting="unsafe"):
+        return _ops.astype(self, dtype, copy=copy, casting=casting)
+
+    def copy(self):
+        return _ops.copy(self)
+
+    def contiguous(self):
+        return _ops.ascontiguousarray(self)
+
+    def is_contiguous(self):
+        return _ops.is_contiguous(self)
+
+    def reshape(self, *shape, copy=None):
+        if len(shape) == 1 and not isinstance(shape[0], int):
+            shape = shape[0]
+        return _ops.reshape(self, shape, copy=copy)
+
+    def view(self, *shape):
+        if len(shape) == 1 and not isinstance(shape[0], int):
+            shape = shape[0]
+        return _ops.reshape(self, shape, copy=False)
+
+    def flatten(self):
+        return _ops.reshape(self, (-1,), copy=True)
+
+    def ravel(self):
+        return _ops.reshape(self, (-1,))
+
+    def transpose(self, *axes):
+        if not axes:
+            axes = None
+        elif len(axes) == 1 and not isinstance(axes[0], int):
+            axes = axes[0]
+        return _ops.transpose(self, axes)
+
+    def permute(self, *axes):
+        if len(axes) == 1 and not isinstance(axes[0], int):
+            axes = axes[0]
+        return _ops.permute_dims(self, axes)
+
+    def swapaxes(self, a, b):
+        return _ops.swapaxes(self, a, b)
+
+    def squeeze(self, axis=None):
+        return _ops.squeeze(self, axis)
+
+    def expand_dims(self, axis):
+        return _ops.expand_dims(self, axis)
+
+    unsqueeze = expand_dims
+
+    def broadcast_to(self, shape):
+        return _ops.broadcast_to(self, shape)
+
+    def diagonal(self, offset=0, axis1=0, axis2=1):
+        return _ops.diagonal(self, offset, axis1, axis2)
+
+    def take(self, indices, axis=None):
+        return _ops.take(self, indices, axis)
+
+    def conj(self):
+        return _ops.conj(self)
+
+    def round(self, decimals=0, out=None):
+        r = _ops.round(self, decimals)
+        return r if out is None else _ops.store_out("round", r, out)
+
+    def clip(self, min=None, max=None, out=None):
+        r = _ops.clip(self, min, max)
+        return r if out is None else _ops.store_out("clip", r, out)
+
+    def sum(self, axis=None, dtype=None, out=None, keepdims=False):
+        return _ops.sum(self, axis=axis, dtype=dtype, keepdims=keepdims, out=out)
+
+    def prod(self, axis=None, dtype=None, out=None, keepdims=False):
+        return _ops.prod(self, axis=axis, dtype=dtype, keepdims=keepdims, out=out)
+
+    def mean(self, axis=None, dtype=None, out=None, keepdims=False):
+        return _ops.mean(self, axis=axis, dtype=dtype, keepdims=keepdims, out=out)
+
+    def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+        return _ops.var(self, axis=axis, ddof=ddof, keepdims=keepdims, dtype=dtype, out=out)
+
+    def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+        return _ops.std(self, axis=axis, ddof=ddof, keepdims=keepdims, dtype=dtype, out=out)
+
+    def max(self, axis=None, out=None, keepdims=False):
+        return _ops.max(self, axis=axis, keepdims=keepdims, out=out)
+
+    def min(self, axis=None, out=None, keepdims=False):
+        return _ops.min(self, axis=axis, keepdims=keepdims, out=out)
+
+    def argmax(self, axis=None, out=None, keepdims=False):
+        return _ops.argmax(self, axis=axis, keepdims=keepdims, out=out)
+
+    def argmin(self, axis=None, out=None, keepdims=False):
+        return _ops.argmin(self, axis=axis, keepdims=keepdims, out=out)
+
+    def any(self, axis=None, out=None, keepdims=False):
+        return _ops.any(self, axis=axis, keepdims=keepdims, out=out)
+
+    def all(self, axis=None, out=None, keepdims=False):
+        return _ops.all(self, axis=axis, keepdims=keepdims, out=out)
+
+    def cumsum(self, axis=None, dtype=None, out=None):
+        return _ops.cumsum(self, axis=axis, dtype=dtype, out=out)
+
+    def cumprod(self, axis=None, dtype=None, out=None):
+        return _ops.cumprod(self, axis=axis, dtype=dtype, out=out)
+
+    # -- in-place writes (PyTorch's names; on a tensor that requires grad only under
+    # no_grad, as an optimizer step does: see tenferro._ops.conversion.check_inplace)
+    def _write(self, what, value):
+        _ops.conversion.check_inplace(what, self)
+        _ops.copy_into(self, value)
+        return self
+
+    def copy_(self, src):
+        """Write ``src`` (broadcast, cast) into this tensor's memory; returns it."""
+        return self._write("copy_", src)
+
+    def fill_(self, value):
+        """Set every element to ``value``; returns the tensor."""
+        return self._write("fill_", value)
+
+    def zero_(self):
+        """Set every element to zero; returns the tensor."""
+        return self._write("zero_", 0)
+
+    def __getitem__(self, key):
+        return _ops.getitem(self, key)
+
+    def __setitem__(self, key, value):
+        _ops.setitem(self, key, value)
+
+
+def _binop(name, reflected=False):
+    def method(self, other):
+        fn = getattr(_ops, name)
+        try:
+            return fn(other, self) if reflected else fn(self, other)
+        except _ops.NotATensor:
+            return NotImplemented
+    method.__name__ = name
+    return method
+
+
+def _inplace(name):
+    def method(self, other):
+        _ops.inplace(name, self, other)
+        return self
+    return method
+
+
+def _unop(name):
+    def method(self):
+        return getattr(_ops, name)(self)
+    return method
+
+
+def _attach():
+    for name, value in vars(_Methods).items():
+        if not (name.startswith("__") and name.endswith("__")) or name in (
+                "__init__", "__array_ufunc__", "__getitem__", "__setitem__"):
+            if hasattr(value, "__qualname__"):
+                value.__qualname__ = "Tensor." + name
+            setattr(Tensor, name, value)
+    for _dunder, _fn in [("add", "add"), ("sub", "subtract"), ("mul", "multiply"),
+                         ("truediv", "divide"), ("floordiv", "floor_divide"),
+                         ("mod", "remainder"), ("pow", "power"), ("matmul", "matmul"),
+                         ("and", "bitwise_and"), ("or", "bitwise_or"), ("xor", "bitwise_xor"),
+                         ("lshift", "left_shift"), ("rshift", "right_shift")]:
+        setattr(Tensor, "__%s__" % _dunder, DUNDERS.get(_fn) or _binop(_fn))
+        setattr(Tensor, "__r%s__" % _dunder, _binop(_fn, reflected=True))
+        setattr(Tensor, "__i%s__" % _dunder, _inplace(_fn))
+    for _dunder, _fn in [("eq", "equal"), ("ne", "not_equal"), ("lt", "less"),
+                         ("le", "less_equal"), ("gt", "greater"), ("ge", "greater_equal")]:
+        setattr(Tensor, "__%s__" % _dunder, DUNDERS[_fn])
+    for _dunder, _fn in [("neg", "negative"), ("pos", "positive"), ("abs", "abs"),
+                         ("invert", "bitwise_invert")]:
+        setattr(Tensor, "__%s__" % _dunder, _unop(_fn))
+
+
+_attach()
