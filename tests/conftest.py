@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 import tenferro as tf
-from op_table import OPS
 
 # On Linux wgpu finds Mesa's software Vulkan (lavapipe) only through the Vulkan backend;
 # elsewhere (Metal, D3D12) its own choice stands.  Before any test opens the device.
@@ -282,6 +281,8 @@ def device_kind(device):
 
 def device_tol(device, dtype, op=None):
     """(rtol, atol) for results of ``dtype`` computed on ``device`` (by ``op``)."""
+    from op_table import OPS   # (op_table takes its dtype lists from this module)
+
     kind = device_kind(device)
     dtype = np.dtype(dtype)
     rt, at = RTOL.get(dtype, 0.0), ATOL.get(dtype, 0.0)

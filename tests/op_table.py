@@ -32,14 +32,10 @@ from typing import Callable, Optional, Tuple
 import numpy as np
 import scipy.special
 
-DTYPES = tuple(np.dtype(d) for d in ("bool", "int32", "int64", "float32", "float64",
-                                     "complex64", "complex128"))
+from conftest import DTYPES as ALL, INTEGRAL, NUMERIC
+
 BOOL = np.dtype("bool")
-ALL = DTYPES
-REALS = tuple(d for d in DTYPES if d.kind != "c")           # bool and integers included
-NUMERIC = tuple(d for d in DTYPES if d.kind != "b")
-INTEGRAL = tuple(d for d in DTYPES if d.kind in "biu")
-NOBOOL = NUMERIC
+REALS = [d for d in ALL if d.kind != "c"]           # bool and integers included
 
 EXACT, ULP, LOOSE = "exact", "ulp", "loose"
 # (rtol, atol) per accuracy and result precision ("f": float32/complex64, "d": 64-bit)
@@ -67,6 +63,8 @@ class Range:
 
 @dataclass(frozen=True)
 class Op:
+    """One elementwise op's row (the fields: see the module docstring)."""
+
     name: str
     arity: int
     dtypes: Tuple[np.dtype, ...]
@@ -163,10 +161,10 @@ _ARC = Range(-0.9, 0.9)         # inside (-1, 1)
 _OFF0 = Range(away=0.1)         # off a kink, or a cut through 0
 
 # -- unary --------------------------------------------------------------------------------
-unary("negative", NOBOOL, accuracy=EXACT)
-unary("positive", NOBOOL, accuracy=EXACT)
+unary("negative", NUMERIC, accuracy=EXACT)
+unary("positive", NUMERIC, accuracy=EXACT)
 unary("abs", ALL, ref=np.absolute, grad=_OFF0, beside=NEG_REAL)
-unary("sign", NOBOOL, accuracy=EXACT)
+unary("sign", NUMERIC, accuracy=EXACT)
 unary("exp", ALL, webgpu=(5e-5, 1e-6))
 unary("expm1", ALL, accuracy=LOOSE, webgpu=(1e-4, 2e-6))
 unary("exp2", ALL, webgpu=(5e-5, 1e-6))
@@ -221,7 +219,7 @@ _DIVISOR = ("any", "nonzero")
 _EXTREMUM = dict(accuracy=EXACT, grad_dtypes=REAL_GRAD,
                  note="complex order is lexicographic: derivatives real only")
 binary("add", ALL)
-binary("subtract", NOBOOL)
+binary("subtract", NUMERIC)
 binary("multiply", ALL)
 binary("divide", ALL, _DIVISOR, ref=np.true_divide, grad=(Range(), Range(away=0.3)),
        webgpu=(5e-5, 1e-6))
