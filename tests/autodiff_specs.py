@@ -11,6 +11,9 @@ from typing import Callable, Tuple
 import numpy as np
 
 import tenferro as tf
+from tenferro.autograd.extend import registry as _registry
+
+from op_table import OPS as _OPS, Range
 
 REAL = ("float64",)
 COMPLEX = ("complex128",)
@@ -52,15 +55,13 @@ def spec(*args, **kwargs):
 
 def sample(arg, dtype, rng):
     """A tensor drawn for ``arg`` (see :class:`Arg`)."""
-    def draw():
-        v = rng.uniform(arg.low, arg.high, arg.shape)
-        if arg.away:
-            v = np.where(np.abs(v) < arg.away, np.copysign(arg.away, v) + v, v)
-        return v
+    r = Range(arg.low, arg.high, arg.away)
     d = np.dtype(dtype)
     if arg.points is not None:
         return tf.asarray(np.asarray(arg.points, dtype=d).reshape(arg.shape))
-    v = draw() + 1j * draw() if d.kind == "c" else draw()
+    v = r.draw(rng, arg.shape)
+    if d.kind == "c":
+        v = v + 1j * r.draw(rng, arg.shape)
     return tf.asarray(np.asarray(v, dtype=d))
 
 
@@ -70,109 +71,50 @@ def points(*values):
 
 
 # -- elementwise --
+# One spec per differentiable elementwise op of tests/op_table.py, drawn from its
+# differentiation domain in its derivative dtypes.
 from tenferro._ops.conversion import device_put_p as _device_put_p  # noqa: E402
 from tenferro.autograd._check import check_p as _check_p  # noqa: E402
 
 
-def _unary_spec(name, dtypes=BOTH, **arg):
-    fn = getattr(tf, name)
-    return spec(name, lambda x: fn(x), args=(Arg((3, 4), **arg),), dtypes=dtypes,
-                prims=(name,))
+def _arg(shape, r):
+    return Arg(shape, r.low, r.high, r.away)
 
 
-# Linear
-_unary_spec("negative")
-_unary_spec("positive")
-_unary_spec("conj")
-spec("real", lambda z: tf.real(z), args=(Arg((3, 4)),), dtypes=COMPLEX, prims=("real",))
-spec("imag", lambda z: tf.imag(z), args=(Arg((3, 4)),), dtypes=COMPLEX, prims=("imag",))
-# Entire functions (no singularity on the sampled domain)
-for _name in ("exp", "expm1", "exp2", "square", "sin", "cos", "sinh", "cosh"):
-    _unary_spec(_name)
-_unary_spec("erf", dtypes=REAL)
-_unary_spec("tanh", low=-1.0, high=1.0)      # complex poles at i pi/2
-_unary_spec("sigmoid", low=-1.5, high=1.5)   # complex poles at i pi
-_unary_spec("tan", low=-1.2, high=1.2)       # poles at pi/2
-_unary_spec("reciprocal", away=0.2)
-# Logarithms and roots: positive real part (complex: first quadrant, off the branch cut)
-for _name in ("log", "log2", "log10", "sqrt", "rsqrt"):
-    _unary_spec(_name, low=0.1, high=2.0)
-_unary_spec("log1p", low=-0.9, high=2.0)
-# Inverse trigonometric / hyperbolic functions, inside their domains and off the cuts
-_unary_spec("arcsin", low=-0.9, high=0.9)
-_unary_spec("arccos", low=-0.9, high=0.9)
-_unary_spec("arctanh", low=-0.9, high=0.9)
-_unary_spec("arctan", away=0.1)              # complex cuts on the imaginary axis
-_unary_spec("arcsinh", away=0.1)
-_unary_spec("arccosh", low=1.1, high=3.0)
-# Non-holomorphic / kinks
-_unary_spec("abs", away=0.1)
-_unary_spec("angle", away=0.1)               # real input: zero derivative
+def _op_spec(op, shapes, suffix=""):
+    fn = getattr(tf, op.name)
+    return spec(op.name + suffix, lambda *xs: fn(*xs),
+                args=tuple(_arg(s, r) for s, r in zip(shapes, op.grad_ranges())),
+                dtypes=op.grad_dtype_names(), prims=(op.name,))
+
+
+_DIFFERENTIABLE = [op for op in _OPS.values() if _registry[op.name].differentiable]
+for _op in _DIFFERENTIABLE:
+    _op_spec(_op, ((3, 4),) if _op.arity == 1 else ((3, 1), (4,)))
+# a 0-d operand beside a full one (its gradient sums over the broadcast)
+for _name, _shapes in (("add", ((), (2, 3))), ("subtract", ((2, 3), ())),
+                       ("multiply", ((), (2, 3))), ("divide", ((2, 3), ())),
+                       ("power", ((), (2, 3))), ("maximum", ((2, 3), ()))):
+    _op_spec(_OPS[_name], _shapes, suffix="_0d")
 
 # Complex derivatives in all four quadrants and beside (not on) every branch cut and
-# pole: a rule on the wrong branch (e.g. arccosh's rsqrt(z*z - 1) for Re z < 0) agrees
-# with finite differences in the first quadrant only.  NumPy's cuts: log, log2, log10,
-# sqrt, rsqrt, power's base on (-inf, 0]; log1p on (-inf, -1]; arccosh on (-inf, 1];
-# arcsin, arccos, arctanh on |x| >= 1; arctan, arcsinh on |y| >= 1 of the imaginary
-# axis.  The points sit 0.02 beside a cut (the finite-difference step is 1e-6).
+# pole (each op's ``beside`` points in tests/op_table.py, 0.02 off; the
+# finite-difference step is 1e-6): a rule on the wrong branch (e.g. arccosh's
+# rsqrt(z*z - 1) for Re z < 0) agrees with finite differences in the first quadrant only.
 QUADRANTS = (0.6 + 0.8j, -0.7 + 0.5j, -0.4 - 0.9j, 0.8 - 0.3j,
              1.7 + 1.3j, -1.6 + 1.2j, -1.4 - 1.8j, 1.9 - 1.1j)
-_NEG_REAL = (-0.5 + 0.02j, -0.5 - 0.02j, -2.5 + 0.02j, -2.5 - 0.02j)   # beside (-inf, 0]
-_BESIDE = {
-    "log1p": tuple(z - 1.0 for z in _NEG_REAL),
-    "arccosh": tuple(z + 1.0 for z in _NEG_REAL) + (-1.8 + 0.02j, -1.8 - 0.02j),
-    "arcsin": (1.5 + 0.02j, 1.5 - 0.02j, -1.5 + 0.02j, -1.5 - 0.02j, 0.5 + 0.02j),
-    "arctan": (0.02 + 1.5j, -0.02 + 1.5j, 0.02 - 1.5j, -0.02 - 1.5j, 0.02 + 0.5j),
-    "tan": (1.4 + 0.1j, -1.4 - 0.1j, 1.7 - 0.1j),                     # poles at +-pi/2
-    "tanh": (0.1 + 1.4j, -0.1 - 1.4j, -0.1 + 1.7j),                   # poles at +-i pi/2
-    "sigmoid": (0.1 + 2.9j, -0.1 - 2.9j, 0.1 + 3.4j),                 # poles at +-i pi
-    "reciprocal": (0.05 + 0.05j, -0.05 - 0.02j),                      # pole at 0
-}
-for _name in ("log", "log2", "log10", "sqrt", "rsqrt", "angle", "abs"):
-    _BESIDE[_name] = _NEG_REAL
-for _name in ("arccos", "arctanh"):
-    _BESIDE[_name] = _BESIDE["arcsin"]
-_BESIDE["arcsinh"] = _BESIDE["arctan"]
-COMPLEX_UNARY = ("negative", "positive", "conj", "real", "imag", "exp", "expm1", "exp2",
-                 "square", "sin", "cos", "sinh", "cosh", "tanh", "sigmoid", "tan",
-                 "reciprocal", "log", "log2", "log10", "sqrt", "rsqrt", "log1p", "arcsin",
-                 "arccos", "arctanh", "arctan", "arcsinh", "arccosh", "abs", "angle")
-for _name in COMPLEX_UNARY:
-    spec(_name + "_quadrants", lambda x, _f=getattr(tf, _name): _f(x),
-         args=(points(*QUADRANTS, *_BESIDE.get(_name, ())),), dtypes=COMPLEX, prims=(_name,))
-
-
-def _binary_spec(name, x=Arg((3, 1)), y=Arg((4,)), dtypes=BOTH, suffix=""):
-    fn = getattr(tf, name)
-    return spec(name + suffix, lambda a, b: fn(a, b), args=(x, y), dtypes=dtypes,
-                prims=(name,))
-
-
-_binary_spec("add")
-_binary_spec("add", Arg(()), Arg((2, 3)), suffix="_0d")
-_binary_spec("subtract")
-_binary_spec("subtract", Arg((2, 3)), Arg(()), suffix="_0d")
-_binary_spec("multiply")
-_binary_spec("multiply", Arg(()), Arg((2, 3)), suffix="_0d")
-_binary_spec("divide", y=Arg((4,), away=0.3))
-_binary_spec("divide", Arg((2, 3)), Arg((), away=0.3), suffix="_0d")
-_binary_spec("power", Arg((3, 1), low=0.1, high=2.0), Arg((4,)))
-_binary_spec("power", Arg((), low=0.5, high=2.0), Arg((2, 3)), suffix="_0d")
-_binary_spec("remainder", y=Arg((4,), away=0.5), dtypes=REAL)
+for _op in _DIFFERENTIABLE:
+    if _op.arity == 1 and COMPLEX[0] in _op.grad_dtype_names():
+        spec(_op.name + "_quadrants", lambda x, _f=getattr(tf, _op.name): _f(x),
+             args=(points(*QUADRANTS, *_op.beside),), dtypes=COMPLEX, prims=(_op.name,))
 # complex binary ops over all quadrants: power's base beside its cut, divide near its pole
-_POW_BASES = QUADRANTS + _NEG_REAL
+_POW_BASES = QUADRANTS + _OPS["power"].beside
 spec("power_quadrants", lambda x, y: tf.power(x, y),
      args=(points(*_POW_BASES), Arg((len(_POW_BASES),), -1.5, 1.5)), dtypes=COMPLEX,
      prims=("power",))
 spec("divide_quadrants", lambda x, y: x / y,
      args=(Arg((len(QUADRANTS),)), points(*(0.1 * z for z in QUADRANTS))), dtypes=COMPLEX,
      prims=("divide",))
-for _name in ("maximum", "minimum", "fmax", "fmin", "logaddexp"):
-    _binary_spec(_name, dtypes=REAL)
-_binary_spec("maximum", Arg((2, 3)), Arg(()), dtypes=REAL, suffix="_0d")
-_binary_spec("arctan2", Arg((3, 1), away=0.1), Arg((4,), away=0.1), dtypes=REAL)
-_binary_spec("hypot", Arg((3, 1), away=0.1), Arg((4,), away=0.1), dtypes=REAL)
-_binary_spec("copysign", Arg((3, 1), away=0.1), Arg((4,), away=0.1), dtypes=REAL)
 
 _WHERE_MASK = np.array([[True], [False], [True]])
 spec("where", lambda x, y: tf.where(tf.asarray(_WHERE_MASK), x, y),

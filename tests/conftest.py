@@ -261,32 +261,18 @@ def central_grad(f, a, h=1e-6):
 # -- devices -------------------------------------------------------------------------
 #
 # Table-driven op tests take the ``device`` fixture and run once per device type in
-# DEVICE_KINDS.  A device absent from this machine (no driver module, or a driver with
-# no device here) is skipped with the reason its driver gives, so the test report says
-# why; a device that is present runs every case for real.
+# DEVICE_KINDS: every type the drivers make known (tenferro's own driver modules and
+# third-party entry points: ``tenferro.devices.known_device_types``).  A device absent
+# from this machine (a driver with no device here) is skipped with the reason its driver
+# gives, so the test report says why; a device that is present runs every case for real.
 
-DEVICE_KINDS = ["cpu", "webgpu"]
+DEVICE_KINDS = tf.devices.known_device_types()
 
-# Looser float32 tolerances on WebGPU: WGSL's builtins are not correctly rounded
-# (exp: 3 + 2|x| ulp, log: 3 ulp or 2**-21 absolute, sin/cos: 2**-11 absolute on
-# [-pi, pi], pow/tan/hyperbolics inherit from exp/log/sin), and reductions sum in
-# workgroup trees in another order than the CPU.
+# Looser float32 tolerances on WebGPU: WGSL's builtins are not correctly rounded, and
+# reductions sum in workgroup trees in another order than the CPU.  Elementwise ops
+# looser still say so in their row of tests/op_table.py (``device_tol``).
 DEVICE_RTOL = {("webgpu", np.dtype("float32")): 2e-5}
 DEVICE_ATOL = {("webgpu", np.dtype("float32")): 2e-6}
-# Elementwise ops whose WGSL accuracy is specified only in absolute terms or inherited
-# from several builtins: (rtol, atol) on WebGPU.
-WEBGPU_LOOSE_OPS = {
-    "sin": (1e-4, 6e-4), "cos": (1e-4, 6e-4), "tan": (5e-4, 1e-3),
-    "exp": (5e-5, 1e-6), "exp2": (5e-5, 1e-6), "expm1": (1e-4, 2e-6),
-    "power": (1e-4, 1e-5), "sinh": (1e-4, 1e-5), "cosh": (1e-4, 1e-5),
-    "tanh": (1e-4, 1e-5), "sigmoid": (1e-4, 1e-6), "erf": (1e-4, 1e-5),
-    "logaddexp": (1e-4, 1e-5), "arcsinh": (1e-4, 1e-5), "arccosh": (1e-4, 1e-5),
-    "arctanh": (1e-4, 1e-5), "arcsin": (1e-4, 1e-5), "arccos": (1e-4, 1e-5),
-    "arctan": (1e-4, 1e-5), "arctan2": (1e-4, 1e-5), "log": (1e-4, 1e-6),
-    "log1p": (1e-4, 2e-6), "log2": (1e-4, 1e-6), "log10": (1e-4, 1e-6),
-    "hypot": (5e-5, 1e-6), "rsqrt": (5e-5, 1e-6), "sqrt": (5e-5, 1e-6),
-    "divide": (5e-5, 1e-6), "reciprocal": (5e-5, 1e-6),
-}
 
 
 def device_kind(device):
@@ -295,14 +281,16 @@ def device_kind(device):
 
 def device_tol(device, dtype, op=None):
     """(rtol, atol) for results of ``dtype`` computed on ``device`` (by ``op``)."""
+    from op_table import OPS   # (op_table takes its dtype lists from this module)
+
     kind = device_kind(device)
     dtype = np.dtype(dtype)
     rt, at = RTOL.get(dtype, 0.0), ATOL.get(dtype, 0.0)
     rt = DEVICE_RTOL.get((kind, dtype), rt)
     at = DEVICE_ATOL.get((kind, dtype), at)
-    if kind == "webgpu" and dtype.kind == "f" and op in WEBGPU_LOOSE_OPS:
-        ort, oat = WEBGPU_LOOSE_OPS[op]
-        rt, at = max(rt, ort), max(at, oat)
+    loose = OPS[op].device_tol.get(kind) if op in OPS and dtype.kind == "f" else None
+    if loose:
+        rt, at = max(rt, loose[0]), max(at, loose[1])
     return rt, at
 
 

@@ -15,43 +15,17 @@ from tenferro._ops.elementwise import BINARY, UNARY, _resolve
 
 from conftest import (NumpyDriver, check_on, documented_unsupported, random_array, run_on,
                        skip_unless_supported, stable_rng, to_device)
+from op_table import OPS
 
 F32, I32, BOOL, I64 = (np.dtype("float32"), np.dtype("int32"), np.dtype("bool"),
                        np.dtype("int64"))
 DEVICE_DTYPES = (F32, I32, BOOL, I64)
 
 
-# -- NumPy references and input domains ----------------------------------------------
-
-def _erf(x):
-    from scipy.special import erf
-
-    return erf(x.astype(np.float64)).astype(x.dtype)
-
-
-# NumPy references of the ops whose table ufunc is only their type resolver
-REFERENCE = {
-    "rsqrt": lambda x: (1 / np.sqrt(x.astype(np.float64))).astype(x.dtype),
-    "sigmoid": lambda x: (1 / (1 + np.exp(-x.astype(np.float64)))).astype(x.dtype),
-    "erf": _erf,
-}
-# input domains per op (conftest.random_array's names)
-UNARY_DOMAIN = {
-    "log": "pos", "log1p": "pos", "log2": "pos", "log10": "pos", "sqrt": "pos",
-    "rsqrt": "pos", "reciprocal": "nonzero", "arcsin": "unit", "arccos": "unit",
-    "arctanh": "unit", "arccosh": "ge1", "tan": "small",
-}
-BINARY_DOMAIN = {  # (domain of a, domain of b)
-    "divide": ("any", "nonzero"), "floor_divide": ("any", "nonzero"),
-    "remainder": ("any", "nonzero"), "power": ("pos", "small"),
-    "left_shift": ("any", "shift"), "right_shift": ("any", "shift"),
-}
-
+# -- cases, data and references (tests/op_table.py) -----------------------------------
 
 def reference(name):
-    if name in REFERENCE:
-        return REFERENCE[name]
-    return (UNARY.get(name) or BINARY[name])[0]
+    return OPS[name].reference
 
 
 def _loop(name, ufunc, dtypes):
@@ -62,11 +36,14 @@ def _loop(name, ufunc, dtypes):
 
 
 def _cases(table, arity):
-    """(op, dtype) pairs whose NumPy loop and result stay within float32/int32/bool."""
+    """(op, dtype) pairs of the op table whose NumPy loop and result stay within
+    float32/int32/bool/int64."""
     out = []
-    for name, (ufunc, _) in table.items():
+    for name, op in OPS.items():
+        if op.arity != arity or name not in table:
+            continue
         for d in DEVICE_DTYPES:
-            r = _loop(name, ufunc, (d,) * arity)
+            r = _loop(name, table[name][0], (d,) * arity)
             if r is not None and r[0] in DEVICE_DTYPES and r[1] in DEVICE_DTYPES:
                 out.append(pytest.param(name, d, id="%s-%s" % (name, d)))
     return out
@@ -84,7 +61,7 @@ BINARY_CASES = _cases(BINARY, 2)
 
 
 def _data(shape, dtype, domain, seed):
-    if dtype == BOOL and domain not in ("any", "small"):
+    if dtype == BOOL and domain not in ("any", "small", "shift"):
         # (0 is in the unit domain, 1 in the others)
         return np.full(shape, domain != "unit")
     a = random_array(shape, dtype, domain, seed=seed)
@@ -94,7 +71,7 @@ def _data(shape, dtype, domain, seed):
 
 
 def _binary_data(name, dtype, shape_a, shape_b):
-    da, db = BINARY_DOMAIN.get(name, ("any", "any"))
+    da, db = OPS[name].domains()
     if dtype in (I32, I64) and name == "power":
         a = stable_rng(name, "a").integers(-4, 5, shape_a).astype(dtype)
         b = stable_rng(name, "b").integers(0, 5, shape_b).astype(dtype)
@@ -193,7 +170,7 @@ def test_mixed_devices_raise(accel_device):
 
 @pytest.mark.parametrize("name,dtype", UNARY_CASES)
 def test_unary(device, name, dtype):
-    a = _data((4, 5), dtype, UNARY_DOMAIN.get(name, "any"), seed=5)
+    a = _data((4, 5), dtype, OPS[name].domains()[0], seed=5)
     expected = reference(name)(a.astype(loop_dtype(name, dtype)))
     t = to_device(a, device)
     out = run_on(device, _fn(name), t)
@@ -265,7 +242,7 @@ def test_binary_strided(device, name, dtype, layout):
 @pytest.mark.parametrize("layout", DEVICE_LAYOUTS)
 @pytest.mark.parametrize("name", ["exp", "negative", "sqrt", "floor", "isfinite"])
 def test_unary_strided(device, name, layout):
-    a = _data((5, 3), F32, UNARY_DOMAIN.get(name, "any"), seed=6)
+    a = _data((5, 3), F32, OPS[name].domains()[0], seed=6)
     t, v = device_layout(a, layout, device)
     check_on(run_on(device, _fn(name), t), reference(name)(v), device, op=name)
 
@@ -815,22 +792,24 @@ def test_derivative_reference_is_not_the_rules(monkeypatch):
         _check_derivatives(tf.device("cpu"), tf.sin, x)
 
 
+def _grad_data(name, dtype, *shapes):
+    """Float data for each operand of ``name`` from its differentiation domain (off its
+    kinks, poles and ties: tests/op_table.py)."""
+    rng = stable_rng(name, "grad")
+    return [r.draw(rng, s).astype(dtype) for r, s in zip(OPS[name].grad_ranges(), shapes)]
+
+
 @pytest.mark.parametrize("name,dtype", _differentiable(UNARY_CASES))
 def test_unary_derivatives(device, name, dtype):
     skip_unless_supported(device, name, dtype)
-    x = _data((3, 4), dtype, UNARY_DOMAIN.get(name, "any"), 40)
-    if name == "abs":
-        x = np.where(np.abs(x) < 1e-2, 0.5, x).astype(dtype)  # away from the kink
-    _check_derivatives(device, _fn(name), x)
+    _check_derivatives(device, _fn(name), *_grad_data(name, dtype, (3, 4)))
 
 
 @pytest.mark.parametrize("name,dtype", _differentiable(BINARY_CASES))
 def test_binary_derivatives(device, name, dtype):
     skip_unless_supported(device, name, dtype)
-    a, b = _binary_data(name, dtype, (3, 4), (4,))       # broadcast: b's grad sums
-    if name in ("maximum", "minimum", "fmax", "fmin", "copysign", "remainder"):
-        b = (b + 0.25).astype(dtype)                      # no ties, no kinks
-    _check_derivatives(device, _fn(name), a, b)
+    # broadcast: b's gradient sums
+    _check_derivatives(device, _fn(name), *_grad_data(name, dtype, (3, 4), (4,)))
 
 
 _STRUCTURAL = {

@@ -5,106 +5,14 @@ import operator
 
 import numpy as np
 import pytest
-import scipy.special
 
 import tenferro as tf
 from tenferro._ops.elementwise import BINARY, UNARY
 
-from conftest import (DTYPES, INEXACT, INTEGRAL, LAYOUTS, NUMERIC, FLOAT, assert_close,
-                      layout_values, make_layout, random_array)
+from conftest import (DTYPES, FLOAT, LAYOUTS, NUMERIC, assert_close, layout_values,
+                      make_layout, random_array)
+from op_table import OPS
 
-ALL = DTYPES
-REALS = [d for d in DTYPES if d.kind != "c"]
-NOBOOL = NUMERIC
-EXACT, ULP, LOOSE = "exact", "ulp", "loose"
-# tolerances: (rtol, atol) per result kind; "loose" for complex transcendental functions
-TOL = {EXACT: {}, ULP: {"f": (4e-6, 1e-6), "d": (1e-13, 1e-15)},
-       LOOSE: {"f": (3e-5, 3e-6), "d": (1e-12, 1e-14)}}
-
-
-def _sigmoid(x):
-    return 1 / (1 + np.exp(-x))
-
-
-def _rsqrt(x):
-    return 1 / np.sqrt(x)
-
-
-# name: (arity, dtypes, input domain(s), tolerance, reference or None for np.<name>)
-OPS = {
-    "negative": (1, NOBOOL, "any", EXACT, None),
-    "positive": (1, NOBOOL, "any", EXACT, None),
-    "abs": (1, ALL, "any", ULP, np.absolute),
-    "sign": (1, NOBOOL, "any", EXACT, None),
-    "exp": (1, ALL, "any", ULP, None),
-    "expm1": (1, ALL, "any", LOOSE, None),
-    "exp2": (1, ALL, "any", ULP, None),
-    "log": (1, ALL, "pos", ULP, None),
-    "log1p": (1, ALL, "pos", LOOSE, None),
-    "log2": (1, ALL, "pos", ULP, None),
-    "log10": (1, ALL, "pos", ULP, None),
-    "sqrt": (1, ALL, "pos", ULP, None),
-    "rsqrt": (1, ALL, "pos", ULP, _rsqrt),
-    "square": (1, ALL, "any", ULP, None),
-    "reciprocal": (1, [d for d in ALL if d.kind != "b"], "nonzero", ULP, None),
-    "sin": (1, ALL, "any", ULP, None),
-    "cos": (1, ALL, "any", ULP, None),
-    "tan": (1, ALL, "small", LOOSE, None),
-    "arcsin": (1, ALL, "unit", LOOSE, None),
-    "arccos": (1, ALL, "unit", LOOSE, None),
-    "arctan": (1, ALL, "any", LOOSE, None),
-    "sinh": (1, ALL, "any", LOOSE, None),
-    "cosh": (1, ALL, "any", LOOSE, None),
-    "tanh": (1, ALL, "any", LOOSE, None),
-    "arcsinh": (1, ALL, "any", LOOSE, None),
-    "arccosh": (1, ALL, "ge1", LOOSE, None),
-    "arctanh": (1, ALL, "unit", LOOSE, None),
-    "sigmoid": (1, ALL, "any", LOOSE, _sigmoid),
-    "erf": (1, REALS, "any", ULP, scipy.special.erf),
-    "floor": (1, REALS, "any", EXACT, None),
-    "ceil": (1, REALS, "any", EXACT, None),
-    "trunc": (1, REALS, "any", EXACT, None),
-    # (NumPy's round keeps integer dtypes and rejects bool; rint is tested separately)
-    "round": (1, NUMERIC, "any", EXACT, np.round),
-    "conj": (1, ALL, "any", EXACT, np.conjugate),
-    "isnan": (1, ALL, "any", EXACT, None),
-    "isinf": (1, ALL, "any", EXACT, None),
-    "isfinite": (1, ALL, "any", EXACT, None),
-    "logical_not": (1, ALL, "any", EXACT, None),
-    "bitwise_invert": (1, INTEGRAL, "any", EXACT, np.invert),
-    "real": (1, ALL, "any", EXACT, None),
-    "imag": (1, ALL, "any", EXACT, None),
-    "angle": (1, ALL, "any", ULP, None),
-    "add": (2, ALL, "any", ULP, None),
-    "subtract": (2, NOBOOL, "any", ULP, None),
-    "multiply": (2, ALL, "any", ULP, None),
-    "divide": (2, ALL, ("any", "nonzero"), ULP, np.true_divide),
-    "floor_divide": (2, REALS, ("any", "nonzero"), EXACT, None),
-    "remainder": (2, REALS, ("any", "nonzero"), ULP, None),
-    "power": (2, ALL, ("pos", "shift"), LOOSE, None),
-    "maximum": (2, ALL, "any", EXACT, None),
-    "minimum": (2, ALL, "any", EXACT, None),
-    "fmax": (2, ALL, "any", EXACT, None),
-    "fmin": (2, ALL, "any", EXACT, None),
-    "arctan2": (2, REALS, "any", LOOSE, None),
-    "hypot": (2, REALS, "any", ULP, None),
-    "copysign": (2, REALS, "any", EXACT, None),
-    "logaddexp": (2, REALS, "any", LOOSE, None),
-    "equal": (2, ALL, "small", EXACT, None),
-    "not_equal": (2, ALL, "small", EXACT, None),
-    "less": (2, ALL, "small", EXACT, None),
-    "less_equal": (2, ALL, "small", EXACT, None),
-    "greater": (2, ALL, "small", EXACT, None),
-    "greater_equal": (2, ALL, "small", EXACT, None),
-    "logical_and": (2, ALL, "small", EXACT, None),
-    "logical_or": (2, ALL, "small", EXACT, None),
-    "logical_xor": (2, ALL, "small", EXACT, None),
-    "bitwise_and": (2, INTEGRAL, "any", EXACT, None),
-    "bitwise_or": (2, INTEGRAL, "any", EXACT, None),
-    "bitwise_xor": (2, INTEGRAL, "any", EXACT, None),
-    "left_shift": (2, INTEGRAL, ("any", "shift"), EXACT, None),
-    "right_shift": (2, INTEGRAL, ("any", "shift"), EXACT, None),
-}
 TF_FN = {"round": lambda x: tf.round(x)}
 SHAPES1 = [(), (0,), (1,), (7,), (3, 4), (2, 0, 3), (2, 3, 4)]
 SHAPES2 = [((), ()), ((5,), ()), ((), (5,)), ((0,), (1,)), ((3, 1), (1, 4)), ((2, 3, 4), (4,)),
@@ -120,7 +28,7 @@ def _canon(d):
 def reference(name, *xs):
     """NumPy's answer for op ``name``, with NumPy's float16/int8 results recomputed in the
     wider dtype tenferro uses (e.g. sin(bool) is float32 here)."""
-    ref = OPS[name][4] or getattr(np, name)
+    ref = OPS[name].reference
     with np.errstate(all="ignore"):
         resolver = UNARY[name][0] if name in UNARY else (BINARY[name][0] if name in BINARY
                                                          else ref)
@@ -146,17 +54,11 @@ def tf_op(name):
 
 
 def _tol(name, dtype):
-    t = TOL[OPS[name][3]]
-    d = np.dtype(dtype)
-    if d.kind not in "fc":
-        return {}
-    rt, at = t.get("f" if d in (np.dtype("float32"), np.dtype("complex64")) else "d", (0, 0))
-    return {"rtol": rt, "atol": at}
+    return OPS[name].tolerance(dtype)
 
 
 def _domains(name):
-    dom = OPS[name][2]
-    return dom if isinstance(dom, tuple) else (dom,) * OPS[name][0]
+    return OPS[name].domains()
 
 
 def check(name, *arrays, tensors=None):
@@ -170,16 +72,23 @@ def check(name, *arrays, tensors=None):
 # -- the table covers everything -------------------------------------------------------
 
 def test_table_covers_every_op():
-    missing = (set(UNARY) | set(BINARY) | {"real", "imag", "angle"}) - set(OPS)
-    assert not missing, "ops without a test line: %s" % sorted(missing)
-    for name in OPS:
+    """Every elementwise primitive of the op registry has a row in tests/op_table.py
+    (its tests' domains, reference and tolerances), with the registry's arity."""
+    ops = {**{n: 1 for n in UNARY}, **{n: 2 for n in BINARY},
+           "real": 1, "imag": 1, "angle": 1}
+    missing = sorted(set(ops) - set(OPS))
+    assert not missing, "elementwise ops without a row in tests/op_table.py: %s" % (
+        ", ".join(missing))
+    for name, row in OPS.items():
+        assert ops.get(name) == row.arity, "op_table row %s: arity %s, registry %s" % (
+            name, row.arity, ops.get(name))
         assert callable(tf_op(name)), name
 
 
 # -- values and dtypes vs NumPy ----------------------------------------------------------
 
-UNARY_CASES = [(n, d) for n, v in OPS.items() if v[0] == 1 for d in v[1]]
-BINARY_CASES = [(n, d) for n, v in OPS.items() if v[0] == 2 for d in v[1]]
+UNARY_CASES = [(n, d) for n, op in OPS.items() if op.arity == 1 for d in op.dtypes]
+BINARY_CASES = [(n, d) for n, op in OPS.items() if op.arity == 2 for d in op.dtypes]
 
 
 @pytest.mark.parametrize("name,dtype", UNARY_CASES, ids=lambda x: str(x))
@@ -260,8 +169,8 @@ SPECIAL = [np.nan, np.inf, -np.inf, -0.0, 0.0, 1.0, -1.0, 0.5, -0.5, 1e-30, -1e-
 
 
 @pytest.mark.parametrize("dtype", FLOAT, ids=str)
-@pytest.mark.parametrize("name", [n for n, v in OPS.items() if v[0] == 1
-                                  and np.dtype("float64") in v[1]])
+@pytest.mark.parametrize("name", [n for n, op in OPS.items() if op.arity == 1
+                                  and np.dtype("float64") in op.dtypes])
 def test_unary_special_values(name, dtype):
     a = np.array(SPECIAL, dtype=dtype)
     got = tf_op(name)(tf.asarray(a))
@@ -279,8 +188,8 @@ def test_unary_special_values(name, dtype):
 
 
 @pytest.mark.parametrize("dtype", FLOAT, ids=str)
-@pytest.mark.parametrize("name", [n for n, v in OPS.items() if v[0] == 2
-                                  and np.dtype("float64") in v[1]])
+@pytest.mark.parametrize("name", [n for n, op in OPS.items() if op.arity == 2
+                                  and np.dtype("float64") in op.dtypes])
 def test_binary_special_values(name, dtype):
     v = np.array(SPECIAL, dtype=dtype)
     a, b = np.meshgrid(v, v, indexing="ij")
@@ -547,23 +456,19 @@ def test_array_ufunc_returns_tensor():
 
 # -- errors ------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", [n for n, v in OPS.items() if n in UNARY or n in BINARY])
+@pytest.mark.parametrize("name", [n for n in OPS if n in UNARY or n in BINARY])
 def test_unsupported_dtypes_raise_typeerror_naming_op(name):
-    arity, dtypes = OPS[name][0], OPS[name][1]
+    op = OPS[name]
     for d in DTYPES:
-        if d in dtypes:
+        if d in op.dtypes or d in op.untested:
             continue
         a = tf.asarray(random_array((3,), d, seed=0))
-        if name == "reciprocal" and d.kind == "b":
-            continue  # NumPy's bool reciprocal (1/False) is not worth copying; untested
-        if name == "round" and d.kind == "b":
-            continue  # rounds like rint (float32), tested in test_rint_all_dtypes
         with pytest.raises(TypeError, match=r"tenferro\.%s: not supported.*%s" % (name, d)):
-            tf_op(name)(*([a] * arity))
-        # NumPy agrees it is unsupported (or it is one of tenferro's real-only ops)
-        if name not in ("erf", "reciprocal"):
+            tf_op(name)(*([a] * op.arity))
+        # NumPy agrees it is unsupported (unless the reference takes more than the op)
+        if not op.ref_is_wider:
             with pytest.raises(TypeError), np.errstate(all="ignore"):
-                reference(name, *([np.asarray(a)] * arity))
+                reference(name, *([np.asarray(a)] * op.arity))
 
 
 def test_bitwise_on_float_message():
@@ -654,7 +559,7 @@ _PROPERTY_OPS = ["add", "multiply", "maximum", "less", "arctan2"]
 @st.composite
 def binary_case(draw):
     name = draw(st.sampled_from(_PROPERTY_OPS))
-    dtype = draw(st.sampled_from([str(d) for d in OPS[name][1]]))
+    dtype = draw(st.sampled_from([str(d) for d in OPS[name].dtypes]))
     nd = draw(st.integers(0, 4))
     shape = draw(st.lists(st.integers(0, 4), min_size=nd, max_size=nd))
     # the second operand drops leading dims and sets some dims to 1 (broadcast)
