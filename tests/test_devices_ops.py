@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 import tenferro as tf
-from tenferro._ops.elementwise import BINARY, UNARY, _resolve
+from tenferro._catalog import BINARY, UNARY
+from tenferro._ops.elementwise import _resolve
 
 from conftest import (NumpyDriver, check_on, documented_unsupported, random_array, run_on,
                        skip_unless_supported, stable_rng, to_device)
@@ -43,7 +44,7 @@ def _cases(table, arity):
         if op.arity != arity or name not in table:
             continue
         for d in DEVICE_DTYPES:
-            r = _loop(name, table[name][0], (d,) * arity)
+            r = _loop(name, table[name].type_rule, (d,) * arity)
             if r is not None and r[0] in DEVICE_DTYPES and r[1] in DEVICE_DTYPES:
                 out.append(pytest.param(name, d, id="%s-%s" % (name, d)))
     return out
@@ -53,7 +54,7 @@ def loop_dtype(name, *dtypes):
     """The dtype tenferro computes ``name`` in (bool math runs in int32/float32, where
     NumPy would use int8/float16): the NumPy reference is computed in it too."""
     table = UNARY if name in UNARY else BINARY
-    return _resolve(name, table[name][0], tuple(np.dtype(d) for d in dtypes))[0]
+    return _resolve(name, table[name].type_rule, tuple(np.dtype(d) for d in dtypes))[0]
 
 
 UNARY_CASES = _cases(UNARY, 1)
@@ -202,7 +203,7 @@ LAYOUT_OPS = ["add", "multiply", "divide", "maximum", "power", "less", "logical_
 LAYOUT_CASES = [pytest.param(n, d, id="%s-%s" % (n, d)) for n in LAYOUT_OPS
                 for d in DEVICE_DTYPES
                 if (lambda r: r is not None and r[0] in DEVICE_DTYPES)(
-                    _loop(n, BINARY[n][0], (d, d)))]
+                    _loop(n, BINARY[n].type_rule, (d, d)))]
 DEVICE_LAYOUTS = ["transposed", "step2", "negstride", "broadcast", "offset"]
 
 

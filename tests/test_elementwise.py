@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import tenferro as tf
-from tenferro._ops.elementwise import BINARY, UNARY
+from tenferro._catalog import BINARY, UNARY
 
 from conftest import (DTYPES, FLOAT, LAYOUTS, NUMERIC, assert_close, layout_values,
                       make_layout, random_array)
@@ -30,7 +30,7 @@ def reference(name, *xs):
     wider dtype tenferro uses (e.g. sin(bool) is float32 here)."""
     ref = OPS[name].reference
     with np.errstate(all="ignore"):
-        resolver = UNARY[name][0] if name in UNARY else (BINARY[name][0] if name in BINARY
+        resolver = UNARY[name].type_rule if name in UNARY else (BINARY[name].type_rule if name in BINARY
                                                          else ref)
         want = _canon(resolver(*xs).dtype) if name not in ("real", "imag", "angle",
                                                            "round") else None
