@@ -39,12 +39,13 @@ def tail(graph):
 def run_unfused(dev):
     """A driver-level function running a fused node's sub-graph node by node with
     ``dev``'s implementations (for drivers without ``fused_elementwise``)."""
-    impls = dev.driver.implementations
+    lookup = dev.driver.lookup
 
     def run(*arrays, graph):
         env = {id(v): a for v, a in zip(graph.in_vars, arrays)}
         for n in graph.nodes:
             args = [env[id(i)] if isinstance(i, Var) else i._data for i in n.inputs]
-            env[id(n.outputs[0])] = impls[n.prim.name](*args, **n.params)
+            fn = lookup(n.prim.name, dev, n.inputs[0].dtype)
+            env[id(n.outputs[0])] = fn(*args, **n.params)
         return tuple(env[id(o)] for o in graph.outs)
     return run

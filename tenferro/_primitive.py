@@ -193,15 +193,16 @@ class Primitive:
         return fn
 
     def rule(self, mode):
-        """The JVP (``mode='fwd'``) or VJP (``mode='rev'``) rule, or a clear error."""
+        """The JVP (``mode='jvp'``) or VJP (``mode='vjp'``) rule, or a clear error."""
+        if mode not in ("jvp", "vjp"):
+            raise ValueError("Primitive.rule: mode must be 'jvp' or 'vjp', got %r" % (mode,))
         if not self.differentiable:
             raise TypeError("%s is not differentiable (%s)" % (self.name, self.nondiff_reason))
-        fn = self.jvp if mode == "fwd" else self.vjp
+        fn = self.jvp if mode == "jvp" else self.vjp
         if fn is None:
             raise NotImplementedError(
                 "%s: no %s rule is registered (%s mode)" %
-                (self.name, "JVP" if mode == "fwd" else "VJP",
-                 "forward" if mode == "fwd" else "reverse"))
+                (self.name, mode.upper(), "forward" if mode == "jvp" else "reverse"))
         return fn
 
 
@@ -275,9 +276,10 @@ def eager_apply(prim, args, params):
     for a in args:
         if a._device is not dev:
             raise DeviceMismatchError(prim.name, [x._device for x in args])
+    # Driver.lookup is the one lookup; this is its dict probe, inlined (the hot path)
     fn = dev.driver.implementations.get(prim.name)
     if fn is None:
-        dev.driver.lookup(prim.name, dev, args[0].dtype)
+        fn = dev.driver.lookup(prim.name, dev, args[0].dtype)
     out = fn(*[a._data for a in args], **params)
     if prim.multiple_results:
         return tuple(_wrap(o, dev) for o in out)

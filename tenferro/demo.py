@@ -73,7 +73,7 @@ def main():
     print("complex: grad |z|^2 = 2z (PyTorch's convention):",
           tf.grad(lambda z: (tf.abs(z) ** 2).sum())(z).numpy())
     print("gradcheck(tanh(x) * x), fwd and rev, order 2:",
-          tf.autograd.gradcheck(lambda a: tf.tanh(a) * a, (v,), modes=("fwd", "rev")))
+          tf.autograd.gradcheck(lambda a: tf.tanh(a) * a, (v,), modes=("jvp", "vjp")))
 
     print("\n== einsum (opt_einsum paths, BLAS pairwise steps, cached plans)")
     mps = [rng.normal(size=s) for s in [(4, 30), (30, 4, 30), (30, 4)]]
@@ -88,7 +88,7 @@ def main():
     g = tf.grad(lambda a: tf.einsum("pa,aqb,br,pc,cqd,dr->", a, mps[1], mps[2], *mps))(mps[0])
     print("grad through einsum, checked by gradcheck:", tf.autograd.gradcheck(
         lambda a: tf.einsum("pa,aqb,br->pqr", a, mps[1], mps[2]), (mps[0],),
-        modes=("fwd", "rev")), "; grad shape", g.shape)
+        modes=("jvp", "vjp")), "; grad shape", g.shape)
 
     print("\n== linalg (scipy.linalg's API, batched, differentiable)")
     import scipy.linalg as sl

@@ -38,7 +38,7 @@ class Spec:
     args: Tuple[Arg, ...]
     dtypes: Tuple[str, ...] = REAL
     order: int = 2                 # highest derivative order checked
-    modes: Tuple[str, ...] = ("fwd", "rev")
+    modes: Tuple[str, ...] = ("jvp", "vjp")
     rtol: float = None             # None: gradcheck's per-dtype default
     atol: float = None
     prims: Tuple[str, ...] = field(default_factory=tuple)  # primitives this spec covers

@@ -227,7 +227,7 @@ def test_extension_api_example():
         return softplus_p.bind(tf.asarray(x))
     x = t([-1.0, 0.5, 2.0])
     np.testing.assert_allclose(softplus(x).numpy(), np.logaddexp(0, x.numpy()))
-    autograd.gradcheck(softplus, (x,), modes=("fwd", "rev", "eager"), order=2)
+    autograd.gradcheck(softplus, (x,), modes=("jvp", "vjp", "eager"), order=2)
 
 
 def test_gradcheck_catches_a_wrong_rule():
@@ -236,18 +236,18 @@ def test_gradcheck_catches_a_wrong_rule():
     extend.defjvp(p, lambda t, x, *, out: t * tf.cos(x))
     extend.defvjp(p, lambda ct, x, *, out: ct * tf.cos(x) * 1.01)  # 1% off
     x = t([0.3, 0.9])
-    autograd.gradcheck(lambda x: p.bind(x), (x,), modes=("fwd",), order=1)
+    autograd.gradcheck(lambda x: p.bind(x), (x,), modes=("jvp",), order=1)
     with pytest.raises(autograd._gradcheck.GradcheckError, match="reverse mode"):
-        autograd.gradcheck(lambda x: p.bind(x), (x,), modes=("rev",), order=1)
+        autograd.gradcheck(lambda x: p.bind(x), (x,), modes=("vjp",), order=1)
     with pytest.raises(autograd._gradcheck.GradcheckError, match="eager"):
         autograd.gradcheck(lambda x: p.bind(x), (x,), modes=("eager",), order=1)
     # a wrong second derivative (right first derivative, rule not differentiable)
     q = extend.Primitive("_test_wrong2", lambda x: x)
     extend.def_impl(q, "cpu", lambda x: np.sin(x))
     extend.defjvp(q, lambda t, x, *, out: t * tf.stop_gradient(tf.cos(x)))
-    autograd.gradcheck(lambda x: q.bind(x), (x,), modes=("fwd",), order=1)
+    autograd.gradcheck(lambda x: q.bind(x), (x,), modes=("jvp",), order=1)
     with pytest.raises(autograd._gradcheck.GradcheckError, match="order 2"):
-        autograd.gradcheck(lambda x: q.bind(x), (x,), modes=("fwd",), order=2)
+        autograd.gradcheck(lambda x: q.bind(x), (x,), modes=("jvp",), order=2)
 
 
 def test_is_differentiated():

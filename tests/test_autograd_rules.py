@@ -17,7 +17,7 @@ CASES = [pytest.param(s, d, id="%s-%s" % (s.name, d)) for s in SPECS for d in s.
 def test_rule_against_finite_differences(spec, dtype):
     rng = stable_rng(spec.name, dtype)
     args = [sample(a, dtype, rng) for a in spec.args]
-    modes = tuple(spec.modes) + ("eager",) if "rev" in spec.modes else tuple(spec.modes)
+    modes = tuple(spec.modes) + ("eager",) if "vjp" in spec.modes else tuple(spec.modes)
     autograd.gradcheck(spec.fn, args, modes=modes, order=spec.order, rtol=spec.rtol,
                        atol=spec.atol)
 
@@ -33,7 +33,7 @@ def test_every_differentiable_primitive_is_covered_by_a_spec():
 
 def test_gradcheck_float32_tolerances():
     x = tf.asarray(np.array([0.3, -0.4, 1.2], dtype=np.float32))
-    autograd.gradcheck(lambda x: tf.tanh(x) * x, (x,), modes=("fwd", "rev"), order=2)
+    autograd.gradcheck(lambda x: tf.tanh(x) * x, (x,), modes=("jvp", "vjp"), order=2)
 
 
 def test_gradcheck_rejects_bad_arguments():
@@ -41,6 +41,18 @@ def test_gradcheck_rejects_bad_arguments():
         autograd.gradcheck(lambda x: x, (tf.asarray([1, 2]),))
     with pytest.raises(ValueError, match="unknown mode 'sideways'"):
         autograd.gradcheck(lambda x: x, (tf.asarray([1.0]),), modes=("sideways",))
+
+
+def test_one_mode_vocabulary_jvp_vjp():
+    """Modes are "jvp"/"vjp" everywhere (Primitive.rule, AdContext, gradcheck); gradcheck's
+    old "fwd"/"rev" still work, with a DeprecationWarning, and still check."""
+    x = tf.asarray([0.3, 0.7])
+    with pytest.warns(DeprecationWarning, match="'jvp'/'vjp'"):
+        assert autograd.gradcheck(tf.sin, (x,), modes=("fwd", "rev"), order=1)
+    sin = tf.autograd.extend.registry["sin"]
+    assert sin.rule("jvp") is sin.jvp and sin.rule("vjp") is sin.vjp
+    with pytest.raises(ValueError, match="mode must be 'jvp' or 'vjp', got 'fwd'"):
+        sin.rule("fwd")
 
 
 def test_gradcheck_catches_wrong_complex_convention():
@@ -52,9 +64,9 @@ def test_gradcheck_catches_wrong_complex_convention():
     extend.defjvp(p, lambda t, z, *, out: 2 * z * t)
     extend.defvjp(p, lambda ct, z, *, out: ct * 2 * z)  # should be ct * conj(2z)
     z = tf.asarray(np.array([1 + 2j, 0.5 - 1j]))
-    autograd.gradcheck(lambda z: p.bind(z), (z,), modes=("fwd",), order=1)
+    autograd.gradcheck(lambda z: p.bind(z), (z,), modes=("jvp",), order=1)
     with pytest.raises(GradcheckError, match="reverse mode .* disagrees with finite differences"):
-        autograd.gradcheck(lambda z: p.bind(z), (z,), modes=("rev",), order=1)
+        autograd.gradcheck(lambda z: p.bind(z), (z,), modes=("vjp",), order=1)
 
 
 # -- values at ties and kinks (where finite differences do not apply) -------------------
@@ -99,7 +111,7 @@ def test_nondifferentiable_primitives():
         np.testing.assert_array_equal(_g(f, [1.5, -0.5]), [0.0, 0.0])
         np.testing.assert_array_equal(tf.jvp(f, (x,), (x,))[1].numpy(), [0.0, 0.0])
     with pytest.raises(TypeError, match="not differentiable"):
-        tf.autograd.extend.registry["floor"].rule("rev")
+        tf.autograd.extend.registry["floor"].rule("vjp")
 
 
 def test_complex_sign_is_not_passed_off_as_piecewise_constant():
@@ -146,5 +158,5 @@ def test_random_compositions_against_finite_differences(ops, dtype, seed):
     x = rng.uniform(-0.5, 0.5, (3, 2))
     if dtype == "complex128":
         x = x + 1j * rng.uniform(-0.5, 0.5, (3, 2))
-    autograd.gradcheck(f, (tf.asarray(x),), modes=("fwd", "rev", "eager"), order=2,
+    autograd.gradcheck(f, (tf.asarray(x),), modes=("jvp", "vjp", "eager"), order=2,
                        atol=1e-5, rtol=1e-4)

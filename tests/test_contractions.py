@@ -134,7 +134,7 @@ def test_trace_dtype_and_errors():
 def test_gradients(name, fn, shapes, dtype):
     args = tuple(tf.asarray(random_array(s, dtype, "small", seed=i + 1))
                  for i, s in enumerate(shapes))
-    autograd.gradcheck(fn, args, modes=("fwd", "rev", "eager"), order=2)
+    autograd.gradcheck(fn, args, modes=("jvp", "vjp", "eager"), order=2)
 
 
 @pytest.mark.filterwarnings("ignore:Couldn.t import")

@@ -998,7 +998,7 @@ GRAD = [
 @pytest.mark.parametrize("subs,shapes", GRAD, ids=[g[0] for g in GRAD])
 def test_gradcheck(subs, shapes, dtype):
     args = tuple(_rand(s, dtype, seed=i + 1) for i, s in enumerate(shapes))
-    autograd.gradcheck(lambda *xs: tf.einsum(subs, *xs), args, modes=("fwd", "rev", "eager"),
+    autograd.gradcheck(lambda *xs: tf.einsum(subs, *xs), args, modes=("jvp", "vjp", "eager"),
                        order=2)
 
 
@@ -1007,17 +1007,17 @@ def test_gradcheck_named(dtype):
     a = _rand((2, 3), dtype, 1)
     b = _rand((3, 2), dtype, 2)
     autograd.gradcheck(lambda a, b: tf.einsum("ij,jk->ik", a, b), (a, b),
-                       modes=("fwd", "rev", "eager"), order=2)
+                       modes=("jvp", "vjp", "eager"), order=2)
     # the same tensor in two places, and the interleaved form
     autograd.gradcheck(lambda a: tf.einsum("ij,kj->ik", a, a), (a,),
-                       modes=("fwd", "rev", "eager"), order=2)
+                       modes=("jvp", "vjp", "eager"), order=2)
     autograd.gradcheck(lambda a, b: tf.einsum(a, [0, 1], b, [1, 2], [2, 0]), (a, b),
-                       modes=("fwd", "rev", "eager"), order=2)
+                       modes=("jvp", "vjp", "eager"), order=2)
     # every optimize path gives the same derivatives
     c = _rand((2, 3), dtype, 3)
     for opt in (False, "optimal", [(1, 2), (0, 1)], [(0, 1, 2)]):  # the last: one 3-way step
         autograd.gradcheck(lambda a, b, c: tf.einsum("ij,jk,kl->il", a, b, c, optimize=opt),
-                           (a, b, c), modes=("fwd", "rev"), order=1)
+                           (a, b, c), modes=("jvp", "vjp"), order=1)
 
 
 def test_einsum_is_one_node_with_its_own_rule():

@@ -29,7 +29,7 @@ def test_tolerance_table_is_per_dtype_and_tight():
 
 
 @pytest.mark.parametrize("dtype", ["float32", "complex64", "float64", "complex128"])
-@pytest.mark.parametrize("mode", ["fwd", "rev"])
+@pytest.mark.parametrize("mode", ["jvp", "vjp"])
 def test_one_percent_wrong_rule_fails_gradcheck(dtype, mode):
     x = np.linspace(-1, 1, 5)
     if dtype.startswith("complex"):

@@ -162,7 +162,7 @@ def _inputs(key, dtype, *shapes):
 def test_cholesky_gradcheck(dtype, lower, batch):
     # the raw function in every direction (triangle-only derivatives), to order 2
     a = tf.asarray(spd(stable_rng("gc", dtype, lower, batch), batch, 3, dtype))
-    autograd.gradcheck(lambda a: tl.cholesky(a, lower=lower), (a,), modes=("fwd", "rev"),
+    autograd.gradcheck(lambda a: tl.cholesky(a, lower=lower), (a,), modes=("jvp", "vjp"),
                        order=2)
 
 
@@ -175,7 +175,7 @@ def test_solve_triangular_gradcheck(dtype, trans, lower, unit):
     a = a + 3.0 * tf.eye(3, dtype=a.dtype)
     autograd.gradcheck(lambda a, b: tl.solve_triangular(a, b, trans=trans, lower=lower,
                                                         unit_diagonal=unit),
-                       (a, b), modes=("fwd", "rev"), order=2)
+                       (a, b), modes=("jvp", "vjp"), order=2)
 
 
 @pytest.mark.parametrize("dtype", ["float64", "complex128"])
@@ -189,17 +189,17 @@ def test_gradients_in_hermitian_directions(dtype):
 
     def f(x, b):
         return tl.cho_solve(tl.cho_factor(herm(x), lower=True), b)
-    autograd.gradcheck(f, (x, b), modes=("fwd", "rev", "eager"), order=2)
+    autograd.gradcheck(f, (x, b), modes=("jvp", "vjp", "eager"), order=2)
     # eigh (both triangles: the same derivative along Hermitian matrices) and solve with
     # assume_a 'pos' (one triangle) and 'her' (LU: the whole matrix)
     for lower in (True, False):
         autograd.gradcheck(lambda x: (lambda w, v: (w, (v * tf.sin(w)[None, :]) @ tf.conj(
             tf.matrix_transpose(v))))(*tl.eigh(herm(x), lower=lower)), (x,),
-            modes=("fwd", "rev", "eager"), order=2)
+            modes=("jvp", "vjp", "eager"), order=2)
         autograd.gradcheck(lambda x, b: tl.solve(herm(x), b, assume_a="pos", lower=lower),
-                           (x, b), modes=("fwd", "rev", "eager"), order=2)
+                           (x, b), modes=("jvp", "vjp", "eager"), order=2)
     autograd.gradcheck(lambda x, b: tl.solve(herm(x), b, assume_a="her"), (x, b),
-                       modes=("fwd", "rev", "eager"), order=2)
+                       modes=("jvp", "vjp", "eager"), order=2)
 
 
 def test_gaussian_process_log_likelihood_gradient():

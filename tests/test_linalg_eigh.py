@@ -82,7 +82,7 @@ GAUGE_INVARIANT = {
 def test_eigh_gradcheck(dtype, lower, name):
     g = GAUGE_INVARIANT[name]
     a = _input(("g", lower, name), dtype)
-    autograd.gradcheck(lambda a: g(*tl.eigh(a, lower=lower)), (a,), modes=("fwd", "rev"),
+    autograd.gradcheck(lambda a: g(*tl.eigh(a, lower=lower)), (a,), modes=("jvp", "vjp"),
                        order=2)
 
 
@@ -90,8 +90,8 @@ def test_eigh_gradcheck(dtype, lower, name):
 def test_eigh_gradcheck_batched_and_eigvalsh(dtype):
     a = _input(("b",), dtype, (2,))
     autograd.gradcheck(lambda a: GAUGE_INVARIANT["first eigenprojector"](*tl.eigh(a)), (a,),
-                       modes=("fwd", "rev"), order=2)
-    autograd.gradcheck(tl.eigvalsh, (a,), modes=("fwd", "rev", "eager"), order=2)
+                       modes=("jvp", "vjp"), order=2)
+    autograd.gradcheck(tl.eigvalsh, (a,), modes=("jvp", "vjp", "eager"), order=2)
 
 
 def test_degenerate_spectrum_gives_finite_exact_gradient():
@@ -359,7 +359,7 @@ def test_generalized_gradcheck(dtype, type, name):
     a, b = tf.asarray(herm(rng, (), 3, dtype)), tf.asarray(pd(rng, (), 3, dtype))
     lower = type != 2
     autograd.gradcheck(lambda a, b: g(*tl.eigh(a, b, type=type, lower=lower)), (a, b),
-                       modes=("fwd", "rev"), order=2)
+                       modes=("jvp", "vjp"), order=2)
 
 
 @pytest.mark.parametrize("dtype", ["float64", "complex128"])
@@ -367,9 +367,9 @@ def test_generalized_gradcheck_batched_broadcast_and_eigvalsh(dtype):
     rng = stable_rng("ggb", dtype)
     a, b = tf.asarray(herm(rng, (2,), 3, dtype)), tf.asarray(pd(rng, (), 3, dtype))
     autograd.gradcheck(lambda a, b: GAUGE_INVARIANT["first eigenprojector"](
-        *tl.eigh(a, b, lower=False)), (a, b), modes=("fwd", "rev"), order=2)
+        *tl.eigh(a, b, lower=False)), (a, b), modes=("jvp", "vjp"), order=2)
     autograd.gradcheck(lambda a, b: tl.eigvalsh(a, b, type=3), (a, b),
-                       modes=("fwd", "rev", "eager"), order=2)
+                       modes=("jvp", "vjp", "eager"), order=2)
 
 
 @pytest.mark.parametrize("dtype", ["float64", "complex128"])
@@ -383,9 +383,9 @@ def test_subset_gradcheck(dtype, generalized):
     args = (a, tf.asarray(pd(rng, (), 4, dtype))) if generalized else (a,)
     f = GAUGE_INVARIANT["matrix function V f(w) V^H"]
     autograd.gradcheck(lambda *x: f(*tl.eigh(*x, subset_by_index=[1, 2])), args,
-                       modes=("fwd", "rev"), order=2)
+                       modes=("jvp", "vjp"), order=2)
     autograd.gradcheck(lambda *x: tl.eigvalsh(*x, subset_by_index=[3, 3]), args,
-                       modes=("fwd", "rev"), order=2)
+                       modes=("jvp", "vjp"), order=2)
     bounds = [0.0, 1.5] if not generalized else [-np.inf, 0.0]
     autograd.gradcheck(lambda *x: f(*tl.eigh(*x, subset_by_value=bounds)), args,
-                       modes=("fwd", "rev"), order=2)
+                       modes=("jvp", "vjp"), order=2)

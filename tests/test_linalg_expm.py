@@ -164,9 +164,9 @@ def test_expm_frechet_special_cases_and_errors():
 @pytest.mark.parametrize("shape", [(3, 3), (2, 3, 3)], ids=str)
 def test_expm_gradcheck(dtype, shape):
     a = tf.asarray(sample(stable_rng("gexpm", dtype, shape), shape, dtype))
-    autograd.gradcheck(expm, (a,), modes=("fwd", "rev", "eager"), order=2)
+    autograd.gradcheck(expm, (a,), modes=("jvp", "vjp", "eager"), order=2)
     # a norm that needs squaring (the derivatives go through larger blocks)
-    autograd.gradcheck(expm, (a * 4.0,), modes=("fwd", "rev"), order=1)
+    autograd.gradcheck(expm, (a * 4.0,), modes=("jvp", "vjp"), order=1)
 
 
 @pytest.mark.parametrize("dtype", ["float64", "complex128"])
@@ -175,9 +175,9 @@ def test_expm_frechet_gradcheck(dtype, shape):
     g = stable_rng("gfr", dtype, shape)
     a = tf.asarray(sample(g, shape, dtype))
     e = tf.asarray(sample(g, shape, dtype))
-    autograd.gradcheck(lambda a, e: expm_frechet(a, e), (a, e), modes=("fwd", "rev"), order=2)
+    autograd.gradcheck(lambda a, e: expm_frechet(a, e), (a, e), modes=("jvp", "vjp"), order=2)
     autograd.gradcheck(lambda e: expm_frechet(a, e, compute_expm=False), (e,),
-                       modes=("fwd", "rev"), order=2)
+                       modes=("jvp", "vjp"), order=2)
 
 
 def test_expm_gradient_vs_scipy_frechet():
@@ -231,7 +231,7 @@ def test_matrix_power_errors_and_promotion():
 def test_matrix_power_gradcheck(dtype, n, shape):
     a = sample(stable_rng("gmp", dtype, shape), shape, dtype) * np.asarray(0.5, dtype) + \
         2 * np.eye(3, dtype=dtype)
-    autograd.gradcheck(lambda a: matrix_power(a, n), (tf.asarray(a),), modes=("fwd", "rev"),
+    autograd.gradcheck(lambda a: matrix_power(a, n), (tf.asarray(a),), modes=("jvp", "vjp"),
                        order=2)
 
 

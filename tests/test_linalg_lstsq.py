@@ -161,7 +161,7 @@ def test_lstsq_gradcheck_full_rank(dtype, shape, batch):
     m, n = shape
     a = tf.asarray(sample(gen, batch + shape, dtype))
     b = tf.asarray(sample(gen, batch + (m, 2), dtype))
-    autograd.gradcheck(lambda a, b: _outputs(*lstsq(a, b)), (a, b), modes=("fwd", "rev"),
+    autograd.gradcheck(lambda a, b: _outputs(*lstsq(a, b)), (a, b), modes=("jvp", "vjp"),
                        order=2)
     autograd.gradcheck(lambda a, b: _outputs(*lstsq(a, b)), (a, b), modes=("eager",),
                        order=1)
@@ -172,8 +172,8 @@ def test_lstsq_gradcheck_vector_b_and_single_inputs(dtype):
     gen = stable_rng("glstsq-vec", dtype)
     a = tf.asarray(sample(gen, (5, 3), dtype))
     b = tf.asarray(sample(gen, (5,), dtype))
-    autograd.gradcheck(lambda a: lstsq(a, b)[:2], (a,), modes=("fwd", "rev"), order=2)
-    autograd.gradcheck(lambda b: lstsq(a, b)[:2], (b,), modes=("fwd", "rev"), order=2)
+    autograd.gradcheck(lambda a: lstsq(a, b)[:2], (a,), modes=("jvp", "vjp"), order=2)
+    autograd.gradcheck(lambda b: lstsq(a, b)[:2], (b,), modes=("jvp", "vjp"), order=2)
 
 
 @pytest.mark.parametrize("dtype", ["float64", "complex128"])
@@ -190,7 +190,7 @@ def test_lstsq_gradcheck_rank_deficient(dtype, shape):
         x, res, rank, s = lstsq(xx @ yy, b, cond=1e-8)
         assert rank == 2
         return x, s[..., :2]
-    autograd.gradcheck(f, (xx, yy, b), modes=("fwd", "rev"), order=2)
+    autograd.gradcheck(f, (xx, yy, b), modes=("jvp", "vjp"), order=2)
 
 
 # -- pinv ---------------------------------------------------------------------------------
@@ -251,8 +251,8 @@ def test_pinv_empty_promotion_and_errors():
 def test_pinv_gradcheck(dtype, shape):
     gen = stable_rng("gpinv", dtype, shape)
     a = tf.asarray(sample(gen, (2,) + shape, dtype))
-    autograd.gradcheck(pinv, (a,), modes=("fwd", "rev"), order=2)
-    autograd.gradcheck(pinv, (a[0],), modes=("fwd", "rev"), order=2)
+    autograd.gradcheck(pinv, (a,), modes=("jvp", "vjp"), order=2)
+    autograd.gradcheck(pinv, (a[0],), modes=("jvp", "vjp"), order=2)
 
 
 @pytest.mark.parametrize("dtype", ["float64", "complex128"])
@@ -265,7 +265,7 @@ def test_pinv_gradcheck_rank_deficient(dtype):
         p, rank = pinv(xx @ yy, rtol=1e-8, return_rank=True)
         np.testing.assert_array_equal(rank, [2, 2])
         return p
-    autograd.gradcheck(f, (xx, yy), modes=("fwd", "rev"), order=2)
+    autograd.gradcheck(f, (xx, yy), modes=("jvp", "vjp"), order=2)
 
 
 def test_pinv_and_lstsq_gradients_vs_torch():

@@ -304,11 +304,11 @@ def _b(key, dtype, shape):
 @pytest.mark.parametrize("batch", [(), (2,)], ids=str)
 def test_solve_gradcheck(dtype, batch):
     a, b = _wc(("gs", batch), dtype, batch), _b(("gs", batch), dtype, batch + (3, 2))
-    autograd.gradcheck(lambda a, b: tl.solve(a, b), (a, b), modes=("fwd", "rev"), order=2)
+    autograd.gradcheck(lambda a, b: tl.solve(a, b), (a, b), modes=("jvp", "vjp"), order=2)
     autograd.gradcheck(lambda a, b: tl.solve(a, b, transposed=True), (a, b),
-                       modes=("fwd", "rev"), order=2)
+                       modes=("jvp", "vjp"), order=2)
     v = _b(("gsv",), dtype, (3,))
-    autograd.gradcheck(lambda a, v: tl.solve(a, v), (a, v), modes=("fwd", "rev", "eager"),
+    autograd.gradcheck(lambda a, v: tl.solve(a, v), (a, v), modes=("jvp", "vjp", "eager"),
                        order=2)
 
 
@@ -364,7 +364,7 @@ def test_solve_derivatives_reuse_the_factorization(dtype, monkeypatch):
 @pytest.mark.parametrize("dtype", GDT)
 def test_solve_broadcast_gradcheck(dtype):
     a, b = _wc(("gsb",), dtype, (2, 1)), _b(("gsb",), dtype, (3, 3, 1))
-    autograd.gradcheck(lambda a, b: tl.solve(a, b), (a, b), modes=("fwd", "rev"), order=2)
+    autograd.gradcheck(lambda a, b: tl.solve(a, b), (a, b), modes=("jvp", "vjp"), order=2)
 
 
 @pytest.mark.parametrize("dtype", GDT)
@@ -372,13 +372,13 @@ def test_solve_broadcast_gradcheck(dtype):
 def test_inv_det_slogdet_gradcheck(dtype, batch):
     a = _wc(("gi", batch), dtype, batch)
     for f in (tl.inv, tl.det, lambda a: tl.slogdet(a)[1]):
-        autograd.gradcheck(f, (a,), modes=("fwd", "rev"), order=2)
+        autograd.gradcheck(f, (a,), modes=("jvp", "vjp"), order=2)
     if dtype == "complex128":
-        autograd.gradcheck(lambda a: tl.slogdet(a)[0], (a,), modes=("fwd", "rev"), order=2)
+        autograd.gradcheck(lambda a: tl.slogdet(a)[0], (a,), modes=("jvp", "vjp"), order=2)
     else:  # a random (non-dominant) real matrix: det of either sign
         r = tf.asarray(rand(stable_rng("gi-r", batch), batch + (3, 3), dtype))
-        autograd.gradcheck(tl.det, (r,), modes=("fwd", "rev"), order=2)
-        autograd.gradcheck(lambda a: tl.slogdet(a)[1], (r,), modes=("fwd", "rev"), order=2)
+        autograd.gradcheck(tl.det, (r,), modes=("jvp", "vjp"), order=2)
+        autograd.gradcheck(lambda a: tl.slogdet(a)[1], (r,), modes=("jvp", "vjp"), order=2)
 
 
 @pytest.mark.parametrize("dtype", GDT)
@@ -386,10 +386,10 @@ def test_inv_det_slogdet_gradcheck(dtype, batch):
 def test_lu_factor_and_lu_solve_gradcheck(dtype, trans):
     a, b = _wc(("glu", trans), dtype), _b(("glu", trans), dtype, (3, 2))
     autograd.gradcheck(lambda a, b: tl.lu_solve(tl.lu_factor(a), b, trans=trans), (a, b),
-                       modes=("fwd", "rev", "eager"), order=2)
+                       modes=("jvp", "vjp", "eager"), order=2)
     # the packed factors themselves (pivoting chosen at a, fixed nearby)
     r = tf.asarray(rand(stable_rng("glu-r", trans), (2, 3, 3), dtype))
-    autograd.gradcheck(lambda a: tl.lu_factor(a)[0], (r,), modes=("fwd", "rev"), order=2)
+    autograd.gradcheck(lambda a: tl.lu_factor(a)[0], (r,), modes=("jvp", "vjp"), order=2)
 
 
 def test_lu_solve_gradient_vs_solve():
@@ -414,9 +414,9 @@ def test_det_gradient_at_singular_matrices_is_the_adjugate():
     z = np.zeros((3, 3))  # rank 0: adjugate 0
     assert_close(tf.grad(tl.det)(tf.asarray(z)), np.zeros((3, 3)))
     for x in (tf.asarray(m), tf.asarray(np.array([[1 + 1j, 2], [1j - 1, 2j]]))):
-        autograd.gradcheck(tl.det, (x,), modes=("fwd", "rev", "eager"), order=2)
+        autograd.gradcheck(tl.det, (x,), modes=("jvp", "vjp", "eager"), order=2)
     mixed = tf.asarray(np.stack([m, np.eye(3) * 2]))  # a batch with one singular matrix
-    autograd.gradcheck(tl.det, (mixed,), modes=("fwd", "rev"), order=2)
+    autograd.gradcheck(tl.det, (mixed,), modes=("jvp", "vjp"), order=2)
 
 
 def test_slogdet_and_solve_gradients_at_singular_matrices_raise():
@@ -434,7 +434,7 @@ def test_solve_pos_gradcheck(dtype, lower):
     a, b = _wc(("gpos", lower), dtype), _b(("gpos", lower), dtype, (3, 2))
     a = a @ tf.conj(tf.matrix_transpose(a))
     autograd.gradcheck(lambda a, b: tl.solve(a, b, assume_a="pos", lower=lower), (a, b),
-                       modes=("fwd", "rev"), order=2)
+                       modes=("jvp", "vjp"), order=2)
 
 
 @pytest.mark.parametrize("dtype", GDT)
@@ -444,10 +444,10 @@ def test_lu_gradcheck(dtype, shape, batch):
     # l and u (the permutation is chosen at a and fixed nearby); the packed rectangular
     # lu_factor; permute_l's p @ l
     a = tf.asarray(rand(stable_rng("glu2", dtype, shape, batch), batch + shape, dtype))
-    modes = ("fwd", "rev", "eager") if batch else ("fwd", "rev")
+    modes = ("jvp", "vjp", "eager") if batch else ("jvp", "vjp")
     autograd.gradcheck(lambda a: tl.lu(a)[1:], (a,), modes=modes, order=2)
-    autograd.gradcheck(lambda a: tl.lu(a, permute_l=True), (a,), modes=("fwd", "rev"), order=2)
-    autograd.gradcheck(lambda a: tl.lu_factor(a)[0], (a,), modes=("fwd", "rev"), order=2)
+    autograd.gradcheck(lambda a: tl.lu(a, permute_l=True), (a,), modes=("jvp", "vjp"), order=2)
+    autograd.gradcheck(lambda a: tl.lu_factor(a)[0], (a,), modes=("jvp", "vjp"), order=2)
 
 
 def test_lu_gradient_vs_scipy_differences_and_torch():

@@ -112,7 +112,7 @@ def _thin_full(a):
 def test_qr_gradcheck(dtype, shape, batch, mode):
     a = tf.asarray(sample(stable_rng("gqr", dtype, shape, batch, mode), batch + shape, dtype))
     f = _thin_full if mode == "full" else (lambda a: qr(a, mode=mode))
-    modes = ("fwd", "rev", "eager") if batch else ("fwd", "rev")
+    modes = ("jvp", "vjp", "eager") if batch else ("jvp", "vjp")
     autograd.gradcheck(f, (a,), modes=modes, order=2)
 
 
@@ -121,9 +121,9 @@ def test_qr_gradcheck(dtype, shape, batch, mode):
 def test_qr_gradcheck_one_factor(dtype, shape):
     # a loss on Q alone and on R alone (the other cotangent is zero)
     a = tf.asarray(sample(stable_rng("gqr1", dtype, shape), shape, dtype))
-    autograd.gradcheck(lambda a: qr(a, mode="economic")[0], (a,), modes=("fwd", "rev"),
+    autograd.gradcheck(lambda a: qr(a, mode="economic")[0], (a,), modes=("jvp", "vjp"),
                        order=2)
-    autograd.gradcheck(lambda a: qr(a, mode="economic")[1], (a,), modes=("fwd", "rev"),
+    autograd.gradcheck(lambda a: qr(a, mode="economic")[1], (a,), modes=("jvp", "vjp"),
                        order=2)
 
 

@@ -64,10 +64,10 @@ def test_svd_gesvd_driver_is_scipys(dtype, full):
 def test_svd_gesvd_gradcheck(dtype):
     a = tf.asarray(sample(stable_rng("ggesvd", dtype), (2, 4, 3), dtype))
     autograd.gradcheck(lambda a: GAUGE_INVARIANT["projectors"](
-        *tl.svd(a, full_matrices=False, lapack_driver="gesvd")), (a,), modes=("fwd", "rev"),
+        *tl.svd(a, full_matrices=False, lapack_driver="gesvd")), (a,), modes=("jvp", "vjp"),
         order=2)
     autograd.gradcheck(lambda a: tl.svd(a, compute_uv=False, lapack_driver="gesvd"), (a,),
-                       modes=("fwd", "rev"), order=2)
+                       modes=("jvp", "vjp"), order=2)
 
 
 def test_svd_errors_and_promotion():
@@ -95,7 +95,7 @@ def test_svd_gradcheck(dtype, shape, name):
     g = GAUGE_INVARIANT[name]
     a = tf.asarray(sample(stable_rng("gsvd", dtype, shape, name), shape, dtype))
     autograd.gradcheck(lambda a: g(*tl.svd(a, full_matrices=False)), (a,),
-                       modes=("fwd", "rev"), order=2)
+                       modes=("jvp", "vjp"), order=2)
 
 
 @pytest.mark.parametrize("dtype", ["float64", "complex128"])
@@ -103,8 +103,8 @@ def test_svd_full_matrices_batched_and_svdvals_gradients(dtype):
     a = tf.asarray(sample(stable_rng("gfull", dtype), (2, 4, 3), dtype))
     # full_matrices=True: the gradient of the thin part (the extra columns are fixed)
     autograd.gradcheck(lambda a: (lambda u, s, vh: (u[..., :, :3] * tf.expand_dims(s, -2))
-                                  @ vh)(*tl.svd(a)), (a,), modes=("fwd", "rev"), order=2)
-    autograd.gradcheck(tl.svdvals, (a,), modes=("fwd", "rev", "eager"), order=2)
+                                  @ vh)(*tl.svd(a)), (a,), modes=("jvp", "vjp"), order=2)
+    autograd.gradcheck(tl.svdvals, (a,), modes=("jvp", "vjp", "eager"), order=2)
 
 
 def test_repeated_singular_values_give_finite_gradients():

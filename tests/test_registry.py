@@ -22,7 +22,7 @@ def test_non_differentiable_primitives_say_why():
         if not p.differentiable:
             assert p.nondiff_reason, p.name
             with pytest.raises(TypeError, match="%s is not differentiable" % p.name):
-                p.rule("rev")
+                p.rule("vjp")
 
 
 def test_missing_rule_is_an_error_naming_primitive_and_mode():
@@ -32,10 +32,10 @@ def test_missing_rule_is_an_error_naming_primitive_and_mode():
     try:
         with pytest.raises(NotImplementedError, match=r"_test_without_rules: no VJP rule is "
                                                       r"registered \(reverse mode\)"):
-            p.rule("rev")
+            p.rule("vjp")
         with pytest.raises(NotImplementedError, match=r"_test_without_rules: no JVP rule is "
                                                       r"registered \(forward mode\)"):
-            p.rule("fwd")
+            p.rule("jvp")
     finally:
         del registry["_test_without_rules"]
 

@@ -238,10 +238,10 @@ def test_norm_gradient_at_scaled_magnitudes_matches_finite_differences(scale, p)
 def test_norm_gradient_gradcheck_complex_and_matrix():
     rng = np.random.default_rng(2)
     z = tf.asarray(rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4)))
-    autograd.gradcheck(lambda v: tl.norm(v), (z,), modes=("fwd", "rev"), order=2)
-    autograd.gradcheck(lambda v: tl.norm(v, 3, axis=1), (z,), modes=("fwd", "rev"), order=2)
+    autograd.gradcheck(lambda v: tl.norm(v), (z,), modes=("jvp", "vjp"), order=2)
+    autograd.gradcheck(lambda v: tl.norm(v, 3, axis=1), (z,), modes=("jvp", "vjp"), order=2)
     x = tf.asarray(rng.standard_normal((2, 3, 4)))
-    autograd.gradcheck(lambda v: tl.norm(v, "fro", axis=(1, 2)), (x,), modes=("fwd", "rev"),
+    autograd.gradcheck(lambda v: tl.norm(v, "fro", axis=(1, 2)), (x,), modes=("jvp", "vjp"),
                        order=2)
 
 
@@ -375,7 +375,7 @@ def test_solve_structure_gradients_match_finite_differences(assume_a, dtype):
     b = rng.standard_normal((4, 2)).astype(dtype)
     for lower in (False, True):
         autograd.gradcheck(lambda x, y: tl.solve(x, y, assume_a=assume_a, lower=lower),
-                           (tf.asarray(a), tf.asarray(b)), modes=("fwd", "rev"), order=1)
+                           (tf.asarray(a), tf.asarray(b)), modes=("jvp", "vjp"), order=1)
 
 
 # -- 7. error types and warnings as scipy's -------------------------------------------------

@@ -216,7 +216,7 @@ def test_svd_reconstruction_exact_at_a_zero_singular_value(dtype):
     np.testing.assert_allclose(float(d), float(np.sum(w * t)), rtol=tol * 10)
     if dtype == "float64":
         autograd.gradcheck(lambda x: (lambda u, s, vh: (u * tf.sin(s)) @ vh)(*tl.svd(x)),
-                           (tf.asarray(a),), modes=("fwd", "rev"), order=1)
+                           (tf.asarray(a),), modes=("jvp", "vjp"), order=1)
 
 
 def test_norm_ord2_exact_with_a_zero_singular_value():

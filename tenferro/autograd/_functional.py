@@ -93,7 +93,7 @@ class JVPTrace(Trace):
         if not _differentiated(rp, primals, mine, out):
             return out
         tangents = tuple(a.tangent if a._trace is self else None for a in args)
-        rule = rp.jvp if rp.jvp is not None else rp.rule("fwd")
+        rule = rp.jvp if rp.jvp is not None else rp.rule("jvp")
         t = rule(tangents, primals, out, params)
         trusted = getattr(rule, "trusted", False)   # tenferro's rules, verified by its tests
         if not prim.multiple_results:

@@ -10,6 +10,8 @@ conj Wirtinger" gradient), checked without computing a full Jacobian.  Higher or
 check the derivative functions themselves (the JVP along ``t``, the VJP of ``c``) in
 the same way, so second-order rules (rules of rules) are covered.
 """
+import warnings
+
 import numpy as np
 
 from .._ops import asarray, to_numpy, zeros_like
@@ -35,15 +37,18 @@ class GradcheckError(AssertionError):
     """A derivative disagrees with finite differences."""
 
 
-_MODES = ("fwd", "rev", "eager")
+_MODES = ("jvp", "vjp", "eager")
+# the names modes had before the one vocabulary ("jvp"/"vjp", as Primitive.rule and
+# AdContext use): still accepted, with a DeprecationWarning
+_OLD_MODES = {"fwd": "jvp", "rev": "vjp"}
 
 
-def gradcheck(f, args, modes=("fwd", "rev"), order=2, eps=None, atol=None, rtol=None, seed=0):
+def gradcheck(f, args, modes=("jvp", "vjp"), order=2, eps=None, atol=None, rtol=None, seed=0):
     """Check the derivatives of ``f`` at ``args`` against finite differences.
 
     ``f(*args)`` returns a tensor or a tuple of tensors; ``args`` are floating-point or
-    complex tensors.  ``modes``: any of ``"fwd"`` (``jvp``), ``"rev"`` (``vjp``) and
-    ``"eager"`` (``backward`` on the tape).  ``order``: derivatives up to this order are
+    complex tensors.  ``modes``: any of ``"jvp"`` (forward mode), ``"vjp"``
+    (functional reverse mode) and ``"eager"`` (``backward`` on the tape).  ``order``: derivatives up to this order are
     checked (order 2 checks every mode's derivative function in every mode).  ``eps``,
     ``atol``, ``rtol`` default to :data:`TOLERANCES` for the lowest precision involved.
     Returns True or raises :class:`GradcheckError` naming mode, order and value.
@@ -55,6 +60,10 @@ def gradcheck(f, args, modes=("fwd", "rev"), order=2, eps=None, atol=None, rtol=
         if not isinstance(a, Tensor) or a.dtype.kind not in "fc":
             raise TypeError("tenferro.autograd.gradcheck: argument %d must be a floating-point "
                             "or complex tensor, got %s" % (i, getattr(a, "dtype", type(a))))
+    if any(m in _OLD_MODES for m in modes):
+        warnings.warn("tenferro.autograd.gradcheck: modes 'fwd'/'rev' are now called "
+                      "'jvp'/'vjp'", DeprecationWarning, stacklevel=2)
+        modes = tuple(_OLD_MODES.get(m, m) for m in modes)
     for m in modes:
         if m not in _MODES:
             raise ValueError("tenferro.autograd.gradcheck: unknown mode %r; expected some of %s"
@@ -106,7 +115,7 @@ def _check(f, args, modes, order, k, given, rng, name):
     fd = [(_host(p) - _host(m)) / (2 * h) for p, m, ok in zip(fp, fm, inexact) if ok]
     where = "%s (derivative order %d)" % (name, k)
     for mode in modes:
-        if mode == "fwd":
+        if mode == "jvp":
             touts = [t for t, ok in zip(_outputs(jvp(f, args, ts)[1]), inexact) if ok]
             for j, (t, d) in enumerate(zip(touts, fd)):
                 _close(_host(t), d, atol, rtol, "forward mode (jvp) of %s, output %d" % (where, j))
@@ -125,19 +134,19 @@ def _check(f, args, modes, order, k, given, rng, name):
                 raise GradcheckError(
                     "tenferro.autograd.gradcheck: reverse mode (%s) of %s disagrees with finite "
                     "differences: Re<vjp(c), t> = %.12g but Re<c, J t> = %.12g (difference %.3g, "
-                    "atol %.1g, rtol %.1g)" % ("vjp" if mode == "rev" else "eager backward",
+                    "atol %.1g, rtol %.1g)" % ("vjp" if mode == "vjp" else "eager backward",
                                                where, rhs, lhs, abs(lhs - rhs), atol, rtol))
     if order > 1:
         for mode in modes:
             d = _derivative(mode, f, ts, cs, inexact)
             inner = modes if mode != "eager" else ("eager",)
             _check(d, args, inner, order - 1, k + 1, given, rng, "%s of %s" % (
-                {"fwd": "jvp", "rev": "vjp", "eager": "backward"}[mode], name))
+                {"jvp": "jvp", "vjp": "vjp", "eager": "backward"}[mode], name))
 
 
 def _reverse(mode, f, args, cs, inexact):
     """Input cotangents of ``f`` at ``args`` for output cotangents ``cs``."""
-    if mode == "rev":
+    if mode == "vjp":
         out, fn = vjp(f, *args)
         flat, tree = tree_flatten(out)
         it = iter(cs)
@@ -160,7 +169,7 @@ def _reverse(mode, f, args, cs, inexact):
 
 def _derivative(mode, f, ts, cs, inexact):
     """The function ``x -> J(x) t`` (fwd) or ``x -> J(x)^* c`` (rev, eager)."""
-    if mode == "fwd":
+    if mode == "jvp":
         def d(*xs):
             return tuple(_outputs(jvp(f, xs, ts)[1]))
     else:

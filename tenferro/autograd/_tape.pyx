@@ -157,7 +157,7 @@ cdef class Node:
         if _epoch() != self.epoch:
             self.check_unmodified()
         prim = self.prim
-        rule = prim.vjp or prim.rule("rev")  # rule() raises, naming prim and mode
+        rule = prim.vjp or prim.rule("vjp")  # rule() raises, naming prim and mode
         res = rule(cts[0] if self.nout == 1 else tuple(cts), self.primals,
                    self.outputs(create_graph), self.params, needs)
         if not getattr(rule, "trusted", False):  # tenferro's rules are verified by its tests

@@ -34,19 +34,31 @@ Example (see docs/autodiff.md)::
     def softplus(x):
         return softplus_p.bind(tf.asarray(x))
 """
+from __future__ import annotations
+
 import inspect
+from typing import Any, Callable, Optional, Sequence
 
 from .. import _primitive
 from .._ir import is_abstract  # noqa: F401  (re-exported)
 from .._primitive import Primitive, bind, registry  # noqa: F401  (re-exported)
+from .._tensor import Tensor  # noqa: F401  (in the annotations)
 from ._check import check  # noqa: F401  (re-exported)
+
+#: ``fn(tangents, primals, out, params) -> tangent`` (tuple for multiple results)
+JvpRule = Callable[[Sequence[Optional["Tensor"]], Sequence["Tensor"], Any, dict], Any]
+#: ``fn(ct, primals, out, params, needs) -> cotangents`` (one per primal, or None)
+VjpRule = Callable[[Any, Sequence["Tensor"], Any, dict, Sequence[bool]],
+                   Sequence[Optional["Tensor"]]]
+#: a per-argument rule: ``fn(g, *primals, out=..., **params) -> Tensor`` (or None)
+ArgRule = Optional[Callable[..., Any]]
 
 __all__ = ["Primitive", "bind", "defjvp", "defvjp", "def_jvp_rule", "def_vjp_rule",
            "deflinear", "def_impl", "zero_derivative", "is_differentiated", "check",
            "is_abstract"]
 
 
-def is_differentiated(*tensors):
+def is_differentiated(*tensors: "Tensor") -> bool:
     """Whether an operation on any of ``tensors`` can itself be differentiated: one is a
     tracer of an active transform, or grad mode is on and one requires grad.
 
@@ -59,7 +71,7 @@ def is_differentiated(*tensors):
     return any(t._trace is not None or (tape and t.requires_grad) for t in tensors)
 
 
-def def_jvp_rule(prim, fn):
+def def_jvp_rule(prim: Primitive, fn: JvpRule) -> JvpRule:
     """Register the full JVP rule ``fn(tangents, primals, out, params) -> tangent``
     (``tangents`` has ``None`` for zero tangents; return ``None`` for a zero output
     tangent, a tuple for multiple-result primitives)."""
@@ -67,7 +79,7 @@ def def_jvp_rule(prim, fn):
     return fn
 
 
-def def_vjp_rule(prim, fn):
+def def_vjp_rule(prim: Primitive, fn: VjpRule) -> VjpRule:
     """Register the full VJP rule ``fn(ct, primals, out, params, needs) -> cotangents``
     (one entry per primal, ``None`` where ``needs[i]`` is false or the cotangent is
     zero; ``ct`` is a tuple, with ``None`` for zero cotangents, for multiple-result
@@ -102,7 +114,7 @@ def _caller(fn):
         False
 
 
-def defjvp(prim, *fns):
+def defjvp(prim: Primitive, *fns: ArgRule) -> JvpRule:
     """Per-argument JVP rules (see the module docstring)."""
     return def_jvp_rule(prim, _per_argument_jvp(prim, fns))
 
@@ -133,7 +145,7 @@ def _per_argument_jvp(prim, fns):
     return jvp
 
 
-def defvjp(prim, *fns):
+def defvjp(prim: Primitive, *fns: ArgRule) -> VjpRule:
     """Per-argument VJP rules (see the module docstring)."""
     return def_vjp_rule(prim, _per_argument_vjp(prim, fns))
 
@@ -172,7 +184,7 @@ def _arity(prim, fns, primals):
                         % (prim.name, len(fns), len(primals)))
 
 
-def deflinear(prim, transpose):
+def deflinear(prim: Primitive, transpose: Callable[..., Any]) -> None:
     """Rules of a primitive linear in its (single differentiable, first) argument:
     the JVP applies the primitive to the tangent; the VJP is ``transpose(ct, *primals,
     out=out, **params)`` (declaring only the keywords it uses)."""
@@ -191,13 +203,14 @@ def deflinear(prim, transpose):
     def_vjp_rule(prim, vjp)
 
 
-def zero_derivative(prim):
+def zero_derivative(prim: Primitive) -> None:
     """Mark a float-valued primitive whose derivative is zero almost everywhere
     (floor, sign, ...): the eager tape gives zero gradients through it, as PyTorch."""
     prim.zero_derivative = True
 
 
-def def_impl(prim, device_type, fn):
+def def_impl(prim: Primitive, device_type: str,
+             fn: Callable[..., Any]) -> Callable[..., Any]:
     """Register ``fn`` (device arrays in, device array out, ``**params``) as the
     implementation of ``prim`` on devices of ``device_type`` (e.g. ``"cpu"``).  It
     must return new device arrays, not its inputs or views of them (unless the

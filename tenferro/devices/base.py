@@ -19,16 +19,26 @@ driver's device arrays *are* ndarrays).  Everything else -- dtype promotion,
 broadcasting rules, argument checking, autodiff -- lives above the driver, so a
 driver is only compute and memory.
 """
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, FrozenSet, Mapping, Optional, Protocol, Tuple
+
+import numpy as np
+
 from .. import _dtypes, _primitive
 from .._errors import UnsupportedOperation
 
+#: An implementation: device arrays in (positionally), the primitive's parameters as
+#: keywords, device array(s) out.
+Implementation = Callable[..., Any]
 
-class DeviceArray:
-    """Protocol documentation only: ndarray-like metadata every driver's storage has."""
 
-    shape: tuple
-    dtype: object
-    strides: tuple
+class DeviceArray(Protocol):
+    """The ndarray-like metadata every driver's storage has (a structural type)."""
+
+    shape: Tuple[int, ...]
+    dtype: np.dtype
+    strides: Tuple[int, ...]
     ndim: int
     size: int
 
@@ -36,27 +46,31 @@ class DeviceArray:
 class Driver:
     """Base class for device drivers (subclass it, set ``name``, fill ``implementations``)."""
 
-    name = None
-    dtypes = frozenset()
+    #: The device type this driver serves ("cpu", "webgpu", ...).
+    name: Optional[str] = None
+    #: The dtypes its tensors can hold.
+    dtypes: FrozenSet[np.dtype] = frozenset()
+    #: primitive name -> implementation (per instance; see :meth:`__init__`).
+    implementations: Dict[str, Implementation]
     #: The dtype per kind ("b", "i", "f", "c") that tensors get here when nothing fixes
     #: one: creation functions without ``dtype=`` and Python data (scalars, lists).
     #: NumPy's defaults; a device without float64 picks float32 (as JAX does, and
     #: PyTorch on MPS).  Data that has a dtype of its own (an ndarray) keeps it.
-    default_dtypes = {"b": _dtypes.bool_, "i": _dtypes.int64, "f": _dtypes.float64,
+    default_dtypes: Mapping[str, np.dtype] = {"b": _dtypes.bool_, "i": _dtypes.int64, "f": _dtypes.float64,
                       "c": _dtypes.complex128}
 
     # -- buffer reuse in compiled programs (tenferro.compile) -----------------------
     #: Primitives whose implementation may return device arrays sharing memory with
     #: its inputs (views); every other implementation must return new device arrays.
-    view_ops = frozenset()
+    view_ops: FrozenSet[str] = frozenset()
     #: Primitives whose (single-result) implementation also takes ``out=``: a device
     #: array of exactly the output's shape and dtype that it writes the result into and
     #: returns; ``out`` may be the very same device array as one of the inputs (never
     #: a partial overlap).  A compiled program then passes an input that dies at that
     #: step as ``out`` (in-place).  Empty: no in-place reuse on this driver.
-    inplace_ops = frozenset()
+    inplace_ops: FrozenSet[str] = frozenset()
 
-    def __init__(self):
+    def __init__(self) -> None:
         # The table of this device type's implementations: the class's own, under what
         # extensions registered for the type (tenferro._primitive.def_impl), which
         # keeps reaching this instance as later registrations arrive.
@@ -66,48 +80,52 @@ class Driver:
         self.implementations = table
 
     # -- discovery ---------------------------------------------------------------
-    def device_count(self):
+    def device_count(self) -> int:
         """How many devices of this type this machine has (0 if the runtime is missing)."""
         return 0
 
-    def unavailable_reason(self):
+    def unavailable_reason(self) -> str:
         return "no %s device found" % self.name
 
-    def info(self, index=0):
+    def info(self, index: int = 0) -> Dict[str, Any]:
         """A dict describing device ``index`` (shown by ``tenferro.show_config()``)."""
         return {}
 
     # -- memory ------------------------------------------------------------------
-    def empty(self, shape, dtype, device):
+    def empty(self, shape: Tuple[int, ...], dtype: np.dtype, device: Device) -> DeviceArray:
         raise NotImplementedError
 
-    def full(self, shape, dtype, value, device):
-        import numpy as np
-
+    def full(self, shape: Tuple[int, ...], dtype: np.dtype, value: Any,
+             device: Device) -> DeviceArray:
         out = self.empty(shape, dtype, device)
         fill = self.from_numpy(np.full((), value, dtype), device)
         self.lookup("assign", device, dtype)(out, fill)
         return out
 
-    def from_numpy(self, array, device):
+    def from_numpy(self, array: np.ndarray, device: Device) -> DeviceArray:
         raise NotImplementedError
 
-    def to_numpy(self, data):
+    def to_numpy(self, data: DeviceArray) -> np.ndarray:
         raise NotImplementedError
 
-    def synchronize(self, device):
+    def synchronize(self, device: Device) -> None:
         pass
 
     # -- ops -----------------------------------------------------------------------
-    def supports(self, op, dtype):
+    def supports(self, op: str, dtype: np.dtype) -> bool:
         return op in self.implementations and dtype in self.dtypes
 
     def __reduce__(self):   # by name: the registered driver of the unpickling process
         from . import get_driver
         return get_driver, (self.name,)
 
-    def lookup(self, op, device, dtype=None):
-        """The implementation of primitive ``op``; UnsupportedOperation if there is none."""
+    def lookup(self, op: str, device: Device,
+               dtype: Optional[np.dtype] = None) -> Implementation:
+        """The implementation of primitive ``op`` on ``device`` for inputs of ``dtype``;
+        UnsupportedOperation naming them if there is none.  The one lookup every layer
+        uses (eager ``bind``, the ops' ``out=``, einsum plans, compiled programs); hot
+        paths inline its dict probe of :attr:`implementations` and call it for the
+        error."""
         fn = self.implementations.get(op)
         if fn is None:
             raise UnsupportedOperation(device, op, dtype)
@@ -119,7 +137,7 @@ class Device:
 
     __slots__ = ("driver", "type", "index", "_name", "_fast")
 
-    def __init__(self, driver, type, index=0):
+    def __init__(self, driver: Driver, type: str, index: int = 0) -> None:
         self.driver = driver
         self.type = type
         self.index = index
@@ -148,5 +166,5 @@ class Device:
         from . import device
         return device, (self._name,)
 
-    def synchronize(self):
+    def synchronize(self) -> None:
         self.driver.synchronize(self)

@@ -205,9 +205,13 @@ class Program:
                 if not isinstance(i, Var) and i._device is not dev:
                     raise DeviceMismatchError("Program (a constant of %s)" % n.prim.name,
                                               [i._device, dev])
-            fn = None if n.prim.impl is not None else dev.driver.implementations.get(n.prim.name)
-            if fn is None and n.prim is fused_p:
+            if n.prim.impl is not None:
+                fn = None
+            elif n.prim is fused_p and fused_p.name not in dev.driver.implementations:
                 fn = run_unfused(dev)   # a driver without fused kernels: node by node
+            else:
+                fn = dev.driver.lookup(n.prim.name, dev, n.inputs[0].dtype if n.inputs
+                                       else None)
             steps.append((n, fn, [id(i) if isinstance(i, Var) else None for i in n.inputs],
                           [None if isinstance(i, Var) else i._data for i in n.inputs],
                           donate, tuple(free)))
