@@ -4,6 +4,10 @@ Every ``tenferro/_kernels/*.pyx.tp`` is rendered with Tempita into a ``.pyx``
 (generated, never committed), then every ``.pyx`` there becomes one extension
 module compiled with ``-O3`` and OpenMP (``_tape.pyx``, the eager autodiff tape's
 compiled core, is built the same way: it has no loops for the flags to matter).
+A ``*.pxi.tp`` is rendered the same way into a ``.pxi`` that a module ``include``s
+(``_lapack.pyx`` is put together from one per routine family), and a template line
+``{{include "NAME"}}`` is replaced by the text of NAME beside it before rendering
+(Tempita definitions that several templates share, as ``_lapack_defs.tpi``).
 
 Environment knobs:
 
@@ -14,6 +18,7 @@ Environment knobs:
 * ``TENFERRO_EXT=_elementwise,_reduce`` -- build only these modules (kernel development).
 """
 import os
+import re
 import sys
 import glob
 import shutil
@@ -28,16 +33,29 @@ KDIR = os.path.join("tenferro", "_kernels")
 ADIR_TAPE = os.path.join("tenferro", "autograd", "_tape.pyx")
 
 
+INCLUDE = re.compile(r'^\{\{include "([^"]+)"\}\}\n', re.M)
+
+
+def read_template(path):
+    """The text of template path, each ``{{include "NAME"}}`` line replaced by the text
+    of the file NAME in the same folder (recursively)."""
+    with open(path) as f:
+        src = f.read()
+    here = os.path.dirname(path)
+    return INCLUDE.sub(lambda m: read_template(os.path.join(here, m.group(1))), src)
+
+
 def render_templates(only=()):
+    """Render the templates (with TENFERRO_EXT, only those modules' ``.pyx.tp``; the
+    included ``.pxi.tp`` always, as it is not known here which module includes them)."""
     from Cython import Tempita
 
     for tp in glob.glob(os.path.join(HERE, KDIR, "*.tp")):
         target = tp[:-3]
-        if only and os.path.basename(target).split(".")[0] not in only:
+        if (only and target.endswith(".pyx")
+                and os.path.basename(target).split(".")[0] not in only):
             continue
-        with open(tp) as f:
-            src = f.read()
-        text = Tempita.sub(src)
+        text = Tempita.sub(read_template(tp))
         header = "# Generated from %s by setup.py: do not edit.\n" % os.path.basename(tp)
         text = header + text
         old = open(target).read() if os.path.exists(target) else None
