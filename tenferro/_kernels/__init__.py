@@ -1,7 +1,7 @@
-"""tenferro's compiled CPU kernels (Cython, nogil, OpenMP).
+"""tenferro's compiled CPU kernels (Cython, nogil, OpenMP): compute only, importing nothing
+from tenferro.
 
-Only :mod:`tenferro.devices.cpu` imports from here, except ``_tape``: not a kernel but
-the compiled core of the eager autodiff tape (nodes, recording, backward), imported by
-:mod:`tenferro._tensor` and :mod:`tenferro.autograd._engine`.  See ``CONTRACT.md`` beside this
-file for the calling convention every kernel module follows.
+Only :mod:`tenferro.devices.cpu` and the ``cpu`` implementations extensions register
+(:mod:`tenferro.linalg`) import from here.  See ``CONTRACT.md`` beside this file for the
+calling convention every kernel module follows.
 """

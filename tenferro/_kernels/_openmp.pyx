@@ -1,5 +1,5 @@
 # cython: language_level=3
-"""OpenMP facts for tenferro's thread policy (tenferro/_threads.py decides; this only reports)."""
+"""OpenMP facts for tenferro's thread policy (tenferro/devices/cpu/threads.py decides; this only reports)."""
 
 IF TENFERRO_HAVE_OPENMP:
     cimport openmp

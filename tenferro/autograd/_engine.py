@@ -112,7 +112,7 @@ class set_grad_enabled(_GradModeContext):
 
 # -- graph nodes -------------------------------------------------------------------------
 # Node, the eager tape's TapeNode and ZeroNode, record and run_backward are compiled
-# (tenferro/_kernels/_tape.pyx); the nodes below are not on the per-op path.
+# (tenferro/autograd/_tape.pyx); the nodes below are not on the per-op path.
 
 # Held while a gradient is added into a leaf's ``.grad`` (reentrant: a hook may run a
 # backward pass of its own), so that concurrent backward passes sharing leaves sum.

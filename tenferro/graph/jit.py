@@ -1,5 +1,5 @@
 """``jit``: trace a function on the first call for each signature, compile it into a
-:class:`~tenferro.autograd._program.Program` and cache the program.
+:class:`~tenferro.graph.Program` and cache the program.
 
 The signature decides which calls may share a program, so it must tell apart every
 pair of calls that could give different results: non-tensor arguments are keyed by type
