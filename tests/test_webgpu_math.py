@@ -119,7 +119,8 @@ def fit_erf_coefficients():
 
 
 def test_erf_coefficients_are_reproducible():
-    for got, want in zip((wgsl_math.ERF_A, wgsl_math.ERF_B, wgsl_math.ERF_C), fit_erf_coefficients()):
+    coefficients = (wgsl_math.ERF_A, wgsl_math.ERF_B, wgsl_math.ERF_C)
+    for got, want in zip(coefficients, fit_erf_coefficients()):
         np.testing.assert_allclose(np.array(got, F32), want, rtol=3e-7)
     # beyond the last split erf rounds to 1 in float32
     assert np.float32(erf(wgsl_math.ERF_SPLITS[2])) == 1.0

@@ -534,7 +534,8 @@ def test_fused_falls_back_when_the_adapter_has_too_few_bindings(monkeypatch, dis
     g = tf.trace(lambda a, b, c, d: a * b + c * d - a, *[gpu(x) for x in xs])
     p = tf.compile(g)
     assert prims(p) == ["fused_elementwise"]
-    monkeypatch.setitem(W.context.get_context().limits, "max_storage_buffers_per_shader_stage", 4)
+    limits = W.context.get_context().limits
+    monkeypatch.setitem(limits, "max_storage_buffers_per_shader_stage", 4)
     got = p(*[gpu(x) for x in xs])
     assert len(dispatches) == 4                         # node by node
     check(got, xs[0] * xs[1] + xs[2] * xs[3] - xs[0], rtol=1e-6)

@@ -42,6 +42,7 @@ def kind(dtype):
 
 
 def check_dtype(dtype, op, device):
+    """Raise :func:`unsupported` unless arrays of ``dtype`` exist here."""
     if dtype not in STORE:
         raise unsupported(device, op, dtype)
 
@@ -99,6 +100,7 @@ class WGPUArray:
 
 
 def c_strides(shape):
+    """The C-order element strides of ``shape``."""
     st = []
     acc = 1
     for n in reversed(shape):
@@ -108,6 +110,7 @@ def c_strides(shape):
 
 
 def is_c(shape, estrides):
+    """Whether element strides ``estrides`` lay ``shape`` out in C order."""
     acc = 1
     for n, s in zip(reversed(shape), reversed(estrides)):
         if n != 1 and s != acc:

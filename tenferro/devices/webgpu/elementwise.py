@@ -81,7 +81,7 @@ for _op, _sym in _CMP.items():
     _F_BINARY[_op] = "x %s y" % _sym
     _I_BINARY[_op] = "x %s y" % _sym
 _F_BINARY["not_equal"] = "!(x == y) || f_isnan(x) || f_isnan(y)"
-# int64 (value type vec2<u32>, the l_ helpers of _wgsl.PRELUDE64); no division,
+# int64 (value type vec2<u32>, the l_ helpers of wgsl_math.PRELUDE64); no division,
 # remainder, power, shifts or reciprocal: those raise (declared in supports)
 _L_UNARY = {
     "negative": "l_neg(x)", "positive": "x", "abs": "l_abs(x)", "sign": "l_sign(x)",

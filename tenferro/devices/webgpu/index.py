@@ -20,6 +20,7 @@ implementations = {}   # op -> the driver function
 # -- views -------------------------------------------------------------------------------
 
 def reshape(x, *, shape, copy=None):
+    """``x`` in ``shape``: a view where its layout allows (and ``copy`` is not true)."""
     shape = tuple(shape)
     if not copy and x.c_contiguous:
         return x.view(shape, c_strides(shape), x.offset)
@@ -40,8 +41,9 @@ def _broadcast_to(x, *, shape):
 
 
 def basic_index(x, *, key):
-    """``key`` as the CPU driver's: ("i", int) | ("s", start, stop, step) | ("n",) per
-    entry, applied to the leading axes (the rest kept whole)."""
+    """A view of ``x`` at the basic index ``key``, as the CPU driver's: ("i", int) |
+    ("s", start, stop, step) | ("n",) per entry, applied to the leading axes (the rest
+    kept whole)."""
     shape, st = [], []
     off = x.offset
     ax = 0
@@ -69,6 +71,7 @@ def basic_index(x, *, key):
 
 
 def diagonal(x, *, offset, axis1, axis2):
+    """A read-only view of ``x``'s diagonal ``offset`` over ``axis1`` and ``axis2``, last."""
     n1, n2 = x.shape[axis1], x.shape[axis2]
     s1, s2 = x.estrides[axis1], x.estrides[axis2]
     if offset >= 0:

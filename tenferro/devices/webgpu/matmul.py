@@ -25,6 +25,7 @@ def kernel(M, N):
 
 
 def matmul(a, b):
+    """The batched product of ``a`` (..., M, K) and ``b`` (..., K, N), equal batch shapes."""
     dev = a.device
     if a.dtype != b.dtype or a.dtype not in (F32, I32):
         raise unsupported(dev, "matmul", a.dtype if a.dtype != F32 else b.dtype)

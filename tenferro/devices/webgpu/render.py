@@ -120,6 +120,7 @@ def contiguous_copy(x):
 
 
 def broadcast_view(x, shape, op="broadcast_to"):
+    """``x`` broadcast to ``shape`` as a read-only view (stride 0 along new axes)."""
     if x.shape == shape:
         return x
     nd = len(shape)
@@ -140,4 +141,5 @@ def broadcast_view(x, shape, op="broadcast_to"):
 
 
 def broadcast_shape(op, *shapes):
+    """The broadcast shape of ``shapes`` (the core's error message if there is none)."""
     return tuple(broadcast_shapes(op, *shapes))
