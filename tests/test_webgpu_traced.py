@@ -541,6 +541,24 @@ def test_fused_falls_back_when_the_adapter_has_too_few_bindings(monkeypatch, dis
     check(got, xs[0] * xs[1] + xs[2] * xs[3] - xs[0], rtol=1e-6)
 
 
+def test_fused_kernel_plans_live_with_their_program():
+    import gc
+    import weakref
+
+    # the driver keeps each group's kernel plan itself (not in the sub-graph's
+    # __dict__), and lets it go with the program
+    x = gpu(rand((5,), 40))
+    p = tf.compile(tf.trace(lambda a: tf.sin(a) * a + 1.0, x))
+    assert prims(p) == ["fused_elementwise"]
+    check(p(x), np.sin(host(x)) * host(x) + 1.0, rtol=1e-6)
+    sub = p.graph.nodes[0].params["graph"]
+    assert W.fused._PLANS.get(sub) is not None and "_wgsl_fused" not in vars(sub)
+    alive = weakref.ref(sub)
+    del p, sub
+    gc.collect()
+    assert alive() is None
+
+
 def test_fused_gradients_vs_cpu():
     xn, yn = rand((3, 40), 24), rand((40,), 25)
 
