@@ -23,8 +23,6 @@ LAYERS = [
 ]
 # (importer, imported) pairs still to fix: empty, and it must stay so
 ALLOWED = set()
-# files still importing after their code (a bottom-of-file import): to empty
-LATE_IMPORTS_ALLOWED = {"tenferro/devices/webgpu.py"}
 # who may import tenferro._kernels (tenferro/_kernels/CONTRACT.md)
 KERNEL_USERS = ("tenferro.devices.cpu", "tenferro.linalg")
 
@@ -98,8 +96,6 @@ def test_no_import_after_code():
     environment set-up) -- a bottom-of-file import hides a cycle."""
     bad = []
     for path, mod in _modules():
-        if str(path.relative_to(ROOT.parent)) in LATE_IMPORTS_ALLOWED:
-            continue
         body = ast.parse(path.read_text()).body
         seen_def = False
         for node in body:

@@ -361,7 +361,8 @@ def test_int_mean_needs_float64():
 # -- dispatch limits, caches, pool -----------------------------------------------------------
 
 def test_more_than_65535_workgroups():
-    n = 65535 * W.WG + 3  # the 2-D dispatch grid: more workgroups than one dimension holds
+    # the 2-D dispatch grid: more workgroups than one dimension holds
+    n = 65535 * W.wgsl.WORKGROUP + 3
     a = np.arange(n, dtype=np.float32)
     t = gpu(a) + 1.0
     got = host(t)
@@ -385,7 +386,7 @@ def test_matmul_more_than_65535_workgroups(sa, sb):
 
 
 def test_buffer_too_large_is_rejected():
-    limit = W._context().max_binding
+    limit = W.context.get_context().max_binding
     n = limit // 4 + 1
     with pytest.raises(MemoryError, match=r"tenferro.empty: a WebGPU buffer of %d bytes "
                        r"exceeds the device's limit of %d bytes" % (4 * n, limit)):
@@ -396,12 +397,12 @@ def test_pipeline_cache_compiles_once():
     a = gpu(sample((7, 3), F32))
     body = "x * 3.0 + 0.25"  # a kernel no other test renders
     before = W.pipeline_info()["compiles"]
-    r = W._run_elementwise("test", body, [a._data], F32)
+    r = W.render.run_elementwise("test", body, [a._data], F32)
     assert W.pipeline_info()["compiles"] == before + 1
     for shape in [(7, 3), (2, 5, 4), (1,)]:  # any layout: the same source, no compile
         x = sample(shape, F32)
-        r = W._run_elementwise("test", body, [gpu(x).mT._data if x.ndim > 1 else
-                                               gpu(x)._data], F32)
+        r = W.render.run_elementwise("test", body, [gpu(x).mT._data if x.ndim > 1 else
+                                                      gpu(x)._data], F32)
         want = (x.swapaxes(-1, -2) if x.ndim > 1 else x) * 3 + 0.25
         np.testing.assert_allclose(_drv.to_numpy(r), want, rtol=1e-6)
     assert W.pipeline_info()["compiles"] == before + 1
@@ -574,9 +575,9 @@ def _mm_sample(shape, dtype, seed):
 
 def test_matmul_kernel_choice():
     # the register-blocked kernel unless one 16 x 16 tile holds the product
-    assert W._matmul_kernel(16, 16)[0] is W._wgsl.MATMUL
+    assert W.matmul.kernel(16, 16)[0] is W.wgsl_matmul.MATMUL
     for m, n in [(17, 16), (16, 17), (1, 1024), (64, 64)]:
-        assert W._matmul_kernel(m, n) == (W._wgsl.MATMUL_RB, 64)
+        assert W.matmul.kernel(m, n) == (W.wgsl_matmul.MATMUL_RB, 64)
 
 
 _EDGE = (63, 64, 65, 127, 129)
@@ -652,7 +653,7 @@ def test_matmul_k_pieces_and_grid_blocks(monkeypatch, dtype):
     sa, sb = _mm_sample((5, 16, 129), dtype, seed=48), _mm_sample((5, 129, 16), dtype, seed=49)
     ga, gb, gsa, gsb = gpu(a), gpu(b), gpu(sa), gpu(sb)
     calls = {"sa": [], "ta": []}     # the groups of each RB (sa) and small (ta) dispatch
-    dispatch = W._Context.dispatch
+    dispatch = W.context.Context.dispatch
 
     def counting(self, source, storages, meta, n, groups=None):
         for name, got in calls.items():
@@ -660,9 +661,9 @@ def test_matmul_k_pieces_and_grid_blocks(monkeypatch, dtype):
                 got.append(groups)
         return dispatch(self, source, storages, meta, n, groups)
 
-    monkeypatch.setattr(W._Context, "dispatch", counting)
-    monkeypatch.setattr(W._wgsl, "MATMUL_KCHUNK", 64)
-    monkeypatch.setattr(W, "_MAX_GROUPS_X", 2)
+    monkeypatch.setattr(W.context.Context, "dispatch", counting)
+    monkeypatch.setattr(W.wgsl_matmul, "MATMUL_KCHUNK", 64)
+    monkeypatch.setattr(W.matmul, "MAX_GROUPS_X", 2)
     big, small = ga @ gb, gsa @ gsb
     monkeypatch.undo()
     # 8 batch blocks x 2 row blocks x 2 column blocks x 4 pieces of K, and 3 x 1 x 1 x 3
@@ -756,7 +757,7 @@ def test_submissions_are_batched():
 def test_cached_bind_groups_see_recycled_buffers_contents():
     # A loop of small ops binds the same pooled buffers again and again, so their bind
     # groups come from the cache; each result must still be the new contents'.
-    ctx = W._context()
+    ctx = W.context.get_context()
     a, b = sample(3, F32, seed=60), sample(3, F32, seed=61)
     ta, tb = gpu(a), gpu(b)
     r = ta + tb
@@ -777,24 +778,24 @@ def test_cached_bind_groups_see_recycled_buffers_contents():
 
 
 def test_bind_group_cache_key_and_bound():
-    ctx = W._context()
+    ctx = W.context.get_context()
     x = gpu(sample((4, 5), F32, seed=62))
     s1, s2 = x._data.storage, tf.exp(x)._data.storage
-    pipe, layout = ctx.pipeline(W._elementwise_source("exp(x)", (F32,), F32))
+    pipe, layout = ctx.pipeline(W.render.elementwise_source("exp(x)", (F32,), F32))
     m1, m2 = ctx.meta([1, 2, 3]), ctx.meta([1, 2, 4])
     g = ctx.bind_group(pipe, layout, (s1.buffer, s2.buffer), m1)
     assert ctx.bind_group(pipe, layout, (s1.buffer, s2.buffer), m1) is g
     assert ctx.bind_group(pipe, layout, (s2.buffer, s1.buffer), m1) is not g
     assert ctx.bind_group(pipe, layout, (s1.buffer, s2.buffer), m2) is not g
-    for k in range(W._BIND_GROUPS + 10):   # distinct meta buffers: distinct groups
+    for k in range(W.context.BIND_GROUPS + 10):  # distinct meta buffers: distinct groups
         ctx.bind_group(pipe, layout, (s1.buffer, s2.buffer), ctx.meta([7, k]))
-    assert len(ctx.bind_groups) <= W._BIND_GROUPS
+    assert len(ctx.bind_groups) <= W.context.BIND_GROUPS
 
 
 def test_bind_group_cache_lets_dropped_buffers_go():
     import gc
 
-    ctx = W._context()
+    ctx = W.context.get_context()
     x = sample((33, 9), F32, seed=63)
     t = gpu(x)
     check(tf.sin(t), np.sin(x.astype(np.float64)), F32, rtol=1e-5, atol=1e-6)

@@ -14,7 +14,7 @@ from conftest import gpu, host, webgpu_or_skip
 webgpu_or_skip()
 _drv = tf.devices.get_driver("webgpu")
 
-from tenferro.devices import _wgsl  # noqa: E402
+from tenferro.devices.webgpu import wgsl, wgsl_math  # noqa: E402
 
 F32, I32 = np.dtype("float32"), np.dtype("int32")
 IMIN, IMAX = np.iinfo(np.int32).min, np.iinfo(np.int32).max
@@ -96,8 +96,9 @@ def test_erf_gradient_matches_cpu_and_formula():
 
 
 def fit_erf_coefficients():
-    """Recompute the erf coefficients of tenferro/devices/_wgsl.py (their source): relative
-    least squares on 3000 Chebyshev nodes per piece against SciPy in float64."""
+    """Recompute the erf coefficients of tenferro/devices/webgpu/wgsl_math.py (their
+    source): relative least squares on 3000 Chebyshev nodes per piece against SciPy in
+    float64."""
     def nodes(a, b, n=3000):
         return (a + b) / 2 + (b - a) / 2 * np.cos(np.pi * (np.arange(n) + 0.5) / n)
 
@@ -106,22 +107,23 @@ def fit_erf_coefficients():
         v = np.vander(u, deg + 1, increasing=True)
         return np.linalg.lstsq(v * w[:, None], y * w, rcond=None)[0]
 
-    (s0, s1, s2), (c0, c1) = _wgsl.ERF_SPLITS, _wgsl.ERF_CENTRES
+    (s0, s1, s2), (c0, c1) = wgsl_math.ERF_SPLITS, wgsl_math.ERF_CENTRES
     x = nodes(0, s0)
-    a = fit(x * x, erf(x) / x, len(_wgsl.ERF_A) - 1)
+    a = fit(x * x, erf(x) / x, len(wgsl_math.ERF_A) - 1)
     a[0] -= 1.0                      # erf(x) = x + x * A(x^2)
     x = nodes(s0, s1)
-    b = fit(x - c0, erf(x), len(_wgsl.ERF_B) - 1)
+    b = fit(x - c0, erf(x), len(wgsl_math.ERF_B) - 1)
     x = nodes(s1, s2)
-    c = fit(x - c1, np.log(erfc(x)), len(_wgsl.ERF_C) - 1)
+    c = fit(x - c1, np.log(erfc(x)), len(wgsl_math.ERF_C) - 1)
     return [p.astype(F32) for p in (a, b, c)]
 
 
 def test_erf_coefficients_are_reproducible():
-    for got, want in zip((_wgsl.ERF_A, _wgsl.ERF_B, _wgsl.ERF_C), fit_erf_coefficients()):
+    coefficients = (wgsl_math.ERF_A, wgsl_math.ERF_B, wgsl_math.ERF_C)
+    for got, want in zip(coefficients, fit_erf_coefficients()):
         np.testing.assert_allclose(np.array(got, F32), want, rtol=3e-7)
     # beyond the last split erf rounds to 1 in float32
-    assert np.float32(erf(_wgsl.ERF_SPLITS[2])) == 1.0
+    assert np.float32(erf(wgsl_math.ERF_SPLITS[2])) == 1.0
 
 
 # -- int32 power -------------------------------------------------------------------------------
@@ -222,7 +224,7 @@ def assert_same(got, want):
 
 
 @pytest.mark.parametrize("op", sorted(SCANS))
-@pytest.mark.parametrize("n", [1, 7, 257, 5000, _wgsl.SCAN_CHUNK, _wgsl.SCAN_CHUNK + 1,
+@pytest.mark.parametrize("n", [1, 7, 257, 5000, wgsl.SCAN_CHUNK, wgsl.SCAN_CHUNK + 1,
                                70000])  # past SCAN_CHUNK: several dispatches a line
 def test_scan_lengths(op, n):
     a = scan_data((3, n), op, seed=n)

@@ -2,7 +2,7 @@
 
 Every result is compared with NumPy (float32 inputs, float64 references for
 transcendental functions) and, where the CPU runs the same program, with the CPU's
-float32 result.  Fused programs (``tenferro.devices._wgsl_fusion``: one generated
+float32 result.  Fused programs (``tenferro.devices.webgpu.fused``: one generated
 WGSL kernel per group) are compared with the same program compiled without fusion:
 both run the driver's own WGSL bodies, so they agree bit for bit (checked on the
 raw bits, NaN payloads and signed zeros included).  Skipped without an adapter.
@@ -61,7 +61,7 @@ def prims(p):
 @pytest.fixture
 def dispatches(monkeypatch):
     """A list that records every kernel dispatch's source from now on."""
-    ctx = W._context()
+    ctx = W.context.get_context()
     seen = []
     real = ctx.dispatch
     monkeypatch.setattr(ctx, "dispatch",
@@ -404,7 +404,7 @@ def test_fused_layouts_aliasing_and_broadcast(dispatches):
 
 
 def test_fused_more_than_65535_workgroups():
-    n = 65535 * W.WG + 3                  # the 2-D dispatch grid, as test_webgpu's
+    n = 65535 * W.wgsl.WORKGROUP + 3                  # the 2-D dispatch grid, as test_webgpu's
     a = np.arange(n, dtype=np.float32) * np.float32(1e-3)
     p = tf.compile(tf.make_graph(lambda x: (lambda v: (v, v > 5.0))(x * 2.0 - 1.0), gpu(a)))
     assert prims(p) == ["fused_elementwise"]
@@ -485,8 +485,10 @@ def test_fused_integer_power_keeps_the_host_check():
 def test_fused_reduction_allocates_no_temporary(monkeypatch):
     xn = rand((64, 3000), 28)
     shapes = []
-    new = W._new
-    monkeypatch.setattr(W, "_new", lambda shape, *a: shapes.append(shape) or new(shape, *a))
+    new = W.array.new
+    for module in (W.render, W.reduce, W.fused):   # the modules that allocate here
+        monkeypatch.setattr(module, "new",
+                            lambda shape, *a: shapes.append(shape) or new(shape, *a))
     p = tf.compile(tf.make_graph(lambda x: tf.sum(tf.sin(x) * x, axis=1), gpu(xn)))
     got = p(gpu(xn))
     assert shapes and all(np.prod(s) < xn.size // 100 for s in shapes), shapes   # partials
@@ -532,10 +534,29 @@ def test_fused_falls_back_when_the_adapter_has_too_few_bindings(monkeypatch, dis
     g = tf.make_graph(lambda a, b, c, d: a * b + c * d - a, *[gpu(x) for x in xs])
     p = tf.compile(g)
     assert prims(p) == ["fused_elementwise"]
-    monkeypatch.setitem(W._context().limits, "max_storage_buffers_per_shader_stage", 4)
+    limits = W.context.get_context().limits
+    monkeypatch.setitem(limits, "max_storage_buffers_per_shader_stage", 4)
     got = p(*[gpu(x) for x in xs])
     assert len(dispatches) == 4                         # node by node
     check(got, xs[0] * xs[1] + xs[2] * xs[3] - xs[0], rtol=1e-6)
+
+
+def test_fused_kernel_plans_live_with_their_program():
+    import gc
+    import weakref
+
+    # the driver keeps each group's kernel plan itself (not in the sub-graph's
+    # __dict__), and lets it go with the program
+    x = gpu(rand((5,), 40))
+    p = tf.compile(tf.trace(lambda a: tf.sin(a) * a + 1.0, x))
+    assert prims(p) == ["fused_elementwise"]
+    check(p(x), np.sin(host(x)) * host(x) + 1.0, rtol=1e-6)
+    sub = p.graph.nodes[0].params["graph"]
+    assert W.fused._PLANS.get(sub) is not None and "_wgsl_fused" not in vars(sub)
+    alive = weakref.ref(sub)
+    del p, sub
+    gc.collect()
+    assert alive() is None
 
 
 def test_fused_gradients_vs_cpu():

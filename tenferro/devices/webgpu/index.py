@@ -1,0 +1,256 @@
+"""The WebGPU driver's views and indexing: reshape, permute, broadcast and basic-index
+views (no copy), their adjoints and concatenate (writes into zeros),
+and integer-array indexing: gathers, atomic scatter-adds, nonzero and put.
+"""
+import functools
+
+import numpy as np
+
+from . import wgsl
+from .array import I32, I64, STORE, c_strides, check_dtype, from_numpy, kind, new, \
+    to_numpy
+from .context import device_name
+from .elementwise import assign, full
+from .render import broadcast_view, contiguous_copy, offset_lines, strided_layout
+from .wgsl import MAXDIM, WORKGROUP as WG
+
+implementations = {}   # op -> the driver function
+
+
+# -- views -------------------------------------------------------------------------------
+
+def reshape(x, *, shape, copy=None):
+    """``x`` in ``shape``: a view where its layout allows (and ``copy`` is not true)."""
+    shape = tuple(shape)
+    if not copy and x.c_contiguous:
+        return x.view(shape, c_strides(shape), x.offset)
+    if copy is False:
+        raise ValueError("tenferro.reshape: cannot reshape a tensor of shape %s and strides "
+                         "%s to %s without copying (copy=False)" % (x.shape, x.strides, shape))
+    c = contiguous_copy(x)
+    return c.view(shape, c_strides(shape), c.offset)
+
+
+def _permute(x, *, axes):
+    return x.view(tuple(x.shape[a] for a in axes), tuple(x.estrides[a] for a in axes),
+                  x.offset)
+
+
+def _broadcast_to(x, *, shape):
+    return broadcast_view(x, tuple(shape))
+
+
+def basic_index(x, *, key):
+    """A view of ``x`` at the basic index ``key``, as the CPU driver's: ("i", int) |
+    ("s", start, stop, step) | ("n",) per entry, applied to the leading axes (the rest
+    kept whole)."""
+    shape, st = [], []
+    off = x.offset
+    ax = 0
+    for e in key:
+        if e[0] == "i":
+            i = e[1]
+            if i < 0:
+                i += x.shape[ax]
+            off += i * x.estrides[ax]
+            ax += 1
+        elif e[0] == "s":
+            _, start, stop, step = e
+            n = len(range(start, stop, step))
+            if n > 0:
+                off += start * x.estrides[ax]
+            shape.append(n)
+            st.append(x.estrides[ax] * step)
+            ax += 1
+        else:
+            shape.append(1)
+            st.append(0)
+    shape += x.shape[ax:]
+    st += x.estrides[ax:]
+    return x.view(tuple(shape), tuple(st), off)
+
+
+def diagonal(x, *, offset, axis1, axis2):
+    """A read-only view of ``x``'s diagonal ``offset`` over ``axis1`` and ``axis2``, last."""
+    n1, n2 = x.shape[axis1], x.shape[axis2]
+    s1, s2 = x.estrides[axis1], x.estrides[axis2]
+    if offset >= 0:
+        n = max(0, min(n1, n2 - offset))
+        off = x.offset + (offset * s2 if n else 0)
+    else:
+        n = max(0, min(n1 + offset, n2))
+        off = x.offset + (-offset * s1 if n else 0)
+    keep = [i for i in range(x.ndim) if i not in (axis1, axis2)]
+    return x.view(tuple(x.shape[i] for i in keep) + (n,),
+                  tuple(x.estrides[i] for i in keep) + (s1 + s2,), off, writeable=False)
+
+
+implementations["reshape"] = reshape
+implementations["permute_dims"] = _permute
+implementations["broadcast_to"] = _broadcast_to
+implementations["basic_index"] = basic_index
+implementations["diagonal"] = diagonal
+
+
+# -- writes into zeros: the views' adjoints, concatenate -------------------------------
+
+def _basic_index_transpose(ct, *, key, shape):
+    out = full(shape, ct.dtype, 0, ct.device, "basic_index_transpose")
+    assign(basic_index(out, key=key), ct)
+    return out
+
+
+def _diagonal_transpose(ct, *, offset, axis1, axis2, shape):
+    out = full(shape, ct.dtype, 0, ct.device, "diagonal_transpose")
+    view = diagonal(out, offset=offset, axis1=axis1, axis2=axis2)
+    view.writeable = True  # distinct elements: safe to write through
+    assign(view, ct)
+    return out
+
+
+def _concatenate(*xs, axis):
+    shape = list(xs[0].shape)
+    shape[axis] = sum(x.shape[axis] for x in xs)
+    out = new(tuple(shape), xs[0].dtype, xs[0].device, "concatenate")
+    start = 0
+    for x in xs:
+        n = x.shape[axis]
+        key = [("s", 0, m, 1) for m in shape[:axis]] + [("s", start, start + n, 1)]
+        assign(basic_index(out, key=key), x)
+        start += n
+    return out
+
+
+implementations["basic_index_transpose"] = _basic_index_transpose
+implementations["diagonal_transpose"] = _diagonal_transpose
+implementations["concatenate"] = _concatenate
+
+
+# -- integer-array indexing: gathers, atomic scatter-adds, nonzero --------------------------
+
+def _check_index(op, x, idx):
+    check_dtype(x.dtype, op, x.device)
+    if idx.dtype != I64 or idx.device != x.device:
+        raise TypeError("tenferro.%s (webgpu): indices must be an int64 array on %s, got %s "
+                        "on %s" % (op, device_name(x.device), idx.dtype,
+                                   device_name(idx.device)))
+
+
+def _paired(op, target, idx, axis, along):
+    """(target view, index view) over the iterated shape: ``take``'s
+    ``target.shape[:axis] + idx.shape + target.shape[axis + 1:]``, or (``along``, the
+    core has broadcast both off ``axis``) ``idx.shape``.  The target's strides are 0
+    along the index dims (the index supplies its position there), the index's 0 along
+    the others."""
+    shape = idx.shape if along else target.shape[:axis] + idx.shape + target.shape[axis + 1:]
+    if len(shape) > MAXDIM:
+        raise ValueError("tenferro.%s (webgpu): at most %d dimensions, got %d (x of shape %s, "
+                         "indices of shape %s)" % (op, MAXDIM, len(shape), target.shape,
+                                                   idx.shape))
+    if along:
+        st = list(target.estrides)
+        st[axis] = 0
+        return target.view(shape, st, target.offset), idx
+    k, rest = idx.ndim, target.ndim - axis - 1
+    t = target.view(shape, target.estrides[:axis] + (0,) * k + target.estrides[axis + 1:],
+                    target.offset)
+    return t, idx.view(shape, (0,) * axis + idx.estrides + (0,) * rest, idx.offset)
+
+
+@functools.lru_cache(maxsize=64)
+def _index_source(template, nin, body, **fmt):
+    init, step = offset_lines(nin)
+    return template.format(wg=WG, at=0, offsets_init=init, offsets_step=step, body=body,
+                           **fmt)
+
+
+def _gather(op, along):
+    """take / take_along_axis: out[i] = x[o0 + idx[o1] * x's axis stride]."""
+    def run(x, idx, *, axis):
+        _check_index(op, x, idx)
+        tv, iv = _paired(op, x, idx, axis, along)
+        out = new(tv.shape, x.dtype, x.device, op)
+        if out.size == 0:
+            return out
+        meta = strided_layout(tv.shape, [0] * tv.ndim, 0, [tv, iv]) + [x.estrides[axis]]
+        src = _index_source(wgsl.GATHER, 2, "    out[i] = x[o0 + i32(idx[o1].x) * lay[%d]];"
+                            % (len(meta) - 1), store=STORE[x.dtype])
+        out.storage.ctx.dispatch(src, [x.storage, idx.storage, out.storage], meta, meta[0])
+        return out
+    return run
+
+
+def _scatter(op, along):
+    """scatter_add(_along_axis): zeros(shape), then values[i] added atomically at
+    out[o0 + idx[o1] * out's axis stride] (duplicates accumulate; float32 sums in
+    whatever order the threads land, like any parallel scatter-add)."""
+    def run(values, idx, *, axis, shape):
+        _check_index(op, values, idx)
+        out = full(shape, values.dtype, 0, values.device, op)
+        tv, iv = _paired(op, out, idx, axis, along)
+        if tv.shape != values.shape:
+            raise ValueError("tenferro.%s (webgpu): values of shape %s, expected %s (indices "
+                             "of shape %s into shape %s along axis %d)"
+                             % (op, values.shape, tv.shape, idx.shape, tuple(shape), axis))
+        if values.size == 0:
+            return out
+        meta = (strided_layout(tv.shape, [0] * tv.ndim, 0, [tv, iv, values])
+                + [out.estrides[axis]])
+        atom, add = wgsl.SCATTER_ADD[kind(values.dtype)]
+        src = _index_source(wgsl.SCATTER, 3,
+                            "    add_at(o0 + i32(idx[o1].x) * lay[%d], values[o2]);"
+                            % (len(meta) - 1), store=STORE[values.dtype], atom=atom, add=add)
+        out.storage.ctx.dispatch(src, [values.storage, idx.storage, out.storage], meta,
+                                 meta[0])
+        return out
+    return run
+
+
+def _nonzero(x):
+    """The (nnz, ndim) int64 C-order coordinates of x's nonzeros, as the CPU driver's.
+    The output's shape depends on the data, so the mask is read back and the indices
+    computed on the host and uploaded: a sync point (as PyTorch's nonzero on CUDA)."""
+    check_dtype(x.dtype, "nonzero", x.device)
+    return from_numpy(np.argwhere(to_numpy(x)).astype(np.int64), x.device)
+
+
+def _put(dst, positions, values):
+    """dst.flat[positions] = values (C-order positions, normalised by the core; values
+    broadcast to their shape), the last of duplicate positions winning as in NumPy:
+    one pass marks each position's last writer (atomicMax), a second writes."""
+    check_dtype(dst.dtype, "put", dst.device)
+    load = {I64: "i32(idx[o0].x)", I32: "idx[o0]"}.get(positions.dtype)
+    if load is None or values.dtype != dst.dtype or values.shape != positions.shape:
+        raise ValueError("tenferro.put (webgpu): expected int32/int64 positions and values "
+                         "of dtype %s and the positions' shape, got positions %s %s and "
+                         "values %s %s" % (dst.dtype, positions.dtype, positions.shape,
+                                           values.dtype, values.shape))
+    if not dst.writeable:
+        raise ValueError("tenferro.setitem: assignment destination is read-only")
+    if positions.size == 0:
+        return
+    target = dst if dst.c_contiguous else contiguous_copy(dst)
+    if values.storage is target.storage:   # no buffer both read and written in a pass
+        values = contiguous_copy(values)
+    ctx = target.storage.ctx
+    win = full((dst.size,), I32, 0, dst.device, "put")
+    meta = strided_layout(positions.shape, [0] * positions.ndim, 0, [positions, values])
+    istore = STORE[positions.dtype]
+    ctx.dispatch(_index_source(wgsl.PUT_WINNER, 2, "    atomicMax(&win[%s], i + 1);" % load,
+                               istore=istore),
+                 [positions.storage, win.storage], meta, meta[0])
+    body = ("    let p = %s;\n"
+            "    if (win[p] == i + 1) { out[lay[%d] + p] = values[o1]; }" % (load, len(meta)))
+    ctx.dispatch(_index_source(wgsl.PUT, 2, body, store=STORE[dst.dtype], istore=istore),
+                 [positions.storage, values.storage, win.storage, target.storage],
+                 meta + [target.offset], meta[0])
+    if target is not dst:   # a strided destination: write the result back
+        assign(dst, target)
+
+
+implementations["take"] = _gather("take", along=False)
+implementations["take_along_axis"] = _gather("take_along_axis", along=True)
+implementations["scatter_add"] = _scatter("scatter_add", along=False)
+implementations["scatter_add_along_axis"] = _scatter("scatter_add_along_axis", along=True)
+implementations["nonzero"] = _nonzero
+implementations["put"] = _put
