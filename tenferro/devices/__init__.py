@@ -4,7 +4,7 @@ A device is named ``"<type>"`` or ``"<type>:<index>"`` (``"cpu"``, ``"cuda:0"``,
 ``"webgpu"``).  The driver for ``<type>`` is found, in this order, as
 
 1. a module ``tenferro.devices.<type>`` defining ``Driver`` (tenferro's own drivers:
-   one file each, like tinygrad's ``ops_<dev>.py``), or
+   one package each, owning all of its device code), or
 2. an entry point ``<type>`` in the group ``tenferro.devices`` (third-party drivers),
 
 so adding a device touches no existing file.  See :class:`~tenferro.devices.base.Driver`
