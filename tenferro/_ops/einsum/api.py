@@ -110,7 +110,7 @@ def einsum_path(*args, optimize="greedy"):
     ops = [t if isinstance(t, Tensor) else to_tensor(t) for t in ops]
     dev = common_device("einsum_path", ops)
     plan = build_plan(spec, tuple(t.shape for t in ops), tuple(t._data.strides for t in ops),
-                 oe_optimize(optimize), dev.driver, _dtypes.result_type(*ops))
+                      oe_optimize(optimize), dev.driver, _dtypes.result_type(*ops))
     return ["einsum_path"] + list(plan.path), plan.report
 
 
