@@ -264,7 +264,7 @@ def _einsum_params(plans, ins, out, inputs, node, dev):
     dtype) in ``plans``; a new one is built with the contraction order of ``node``'s
     (relabelling an operand or the output changes no contraction's cost) for the
     strides of freshly computed values (any strides run correctly)."""
-    from .._ops.einsum import _plan
+    from .._ops.einsum import build_plan
     ins, out = _canonical(ins, out)
     shapes = tuple(tuple(x.shape) for x in inputs)
     dtype = inputs[0].dtype
@@ -274,8 +274,9 @@ def _einsum_params(plans, ins, out, inputs, node, dev):
         plan = node.params["plan"]
         if key != (plan.params["ins"], plan.params["out"],
                    tuple(tuple(x.shape) for x in node.inputs), node.inputs[0].dtype):
-            plan = _plan((ins, out), shapes, [AbstractArray(s, dtype).strides for s in shapes],
-                         tuple(plan.path), dev.driver, dtype)
+            plan = build_plan((ins, out), shapes,
+                              [AbstractArray(s, dtype).strides for s in shapes],
+                              tuple(plan.path), dev.driver, dtype)
             plan.work, plan.cast = dtype, None
         plans[key] = plan
     return plan.params

@@ -1,0 +1,70 @@
+"""The bounded LRU cache of einsum plans, keyed by (subscripts, optimize, dtype, device
+driver, and each operand's shape, strides and dtype)."""
+import collections
+
+from ... import _dtypes
+from .plan import build_plan, oe_optimize
+
+
+class EinsumCacheInfo(collections.namedtuple("EinsumCacheInfo", "hits misses size maxsize")):
+    """Statistics of the einsum plan cache."""
+
+
+_cache = collections.OrderedDict()
+_stats = {"hits": 0, "misses": 0, "maxsize": 256}
+
+
+def einsum_cache_info():
+    """Hits, misses, current size and bound of the einsum plan cache."""
+    return EinsumCacheInfo(_stats["hits"], _stats["misses"], len(_cache), _stats["maxsize"])
+
+
+def einsum_cache_clear():
+    """Forget every cached plan and reset the statistics."""
+    _cache.clear()
+    _stats["hits"] = _stats["misses"] = 0
+
+
+def einsum_cache_resize(maxsize):
+    """Bound the plan cache to ``maxsize`` entries (0 disables caching)."""
+    if int(maxsize) < 0:
+        raise ValueError("tenferro.einsum_cache_resize: maxsize must be >= 0, got %r" % maxsize)
+    _stats["maxsize"] = int(maxsize)
+    while len(_cache) > _stats["maxsize"]:
+        _cache.popitem(last=False)
+
+
+def cached_plan(spec, ops, optimize, dtype, driver):
+    """The cached plan for these operands (and the dtypes to compute in and return)."""
+    datas = [t._data for t in ops]
+    key = None
+    if optimize.__class__ is str or optimize is True or optimize is False or optimize is None:
+        key = (spec, optimize, dtype, driver, *[(x.shape, x.strides, x.dtype) for x in datas])
+    elif isinstance(optimize, (list, tuple)):  # an explicit path, as a hashable tuple
+        key = (spec, oe_optimize(optimize), dtype, driver,
+               *[(x.shape, x.strides, x.dtype) for x in datas])
+    # (an optimizer object may be stateful: never cached)
+    try:
+        plan = _cache.get(key) if key is not None else None
+    except TypeError:  # an unhashable label or dtype: no caching
+        key, plan = None, None
+    if plan is not None:
+        _stats["hits"] += 1
+        try:
+            _cache.move_to_end(key)
+        except KeyError:  # evicted by another thread meanwhile: still a valid plan
+            pass
+        return plan
+    _stats["misses"] += 1
+    dt = _dtypes.dtype(dtype) if dtype is not None else _dtypes.result_type(*ops)
+    # bools sum exactly in int64 (cast back at the end); ints in their own dtype, wrapping
+    # as NumPy's einsum does (int32 stays int32: devices without int64 matmul run it)
+    work = _dtypes.int64 if dt.kind == "b" else dt
+    plan = build_plan(spec, tuple(x.shape for x in datas), tuple(x.strides for x in datas),
+                      oe_optimize(optimize), driver, work)
+    plan.work, plan.cast = work, (None if dt == work else dt)
+    if key is not None and _stats["maxsize"]:
+        _cache[key] = plan
+        if len(_cache) > _stats["maxsize"]:
+            _cache.popitem(last=False)
+    return plan
