@@ -206,9 +206,9 @@ class Primitive:
         return fn
 
 
-# Set by tenferro.autograd: records eager operations on tensors that require grad (it
-# checks this thread's grad mode and AdContext itself: see ``state``).
-_tape = None
+# Set by tenferro.autograd: records eager operations on tensors that require grad on the
+# tape (it checks this thread's grad mode and AdContext itself: see ``state``).
+recorder = None
 
 
 # -- per-device implementations ----------------------------------------------------------
@@ -263,8 +263,8 @@ def bind(prim, args, params):
         elif a._trace is not None:  # a tracer whose transform has returned
             a._trace.leaked(prim)
     out = eager_apply(prim, args, params)
-    if taped and _tape is not None:
-        return _tape(prim, args, params, out)
+    if taped and recorder is not None:
+        return recorder(prim, args, params, out)
     return out
 
 

@@ -352,9 +352,9 @@ def _make_unary(name):
                 r = dev._fast[key] = _fast_entry(name, uf, dev, (d.dtype,))
             if r:
                 o = _wrap(r[0](d, out_dtype=r[1]), dev)
-                if x._ad is None or _primitive._tape is None:
+                if x._ad is None or _primitive.recorder is None:
                     return o
-                return _primitive._tape(prim, (x,), r[2], o)  # record for autodiff
+                return _primitive.recorder(prim, (x,), r[2], o)  # record for autodiff
         return unary(name, x, out)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = "Elementwise ``%s`` (NumPy semantics and dtype rules)." % name
@@ -381,9 +381,9 @@ def _make_binary(name, dunder=False):
                         r = dev._fast[key] = _fast_entry(name, uf, dev, key[1:])
                     if r:
                         o = _wrap(r[0](d1, d2, out_dtype=r[1]), dev)
-                        if x1._ad is None and x2._ad is None or _primitive._tape is None:
+                        if x1._ad is None and x2._ad is None or _primitive.recorder is None:
                             return o
-                        return _primitive._tape(prim, (x1, x2), r[2], o)
+                        return _primitive.recorder(prim, (x1, x2), r[2], o)
             elif t2 is float or t2 is int or t2 is complex:
                 d1 = x1._data
                 dev = x1._device
@@ -394,9 +394,9 @@ def _make_binary(name, dunder=False):
                 if r and (t2 is not int or r[3][0] <= x2 <= r[3][1]):
                     s2 = _scalar_on(x2, d1.dtype, dev)
                     o = _wrap(r[0](d1, s2, out_dtype=r[1]), dev)
-                    if x1._ad is None or _primitive._tape is None:
+                    if x1._ad is None or _primitive.recorder is None:
                         return o
-                    return _primitive._tape(prim, (x1, _wrap(s2, dev)), r[2], o)
+                    return _primitive.recorder(prim, (x1, _wrap(s2, dev)), r[2], o)
         if dunder:
             try:
                 return binary(name, x1, x2)

@@ -7,7 +7,7 @@ require grad end in an :class:`AccumulateGrad` node.  :func:`run_backward` order
 the graph with Kahn's algorithm (iterative: no recursion limit on deep graphs),
 sums the cotangents arriving at each node once per use, and applies the VJP rules.
 
-Eager recording (:func:`record`) is installed as ``tenferro._primitive._tape``: every
+Eager recording (:func:`record`) is installed as ``tenferro._primitive.recorder``: every
 eagerly bound primitive with an input that requires grad gets a node.  Nothing here
 refers back from a node to its outputs (outputs saved for the rule are kept as
 device arrays and rebuilt at backward time), so a graph is freed as soon as its root
@@ -39,13 +39,13 @@ __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "bac
 # -- grad mode ---------------------------------------------------------------------------
 
 # Grad mode is per thread (``_primitive.state.enabled``, PyTorch's semantics); the
-# recorder installed as ``_primitive._tape`` reads it, and the AdContext in force.
+# recorder installed as ``_primitive.recorder`` reads it, and the AdContext in force.
 _mode = _primitive.state
 
 
 def _set_mode(enabled):
     """Set this thread's grad mode (``bind`` and the ops' fast paths call
-    ``_primitive._tape`` for tensors in autodiff; it records only while enabled)."""
+    ``_primitive.recorder`` for tensors in autodiff; it records only while enabled)."""
     _mode.enabled = enabled
 
 
@@ -231,7 +231,7 @@ def _run_pre_hooks(n, b):
 
 
 _tape.init(_set_mode, accumulator, AccumulateGrad, _run_pre_hooks)
-_primitive._tape = record
+_primitive.recorder = record
 
 
 # -- the eager API ---------------------------------------------------------------------------

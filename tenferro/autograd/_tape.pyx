@@ -2,7 +2,7 @@
 """The hot core of tenferro's eager autodiff (see :mod:`tenferro.autograd._engine`).
 
 The per-op recording (:func:`record`, installed as
-``tenferro._primitive._tape`` while grad mode is enabled), the graph nodes
+``tenferro._primitive.recorder`` while grad mode is enabled), the graph nodes
 (:class:`Node` and the eager tape's :class:`TapeNode` / :class:`ZeroNode`), the
 per-tensor autodiff state (:class:`AutogradMeta`) and the backward pass
 (:func:`run_backward`), compiled so that recording and backward on tiny tensors cost
@@ -278,7 +278,7 @@ def check_zero_derivative(prim, args):
 
 def record(prim, args, params, out):
     """Record an eager primitive application whose inputs take part in autodiff
-    (installed as ``_primitive._tape``; it does nothing while this thread's grad mode
+    (installed as ``_primitive.recorder``; it does nothing while this thread's grad mode
     is disabled, and applies the rules of the AdContext in force in this thread)."""
     cdef Py_ssize_t na = len(args), k
     cdef tuple edges = PyTuple_New(na)

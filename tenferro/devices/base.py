@@ -21,7 +21,7 @@ driver is only compute and memory.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, FrozenSet, Mapping, Optional, Protocol, Tuple
+from typing import Any, Callable, Dict, FrozenSet, Mapping, Optional, Protocol, Tuple, Union
 
 import numpy as np
 
@@ -119,9 +119,10 @@ class Driver:
         from . import get_driver
         return get_driver, (self.name,)
 
-    def lookup(self, op: str, device: Device,
+    def lookup(self, op: str, device: Union[Device, str],
                dtype: Optional[np.dtype] = None) -> Implementation:
-        """The implementation of primitive ``op`` on ``device`` for inputs of ``dtype``;
+        """The implementation of primitive ``op`` on ``device`` (a Device, or the device
+        type for what is planned per driver, as einsum's plans) for inputs of ``dtype``;
         UnsupportedOperation naming them if there is none.  The one lookup every layer
         uses (eager ``bind``, the ops' ``out=``, einsum plans, compiled programs); hot
         paths inline its dict probe of :attr:`implementations` and call it for the
