@@ -12,7 +12,6 @@ JVP rules alongside the primal computation.
 """
 import numpy as np
 
-from .. import _primitive
 from .._errors import DeviceMismatchError
 from .._ops import (asarray, astype, broadcast_to, moveaxis, ones_like, reshape, stack,
                     zeros, zeros_like)
