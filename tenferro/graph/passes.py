@@ -211,8 +211,6 @@ def dead_code_elimination(graph):
     return graph.with_nodes(keep[::-1])
 
 
-
-
 # -- the registry -------------------------------------------------------------------------
 
 _BUILTIN = (("fold", constant_folding), ("simplify", algebraic_simplification),
@@ -221,22 +219,17 @@ _BUILTIN = (("fold", constant_folding), ("simplify", algebraic_simplification),
             ("fuse", elementwise_fusion))
 # The registry, replaced (never modified) by each registration: name -> function in
 # run order, the names registered with default=False (run only where named), and the
-# names of the default passes (PASSES).
+# names of the default passes (PASSES, rebound with it: read it as ``passes.PASSES``, a
+# copy taken by ``from .passes import PASSES`` does not follow registrations).
 _registry = (dict(_BUILTIN), frozenset(), tuple(name for name, _ in _BUILTIN))
+PASSES = _registry[2]
 _lock = threading.Lock()
 
 
-def __getattr__(name):
-    # PASSES is read at each use (a registration rebuilds it), so that
-    # ``tenferro.graph.PASSES`` always names the current default passes
-    if name == "PASSES":
-        return _registry[2]
-    raise AttributeError("module %r has no attribute %r" % (__name__, name))
-
-
 def _install(passes, optional):
-    global _registry
+    global _registry, PASSES
     _registry = (passes, optional, tuple(p for p in passes if p not in optional))
+    PASSES = _registry[2]
 
 
 def register_pass(name, fn, *, before=None, after=None, default=True, replace=False):
@@ -275,7 +268,7 @@ def register_pass(name, fn, *, before=None, after=None, default=True, replace=Fa
             order.insert(order.index(anchor) + (after is not None), name)
         elif name not in order:
             order.append(name)
-        fns = dict(passes, **{name: fn})
+        fns = {**passes, name: fn}
         _install({p: fns[p] for p in order},
                  optional - {name} if default else optional | {name})
     return fn
