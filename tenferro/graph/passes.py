@@ -16,6 +16,8 @@ import threading
 import numpy as np
 
 from .._ir import AbstractArray, Graph, Node, Var, is_abstract
+from .._ops import to_numpy
+from .._ops.einsum import _plan, einsum_p
 from .._primitive import bind
 from .fusion import elementwise_fusion
 from .rewrite import Splice, rewrite_graph
@@ -31,7 +33,6 @@ def _key(x):
     if isinstance(x, Var):
         return ("v", id(x))
     if x.size <= 16 and not is_abstract(x):
-        from .._ops import to_numpy
         a = np.asarray(to_numpy(x))
         return ("c", a.dtype.str, a.shape, a.tobytes(), x.device)
     return ("c", id(x))
@@ -93,7 +94,6 @@ def _einsum_params(plans, ins, out, inputs, node, dev):
     dtype) in ``plans``; a new one is built with the contraction order of ``node``'s
     (relabelling an operand or the output changes no contraction's cost) for the
     strides of freshly computed values (any strides run correctly)."""
-    from .._ops.einsum import _plan
     ins, out = _canonical(ins, out)
     shapes = tuple(tuple(x.shape) for x in inputs)
     dtype = inputs[0].dtype
@@ -127,7 +127,6 @@ def transpose_folding(graph):
 
     ``matmul`` is left alone: its CPU kernel folds a transposed operand (a strided
     view) into BLAS's trans flags at no cost."""
-    from .._ops.einsum import einsum_p
     dev = graph.device
     uses = collections.Counter(id(i) for n in graph.nodes for i in n.inputs
                                if isinstance(i, Var))
@@ -189,7 +188,6 @@ def share_einsum_plans(graph):
     """One plan object for all the einsum nodes of one signature (labels, shapes,
     dtype), whatever subscripts or path options they were traced with; ``cse`` then
     also merges such nodes when they have the same operands."""
-    from .._ops.einsum import einsum_p
     dev, plans = graph.device, {}
 
     def fn(node, inputs):

@@ -15,8 +15,8 @@ inputs after the rewrites before it, ``ctx`` a :class:`RewriteContext`
 (``ctx.producer(value)``: the rewritten node computing a value; ``ctx.device``); the
 replacement is anything :func:`rewrite_graph`'s function may return.  A rule returns a
 replacement only when it changes something, and only one whose outputs equal the
-node's (shape, dtype and values: the trust tests hold the built-in rules to bit for
-bit).
+node's (shape, dtype and values; the built-in rules keep them bit for bit, see
+:mod:`.simplify`).
 """
 import threading
 

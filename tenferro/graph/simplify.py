@@ -10,12 +10,14 @@ in the rule table (:mod:`.rewrite`) under the primitive it matches:
 * the sum of a constant whose elements are all equal;
 * the conjugate of a real (or integer) value.
 
-Every rule is exact: the output of a rewritten node keeps its shape, dtype and values
-bit for bit (signed zeros, NaN and integer wrap-around included; tests/test_trust_jit.py
-and tests/test_traced_passes.py check them).
+The output of a rewritten node keeps its shape and dtype, and its values bit for bit
+(signed zeros, NaN and integer wrap-around included; tests/test_trust_jit.py and
+tests/test_traced_passes.py check them) -- but for the sum of an all-equal constant,
+``v * n``, which is the reduction's value to rounding.
 """
 import numpy as np
 
+from .. import _ops
 from .._ir import Node, Var
 from .rewrite import Splice, apply_rules, register_rewrite
 from .trace import TensorSpec, make_graph
@@ -37,8 +39,7 @@ def _constant_value(x):
     constants of at most 4096 stored elements: a broadcast scalar of any size)."""
     if isinstance(x, Var) or x.size == 0 or _stored(x) > 4096:
         return None
-    from .._ops import to_numpy
-    a = np.asarray(to_numpy(x))
+    a = np.asarray(_ops.to_numpy(x))
     # a broadcast constant (zero strides, as AD's ``ones`` cotangents) holds its values once
     a = a[tuple(0 if s == 0 and n else slice(None) for s, n in zip(a.strides, a.shape))]
     v = a.flat[0]
@@ -123,17 +124,16 @@ def transpose_of_transpose(node, inputs, ctx):
 
 
 def sum_of_constant(node, inputs, ctx):
-    """The sum of a constant whose elements all equal ``v``: the constant ``v * n``
-    (``n`` the number of elements summed), as the reduction would compute it for such
-    values."""
+    """The sum of a constant whose elements all equal ``v`` (AD's broadcast ``ones``):
+    the constant ``v * n`` (``n`` the number of elements summed), the sum to rounding
+    (exact for the small integers AD's seeds hold)."""
     v = _constant_value(inputs[0])
     if v is None:
         return None
-    from .._ops import full
     o = node.outputs[0]
     n = int(np.prod([inputs[0].shape[a] for a in node.params["axes"]], dtype=np.int64))
-    return (full(o.shape, np.asarray(v).astype(o.dtype) * n, dtype=o.dtype,
-                 device=ctx.device),)
+    return (_ops.full(o.shape, np.asarray(v).astype(o.dtype) * n, dtype=o.dtype,
+                      device=ctx.device),)
 
 
 def sum_of_broadcast(node, inputs, ctx):
@@ -147,7 +147,6 @@ def sum_of_broadcast(node, inputs, ctx):
     x, shape = src.inputs[0], src.params["shape"]
     if 0 in shape:
         return None
-    from .. import _ops
     axes, out_dtype = node.params["axes"], node.params["out_dtype"]
     lead = len(shape) - len(x.shape)
     own = tuple(i - lead for i in axes if i >= lead and x.shape[i - lead] == shape[i])
