@@ -17,7 +17,6 @@ import numpy as np
 from .. import _primitive
 from .._tensor import Tensor
 from .._tree import tree_flatten, tree_unflatten
-from .passes import PASSES
 from .program import compile
 from .trace import as_spec, make_graph
 
@@ -78,7 +77,7 @@ class jit:
             return lambda g: cls(g, *args, **kwargs)
         return object.__new__(cls)
 
-    def __init__(self, f, maxsize=64, passes=PASSES, reuse=True, static_argnums=(),
+    def __init__(self, f, maxsize=64, passes=None, reuse=True, static_argnums=(),
                  static_argnames=()):
         if not callable(f):
             raise TypeError("tenferro.jit: expected a function, got %s" % type(f).__name__)

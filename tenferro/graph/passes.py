@@ -1,60 +1,30 @@
-"""Compiler passes over traced graphs (tenferro-rs's GraphCompiler): each pass takes a
-:class:`~tenferro._ir.Graph` and returns a new one (the input is never modified), and each
-can be switched off by name for debugging (``tenferro.compile(graph, passes=...)``)."""
+"""Compiler passes over traced graphs (tenferro-rs's GraphCompiler), and their registry.
+
+A pass is a function ``Graph -> Graph`` that returns a new graph (its input is never
+modified; :func:`~.rewrite.rewrite_graph` is the helper to write one with).  The
+registry maps names to passes in run order: the built-in ones (``fold``, ``simplify``,
+``transpose``, ``plans``, ``cse``, ``dce``, ``fuse``) and those an extension adds with
+:func:`register_pass`.  ``PASSES`` is the tuple of the default passes' names, in order:
+what ``tenferro.compile(graph)`` and ``tenferro.jit(f)`` run; ``compile(graph,
+passes=...)`` runs the named ones instead (any registered pass, in the order given), so
+each can be switched off by name for debugging.  A pattern (one primitive's rewrite) is
+not a pass: :func:`~.rewrite.register_rewrite` adds it to ``simplify``.
+"""
 import collections
+import threading
 
 import numpy as np
 
-from .._ir import AbstractArray, Graph, Node, Var
+from .._ir import AbstractArray, Graph, Node, Var, is_abstract
+from .._ops import to_numpy
+from .._ops.einsum import build_plan, einsum_p
 from .._primitive import bind
 from .fusion import elementwise_fusion
-from .trace import TensorSpec, make_graph
+from .rewrite import Splice, rewrite_graph
+from .simplify import stored_elements, algebraic_simplification
 
-PASSES = ("fold", "simplify", "transpose", "plans", "cse", "dce", "fuse")
-
-
-class _Splice:
-    """What a rewrite puts in place of a node: the nodes of ``graph`` (a traced
-    replacement) with its inputs bound to ``args``; its outputs replace the node's."""
-    __slots__ = ("graph", "args")
-
-    def __init__(self, graph, args):
-        self.graph, self.args = graph, args
-
-
-def _rewrite(graph, fn):
-    """A new graph with every node passed through ``fn(node, inputs)``, its inputs
-    already substituted: ``fn`` returns None to keep the node (with those inputs), a
-    new :class:`Node` to put in its place, a :class:`_Splice` (whose nodes are passed
-    through ``fn`` in turn), or the values (Vars or constant Tensors) that replace its
-    outputs (none: the node is dropped).  The input graph is not modified."""
-    subst = {}
-
-    def sub(v):
-        return subst.get(id(v), v) if isinstance(v, Var) else v
-
-    nodes = []
-
-    def visit(node):
-        inputs = [sub(i) for i in node.inputs]
-        repl = fn(node, inputs)
-        if repl is None:
-            nodes.append(Node(node.prim, node.params, inputs, node.outputs))
-        elif isinstance(repl, Node):
-            nodes.append(repl)
-        elif isinstance(repl, _Splice):
-            subst.update((id(v), a) for v, a in zip(repl.graph.in_vars, repl.args))
-            for n in repl.graph.nodes:
-                visit(n)
-            for v, r in zip(node.outputs, repl.graph.outs):
-                subst[id(v)] = sub(r)
-        else:
-            for v, r in zip(node.outputs, repl):
-                subst[id(v)] = r
-
-    for node in graph.nodes:
-        visit(node)
-    return graph.with_nodes(nodes, [sub(o) for o in graph.outs])
+__all__ = ["register_pass", "unregister_pass", "registered_passes", "lookup_passes",
+           "PASSES"]
 
 
 def _key(x):
@@ -62,8 +32,7 @@ def _key(x):
     ``2.0`` literals are the same constant), a large constant's object."""
     if isinstance(x, Var):
         return ("v", id(x))
-    if x.size <= 16 and not getattr(x._data, "abstract", False):
-        from .._ops import to_numpy
+    if x.size <= 16 and not is_abstract(x):
         a = np.asarray(to_numpy(x))
         return ("c", a.dtype.str, a.shape, a.tobytes(), x.device)
     return ("c", id(x))
@@ -85,22 +54,13 @@ def common_subexpression_elimination(graph):
             return seen[key]
         seen[key] = node.outputs
         return None
-    return _rewrite(graph, fn)
+    return rewrite_graph(graph, fn)
 
 
 # A folded constant is kept only if it holds at most this many more elements in memory
 # than the node's inputs (a scalar seed broadcast to a large shape stays a stride-0 view
 # and is kept; a large array computed from such views is left to run at run time).
 FOLD_EXPANSION_LIMIT = 4096
-
-
-def _stored(t):
-    """Elements a constant holds in memory (a broadcast dimension holds one)."""
-    data = t._data
-    strides = getattr(data, "strides", None)
-    if strides is None or len(strides) != len(data.shape):
-        return t.size
-    return int(np.prod([d for d, s in zip(data.shape, strides) if s != 0], dtype=np.int64))
 
 
 def constant_folding(graph):
@@ -112,141 +72,11 @@ def constant_folding(graph):
             return None
         out = bind(node.prim, tuple(inputs), node.params)
         outs = out if node.prim.multiple_results else (out,)
-        if sum(_stored(o) for o in outs) - sum(_stored(i) for i in inputs) > \
+        if sum(stored_elements(o) for o in outs) - sum(stored_elements(i) for i in inputs) > \
                 FOLD_EXPANSION_LIMIT:
             return None
         return outs
-    return _rewrite(graph, fn)
-
-
-def _constant_value(x):
-    """The single value every element of constant ``x`` holds, or None (checked for
-    constants of at most 4096 stored elements: a broadcast scalar of any size)."""
-    if isinstance(x, Var) or x.size == 0 or _stored(x) > 4096:
-        return None
-    from .._ops import to_numpy
-    a = np.asarray(to_numpy(x))
-    # a broadcast constant (zero strides, as AD's ``ones`` cotangents) holds its values once
-    a = a[tuple(0 if s == 0 and n else slice(None) for s, n in zip(a.strides, a.shape))]
-    v = a.flat[0]
-    return v if np.all(a == v) else None
-
-
-def _is_unit(v, node):
-    """Whether constant value ``v`` leaves the other operand of elementwise ``node``
-    (multiply, divide, add, subtract) unchanged, bit for bit: 1 for a real product or
-    quotient (a complex one turns ``-0-0j`` into ``0-0j``); for floating-point results
-    -0.0 for a sum (``-0.0 + 0.0`` is ``+0.0``) and +0.0 for a difference (every
-    component of a complex zero so)."""
-    name = node.prim.name
-    if v is None or v != (1 if name in ("multiply", "divide") else 0):
-        return False
-    kind = node.outputs[0].dtype.kind
-    if name in ("multiply", "divide"):   # a complex product mixes the parts' zeros
-        return kind != "c"
-    if kind not in "fc":
-        return True
-    signs = np.signbit([np.real(v), np.imag(v)] if np.iscomplexobj(v) else [v])
-    return bool(signs.all()) if name == "add" else not signs.any()
-
-
-def _same(x, node):
-    """Whether value ``x`` already has the node's (only) output's shape and dtype."""
-    o = node.outputs[0]
-    return len(node.outputs) == 1 and tuple(x.shape) == o.shape and x.dtype == o.dtype
-
-
-def _sum_of_broadcast(node, x, shape, dev):
-    """``sum(broadcast_to(x, shape), axes)`` as a traced replacement: ``x`` summed over
-    its own reduced axes only, times the number of broadcast copies summed, reshaped
-    and broadcast to the output (same shape and dtype as the node's); None when an
-    axis has size 0 (the copies' sum is 0 where ``x * 0`` may be nan)."""
-    from .. import _ops
-    axes, out_dtype = node.params["axes"], node.params["out_dtype"]
-    if 0 in shape:
-        return None
-    lead = len(shape) - len(x.shape)
-    own = tuple(i - lead for i in axes if i >= lead and x.shape[i - lead] == shape[i])
-    copies = int(np.prod([shape[i] for i in axes if i < lead or x.shape[i - lead] != shape[i]],
-                         dtype=np.int64))
-    kept = tuple(1 if i < lead else x.shape[i - lead] for i in range(len(shape))
-                 if i not in axes)
-
-    def replacement(x):
-        r = _ops.sum(x, axis=own, dtype=out_dtype) if own else x
-        r = r.astype(out_dtype) if r.dtype != out_dtype else r
-        r = r * copies if copies != 1 else r
-        return _ops.broadcast_to(_ops.reshape(r, kept), node.outputs[0].shape)
-    return make_graph(replacement, TensorSpec(x.shape, x.dtype, dev))
-
-
-def algebraic_simplification(graph):
-    """What AD generates and the result does not need:
-
-    * x * 1, 1 * x, x + (-0.0), (-0.0) + x, x - 0, x / 1 (only when the kept operand
-      already has the output's shape and dtype, and the result is bit for bit the
-      operand: ``x + 0.0`` stays, as it turns -0.0 into +0.0, and so does a complex
-      product);
-    * a transpose of a transpose, a reshape of a reshape (composed; dropped when the
-      identity);
-    * broadcast-then-reduce, ``sum(broadcast_to(x, shape), axes)``: ``x`` summed over
-      its own reduced axes only, times the number of broadcast copies summed, then
-      reshaped/broadcast to the output (no reduction at all when only broadcast axes
-      are summed);
-    * the sum of a constant whose elements are all equal: a constant;
-    * the conjugate of a real (or integer) value: the value (AD's rules conjugate
-      whatever dtype they get).
-
-    The output of every rewritten node keeps its shape and dtype."""
-    dev = graph.device
-
-    def fn(node, inputs):
-        name = node.prim.name
-        if name == "conj" and inputs[0].dtype.kind != "c" and _same(inputs[0], node):
-            return (inputs[0],)
-        if name == "sum":
-            o = node.outputs[0]
-            v = _constant_value(inputs[0])
-            if v is not None:
-                from .._ops import full
-                n = int(np.prod([inputs[0].shape[a] for a in node.params["axes"]],
-                                dtype=np.int64))
-                return (full(o.shape, np.asarray(v).astype(o.dtype) * n, dtype=o.dtype,
-                             device=dev),)
-            src = producers.get(id(inputs[0]))
-            if src is not None and src.prim.name == "broadcast_to":
-                sub_graph = _sum_of_broadcast(node, src.inputs[0], src.params["shape"], dev)
-                if sub_graph is not None:
-                    return _Splice(sub_graph, [src.inputs[0]])
-        if name in ("multiply", "add", "subtract", "divide") and len(inputs) == 2:
-            for keep, other in ((0, 1), (1, 0)):
-                if keep == 1 and name in ("subtract", "divide"):
-                    continue
-                if _is_unit(_constant_value(inputs[other]), node) and _same(inputs[keep], node):
-                    return (inputs[keep],)
-        if name == "reshape" and not node.params["copy"]:
-            src = producers.get(id(inputs[0]))
-            if src is not None and src.prim.name == "reshape" and not src.params["copy"]:
-                if src.inputs[0].shape == node.outputs[0].shape:
-                    return (src.inputs[0],)
-                node = Node(node.prim, node.params, [src.inputs[0]], node.outputs)
-                producers[id(node.outputs[0])] = node
-                return node
-        if name == "permute_dims":
-            src = producers.get(id(inputs[0]))
-            if src is not None and src.prim.name == "permute_dims":
-                axes = tuple(src.params["axes"][a] for a in node.params["axes"])
-                if axes == tuple(range(len(axes))):
-                    return (src.inputs[0],)
-                node = Node(node.prim, dict(node.params, axes=axes), [src.inputs[0]],
-                            node.outputs)
-                producers[id(node.outputs[0])] = node
-                return node
-        for v in node.outputs:
-            producers[id(v)] = Node(node.prim, node.params, inputs, node.outputs)
-        return None
-    producers = {}
-    return _rewrite(graph, fn)
+    return rewrite_graph(graph, fn)
 
 
 def _canonical(ins, out):
@@ -264,7 +94,6 @@ def _einsum_params(plans, ins, out, inputs, node, dev):
     dtype) in ``plans``; a new one is built with the contraction order of ``node``'s
     (relabelling an operand or the output changes no contraction's cost) for the
     strides of freshly computed values (any strides run correctly)."""
-    from .._ops.einsum import build_plan
     ins, out = _canonical(ins, out)
     shapes = tuple(tuple(x.shape) for x in inputs)
     dtype = inputs[0].dtype
@@ -299,7 +128,6 @@ def transpose_folding(graph):
 
     ``matmul`` is left alone: its CPU kernel folds a transposed operand (a strided
     view) into BLAS's trans flags at no cost."""
-    from .._ops.einsum import einsum_p
     dev = graph.device
     uses = collections.Counter(id(i) for n in graph.nodes for i in n.inputs
                                if isinstance(i, Var))
@@ -332,7 +160,7 @@ def transpose_folding(graph):
                 and src.prim.name == "permute_dims"):   # f(x.T) as f(x).T
             x, o = src.inputs[0], node.outputs[0]
             w = Var(x.shape, o.dtype)
-            return _Splice(Graph((), (), [Node(node.prim, node.params, [x], [w]),
+            return Splice(Graph((), (), [Node(node.prim, node.params, [x], [w]),
                                           Node(src.prim, src.params, [w], [o])], [o], None),
                            [])
         if node.prim is einsum_p:
@@ -354,14 +182,13 @@ def transpose_folding(graph):
         for v in node.outputs:
             producers[id(v)] = node
         return node
-    return _rewrite(graph, fn)
+    return rewrite_graph(graph, fn)
 
 
 def share_einsum_plans(graph):
     """One plan object for all the einsum nodes of one signature (labels, shapes,
     dtype), whatever subscripts or path options they were traced with; ``cse`` then
     also merges such nodes when they have the same operands."""
-    from .._ops.einsum import einsum_p
     dev, plans = graph.device, {}
 
     def fn(node, inputs):
@@ -369,7 +196,7 @@ def share_einsum_plans(graph):
             return None
         p = _einsum_params(plans, node.params["ins"], node.params["out"], inputs, node, dev)
         return Node(einsum_p, p, inputs, node.outputs)
-    return _rewrite(graph, fn)
+    return rewrite_graph(graph, fn)
 
 
 def dead_code_elimination(graph):
@@ -383,7 +210,96 @@ def dead_code_elimination(graph):
     return graph.with_nodes(keep[::-1])
 
 
-_PASS_FNS = {"fold": constant_folding, "simplify": algebraic_simplification,
-             "transpose": transpose_folding, "plans": share_einsum_plans,
-             "cse": common_subexpression_elimination, "dce": dead_code_elimination,
-             "fuse": elementwise_fusion}
+# -- the registry -------------------------------------------------------------------------
+
+_BUILTIN = (("fold", constant_folding), ("simplify", algebraic_simplification),
+            ("transpose", transpose_folding), ("plans", share_einsum_plans),
+            ("cse", common_subexpression_elimination), ("dce", dead_code_elimination),
+            ("fuse", elementwise_fusion))
+# The registry, replaced (never modified) by each registration: name -> function in
+# run order, the names registered with default=False (run only where named), and the
+# names of the default passes (PASSES, rebound with it: read it as ``passes.PASSES``, a
+# copy taken by ``from .passes import PASSES`` does not follow registrations).
+_registry = (dict(_BUILTIN), frozenset(), tuple(name for name, _ in _BUILTIN))
+PASSES = _registry[2]
+_lock = threading.Lock()
+
+
+def _install(passes, optional):
+    global _registry, PASSES
+    _registry = (passes, optional, tuple(p for p in passes if p not in optional))
+    PASSES = _registry[2]
+
+
+def register_pass(name, fn, *, before=None, after=None, default=True, replace=False):
+    """Register compiler pass ``fn`` (a function ``Graph -> Graph`` returning a new
+    graph) under ``name``; returns ``fn``.
+
+    It runs just before the pass named ``before`` or just after the one named ``after``
+    (at most one of them; neither: last, after ``fuse`` -- a pass that rewrites
+    elementwise nodes wants ``before="fuse"``, as fusion hides them in groups).  With
+    ``default`` (the default) it joins ``PASSES``: every program compiled from then on
+    with the default passes (``tenferro.compile(graph)``, ``tenferro.jit(f)``) runs it,
+    as the built-in ones do; with ``default=False`` only a ``compile(graph,
+    passes=(..., name))`` that names it does.  A name already registered is a
+    ValueError unless ``replace`` (the new function then takes the old one's place,
+    unless ``before`` or ``after`` says otherwise); so is an unknown ``before`` or
+    ``after``."""
+    if not isinstance(name, str) or not callable(fn):
+        raise TypeError("register_pass(name, fn): a string and a function, got %r, %r"
+                        % (name, fn))
+    if before is not None and after is not None:
+        raise ValueError("register_pass: give before= or after=, not both")
+    anchor = before if after is None else after
+    with _lock:
+        passes, optional, _ = _registry
+        if name in passes and not replace:
+            raise ValueError("register_pass: a pass %r is already registered (replace=True "
+                             "replaces it); registered: %s" % (name, list(passes)))
+        order = list(passes)
+        if anchor is not None:
+            if name in order:
+                order.remove(name)
+            if anchor not in order:
+                raise ValueError("register_pass: no pass %r to put %r %s; registered: %s"
+                                 % (anchor, name, "before" if after is None else "after",
+                                    order))
+            order.insert(order.index(anchor) + (after is not None), name)
+        elif name not in order:
+            order.append(name)
+        fns = {**passes, name: fn}
+        _install({p: fns[p] for p in order},
+                 optional - {name} if default else optional | {name})
+    return fn
+
+
+def unregister_pass(name):
+    """Remove the pass registered as ``name`` (not a built-in one: those are switched
+    off with ``compile(graph, passes=...)``); ValueError for an unknown name."""
+    builtin = dict(_BUILTIN)
+    with _lock:
+        passes, optional, _ = _registry
+        if name not in passes or name in builtin:
+            raise ValueError("unregister_pass: %r is not a registered pass%s; those that "
+                             "can be removed: %s"
+                             % (name, " (it is built in)" if name in builtin else "",
+                                [p for p in passes if p not in builtin]))
+        _install({p: f for p, f in passes.items() if p != name}, optional - {name})
+
+
+def registered_passes():
+    """The names of every registered pass, in run order (``PASSES`` and those registered
+    with ``default=False``)."""
+    return tuple(_registry[0])
+
+
+def lookup_passes(names=None):
+    """The ``(name, function)`` of each pass ``compile`` runs for ``names`` (None: the
+    default passes, ``PASSES``), in that order; ValueError naming the unknown ones."""
+    table, _, defaults = _registry
+    names = defaults if names is None else tuple(names)
+    unknown = [p for p in names if p not in table]
+    if unknown:
+        raise ValueError("tenferro.compile: unknown passes %s; available: %s"
+                         % (unknown, list(table)))
+    return tuple((p, table[p]) for p in names)

@@ -14,7 +14,7 @@ from .._ops import copy as _copy
 from .._tensor import Tensor, _wrap
 from .._tree import tree_flatten, tree_unflatten
 from ..devices import device as _device
-from .passes import PASSES, _PASS_FNS
+from .passes import lookup_passes
 from .trace import bind_inputs
 
 __all__ = ["Program", "MemoryPlan", "compile"]
@@ -33,24 +33,21 @@ class Program:
     share memory with an input, a constant or another output (see :func:`_aliased`) is
     copied on the way out (those copies are not in :meth:`memory_plan`)."""
 
-    def __init__(self, graph, passes=PASSES, reuse=True):
-        unknown = [p for p in passes if p not in _PASS_FNS]
-        if unknown:
-            raise ValueError("tenferro.compile: unknown passes %s; available: %s"
-                             % (unknown, list(_PASS_FNS)))
+    def __init__(self, graph, passes=None, reuse=True):
+        steps = lookup_passes(passes)
         self._ad_graph = None   # the graph before fusion: what a differentiated call runs
         # the buffers of the tensors the function closed over (weakly), and the write
         # epoch at compile time: a later in-place write to one is an error at run time
         self._consts = _constant_buffers(graph)
         self._epoch = _versions.epoch
-        for p in passes:
+        for p, fn in steps:
             if p == "fuse":
                 self._ad_graph = graph
-            graph = _PASS_FNS[p](graph)
+            graph = fn(graph)
         self.graph = graph
         if self._ad_graph is None:
             self._ad_graph = graph
-        self.passes = tuple(passes)
+        self.passes = tuple(p for p, _ in steps)
         self.reuse = bool(reuse)
         self.runs = 0
         self._runners = {}   # device -> the plan as a function (see _runner)
@@ -432,9 +429,10 @@ def _liveness(graph, driver, reuse):
     return _Liveness(free, donate, live, input_bytes, output_bytes, no_reuse)
 
 
-def compile(graph, passes=PASSES, reuse=True):
-    """A :class:`Program` from ``graph`` after the compiler ``passes`` (``reuse``: see
-    :class:`Program`)."""
+def compile(graph, passes=None, reuse=True):
+    """A :class:`Program` from ``graph`` after the compiler ``passes``: the names of
+    registered passes, run in that order (None: the default ones, ``PASSES`` as it is
+    when compiling; :mod:`.passes`).  ``reuse``: see :class:`Program`."""
     if not isinstance(graph, Graph):
         raise TypeError("tenferro.compile: expected a Graph (from tenferro.trace), got %s"
                         % type(graph).__name__)

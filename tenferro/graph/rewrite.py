@@ -1,0 +1,167 @@
+"""Rewriting a graph node by node, and the table of rewrite rules.
+
+* :func:`rewrite_graph` is the one helper every pass is written with: a new graph with
+  each node passed through a function that keeps it, replaces it (by a node, a traced
+  sub-graph -- :class:`Splice` -- or values) or drops it.
+* The rule table maps a primitive's name to its rewrite rules, as tinygrad's
+  ``PatternMatcher`` maps patterns to replacements: :func:`apply_rules` (the
+  ``simplify`` pass) runs, for each node, the rules of its primitive, one after the
+  other, until one returns a replacement.  :func:`register_rewrite` adds a rule (an
+  extension adds a pattern without writing a pass); the built-in ones are in
+  :mod:`.simplify`.
+
+A rule is ``rule(node, inputs, ctx) -> replacement or None``: ``inputs`` are the node's
+inputs after the rewrites before it, ``ctx`` a :class:`RewriteContext`
+(``ctx.producer(value)``: the rewritten node computing a value; ``ctx.device``); the
+replacement is anything :func:`rewrite_graph`'s function may return.  A rule returns a
+replacement only when it changes something, and only one whose outputs equal the
+node's (shape, dtype and values; the built-in rules keep them bit for bit, see
+:mod:`.simplify`).
+"""
+import threading
+
+from .._ir import Node, Var
+
+__all__ = ["Splice", "rewrite_graph", "RewriteContext", "register_rewrite",
+           "unregister_rewrite", "rewrite_rules", "apply_rules"]
+
+
+class Splice:
+    """What a rewrite puts in place of a node: the nodes of ``graph`` (a traced
+    replacement, e.g. from :func:`~tenferro.graph.make_graph`) with its inputs bound to
+    ``args``; its outputs replace the node's."""
+    __slots__ = ("graph", "args")
+
+    def __init__(self, graph, args):
+        self.graph, self.args = graph, args
+
+
+def rewrite_graph(graph, fn):
+    """A new graph with every node passed through ``fn(node, inputs)``, its inputs
+    already substituted: ``fn`` returns None to keep the node (with those inputs), a
+    new :class:`~tenferro.graph.Node` to put in its place, a :class:`Splice` (whose
+    nodes are passed through ``fn`` in turn), or the values (Vars or constant Tensors)
+    that replace its outputs (none: the node is dropped).  The input graph is not
+    modified."""
+    subst = {}
+
+    def sub(v):
+        return subst.get(id(v), v) if isinstance(v, Var) else v
+
+    nodes = []
+
+    def visit(node):
+        inputs = [sub(i) for i in node.inputs]
+        repl = fn(node, inputs)
+        if repl is None:
+            nodes.append(Node(node.prim, node.params, inputs, node.outputs))
+        elif isinstance(repl, Node):
+            nodes.append(repl)
+        elif isinstance(repl, Splice):
+            subst.update((id(v), a) for v, a in zip(repl.graph.in_vars, repl.args))
+            for n in repl.graph.nodes:
+                visit(n)
+            for v, r in zip(node.outputs, repl.graph.outs):
+                subst[id(v)] = sub(r)
+        else:
+            for v, r in zip(node.outputs, repl):
+                subst[id(v)] = r
+
+    for node in graph.nodes:
+        visit(node)
+    return graph.with_nodes(nodes, [sub(o) for o in graph.outs])
+
+
+# -- the rule table -----------------------------------------------------------------------
+
+_RULES = {}   # primitive name -> tuple of rules, in the order they are tried
+_lock = threading.Lock()
+
+# A replacement node goes through its primitive's rules again (rules compose); a rule
+# set that keeps returning new nodes is a bug, reported after this many rounds.
+MAX_ROUNDS = 64
+
+
+def _prim_name(prim):
+    return prim if isinstance(prim, str) else prim.name
+
+
+def register_rewrite(prim, rule):
+    """Add ``rule`` to the rules of primitive ``prim`` (a Primitive or its name, e.g.
+    ``"multiply"`` or ``"linalg.solve"``), after those already there; the ``simplify``
+    pass applies it from then on (in every program compiled with it).  Returns
+    ``rule``; ValueError if it is already a rule of ``prim``."""
+    name = _prim_name(prim)
+    if not callable(rule):
+        raise TypeError("register_rewrite: the rule must be callable, got %r" % (rule,))
+    with _lock:
+        rules = _RULES.get(name, ())
+        if rule in rules:
+            raise ValueError("register_rewrite: %r is already a rule of %r" % (rule, name))
+        _RULES[name] = rules + (rule,)
+    return rule
+
+
+def unregister_rewrite(prim, rule):
+    """Remove ``rule`` from the rules of ``prim``; ValueError if it is not one of them."""
+    name = _prim_name(prim)
+    with _lock:
+        rules = _RULES.get(name, ())
+        if rule not in rules:
+            raise ValueError("unregister_rewrite: %r is not a rule of %r (its rules: %s)"
+                             % (rule, name, list(rules)))
+        rest = tuple(r for r in rules if r is not rule)
+        if rest:
+            _RULES[name] = rest
+        else:
+            del _RULES[name]
+
+
+def rewrite_rules(prim=None):
+    """The rules of ``prim`` (a tuple, in the order they are tried), or, with no
+    argument, a dict of every primitive name that has rules to its rules."""
+    if prim is None:
+        return dict(_RULES)
+    return _RULES.get(_prim_name(prim), ())
+
+
+class RewriteContext:
+    """What a rule sees besides its node: :meth:`producer` and ``device`` (the graph's)."""
+    __slots__ = ("device", "_producers")
+
+    def __init__(self, device):
+        self.device, self._producers = device, {}
+
+    def producer(self, value):
+        """The node (as rewritten so far) that computes ``value``, or None for a graph
+        input or a constant."""
+        return self._producers.get(id(value)) if isinstance(value, Var) else None
+
+
+def apply_rules(graph):
+    """The ``simplify`` pass: every node through the rules of its primitive (the first
+    that returns a replacement wins; a replacement node goes through its own
+    primitive's rules again).  The rules are :mod:`.simplify`'s and those registered
+    with :func:`register_rewrite`."""
+    ctx = RewriteContext(graph.device)
+    producers, table = ctx._producers, _RULES
+
+    def fn(node, inputs):
+        for _ in range(MAX_ROUNDS):
+            for rule in table.get(node.prim.name, ()):
+                repl = rule(node, inputs, ctx)
+                if repl is not None:
+                    break
+            else:
+                break   # no rule applies: keep the node
+            if not isinstance(repl, Node):
+                return repl
+            node, inputs = repl, repl.inputs
+        else:
+            raise RuntimeError("simplify: the rules of %r keep rewriting a node (last: %r)"
+                               % (node.prim.name, rule))
+        node = Node(node.prim, node.params, inputs, node.outputs)
+        for v in node.outputs:
+            producers[id(v)] = node
+        return node
+    return rewrite_graph(graph, fn)
