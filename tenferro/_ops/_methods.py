@@ -28,7 +28,6 @@ class _Methods:
         if requires_grad:
             self.requires_grad_(True)
 
-
     @property
     def T(self):
         """All axes reversed (NumPy's ``.T``)."""

@@ -47,11 +47,12 @@ def gradcheck(f, args, modes=("jvp", "vjp"), order=2, eps=None, atol=None, rtol=
     """Check the derivatives of ``f`` at ``args`` against finite differences.
 
     ``f(*args)`` returns a tensor or a tuple of tensors; ``args`` are floating-point or
-    complex tensors.  ``modes``: any of ``"jvp"`` (forward mode), ``"vjp"``
-    (functional reverse mode) and ``"eager"`` (``backward`` on the tape).  ``order``: derivatives up to this order are
-    checked (order 2 checks every mode's derivative function in every mode).  ``eps``,
-    ``atol``, ``rtol`` default to :data:`TOLERANCES` for the lowest precision involved.
-    Returns True or raises :class:`GradcheckError` naming mode, order and value.
+    complex tensors.  ``modes``: any of ``"jvp"`` (forward mode), ``"vjp"`` (functional
+    reverse mode) and ``"eager"`` (``backward`` on the tape).  ``order``: derivatives up
+    to this order are checked (order 2 checks every mode's derivative function in every
+    mode).  ``eps``, ``atol``, ``rtol`` default to :data:`TOLERANCES` for the lowest
+    precision involved.  Returns True or raises :class:`GradcheckError` naming mode,
+    order and value.
     """
     if isinstance(args, Tensor):
         args = (args,)

@@ -56,8 +56,9 @@ class Driver:
     #: one: creation functions without ``dtype=`` and Python data (scalars, lists).
     #: NumPy's defaults; a device without float64 picks float32 (as JAX does, and
     #: PyTorch on MPS).  Data that has a dtype of its own (an ndarray) keeps it.
-    default_dtypes: Mapping[str, np.dtype] = {"b": _dtypes.bool_, "i": _dtypes.int64, "f": _dtypes.float64,
-                      "c": _dtypes.complex128}
+    default_dtypes: Mapping[str, np.dtype] = {
+        "b": _dtypes.bool_, "i": _dtypes.int64, "f": _dtypes.float64,
+        "c": _dtypes.complex128}
 
     # -- buffer reuse in compiled programs (tenferro.compile) -----------------------
     #: Primitives whose implementation may return device arrays sharing memory with
