@@ -59,6 +59,10 @@ def pop_interpreter(trace):
 # -- interpreters: the bases of autodiff transforms and graph tracers ----------------------
 
 class Trace:
+    """An interpreter on this thread's stack (an autodiff transform's level, a graph
+    tracer): ``bind`` hands it every primitive applied to one of its tracers.  Used as
+    a context manager: open while its function runs, then closed (a tracer used after
+    that is reported as leaked)."""
     __slots__ = ("level", "active", "kind")
 
     def __init__(self, kind):
@@ -129,7 +133,7 @@ def concretization_error(what, t):
     or differentiated by a functional transform."""
     if is_abstract(t):   # traced into a graph: no value yet
         raise ConcretizationError(
-            "tenferro.trace: %s needs the value of a traced tensor (shape %s, dtype %s), "
+            "tenferro.make_graph: %s needs the value of a traced tensor (shape %s, dtype %s), "
             "which is only known when the program runs; data-dependent Python control flow "
             "and host reads cannot be traced (compute with tensor ops, e.g. tenferro.where, "
             "or run eagerly)" % (what, t.shape, t.dtype))
@@ -144,7 +148,6 @@ def concretization_error(what, t):
 
 _TRANSFORMS = {"vjp": "grad/vjp (a reverse-mode transform)",
                "jvp": "jvp (a forward-mode transform)"}
-
 
 
 # -- primitives ----------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""tenferro.linalg under tenferro.trace (issue 6): the rules that decided things on the
+"""tenferro.linalg under tenferro.make_graph: the rules that decided things on the
 host at trace time -- LU's pivots, det's singular branch, the eigen/singular-vector
 phase checks, lstsq's rank, expm's degree -- now run in the program.  Forward values
 are compared with SciPy/NumPy, derivatives with the eager transforms (gradcheck'ed

@@ -110,7 +110,7 @@ def test_repr_and_str_of_tracers_keep_working():
 
 
 def test_jit_host_read_still_concretization_error():
-    with pytest.raises(tf.ConcretizationError, match=r"tenferro.trace: float\(\)"):
+    with pytest.raises(tf.ConcretizationError, match=r"tenferro.make_graph: float\(\)"):
         tf.make_graph(lambda u: float(u.sum()) * u, tf.TensorSpec((3,)))
 
 

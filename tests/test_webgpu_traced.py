@@ -264,7 +264,7 @@ def test_mixed_devices_are_an_error_never_a_transfer():
     with pytest.raises(DeviceMismatchError, match="Program: expected all tensors on one "
                                                   "device, got webgpu:0, cpu"):
         p(gpu(xn), tf.asarray(yn))
-    with pytest.raises(DeviceMismatchError, match="tenferro.trace: expected all tensors on "
+    with pytest.raises(DeviceMismatchError, match="tenferro.make_graph: expected all tensors on "
                                                   "one device, got cpu, webgpu:0"):
         tf.jit(lambda x, y: x + y)(gpu(xn), tf.asarray(yn))
     # a constant captured on the CPU cannot run with webgpu inputs

@@ -1,5 +1,5 @@
 """Runtime checks: a value-dependent error (a rule's "this input has no derivative")
-that stays an error under :func:`tenferro.trace`.
+that stays an error under :func:`tenferro.make_graph`.
 
 Eagerly, :func:`check` tests its condition at once and raises as plain Python would.
 On values being traced (no data yet) it records the ``check`` primitive instead: the

@@ -164,7 +164,7 @@ def checkpoint(f, *args, preserve_rng_state=True):
     (a tensor or a tuple of tensors).  Draws from ``tenferro.random``'s global generator
     inside ``f`` are replayed identically during the recomputation.
 
-    Inside :func:`tenferro.trace` (and ``jit``; also under functional transforms there)
+    Inside :func:`tenferro.make_graph` (and ``jit``; also under functional transforms there)
     ``f`` becomes one ``checkpoint`` node of the graph, and the graph's backward part
     recomputes ``f``'s intermediates from its inputs.  Under the eager functional
     transforms (``grad``, ``jvp``, ...) ``f`` is simply called.

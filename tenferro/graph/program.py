@@ -434,6 +434,6 @@ def compile(graph, passes=None, reuse=True):
     registered passes, run in that order (None: the default ones, ``PASSES`` as it is
     when compiling; :mod:`.passes`).  ``reuse``: see :class:`Program`."""
     if not isinstance(graph, Graph):
-        raise TypeError("tenferro.compile: expected a Graph (from tenferro.trace), got %s"
+        raise TypeError("tenferro.compile: expected a Graph (from tenferro.make_graph), got %s"
                         % type(graph).__name__)
     return Program(graph, passes, reuse)

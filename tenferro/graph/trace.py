@@ -97,7 +97,7 @@ class GraphTrace(Trace):
         if a._trace is None:
             return a
         if self.captured is None or not a._trace.active:
-            raise TenferroError("tenferro.trace: %s got a value of another trace" % what)
+            raise TenferroError("tenferro.make_graph: %s got a value of another trace" % what)
         var = self._captured_ids.get(id(a))
         if var is None:
             var = self._captured_ids[id(a)] = Var(a.shape, a.dtype)
@@ -107,10 +107,10 @@ class GraphTrace(Trace):
     def process(self, prim, args, params):
         if prim.abstract_eval is None:
             raise ConcretizationError(
-                "tenferro.trace: %s has a data-dependent output shape and cannot be "
+                "tenferro.make_graph: %s has a data-dependent output shape and cannot be "
                 "traced (run it eagerly)" % prim.name)
         if prim.name == "device_put" and params["device"] is not self.device:
-            raise TenferroError("tenferro.trace: a transfer between devices inside a "
+            raise TenferroError("tenferro.make_graph: a transfer between devices inside a "
                                 "traced program is not supported yet (a program runs on "
                                 "its inputs' device); move the inputs before calling it")
         inputs = [self.var_of(a, prim.name) for a in args]
@@ -177,7 +177,7 @@ def trace_graph(f, args, device=None, capture=False):
     specs = [as_spec(a) for a in args]
     devices = {s.device for s in specs}
     if len(devices) > 1:
-        raise DeviceMismatchError("tenferro.trace", sorted(str(d) for d in devices))
+        raise DeviceMismatchError("tenferro.make_graph", sorted(str(d) for d in devices))
     dev = specs[0].device if specs else device
     if dev is None:
         dev = _device("cpu")
@@ -190,7 +190,7 @@ def trace_graph(f, args, device=None, capture=False):
             if not isinstance(o, Tensor):
                 o = asarray(o, device=dev)
             if o._trace is not None and o._trace is not tr and not capture:
-                raise TenferroError("tenferro.trace: the function returned a value of "
+                raise TenferroError("tenferro.make_graph: the function returned a value of "
                                     "another trace")
             outs.append(tr.var_of(o, "the output"))   # a Var or a constant output
     captured = tr.captured or []

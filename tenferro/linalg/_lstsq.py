@@ -16,7 +16,7 @@ with gelsd (the same minimum-norm solution; with 'gelsy' the rank is decided by 
 singular values, as gelsd, rather than by gelsy's incremental condition estimate, and
 s is returned instead of None).  Batched input gives ``rank`` as an int32 array of the
 batch shape, and ``residues`` [..., k] only when m > n and every matrix of the batch has
-rank n (else an empty array, as scipy for one matrix).  Traced (``tenferro.trace``),
+rank n (else an empty array, as scipy for one matrix).  Traced (``tenferro.make_graph``),
 the rank is only known when the program runs, so for m > n the residues [..., k] are
 computed assuming full rank, and the program raises LinAlgError if a matrix whose
 residues it uses has a lower rank; ``rank`` is then an int32 tensor.
