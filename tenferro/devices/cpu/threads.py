@@ -9,7 +9,7 @@ import contextlib
 import os
 import threading
 
-from ..._kernels import _openmp
+from ..._kernels import _elementwise, _index, _lapack, _matmul, _openmp, _reduce
 from . import blas
 
 _lock = threading.Lock()
@@ -36,6 +36,68 @@ def _default():
                       "1 to %d); using the number of cores" % (raw, max_threads()),
                       RuntimeWarning, stacklevel=2)
     return max(1, _openmp.num_procs())
+
+
+# -- grain sizes -----------------------------------------------------------------------
+# Per kernel family, the size from which a call runs on more than one thread (PyTorch's
+# GRAIN_SIZE idea): below it, waking a thread team and joining it costs more than the
+# second thread saves -- and on a machine whose other core is busy (another process,
+# NumPy's OpenBLAS threads spinning after a call) a team waits for a core.  Sizes are
+# elements, except the two "work" families (sum over a batch of n^3 per matrix plus a
+# per-call cost; see _lapack/_matmul).  Measured with asv_bench/thread_sweep.py
+# (docs/performance.md has the figures).
+GRAIN = {
+    "elementwise": 65536,        # add, multiply, compare, cast, where, ...
+    "transcendental": 4096,      # exp, sin, log, tanh, ... (per-element cost ~10x)
+    "reduce": 32768,             # sum/prod/max/min/any/all, scans, argmax/argmin
+    "index": 32768,              # take, take_along_axis, scatter-add, put
+    "batched_linalg_work": 16384.0,  # batches of small matrices over OpenMP (LAPACK)
+    "batched_matmul_work": 32768.0,  # batches of small matrix products
+}
+
+
+def _apply_grain(g):
+    _elementwise.set_grain(cheap=g["elementwise"], transcendental=g["transcendental"])
+    _reduce.set_grain(g["reduce"])
+    _index.set_grain(g["index"])
+    _lapack._set_tuning(par_min_work=g["batched_linalg_work"])
+    _matmul._set_tuning(par_min_work=g["batched_matmul_work"])
+
+
+def get_grain():
+    """The grain sizes in force (a copy of the table: family -> size)."""
+    return dict(GRAIN)
+
+
+def set_grain(**sizes):
+    """Set grain sizes (``elementwise=``, ``transcendental=``, ``reduce=``, ``index=``,
+    ``batched_linalg_work=``, ``batched_matmul_work=``): the size from which that kernel
+    family uses more than one thread.  Returns the old table (pass it back with
+    ``set_grain(**old)``).  For tuning and benchmarks; the defaults are measured."""
+    unknown = sorted(set(sizes) - set(GRAIN))
+    if unknown:
+        raise ValueError("tenferro.set_grain: unknown kernel families %s; expected some "
+                         "of %s" % (unknown, sorted(GRAIN)))
+    for k, v in sizes.items():
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not v >= 1:
+            raise ValueError("tenferro.set_grain: %s must be a number >= 1, got %r" % (k, v))
+    sizes = {k: float(v) if k.endswith("_work") else int(min(v, 2 ** 62))
+             for k, v in sizes.items()}
+    with _lock:
+        old = dict(GRAIN)
+        GRAIN.update(sizes)
+        _apply_grain(GRAIN)
+    return old
+
+
+@contextlib.contextmanager
+def grain(**sizes):
+    """Context manager: ``with grain(elementwise=10**9): ...`` (restores on exit)."""
+    old = set_grain(**sizes)
+    try:
+        yield
+    finally:
+        set_grain(**old)
 
 
 def have_openmp():
@@ -103,3 +165,4 @@ def num_threads(n):
 
 
 _resolve()
+_apply_grain(GRAIN)
