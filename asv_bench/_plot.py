@@ -69,6 +69,10 @@ def plot_ratios(rows, path, reference, peers, title, names=None):
         xs = [r[peer] for _, r in data if peer in r]
         # bars grow from the line at 1: right where tenferro is faster, left where slower
         ax.barh(ys, [x - 1 for x in xs], height=height, left=1, label=names.get(peer, peer))
+        for y, x in zip(ys, xs):
+            ax.annotate("%.2f" % x, (x, y), xytext=(3 if x >= 1 else -3, 0),
+                        textcoords="offset points", va="center", fontsize=7,
+                        ha="left" if x >= 1 else "right")
     lo = min(min(r.values()) for _, r in data)
     hi = max(max(r.values()) for _, r in data)
     ax.set_xscale("log")
