@@ -244,4 +244,5 @@ class BuildExt(build_ext):
         self._say("compiled %s in %.0f s" % (name, time.perf_counter() - t0))
 
 
-setup(ext_modules=extensions(), cmdclass={"build_ext": BuildExt})
+if __name__ == "__main__":  # Cython's worker processes may import this file (spawn)
+    setup(ext_modules=extensions(), cmdclass={"build_ext": BuildExt})
