@@ -14,7 +14,11 @@ A ratio > 1 means tenferro is faster.  GB/s is the effective bandwidth of the
 minimal traffic of the case (each input read once, the output written once) for
 the memory-bound cases only.
 
-    python asv_bench/compare.py [--threads 2] [--repeat 7] [--only SUBSTR]
+    python asv_bench/compare.py [--threads 2] [--repeat 7] [--only SUBSTR] [--plot F.png]
+
+``--plot F.png`` (every ``compare*.py`` script takes it; needs matplotlib) also writes a
+bar chart of the ratios: each peer's time over tenferro's per case, log scale, a line
+at 1.
 """
 import argparse
 import gc
@@ -29,6 +33,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "benchmarks"))
 import common  # noqa: E402  (also puts an in-place tenferro build on sys.path)
 import tenferro as tf  # noqa: E402
+
+sys.path.insert(0, HERE)
+import _plot  # noqa: E402
 
 torch = common.torch_or_none()
 LIBS = ["tenferro", "numpy", "torch"]
@@ -155,7 +162,11 @@ def parse_args(argv, doc, repeat=7, min_time=0.2):
     p.add_argument("--min-time", type=float, default=min_time,
                    help="seconds per repeat (number of calls is calibrated)")
     p.add_argument("--only", default=None, help="run cases whose name contains this")
+    p.add_argument("--plot", metavar="FILE.png", default=None,
+                   help="also write a bar chart of the time ratios (needs matplotlib)")
     args = p.parse_args(argv)
+    if args.plot:
+        _plot.require_matplotlib()  # fail now, not after the timings
     common.set_threads(args.threads)
     return args
 
@@ -187,10 +198,12 @@ def main(argv=None):
     print("| case | tenferro | NumPy | PyTorch | NumPy/tenferro | PyTorch/tenferro "
           "| GB/s tenferro | GB/s NumPy | GB/s PyTorch |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    rows = []
     for name, make, nbytes in CASES:
         if args.only and args.only not in name:
             continue
         t = time_libs(make, LIBS, args, name)
+        rows.append((name, t))
 
         def ratio(lib):
             if t[lib] is None or t["tenferro"] is None:
@@ -206,6 +219,9 @@ def main(argv=None):
             name, fmt_t(t["tenferro"]), fmt_t(t["numpy"]), fmt_t(t["torch"]),
             ratio("numpy"), ratio("torch"), gbs("tenferro"), gbs("numpy"), gbs("torch")),
             flush=True)
+    _plot.plot_if_asked(args, rows, "tenferro", ["numpy", "torch"],
+                        "tenferro beside NumPy and PyTorch (compare.py, %d threads)"
+                        % args.threads, {"numpy": "NumPy", "torch": "PyTorch"})
 
 
 if __name__ == "__main__":

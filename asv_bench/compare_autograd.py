@@ -11,7 +11,7 @@ run with the same thread count (``--threads``, default 2).  Prints a Markdown ta
 
 A ratio > 1 means tenferro is faster.  Without PyTorch its column reads n/a.
 
-    python asv_bench/compare_autograd.py [--threads 2] [--repeat 7] [--only SUBSTR]
+    python asv_bench/compare_autograd.py [--threads 2] [--repeat 7] [--only SUBSTR] [--plot F.png]
 """
 import os
 import platform
@@ -20,6 +20,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import compare  # noqa: E402  (best_of, fmt_t; puts benchmarks/ and tenferro on sys.path)
+import _plot  # noqa: E402
 from benchmarks import bench_autograd as B  # noqa: E402
 from benchmarks import common  # noqa: E402
 import tenferro as tf  # noqa: E402
@@ -53,14 +54,19 @@ def main(argv=None):
         platform.python_version(), platform.machine(), args.threads, args.repeat))
     print("| case | tenferro | PyTorch | PyTorch/tenferro |")
     print("|---|---:|---:|---:|")
+    rows = []
     for name, make in CASES:
         if args.only and args.only not in name:
             continue
         t = compare.time_libs(make, LIBS, args, name)
+        rows.append((name, t))
         ratio = ("n/a" if t["torch"] is None or t["tenferro"] is None
                  else "%.2f" % (t["torch"] / t["tenferro"]))
         print("| %s | %s | %s | %s |" % (name, compare.fmt_t(t["tenferro"]),
                                          compare.fmt_t(t["torch"]), ratio), flush=True)
+    _plot.plot_if_asked(args, rows, "tenferro", ["torch"],
+                        "autodiff: tenferro beside PyTorch (compare_autograd.py, %d threads)"
+                        % args.threads, {"torch": "PyTorch"})
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ Times the cases of ``benchmarks/bench_einsum.py`` with ``compare.py``'s best-of-
 above 1 means tenferro is faster.  "best other" is the fastest of NumPy, opt_einsum and
 PyTorch in the same run.
 
-    python asv_bench/compare_einsum.py [--threads 2] [--repeat 7] [--only SUBSTR]
+    python asv_bench/compare_einsum.py [--threads 2] [--repeat 7] [--only SUBSTR] [--plot F.png]
 """
 import os
 import platform
@@ -16,6 +16,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import compare  # noqa: E402  (best_of, fmt_t; puts benchmarks/ and tenferro on sys.path)
+import _plot  # noqa: E402
 from benchmarks import bench_einsum as B  # noqa: E402
 from benchmarks import common  # noqa: E402
 import numpy as np  # noqa: E402
@@ -34,10 +35,12 @@ def main(argv=None):
     print("| case | tenferro | NumPy | opt_einsum | PyTorch | dgemm | best other / tenferro "
           "| dgemm / tenferro |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    rows = []
     for name in list(B.CASES) + list(B.GRAD_CASES):
         if args.only and args.only not in name:
             continue
         t = compare.time_libs(lambda lib: B.make(lib, name), B.EINSUM_LIBS, args, name)
+        rows.append((name, t))
         best = min((t[k] for k in OTHERS if t[k] is not None), default=None)
 
         def ratio(x):
@@ -45,6 +48,10 @@ def main(argv=None):
         print("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
             name, *[compare.fmt_t(t[k]) for k in B.EINSUM_LIBS], ratio(best),
             ratio(t["dgemm"])), flush=True)
+    _plot.plot_if_asked(args, rows, "tenferro", OTHERS + ["dgemm"],
+                        "einsum: tenferro beside NumPy, opt_einsum, PyTorch and a direct dgemm "
+                        "(compare_einsum.py, %d threads)" % args.threads,
+                        {"numpy": "numpy.einsum", "torch": "PyTorch"})
 
 
 if __name__ == "__main__":

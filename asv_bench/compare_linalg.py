@@ -9,6 +9,7 @@ PyTorch in the same run.  ``--check`` instead verifies once that every tenferro 
 gives the same values as SciPy/NumPy (and the gradients the closed forms / PyTorch).
 
     python asv_bench/compare_linalg.py [--threads 2] [--repeat 7] [--only SUBSTR] [--check]
+                                          [--plot F.png]
 """
 import os
 import platform
@@ -17,6 +18,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import compare  # noqa: E402  (best_of, fmt_t; puts benchmarks/ and tenferro on sys.path)
+import _plot  # noqa: E402
 from benchmarks import bench_linalg as B  # noqa: E402
 from benchmarks import common  # noqa: E402
 import numpy as np  # noqa: E402
@@ -128,16 +130,21 @@ def main(argv=None):
     print("| case | %s | best other / tenferro |"
           % " | ".join(NAMES[k] for k in B.LINALG_LIBS))
     print("|---|%s---:|" % ("---:|" * len(B.LINALG_LIBS)))
+    rows = []
     for name in list(B.CASES) + list(B.GRAD_CASES):
         if args.only and args.only not in name:
             continue
         t = compare.time_libs(lambda lib: B.make(lib, name), B.LINALG_LIBS, args, name)
+        rows.append((name, t))
         best = min((t[k] for k in OTHERS if t[k] is not None), default=None)
         ratio = ("n/a" if best is None or t["tenferro"] is None
                  else "%.2f" % (best / t["tenferro"]))
         print("| %s | %s | %s |" % (
             name, " | ".join(compare.fmt_t(t[k]) for k in B.LINALG_LIBS), ratio),
             flush=True)
+    _plot.plot_if_asked(args, rows, "tenferro", OTHERS,
+                        "linalg: tenferro beside SciPy, NumPy and PyTorch "
+                        "(compare_linalg.py, %d threads)" % args.threads, NAMES)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ every other library, "jit / C loop" is how far it is from the limit.  ``--check`
 verifies first that every library gives the same values.
 
     python asv_bench/compare_traced.py [--threads 2] [--repeat 7] [--only SUBSTR] [--check]
+                                          [--plot F.png]
 """
 import os
 import sys
@@ -15,6 +16,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import compare  # noqa: E402  (best_of, fmt_t; puts benchmarks/ and tenferro on sys.path)
+import _plot  # noqa: E402
 from benchmarks import bench_traced as B  # noqa: E402
 import numpy as np  # noqa: E402
 
@@ -52,16 +54,21 @@ def main(argv=None):
     print("| case | %s | best other / jit | jit / C loop |"
           % " | ".join(NAMES[k] for k in B.TRACED_LIBS))
     print("|---|%s---:|---:|" % ("---:|" * len(B.TRACED_LIBS)))
+    rows = []
     for name in B.CASES:
         if args.only and args.only not in name:
             continue
         t = compare.time_libs(lambda lib: B.make(lib, name), B.TRACED_LIBS, args, name)
+        rows.append((name, t))
         best = min((t[k] for k in OTHERS if t[k] is not None), default=None)
         ratio = "n/a" if best is None else "%.2f" % (best / t["tenferro-jit"])
         limit = "n/a" if t["C loop"] is None else "%.2f" % (t["tenferro-jit"] / t["C loop"])
         print("| %s | %s | %s | %s |" % (name, " | ".join(compare.fmt_t(t[k])
                                                         for k in B.TRACED_LIBS), ratio, limit),
               flush=True)
+    _plot.plot_if_asked(args, rows, "tenferro-jit", OTHERS + ["C loop"],
+                        "traced: tenferro.jit beside eager libraries and compilers "
+                        "(compare_traced.py, %d threads)" % args.threads, NAMES)
 
 
 if __name__ == "__main__":
