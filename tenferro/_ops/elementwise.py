@@ -6,6 +6,8 @@ weak Python scalars included), and whether it is differentiable.  JVP/VJP rules 
 attached to the primitives by :mod:`tenferro.autograd`.
 """
 
+import functools
+
 import numpy as np
 
 from .. import _dtypes, _primitive
@@ -310,24 +312,25 @@ def _cpu_scalar(v, dtype):
 def _scalar_on(v, dtype, dev):
     """A weak Python scalar operand as a cached read-only 0-d array on ``dev`` (uploaded
     once per value: an eager ``x * 2.0`` on an accelerator transfers nothing)."""
-    a = _cpu_scalar(v, dtype)
-    if dev.type == "cpu":
-        return a
     key = (type(v), v, dtype, dev)
     d = _scalars.get(key)
     if d is None:
-        d = dev.driver.from_numpy(a, dev)
-        if hasattr(d, "writeable"):
-            d.writeable = False
+        d = _cpu_scalar(v, dtype)
+        if dev.type != "cpu":
+            d = dev.driver.from_numpy(d, dev)
+            if hasattr(d, "writeable"):
+                d.writeable = False
         if _cacheable(v):
             _scalars[key] = d
     return d
 
 
 def _fast_entry(name, ufunc, dev, types):
-    """(driver implementation, output dtype, primitive params) when ``name`` on tensors of
-    this device and these dtypes needs no cast and no checks beyond the driver's, else
-    False."""
+    """(``f(*device arrays)`` computing the op, output dtype, primitive params, bounds)
+    when ``name`` on tensors of this device and these dtypes needs no cast and no checks
+    beyond the driver's, else False.  ``f`` is the driver's allocating kernel where its
+    implementation offers one (``fn.allocating``: the CPU's loop resolved once), else the
+    implementation with ``out_dtype`` bound."""
     lin, odt = _resolve(name, ufunc, types)
     fn = dev.driver.implementations.get(name)
     if fn is None or any(t is not lin for t in types if not isinstance(t, type)):
@@ -335,7 +338,12 @@ def _fast_entry(name, ufunc, dev, types):
     # the Python ints the fast path takes (others: the general path's NumPy 2 rules)
     bounds = (int(np.iinfo(lin).min), int(np.iinfo(lin).max)) if lin.kind in "iu" \
         else (-np.inf, np.inf)
-    return (fn, odt, {"out_dtype": odt}, bounds)
+    alloc = getattr(fn, "allocating", None)
+    call = alloc(lin, odt) if alloc is not None else None
+    return (call or functools.partial(fn, out_dtype=odt), odt, {"out_dtype": odt}, bounds)
+
+
+_new = object.__new__
 
 
 def _make_unary(name):
@@ -351,7 +359,10 @@ def _make_unary(name):
             if r is None:
                 r = dev._fast[key] = _fast_entry(name, uf, dev, (d.dtype,))
             if r:
-                o = _wrap(r[0](d, out_dtype=r[1]), dev)
+                o = _new(Tensor)  # _wrap, inlined
+                o._data = r[0](d)
+                o._device = dev
+                o._ad = None
                 if x._ad is None or _primitive.recorder is None:
                     return o
                 return _primitive.recorder(prim, (x,), r[2], o)  # record for autodiff
@@ -380,7 +391,10 @@ def _make_binary(name, dunder=False):
                     if r is None:
                         r = dev._fast[key] = _fast_entry(name, uf, dev, key[1:])
                     if r:
-                        o = _wrap(r[0](d1, d2, out_dtype=r[1]), dev)
+                        o = _new(Tensor)  # _wrap, inlined
+                        o._data = r[0](d1, d2)
+                        o._device = dev
+                        o._ad = None
                         if x1._ad is None and x2._ad is None or _primitive.recorder is None:
                             return o
                         return _primitive.recorder(prim, (x1, x2), r[2], o)
@@ -392,8 +406,13 @@ def _make_binary(name, dunder=False):
                 if r is None:
                     r = dev._fast[key] = _fast_entry(name, uf, dev, key[1:])
                 if r and (t2 is not int or r[3][0] <= x2 <= r[3][1]):
-                    s2 = _scalar_on(x2, d1.dtype, dev)
-                    o = _wrap(r[0](d1, s2, out_dtype=r[1]), dev)
+                    s2 = _scalars.get((t2, x2, d1.dtype, dev))
+                    if s2 is None:
+                        s2 = _scalar_on(x2, d1.dtype, dev)
+                    o = _new(Tensor)
+                    o._data = r[0](d1, s2)
+                    o._device = dev
+                    o._ad = None
                     if x1._ad is None or _primitive.recorder is None:
                         return o
                     return _primitive.recorder(prim, (x1, _wrap(s2, dev)), r[2], o)

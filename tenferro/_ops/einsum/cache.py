@@ -34,6 +34,29 @@ def einsum_cache_resize(maxsize):
         _cache.popitem(last=False)
 
 
+def _hit(key):
+    """The plan cached under ``key`` (counted as a hit, made the most recent), or None."""
+    plan = _cache.get(key)
+    if plan is not None:
+        _stats["hits"] += 1
+        try:
+            _cache.move_to_end(key)
+        except KeyError:  # evicted by another thread meanwhile: still a valid plan
+            pass
+    return plan
+
+
+def cached_pair_plan(spec, x, y, driver):
+    """The cached plan of ``einsum(spec, x, y)`` with the default arguments, for the
+    two operands' device arrays ``x`` and ``y`` (the key :func:`cached_plan` files it
+    under), or None when there is none yet."""
+    try:
+        return _hit((spec, "auto", None, driver, (x.shape, x.strides, x.dtype),
+                     (y.shape, y.strides, y.dtype)))
+    except TypeError:  # an unhashable dtype
+        return None
+
+
 def cached_plan(spec, ops, optimize, dtype, driver):
     """The cached plan for these operands (and the dtypes to compute in and return)."""
     datas = [t._data for t in ops]
@@ -45,15 +68,10 @@ def cached_plan(spec, ops, optimize, dtype, driver):
                *[(x.shape, x.strides, x.dtype) for x in datas])
     # (an optimizer object may be stateful: never cached)
     try:
-        plan = _cache.get(key) if key is not None else None
+        plan = _hit(key) if key is not None else None
     except TypeError:  # an unhashable label or dtype: no caching
         key, plan = None, None
     if plan is not None:
-        _stats["hits"] += 1
-        try:
-            _cache.move_to_end(key)
-        except KeyError:  # evicted by another thread meanwhile: still a valid plan
-            pass
         return plan
     _stats["misses"] += 1
     dt = _dtypes.dtype(dtype) if dtype is not None else _dtypes.result_type(*ops)
