@@ -117,7 +117,9 @@ def _solve_cpu(a, b):
     lu = _empty(a.shape, a.dtype)
     piv = _empty(a.shape[:-1], _INT32)
     out = _empty(b.shape, b.dtype)
-    raise_for_info("solve", _lapack.gesv(a, b, lu, piv, out, _threads.current), "is singular")
+    info = _lapack.gesv(a, b, lu, piv, out, _threads.current)
+    if info.ndim or info.item():   # (a tiny solve: no reduction in the usual case)
+        raise_for_info("solve", info, "is singular")
     return (out[:, 0] if vec else out), lu, piv
 
 
@@ -529,6 +531,9 @@ def _solve_checked(op, a, b):
     return x
 
 
+_PLAIN = frozenset(_EPS) | frozenset(_REAL)   # the dtypes solve computes in
+
+
 def _solve_plain(a, b, check_finite):
     """``solve(a, b)`` for one general CPU matrix and a right-hand side of its dtype,
     neither taking part in autodiff: the steps of the general path below, straight on
@@ -545,11 +550,32 @@ def _solve_plain(a, b, check_finite):
     if check_finite and not (_ew.all_finite(an) and _ew.all_finite(bn)):
         _check_finite("solve", a, b)   # raises (or passes: a layout all_finite skips)
     x, lu, _ = _solve_cpu(an, bn)
-    _warn_rcond("solve", an, lu, -1, 4)
+    if n > 2 or not _surely_well_conditioned(an):
+        _warn_rcond("solve", an, lu, -1, 4)
     return _wrap(x, dev)
 
 
-_PLAIN = frozenset(_EPS) | frozenset(_REAL)   # the dtypes solve computes in
+def _surely_well_conditioned(an):
+    """Whether the 1x1 or 2x2 matrix ``an`` certainly gets ?gecon's rcond >= eps, so
+    that the estimate (1.1 of a 2x2 solve's 4 us) need not run.  ?gecon's rcond is
+    1 / (||A||_1 * est) with est (?lacn2's) a norm of A^-1 applied to vectors of 1-norm
+    1: est <= ||A^-1||_1, so rcond >= the true 1 / (||A||_1 ||A^-1||_1), which a 2x2
+    gives in closed form, |det| / (||A||_1 ||adj A||_1).  True when that is at least
+    1e4 eps (a margin far beyond rounding) with the norms inside [1e-30, 1e30] (no
+    scaling in ?latrs); False (run ?gecon) otherwise, NaNs and infs included."""
+    if an.shape[0] == 1:
+        return 1e-15 < abs(an.item()) < 1e15
+    (a, b), (c, d) = an.tolist()
+    det = abs(a * d - b * c)
+    a, b, c, d = abs(a), abs(b), abs(c), abs(d)
+    n1, m1 = a + c, b + d     # ||A||_1 and ||adj A||_1 (its columns (d, c), (b, a))
+    n2, m2 = d + c, b + a
+    num = (n1 if n1 > m1 else m1) * (n2 if n2 > m2 else m2)
+    return 1e-30 < num < 1e30 and det >= _SURE[an.dtype] * num
+
+
+_SURE = {dt: 1e4 * _EPS[_REAL.get(dt, dt)] for dt in _PLAIN}
+
 
 
 def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=True,
