@@ -31,6 +31,7 @@ from setuptools import setup, Extension
 HERE = os.path.dirname(os.path.abspath(__file__))
 KDIR = os.path.join("tenferro", "_kernels")
 ADIR_TAPE = os.path.join("tenferro", "autograd", "_tape.pyx")
+OPS_FAST = os.path.join("tenferro", "_ops", "_fastpath.pyx")
 
 
 INCLUDE = re.compile(r'^\{\{include "([^"]+)"\}\}\n', re.M)
@@ -117,8 +118,9 @@ def extensions():
     macros = [("NPY_NO_DEPRECATED_API", "NPY_2_0_API_VERSION"),
               ("TENFERRO_HAVE_OPENMP", "1" if openmp else "0")]
     exts = []
-    # the kernels, and the compiled core of the eager autodiff engine (autograd/_tape.pyx)
-    pyxs = sorted(glob.glob(os.path.join(KDIR, "*.pyx"))) + [ADIR_TAPE]
+    # the kernels, the compiled core of the eager autodiff engine (autograd/_tape.pyx)
+    # and the eager elementwise fast path (_ops/_fastpath.pyx)
+    pyxs = sorted(glob.glob(os.path.join(KDIR, "*.pyx"))) + [ADIR_TAPE, OPS_FAST]
     for pyx in pyxs:
         name = os.path.splitext(os.path.basename(pyx))[0]
         if only and name not in only:

@@ -15,6 +15,7 @@ from .._catalog import BINARY, COMPLEX_PARTS, NONDIFF_REASON, REAL_ONLY, UNARY
 from .._errors import DeviceMismatchError
 from .._primitive import Primitive, _interpreters, bind
 from .._tensor import Tensor, _wrap
+from . import _fastpath
 from ._common import NotATensor, WEAK, broadcast_shapes, to_tensor
 from .conversion import astype
 
@@ -343,31 +344,12 @@ def _fast_entry(name, ufunc, dev, types):
     return (call or functools.partial(fn, out_dtype=odt), odt, {"out_dtype": odt}, bounds)
 
 
-_new = object.__new__
-
-
 def _make_unary(name):
-    uf = UNARY[name].type_rule
-    prim = PRIMS[name]
-
-    def f(x, out=None):
-        if out is None and type(x) is Tensor and not _interpreters:
-            d = x._data
-            dev = x._device
-            key = (name, d.dtype)
-            r = dev._fast.get(key)
-            if r is None:
-                r = dev._fast[key] = _fast_entry(name, uf, dev, (d.dtype,))
-            if r:
-                o = _new(Tensor)  # _wrap, inlined
-                o._data = r[0](d)
-                o._device = dev
-                o._ad = None
-                if x._ad is None or _primitive.recorder is None:
-                    return o
-                return _primitive.recorder(prim, (x,), r[2], o)  # record for autodiff
+    def general(x, out=None):
         return unary(name, x, out)
+    f = _fastpath.unary(name, UNARY[name].type_rule, PRIMS[name], general, _fast_entry)
     f.__name__ = f.__qualname__ = name
+    f.__module__ = __name__
     f.__doc__ = "Elementwise ``%s`` (NumPy semantics and dtype rules)." % name
     return f
 
@@ -375,54 +357,19 @@ def _make_unary(name):
 def _make_binary(name, dunder=False):
     """``tenferro.<name>(x1, x2, out=None)``; with ``dunder`` the ``Tensor.__<op>__``
     method, which returns NotImplemented for operands it cannot convert."""
-    uf = BINARY[name].type_rule
-    prim = PRIMS[name]
-
-    def f(x1, x2, out=None):
-        if out is None and type(x1) is Tensor and not _interpreters:
-            t2 = type(x2)
-            if t2 is Tensor:
-                dev = x1._device
-                if x2._device is dev:
-                    d1 = x1._data
-                    d2 = x2._data
-                    key = (name, d1.dtype, d2.dtype)
-                    r = dev._fast.get(key)
-                    if r is None:
-                        r = dev._fast[key] = _fast_entry(name, uf, dev, key[1:])
-                    if r:
-                        o = _new(Tensor)  # _wrap, inlined
-                        o._data = r[0](d1, d2)
-                        o._device = dev
-                        o._ad = None
-                        if x1._ad is None and x2._ad is None or _primitive.recorder is None:
-                            return o
-                        return _primitive.recorder(prim, (x1, x2), r[2], o)
-            elif t2 is float or t2 is int or t2 is complex:
-                d1 = x1._data
-                dev = x1._device
-                key = (name, d1.dtype, t2)
-                r = dev._fast.get(key)
-                if r is None:
-                    r = dev._fast[key] = _fast_entry(name, uf, dev, key[1:])
-                if r and (t2 is not int or r[3][0] <= x2 <= r[3][1]):
-                    s2 = _scalars.get((t2, x2, d1.dtype, dev))
-                    if s2 is None:
-                        s2 = _scalar_on(x2, d1.dtype, dev)
-                    o = _new(Tensor)
-                    o._data = r[0](d1, s2)
-                    o._device = dev
-                    o._ad = None
-                    if x1._ad is None or _primitive.recorder is None:
-                        return o
-                    return _primitive.recorder(prim, (x1, _wrap(s2, dev)), r[2], o)
-        if dunder:
+    if dunder:
+        def general(x1, x2, out=None):
             try:
                 return binary(name, x1, x2)
             except NotATensor:
                 return NotImplemented
-        return binary(name, x1, x2, out)
+    else:
+        def general(x1, x2, out=None):
+            return binary(name, x1, x2, out)
+    f = _fastpath.binary(name, BINARY[name].type_rule, PRIMS[name], general, _fast_entry,
+                         _scalars, _scalar_on)
     f.__name__ = f.__qualname__ = name
+    f.__module__ = __name__
     f.__doc__ = "Elementwise ``%s`` with broadcasting (NumPy semantics and dtype rules)." % name
     return f
 
