@@ -1,6 +1,7 @@
 # cython: language_level=3
-"""The eager fast path of the elementwise ops, compiled: ``unary``/``binary`` build one
-op's public function around its general path (tenferro._ops.elementwise).
+"""The eager fast path of the elementwise ops, compiled: ``unary``/``binary`` build the
+function behind one op around its general path (tenferro._ops.elementwise: Tensor's
+operators are these functions, ``tenferro.<op>`` a Python function calling one).
 
 A plain call -- no ``out=``, no tracer active, tensors of class Tensor on one device,
 or a tensor and a weak Python scalar -- whose dtypes the device has a ready entry for
@@ -8,10 +9,9 @@ or a tensor and a weak Python scalar -- whose dtypes the device has a ready entr
 the driver's kernel, the output dtype, the primitive's parameters and the Python ints
 the kernel takes) runs the kernel and wraps its result, recording it for autodiff when
 an operand takes part; everything else goes to ``general``.  Each binary function
-remembers its last tensor-tensor entry (a dtype hash and a dict probe saved per call:
-the dtypes' hashes are ~40% of the lookup).  On tiny tensors the Python
-around the kernel is the whole cost, hence compiled (issue 17: a 3-element add within
-2x NumPy's)."""
+remembers its last tensor-tensor entry (saving the dict probe, whose dtype hashes are
+~40% of it).  On tiny tensors the Python around the kernel is the whole cost, hence
+compiled (issue 17: a 3-element add within 2x NumPy's; docs/performance.md)."""
 from .. import _primitive
 from .._primitive import _interpreters
 from .._tensor import Tensor

@@ -347,16 +347,20 @@ def _fast_entry(name, ufunc, dev, types):
 def _make_unary(name):
     def general(x, out=None):
         return unary(name, x, out)
-    f = _fastpath.unary(name, UNARY[name].type_rule, PRIMS[name], general, _fast_entry)
+    fast = _fastpath.unary(name, UNARY[name].type_rule, PRIMS[name], general, _fast_entry)
+
+    def f(x, out=None):
+        return fast(x, out)
     f.__name__ = f.__qualname__ = name
-    f.__module__ = __name__
     f.__doc__ = "Elementwise ``%s`` (NumPy semantics and dtype rules)." % name
     return f
 
 
 def _make_binary(name, dunder=False):
-    """``tenferro.<name>(x1, x2, out=None)``; with ``dunder`` the ``Tensor.__<op>__``
-    method, which returns NotImplemented for operands it cannot convert."""
+    """``tenferro.<name>(x1, x2, out=None)`` (a Python function around the compiled fast
+    path); with ``dunder`` the ``Tensor.__<op>__`` method, the compiled function itself
+    (no second call layer), which returns NotImplemented for operands it cannot
+    convert."""
     if dunder:
         def general(x1, x2, out=None):
             try:
@@ -366,10 +370,15 @@ def _make_binary(name, dunder=False):
     else:
         def general(x1, x2, out=None):
             return binary(name, x1, x2, out)
-    f = _fastpath.binary(name, BINARY[name].type_rule, PRIMS[name], general, _fast_entry,
-                         _scalars, _scalar_on)
+    fast = _fastpath.binary(name, BINARY[name].type_rule, PRIMS[name], general,
+                            _fast_entry, _scalars, _scalar_on)
+    if dunder:
+        f = fast
+        f.__module__ = __name__
+    else:
+        def f(x1, x2, out=None):
+            return fast(x1, x2, out)
     f.__name__ = f.__qualname__ = name
-    f.__module__ = __name__
     f.__doc__ = "Elementwise ``%s`` with broadcasting (NumPy semantics and dtype rules)." % name
     return f
 
