@@ -30,9 +30,8 @@ def einsum(*args, optimize="auto", out=None, dtype=None, casting="safe", order="
     and ``order`` ("K": the layout the contraction produces; "C" or "F": a copy in
     that order where needed; "A": as "K") mean what they mean in NumPy."""
     if (len(args) == 3 and optimize.__class__ is str and optimize == "auto" and out is None
-            and dtype is None
-            and casting == "safe" and order == "K" and not _interpreters):
-        r = _plain_pair(*args)
+            and dtype is None and casting == "safe" and order == "K" and not _interpreters):
+        r = _plain_pair(args)
         if r is not None:
             return r
     spec, ops = split_operands(args)
@@ -80,11 +79,12 @@ def einsum(*args, optimize="auto", out=None, dtype=None, casting="safe", order="
     return r if order == "K" or order == "A" else _in_order(r, order)
 
 
-def _plain_pair(spec, a, b):
-    """``einsum(spec, a, b)`` when its plan is cached, both operands are plain tensors
+def _plain_pair(args):
+    """``einsum(spec, a, b)`` (``args``) when its plan is cached, both operands are plain tensors
     (no autodiff) of the plan's dtype on one device and the defaults hold: the plan run
     on the device arrays, the general path's other steps being no-ops (a small einsum
     is all per-call cost).  None where the general path is needed."""
+    spec, a, b = args
     if (spec.__class__ is not str or a.__class__ is not Tensor or b.__class__ is not Tensor
             or a._ad is not None or b._ad is not None):
         return None

@@ -361,9 +361,11 @@ def _contract_prepared(nb, nm, nk, nn, shape):
     (einsum's plans build it once per pairwise step)."""
     shape = tuple(shape)
     kernel = _mm.contract
+    # below the buffer cache's 1 MiB (16-byte elements at most): NumPy's own allocation
+    alloc = np.empty if int(np.prod(shape, dtype=np.int64)) * 16 < 1 << 20 else _empty
 
     def run(a, b):
-        out = _empty(shape, a.dtype)
+        out = alloc(shape, a.dtype)
         kernel(a, b, out, nb, nm, nk, nn, _threads.current)
         return out
     return run
