@@ -291,3 +291,24 @@ def test_einsum_pair_records_for_autodiff():
     x.requires_grad_(True)
     tf.einsum("ij,jk->ik", x, tf.asarray(m)).sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), np.ones((3, 3)) @ m.T, rtol=1e-14)
+
+
+def test_einsum_remembered_hit_follows_cache_changes():
+    t = tf.asarray(_arr((3, 3), np.float64))
+    tf.einsum_cache_clear()
+    for _ in range(3):
+        tf.einsum("ij,jk->ik", t, t)             # a miss, then remembered hits
+    assert tuple(tf.einsum_cache_info())[:3] == (2, 1, 1)
+    tf.einsum_cache_clear()                      # the remembered plan is gone too
+    tf.einsum("ij,jk->ik", t, t)
+    assert tuple(tf.einsum_cache_info())[:3] == (0, 1, 1)
+    try:
+        tf.einsum_cache_resize(0)                # no caching: every call a miss
+        tf.einsum("ij,jk->ik", t, t)
+        tf.einsum("ij,jk->ik", t, t)
+        assert tuple(tf.einsum_cache_info())[:3] == (0, 3, 0)
+    finally:
+        tf.einsum_cache_resize(256)
+    u = tf.asarray(_arr((3, 3), np.float64)[:, ::-1])   # other strides: another plan
+    r = tf.einsum("ij,jk->ik", t, u)
+    np.testing.assert_allclose(r.numpy(), t.numpy() @ u.numpy(), rtol=1e-14)
