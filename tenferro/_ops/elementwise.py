@@ -13,7 +13,7 @@ import numpy as np
 from .. import _dtypes, _primitive
 from .._catalog import BINARY, COMPLEX_PARTS, NONDIFF_REASON, REAL_ONLY, UNARY
 from .._errors import DeviceMismatchError
-from .._primitive import Primitive, _interpreters, bind
+from .._primitive import Primitive, bind
 from .._tensor import Tensor, _wrap
 from . import _fastpath
 from ._common import NotATensor, WEAK, broadcast_shapes, to_tensor
