@@ -3,7 +3,8 @@
 Every ``tenferro/_kernels/*.pyx.tp`` is rendered with Tempita into a ``.pyx``
 (generated, never committed), then every ``.pyx`` there becomes one extension
 module compiled with ``-O3`` and OpenMP (``_tape.pyx``, the eager autodiff tape's
-compiled core, is built the same way: it has no loops for the flags to matter).
+compiled core, and ``_ops/_fastpath.pyx``, the elementwise ops' eager fast path, are
+built the same way: they have no loops for the flags to matter).
 A ``*.pxi.tp`` is rendered the same way into a ``.pxi`` that a module ``include``s
 (``_lapack.pyx`` is put together from one per routine family), and a template line
 ``{{include "NAME"}}`` is replaced by the text of NAME beside it before rendering
