@@ -3,7 +3,8 @@
 Every ``tenferro/_kernels/*.pyx.tp`` is rendered with Tempita into a ``.pyx``
 (generated, never committed), then every ``.pyx`` there becomes one extension
 module compiled with ``-O3`` and OpenMP (``_tape.pyx``, the eager autodiff tape's
-compiled core, is built the same way: it has no loops for the flags to matter).
+compiled core, and ``_ops/_fastpath.pyx``, the elementwise ops' eager fast path, are
+built the same way: they have no loops for the flags to matter).
 A ``*.pxi.tp`` is rendered the same way into a ``.pxi`` that a module ``include``s
 (``_lapack.pyx`` is put together from one per routine family), and a template line
 ``{{include "NAME"}}`` is replaced by the text of NAME beside it before rendering
@@ -49,6 +50,7 @@ KDIR = os.path.join("tenferro", "_kernels")
 ADIR_TAPE = os.path.join("tenferro", "autograd", "_tape.pyx")
 CONFIG_DIR = os.path.join(HERE, "build", "tenferro-config")
 JOBS = os.cpu_count() or 1
+OPS_FAST = os.path.join("tenferro", "_ops", "_fastpath.pyx")
 
 
 INCLUDE = re.compile(r'^\{\{include "([^"]+)"\}\}\n', re.M)
@@ -141,8 +143,9 @@ def extensions():
     cython_env = {"TENFERRO_HAVE_OPENMP": openmp}
     config = configuration_text(cflags, ldflags, libs, macros, cython_env, directives)
     exts = []
-    # the kernels, and the compiled core of the eager autodiff engine (autograd/_tape.pyx)
-    pyxs = sorted(glob.glob(os.path.join(KDIR, "*.pyx"))) + [ADIR_TAPE]
+    # the kernels, the compiled core of the eager autodiff engine (autograd/_tape.pyx)
+    # and the eager elementwise fast path (_ops/_fastpath.pyx)
+    pyxs = sorted(glob.glob(os.path.join(KDIR, "*.pyx"))) + [ADIR_TAPE, OPS_FAST]
     for pyx in pyxs:
         name = os.path.splitext(os.path.basename(pyx))[0]
         if only and name not in only:

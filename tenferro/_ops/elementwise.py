@@ -6,13 +6,16 @@ weak Python scalars included), and whether it is differentiable.  JVP/VJP rules 
 attached to the primitives by :mod:`tenferro.autograd`.
 """
 
+import functools
+
 import numpy as np
 
 from .. import _dtypes, _primitive
 from .._catalog import BINARY, COMPLEX_PARTS, NONDIFF_REASON, REAL_ONLY, UNARY
 from .._errors import DeviceMismatchError
-from .._primitive import Primitive, _interpreters, bind
+from .._primitive import Primitive, bind
 from .._tensor import Tensor, _wrap
+from . import _fastpath
 from ._common import NotATensor, WEAK, broadcast_shapes, to_tensor
 from .conversion import astype
 
@@ -310,24 +313,25 @@ def _cpu_scalar(v, dtype):
 def _scalar_on(v, dtype, dev):
     """A weak Python scalar operand as a cached read-only 0-d array on ``dev`` (uploaded
     once per value: an eager ``x * 2.0`` on an accelerator transfers nothing)."""
-    a = _cpu_scalar(v, dtype)
-    if dev.type == "cpu":
-        return a
     key = (type(v), v, dtype, dev)
     d = _scalars.get(key)
     if d is None:
-        d = dev.driver.from_numpy(a, dev)
-        if hasattr(d, "writeable"):
-            d.writeable = False
+        d = _cpu_scalar(v, dtype)
+        if dev.type != "cpu":
+            d = dev.driver.from_numpy(d, dev)
+            if hasattr(d, "writeable"):
+                d.writeable = False
         if _cacheable(v):
             _scalars[key] = d
     return d
 
 
 def _fast_entry(name, ufunc, dev, types):
-    """(driver implementation, output dtype, primitive params) when ``name`` on tensors of
-    this device and these dtypes needs no cast and no checks beyond the driver's, else
-    False."""
+    """(``f(*device arrays)`` computing the op, output dtype, primitive params, bounds)
+    when ``name`` on tensors of this device and these dtypes needs no cast and no checks
+    beyond the driver's, else False.  ``f`` is the driver's allocating kernel where its
+    implementation offers one (``fn.allocating``: the CPU's loop resolved once), else the
+    implementation with ``out_dtype`` bound."""
     lin, odt = _resolve(name, ufunc, types)
     fn = dev.driver.implementations.get(name)
     if fn is None or any(t is not lin for t in types if not isinstance(t, type)):
@@ -335,74 +339,45 @@ def _fast_entry(name, ufunc, dev, types):
     # the Python ints the fast path takes (others: the general path's NumPy 2 rules)
     bounds = (int(np.iinfo(lin).min), int(np.iinfo(lin).max)) if lin.kind in "iu" \
         else (-np.inf, np.inf)
-    return (fn, odt, {"out_dtype": odt}, bounds)
+    alloc = getattr(fn, "allocating", None)
+    call = alloc(lin, odt) if alloc is not None else None
+    return (call or functools.partial(fn, out_dtype=odt), odt, {"out_dtype": odt}, bounds)
 
 
 def _make_unary(name):
-    uf = UNARY[name].type_rule
-    prim = PRIMS[name]
+    def general(x, out=None):
+        return unary(name, x, out)
+    fast = _fastpath.unary(name, UNARY[name].type_rule, PRIMS[name], general, _fast_entry)
 
     def f(x, out=None):
-        if out is None and type(x) is Tensor and not _interpreters:
-            d = x._data
-            dev = x._device
-            key = (name, d.dtype)
-            r = dev._fast.get(key)
-            if r is None:
-                r = dev._fast[key] = _fast_entry(name, uf, dev, (d.dtype,))
-            if r:
-                o = _wrap(r[0](d, out_dtype=r[1]), dev)
-                if x._ad is None or _primitive.recorder is None:
-                    return o
-                return _primitive.recorder(prim, (x,), r[2], o)  # record for autodiff
-        return unary(name, x, out)
+        return fast(x, out)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = "Elementwise ``%s`` (NumPy semantics and dtype rules)." % name
     return f
 
 
 def _make_binary(name, dunder=False):
-    """``tenferro.<name>(x1, x2, out=None)``; with ``dunder`` the ``Tensor.__<op>__``
-    method, which returns NotImplemented for operands it cannot convert."""
-    uf = BINARY[name].type_rule
-    prim = PRIMS[name]
-
-    def f(x1, x2, out=None):
-        if out is None and type(x1) is Tensor and not _interpreters:
-            t2 = type(x2)
-            if t2 is Tensor:
-                dev = x1._device
-                if x2._device is dev:
-                    d1 = x1._data
-                    d2 = x2._data
-                    key = (name, d1.dtype, d2.dtype)
-                    r = dev._fast.get(key)
-                    if r is None:
-                        r = dev._fast[key] = _fast_entry(name, uf, dev, key[1:])
-                    if r:
-                        o = _wrap(r[0](d1, d2, out_dtype=r[1]), dev)
-                        if x1._ad is None and x2._ad is None or _primitive.recorder is None:
-                            return o
-                        return _primitive.recorder(prim, (x1, x2), r[2], o)
-            elif t2 is float or t2 is int or t2 is complex:
-                d1 = x1._data
-                dev = x1._device
-                key = (name, d1.dtype, t2)
-                r = dev._fast.get(key)
-                if r is None:
-                    r = dev._fast[key] = _fast_entry(name, uf, dev, key[1:])
-                if r and (t2 is not int or r[3][0] <= x2 <= r[3][1]):
-                    s2 = _scalar_on(x2, d1.dtype, dev)
-                    o = _wrap(r[0](d1, s2, out_dtype=r[1]), dev)
-                    if x1._ad is None or _primitive.recorder is None:
-                        return o
-                    return _primitive.recorder(prim, (x1, _wrap(s2, dev)), r[2], o)
-        if dunder:
+    """``tenferro.<name>(x1, x2, out=None)`` (a Python function around the compiled fast
+    path); with ``dunder`` the ``Tensor.__<op>__`` method, the compiled function itself
+    (no second call layer), which returns NotImplemented for operands it cannot
+    convert."""
+    if dunder:
+        def general(x1, x2, out=None):
             try:
                 return binary(name, x1, x2)
             except NotATensor:
                 return NotImplemented
-        return binary(name, x1, x2, out)
+    else:
+        def general(x1, x2, out=None):
+            return binary(name, x1, x2, out)
+    fast = _fastpath.binary(name, BINARY[name].type_rule, PRIMS[name], general,
+                            _fast_entry, _scalars, _scalar_on)
+    if dunder:
+        f = fast
+        f.__module__ = __name__
+    else:
+        def f(x1, x2, out=None):
+            return fast(x1, x2, out)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = "Elementwise ``%s`` with broadcasting (NumPy semantics and dtype rules)." % name
     return f

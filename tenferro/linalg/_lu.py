@@ -39,9 +39,11 @@ from scipy.linalg import LinAlgWarning
 
 from .. import _dtypes, _ops
 from ..devices.cpu import threads as _threads
-from .._kernels import _lapack
+from .._kernels import _elementwise as _ew, _lapack
 from .._kernels._alloc import empty as _empty
 from .._ops._common import to_tensor
+from .._primitive import _interpreters
+from .._tensor import Tensor, _wrap
 from .._ops.matmul import broadcast_batch
 from .._ops.indexing import take_p
 from ..autograd._check import is_abstract
@@ -115,7 +117,9 @@ def _solve_cpu(a, b):
     lu = _empty(a.shape, a.dtype)
     piv = _empty(a.shape[:-1], _INT32)
     out = _empty(b.shape, b.dtype)
-    raise_for_info("solve", _lapack.gesv(a, b, lu, piv, out, _threads.current), "is singular")
+    info = _lapack.gesv(a, b, lu, piv, out, _threads.current)
+    if info.ndim or info.item():   # (a tiny solve: no reduction in the usual case)
+        raise_for_info("solve", info, "is singular")
     return (out[:, 0] if vec else out), lu, piv
 
 
@@ -491,14 +495,20 @@ def _warn_ill_conditioned(op, a, factor, cholesky=-1, stacklevel=4):
     if (a.device.type != "cpu" or a.shape[-1] == 0 or is_abstract(a)
             or (factor is not None and is_abstract(factor))):
         return
-    an = _ops.to_numpy(a)
+    _warn_rcond(op, _ops.to_numpy(a), None if factor is None else _ops.to_numpy(factor),
+                cholesky, stacklevel + 1)
+
+
+def _warn_rcond(op, an, fn, cholesky, stacklevel):
+    """:func:`_warn_ill_conditioned` on host arrays: ``an`` the matrices, ``fn`` their
+    factors (or None)."""
     rdt = _REAL.get(an.dtype, an.dtype)
-    if factor is None:
+    if fn is None:
         d = np.abs(np.diagonal(an, axis1=-2, axis2=-1))
         rcond = np.asarray(d.min(axis=-1) / d.max(axis=-1), rdt)
     else:
         rcond = np.empty(an.shape[:-2], rdt)
-        _lapack.gecon(_ops.to_numpy(factor), an, rcond, _threads.current, cholesky)
+        _lapack.gecon(fn, an, rcond, _threads.current, cholesky)
     eps = _EPS[rdt]
     if (float(rcond) >= eps) if rcond.ndim == 0 else (rcond.min() >= eps):
         return   # the usual case: nothing to warn about
@@ -521,6 +531,53 @@ def _solve_checked(op, a, b):
     return x
 
 
+_PLAIN = frozenset(_EPS) | frozenset(_REAL)   # the dtypes solve computes in
+
+
+def _solve_plain(a, b, check_finite):
+    """``solve(a, b)`` for one general CPU matrix and a right-hand side of its dtype,
+    neither taking part in autodiff: the steps of the general path below, straight on
+    the host arrays (its conversions, broadcasting and primitive dispatch are no-ops
+    here; a tiny solve is all per-call cost).  None where the general path is needed."""
+    an, bn = a._data, b._data
+    dev = a._device
+    if (a._ad is not None or b._ad is not None or dev.type != "cpu" or an.ndim != 2
+            or an.dtype not in _PLAIN or bn.dtype != an.dtype or b._device is not dev):
+        return None
+    n = an.shape[0]
+    if n == 0 or an.shape[1] != n or not 1 <= bn.ndim <= 2 or bn.shape[0] != n:
+        return None
+    if check_finite and not (_ew.all_finite(an) and _ew.all_finite(bn)):
+        _check_finite("solve", a, b)   # raises (or passes: a layout all_finite skips)
+    x, lu, _ = _solve_cpu(an, bn)
+    if n > 2 or not _surely_well_conditioned(an):
+        _warn_rcond("solve", an, lu, -1, 4)
+    return _wrap(x, dev)
+
+
+def _surely_well_conditioned(an):
+    """Whether the 1x1 or 2x2 matrix ``an`` certainly gets ?gecon's rcond >= eps, so
+    that the estimate (1.1 of a 2x2 solve's 4 us) need not run.  ?gecon's rcond is
+    1 / (||A||_1 * est) with est (?lacn2's) a norm of A^-1 applied to vectors of 1-norm
+    1: est <= ||A^-1||_1, so rcond >= the true 1 / (||A||_1 ||A^-1||_1), which a 2x2
+    gives in closed form, |det| / (||A||_1 ||adj A||_1).  True when that is at least
+    1e4 eps (a margin far beyond rounding) with the norms inside [1e-30, 1e30] (no
+    scaling in ?latrs); False (run ?gecon) otherwise, NaNs and infs included."""
+    if an.shape[0] == 1:
+        return 1e-15 < abs(an.item()) < 1e15
+    (a, b), (c, d) = an.tolist()
+    det = abs(a * d - b * c)
+    a, b, c, d = abs(a), abs(b), abs(c), abs(d)
+    n1, m1 = a + c, b + d     # ||A||_1 and ||adj A||_1 (its columns (d, c), (b, a))
+    n2, m2 = d + c, b + a
+    num = (n1 if n1 > m1 else m1) * (n2 if n2 > m2 else m2)
+    return 1e-30 < num < 1e30 and det >= _SURE[an.dtype] * num
+
+
+_SURE = {dt: 1e4 * _EPS[_REAL.get(dt, dt)] for dt in _PLAIN}
+
+
+
 def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=True,
           assume_a=None, transposed=False):
     """scipy.linalg.solve: x with a x = b (``a^T x = b`` if ``transposed``).
@@ -534,6 +591,11 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
     LinAlgError names the first singular (or, for 'pos', non positive definite) matrix;
     an ill-conditioned one warns with scipy's ``LinAlgWarning``.  ``overwrite_a`` and
     ``overwrite_b`` are accepted and ignored (the inputs are never modified)."""
+    if (a.__class__ is Tensor and b.__class__ is Tensor and not transposed
+            and (assume_a is None or assume_a == "gen") and not _interpreters):
+        x = _solve_plain(a, b, check_finite)
+        if x is not None:
+            return x
     kind = _structure("solve", assume_a, tuple(_STRUCTURES))
     a = as_matrix_stack("solve", a)
     keep = a.ndim == 2 and kind in ("gen", "tridiagonal", "sym", "her")

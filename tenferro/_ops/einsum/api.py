@@ -11,7 +11,7 @@ from .._common import common_device, normalize_axis, to_tensor
 from ..conversion import ascontiguousarray, store_out
 from ..reduction import sum as _sum
 from ..shape import diagonal, permute_dims
-from .cache import cached_plan
+from .cache import cached_pair_plan, cached_plan
 from .parse import split_operands
 from .plan import build_plan, oe_optimize
 from .primitive import einsum_p
@@ -29,6 +29,11 @@ def einsum(*args, optimize="auto", out=None, dtype=None, casting="safe", order="
     PathOptimizer or a cotengra optimizer.  ``dtype``, ``casting`` (default "safe")
     and ``order`` ("K": the layout the contraction produces; "C" or "F": a copy in
     that order where needed; "A": as "K") mean what they mean in NumPy."""
+    if (len(args) == 3 and optimize.__class__ is str and optimize == "auto" and out is None
+            and dtype is None and casting == "safe" and order == "K" and not _interpreters):
+        r = _plain_pair(args)
+        if r is not None:
+            return r
     spec, ops = split_operands(args)
     if casting != "safe" and casting not in _CASTING:
         raise ValueError("tenferro.einsum: casting must be one of %s, got %r"
@@ -72,6 +77,26 @@ def einsum(*args, optimize="auto", out=None, dtype=None, casting="safe", order="
             r = r.astype(out.dtype)
         return store_out("einsum", r, out)
     return r if order == "K" or order == "A" else _in_order(r, order)
+
+
+def _plain_pair(args):
+    """``einsum(spec, a, b)`` (``args``) when its plan is cached, both operands are plain tensors
+    (no autodiff) of the plan's dtype on one device and the defaults hold: the plan run
+    on the device arrays, the general path's other steps being no-ops (a small einsum
+    is all per-call cost).  None where the general path is needed."""
+    spec, a, b = args
+    if (spec.__class__ is not str or a.__class__ is not Tensor or b.__class__ is not Tensor
+            or a._ad is not None or b._ad is not None):
+        return None
+    dev = a._device
+    if b._device is not dev:
+        return None
+    x, y = a._data, b._data
+    plan = cached_pair_plan(spec, x, y, dev.driver)
+    if plan is None or plan.cast is not None or x.dtype != plan.work or y.dtype != plan.work:
+        return None
+    f = plan.pair
+    return _wrap(plan.run([x, y]) if f is None else f(x, y), dev)
 
 
 def _run_stepwise(plan, ts):

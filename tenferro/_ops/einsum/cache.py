@@ -12,6 +12,12 @@ class EinsumCacheInfo(collections.namedtuple("EinsumCacheInfo", "hits misses siz
 
 _cache = collections.OrderedDict()
 _stats = {"hits": 0, "misses": 0, "maxsize": 256}
+# Bumped by every change to the cache or its order; ``_last`` is the last two-operand
+# hit: (epoch, (spec, driver, each operand's (shape, strides, dtype)), plan).  While the epoch is
+# unchanged that plan is still cached and the most recent, so a repeat of the call
+# skips the key's hashing, the probe and the reordering (each ~200 ns on a 3x3 einsum).
+_epoch = 0
+_last = None
 
 
 def einsum_cache_info():
@@ -21,21 +27,60 @@ def einsum_cache_info():
 
 def einsum_cache_clear():
     """Forget every cached plan and reset the statistics."""
+    global _epoch
     _cache.clear()
     _stats["hits"] = _stats["misses"] = 0
+    _epoch += 1
 
 
 def einsum_cache_resize(maxsize):
     """Bound the plan cache to ``maxsize`` entries (0 disables caching)."""
     if int(maxsize) < 0:
         raise ValueError("tenferro.einsum_cache_resize: maxsize must be >= 0, got %r" % maxsize)
+    global _epoch
     _stats["maxsize"] = int(maxsize)
     while len(_cache) > _stats["maxsize"]:
         _cache.popitem(last=False)
+    _epoch += 1
+
+
+def _hit(key):
+    """The plan cached under ``key`` (counted as a hit, made the most recent), or None."""
+    global _epoch
+    plan = _cache.get(key)
+    if plan is not None:
+        _stats["hits"] += 1
+        _epoch += 1
+        try:
+            _cache.move_to_end(key)
+        except KeyError:  # evicted by another thread meanwhile: still a valid plan
+            pass
+    return plan
+
+
+def cached_pair_plan(spec, x, y, driver):
+    """The cached plan of ``einsum(spec, x, y)`` with the default arguments, for the
+    two operands' device arrays ``x`` and ``y`` (the key :func:`cached_plan` files it
+    under), or None when there is none yet."""
+    global _last
+    xs, ys = (x.shape, x.strides, x.dtype), (y.shape, y.strides, y.dtype)
+    sig = (spec, driver, xs, ys)
+    m = _last
+    if m is not None and m[0] == _epoch and m[1] == sig:
+        _stats["hits"] += 1
+        return m[2]
+    try:
+        plan = _hit((spec, "auto", None, driver, xs, ys))
+    except TypeError:  # an unhashable dtype
+        return None
+    if plan is not None:
+        _last = (_epoch, sig, plan)
+    return plan
 
 
 def cached_plan(spec, ops, optimize, dtype, driver):
     """The cached plan for these operands (and the dtypes to compute in and return)."""
+    global _epoch
     datas = [t._data for t in ops]
     key = None
     if optimize.__class__ is str or optimize is True or optimize is False or optimize is None:
@@ -45,15 +90,10 @@ def cached_plan(spec, ops, optimize, dtype, driver):
                *[(x.shape, x.strides, x.dtype) for x in datas])
     # (an optimizer object may be stateful: never cached)
     try:
-        plan = _cache.get(key) if key is not None else None
+        plan = _hit(key) if key is not None else None
     except TypeError:  # an unhashable label or dtype: no caching
         key, plan = None, None
     if plan is not None:
-        _stats["hits"] += 1
-        try:
-            _cache.move_to_end(key)
-        except KeyError:  # evicted by another thread meanwhile: still a valid plan
-            pass
         return plan
     _stats["misses"] += 1
     dt = _dtypes.dtype(dtype) if dtype is not None else _dtypes.result_type(*ops)
@@ -64,6 +104,7 @@ def cached_plan(spec, ops, optimize, dtype, driver):
                       oe_optimize(optimize), driver, work)
     plan.work, plan.cast = work, (None if dt == work else dt)
     if key is not None and _stats["maxsize"]:
+        _epoch += 1
         _cache[key] = plan
         if len(_cache) > _stats["maxsize"]:
             _cache.popitem(last=False)

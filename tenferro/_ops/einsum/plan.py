@@ -16,9 +16,10 @@ from .steps import final_step, group_step, identity, ops_of, prepare_step, sum_i
 class Plan:
     """The steps of one einsum, replayable on any operands of the same signature.
 
-    ``run(xs)`` maps the operands' device arrays to the result's device array."""
+    ``run(xs)`` maps the operands' device arrays to the result's device array;
+    ``pair(x, y)``, where not None, is the same for a plan of two operands."""
 
-    __slots__ = ("run", "path", "report", "work", "cast", "shape", "params",
+    __slots__ = ("run", "pair", "path", "report", "work", "cast", "shape", "params",
                  "stepwise", "__weakref__")
 
     def __repr__(self):
@@ -104,7 +105,11 @@ def build_plan(spec, shapes, strides, optimize, driver, dt):
         steps.append(step)
         stepwise.append((con, [ren(t) for t, _ in group], ren(res[0])))
         cur.append(res)
-    plan.run = _compile_run(pre, plan.path, steps, final_step(cur[0][0], out, size, driver))
+    last = final_step(cur[0][0], out, size, driver)
+    plan.run = _compile_run(pre, plan.path, steps, last)
+    # two operands contracted in one step with nothing before or after: that step
+    plan.pair = steps[0] if pre == [None, None] and last is None and len(steps) == 1 \
+        else None
     plan.shape = tuple(size[l] for l in out)
     plan.params = {"ins": tuple(tuple(ren(t)) for t in ins), "out": tuple(ren(out)),
                    "plan": plan}

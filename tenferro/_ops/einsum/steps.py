@@ -189,6 +189,11 @@ def _contraction(driver, groups, dims, shape):
     nb, nm, nk, nn = groups
     contract = driver.implementations.get("contract")
     if contract is not None:
+        # ``contract.prepared``: the driver's form with the groups and the result's
+        # shape fixed once (no keywords or shape arithmetic per call)
+        prepared = getattr(contract, "prepared", None)
+        if prepared is not None:
+            return prepared(nb, nm, nk, nn, shape)
         return lambda x, y: contract(x, y, nb=nb, nm=nm, nk=nk, nn=nn)
     reshape, matmul = ops_of(driver, ("reshape", "matmul"))
     B, M, K, N = dims

@@ -92,12 +92,29 @@ def _binary(op):
     return run
 
 
+def _allocating(kind, op, run):
+    """Give ``run`` (op's implementation) the eager fast path's hook:
+    ``run.allocating(dtype, out_dtype)`` is ``f(*inputs) -> new array`` for inputs of
+    ``dtype`` (the op's loop resolved once, the output allocated in Cython; broadcasting
+    and large outputs go back to ``run``), or None where the kernel has no such loop."""
+    def allocating(dtype, out_dtype):
+        try:
+            k = _ew.Allocating(kind, op, dtype, _threads, run)
+        except (TypeError, ValueError):
+            return None
+        if k.out_dtype != out_dtype:
+            return None
+        return k.unary if kind == "unary" else k.binary
+    run.allocating = allocating
+    return run
+
+
 for _n in UNARY:
-    impl[_n] = _unary(_n)
+    impl[_n] = _allocating("unary", _n, _unary(_n))
 for _n in COMPLEX_PARTS:
     impl[_n] = _unary(_n)
 for _n in BINARY:
-    impl[_n] = _binary(_n)
+    impl[_n] = _allocating("binary", _n, _binary(_n))
 # The implementations that take out= (Driver.inplace_ops)
 OUT_OPS = frozenset(UNARY) | frozenset(COMPLEX_PARTS) | frozenset(BINARY)
 
@@ -337,3 +354,21 @@ def _contract(a, b, *, nb, nm, nk, nn):
     out = _empty(a.shape[:nb + nm] + b.shape[nb + nk:], a.dtype)
     _mm.contract(a, b, out, nb, nm, nk, nn, _threads.current)
     return out
+
+
+def _contract_prepared(nb, nm, nk, nn, shape):
+    """``_contract`` for operands whose groups are fixed and whose result has ``shape``
+    (einsum's plans build it once per pairwise step)."""
+    shape = tuple(shape)
+    kernel = _mm.contract
+    # below the buffer cache's 1 MiB (16-byte elements at most): NumPy's own allocation
+    alloc = np.empty if int(np.prod(shape, dtype=np.int64)) * 16 < 1 << 20 else _empty
+
+    def run(a, b):
+        out = alloc(shape, a.dtype)
+        kernel(a, b, out, nb, nm, nk, nn, _threads.current)
+        return out
+    return run
+
+
+_contract.prepared = _contract_prepared
