@@ -338,3 +338,25 @@ def test_clip_with_out_of_range_python_int_bounds_as_numpy(dtype, lo, hi):
         return
     got = np.asarray(tf.clip(tf.asarray(a), lo, hi))
     assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("name", ["add", "equal", "multiply", "less", "maximum", "power",
+                                  "logical_and", "bitwise_or", "divide", "arctan2"])
+@pytest.mark.parametrize("pair", [(3, 3), (3, 4.5), (True, 2), (2.5, 1j), (-7, 2),
+                                  (True, False)])
+def test_two_python_scalars_follow_numpy(name, pair):
+    """Both operands Python scalars (found by the fuzz test: tf.equal(3, 3) raised a
+    KeyError on NumPy's object loop): NumPy's dtype and value, or NumPy's error type."""
+    try:
+        want = getattr(np, name)(*pair)
+    except TypeError:
+        with pytest.raises(TypeError):
+            getattr(tf, name)(*pair)
+        return
+    got = getattr(tf, name)(*pair)
+    # tenferro has no int8/float16: bool math runs in int32/float32 (docs/tensors.md)
+    wdt = {np.dtype("int8"): np.dtype("int32"), np.dtype("float16"): np.dtype("float32")}.get(
+        np.asarray(want).dtype, np.asarray(want).dtype)
+    assert got.dtype == wdt and got.shape == ()
+    rtol = 1e-3 if np.asarray(want).dtype == np.float16 else 0   # float16's rounding
+    np.testing.assert_allclose(got.numpy(), np.asarray(want).astype(wdt), rtol=rtol)

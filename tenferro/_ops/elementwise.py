@@ -107,6 +107,8 @@ def binary(name, a, b, out=None):
             a = _operand(a, b if tb else None)
         if not tb:
             b = _operand(b, a if ta else None)
+        if not isinstance(a, Tensor) and not isinstance(b, Tensor):
+            a = to_tensor(a)   # two Python scalars: NumPy makes arrays of both (weak pair)
         types = (type(a) if not isinstance(a, Tensor) else a.dtype,
                  type(b) if not isinstance(b, Tensor) else b.dtype)
         dev = a._device if isinstance(a, Tensor) else (b._device if isinstance(b, Tensor)
