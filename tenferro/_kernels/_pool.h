@@ -57,6 +57,7 @@ typedef int (*tf_chunk_fn)(void *ctx, Py_ssize_t chunk);
 #define TF_POOL_SLOTS 8
 #define TF_POOL_MAXW 64
 #define TF_POOL_SPIN_NS 50000
+#define TF_POOL_CHUNKS_PER_THREAD 4   /* a late thread's chunks go to the others */
 
 typedef struct {
     tf_chunk_fn fn;
