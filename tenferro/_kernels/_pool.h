@@ -56,7 +56,7 @@ typedef int (*tf_chunk_fn)(void *ctx, Py_ssize_t chunk);
 
 #define TF_POOL_SLOTS 8
 #define TF_POOL_MAXW 64
-#define TF_POOL_SPIN_NS 50000
+#define TF_POOL_SPIN_NS 20000      /* a worker's spin after its last job */
 #define TF_POOL_CHUNKS_PER_THREAD 4   /* a late thread's chunks go to the others */
 
 typedef struct {
@@ -80,7 +80,8 @@ typedef struct {
     tf_job job[TF_POOL_SLOTS];
     pthread_mutex_t mu;
     pthread_cond_t wake, fin;
-    int nworkers, atfork;
+    _Atomic int nworkers;       /* started (changed under mu) */
+    int atfork;
 } tf_pool_t;
 
 static tf_pool_t *tf_pool = NULL;
