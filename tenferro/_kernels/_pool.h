@@ -286,12 +286,21 @@ static int tf_parallel_for(Py_ssize_t n, int nthreads, tf_chunk_fn fn, void *ctx
 /* Number of workers started (tests, docs). */
 static int tf_pool_nworkers(void) { return tf_pool ? tf_pool->nworkers : 0; }
 
-/* Use the pool (1) or OpenMP (0) from now on (comparisons); returns the old setting. */
+/* Use the pool (1) or OpenMP (0) from now on (comparisons); returns the old setting
+ * (on < 0: only returns it). */
 static int tf_pool_enable(int on)
 {
     if (tf_pool == NULL)
         return 0;
     return on < 0 ? atomic_load(&tf_pool->enabled) : atomic_exchange(&tf_pool->enabled, on);
+}
+
+/* How long an idle worker spins before it sleeps (ns; < 0: only returns it). */
+static long tf_pool_spin(long ns)
+{
+    if (tf_pool == NULL)
+        return 0;
+    return ns < 0 ? atomic_load(&tf_pool->spin_ns) : atomic_exchange(&tf_pool->spin_ns, ns);
 }
 
 static void tf_pool_capsule_free(PyObject *cap) { (void)cap; /* lives as long as the process */ }
