@@ -5,8 +5,9 @@
  * runs fn(ctx, c) once for every chunk c in [0, nchunks) and returns the sum of what
  * the calls returned (0: success).  Unlike an OpenMP parallel region it never waits
  * for a thread that has not started: the CALLER claims chunks too, chunks are claimed
- * one at a time from an atomic counter, and the caller waits only for chunks a worker
- * has already claimed.  A worker that wakes late (its core taken by another process,
+ * one at a time from an atomic range (the caller from the front, workers from the
+ * back: equal threads split it as a static schedule does), and the caller waits only
+ * for chunks a worker has already claimed.  A worker that wakes late (its core taken by another process,
  * or by NumPy's OpenBLAS threads spinning after a call) finds every chunk claimed and
  * does nothing; the call then costs what one thread costs.  Give it more chunks than
  * threads (the kernels use 4 per thread) so the caller can take up work a sleeping
@@ -33,7 +34,7 @@
  *   caller picks another slot (or, with none free, runs the job itself).  A pinned
  *   slot's fields stay those of job w until the pin is dropped, so the worker can
  *   never run a chunk of a finished or newer job with stale fn/ctx: once job w is
- *   done its counter `next` is >= n and the worker's claims fail.
+ *   done its unclaimed `range` is empty and the worker's claims fail.
  * - The caller returns once `done` (chunks finished) == n; chunk results (`err`) are
  *   added before `done` is incremented, so the caller reads all of them.
  *
@@ -63,7 +64,7 @@ typedef struct {
     tf_chunk_fn fn;
     void *ctx;
     Py_ssize_t n;
-    _Atomic Py_ssize_t next;    /* next chunk to claim */
+    _Atomic uint64_t range;     /* unclaimed chunks [lo, hi): lo | hi << 32 */
     _Atomic Py_ssize_t done;    /* chunks finished */
     _Atomic int err;            /* sum of the chunks' results */
     _Atomic int refs;           /* workers pinning this slot */
@@ -110,17 +111,34 @@ static inline void tf_pool_pause(void)
 #endif
 }
 
-/* Claim and run chunks of j until none is left; a worker (notify) wakes a sleeping
- * caller when it finishes the last chunk. */
+/* Claim one chunk of j: the lowest unclaimed one (the caller), or the highest (a
+ * worker), so that threads of equal speed split the range into contiguous parts as a
+ * static schedule does (the same part each call: its data stays in that core's
+ * cache).  -1: none left. */
+static inline Py_ssize_t tf_pool_claim(tf_job *j, int back)
+{
+    uint64_t r = atomic_load(&j->range), nr;
+    for (;;) {
+        uint32_t lo = (uint32_t)r, hi = (uint32_t)(r >> 32);
+        if (lo >= hi)
+            return -1;
+        nr = back ? ((uint64_t)(hi - 1) << 32) | lo : ((uint64_t)hi << 32) | (lo + 1);
+        if (atomic_compare_exchange_weak(&j->range, &r, nr))
+            return back ? (Py_ssize_t)hi - 1 : (Py_ssize_t)lo;
+    }
+}
+
+/* Claim and run chunks of j until none is left (a worker claims from the back); a
+ * worker wakes a sleeping caller when it finishes the last chunk. */
 static void tf_pool_work(tf_pool_t *p, tf_job *j, tf_chunk_fn fn, void *ctx,
-                         Py_ssize_t n, int notify)
+                         Py_ssize_t n, int worker)
 {
     Py_ssize_t c;
-    while ((c = atomic_fetch_add(&j->next, 1)) < n) {
+    while ((c = tf_pool_claim(j, worker)) >= 0) {
         int e = fn(ctx, c);
         if (e)
             atomic_fetch_add(&j->err, e);
-        if (atomic_fetch_add(&j->done, 1) + 1 == n && notify && atomic_load(&p->waiting)) {
+        if (atomic_fetch_add(&j->done, 1) + 1 == n && worker && atomic_load(&p->waiting)) {
             pthread_mutex_lock(&p->mu);
             pthread_cond_signal(&p->fin);
             pthread_mutex_unlock(&p->mu);
@@ -221,7 +239,7 @@ static int tf_parallel_for(Py_ssize_t n, int nthreads, tf_chunk_fn fn, void *ctx
     tf_pool_t *p = tf_pool;
     if (nthreads > n)
         nthreads = (int)n;
-    if (nthreads <= 1 || p == NULL)
+    if (nthreads <= 1 || p == NULL || n > 0x7fffffff)
         return tf_pool_serial(n, fn, ctx);
     if (!atomic_load_explicit(&p->enabled, memory_order_relaxed))
         return tf_parallel_for_omp(n, nthreads, fn, ctx);
@@ -246,7 +264,7 @@ static int tf_parallel_for(Py_ssize_t n, int nthreads, tf_chunk_fn fn, void *ctx
     j->fn = fn;
     j->ctx = ctx;
     j->n = n;
-    atomic_store_explicit(&j->next, 0, memory_order_relaxed);
+    atomic_store_explicit(&j->range, (uint64_t)n << 32, memory_order_relaxed);
     atomic_store_explicit(&j->done, 0, memory_order_relaxed);
     atomic_store_explicit(&j->err, 0, memory_order_relaxed);
     atomic_store_explicit(&j->seats, nthreads - 1, memory_order_relaxed);
