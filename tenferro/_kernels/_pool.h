@@ -14,9 +14,9 @@
  * worker never claimed.
  *
  * Workers are persistent, created lazily (at most nthreads - 1 take part in a job),
- * spin after their last job (TF_POOL_SPIN_NS, or as long as their part of it took,
- * up to TF_POOL_SPIN_MAX_NS: a worker that sleeps while the caller finishes its last
- * chunk wakes late for the next call), then sleep on a condition variable.
+ * spin until TF_POOL_SPIN_NS after the caller's job has ended (up to
+ * TF_POOL_SPIN_MAX_NS: a worker that slept while the caller finished its last chunk
+ * woke late for the next call), then sleep on a condition variable.
  *
  * Rules that keep it correct:
  * - One job at a time.  A caller that finds the pool busy (a second Python thread, or
@@ -60,7 +60,7 @@ typedef int (*tf_chunk_fn)(void *ctx, Py_ssize_t chunk);
 #define TF_POOL_SLOTS 8
 #define TF_POOL_MAXW 64
 #define TF_POOL_SPIN_NS 20000      /* a worker's spin after its last job, at least */
-#define TF_POOL_SPIN_MAX_NS 200000 /* and at most (as long as its last job, up to this) */
+#define TF_POOL_SPIN_MAX_NS 200000 /* and at most (while the caller still runs its job) */
 #define TF_POOL_CHUNKS_PER_THREAD 4   /* a late thread's chunks go to the others */
 
 typedef struct {
@@ -153,21 +153,23 @@ static void *tf_pool_worker(void *arg)
 {
     tf_pool_t *p = (tf_pool_t *)arg;
     uint64_t seen = 0, w;
-    long worked = 0;        /* how long this worker's part of its last job took */
     for (;;) {
         w = atomic_load(&p->cur);
         if (w == seen) {
-            /* spin as long as the last job took (at most TF_POOL_SPIN_MAX_NS):
-             * the caller may still be on its last chunk */
+            /* spin spin_ns after the caller's job ends (the caller may still be on
+             * its last chunk when this worker runs out), TF_POOL_SPIN_MAX_NS at most */
             long spin = atomic_load_explicit(&p->spin_ns, memory_order_relaxed);
-            if (worked > spin)
-                spin = worked < TF_POOL_SPIN_MAX_NS ? worked : TF_POOL_SPIN_MAX_NS;
-            long until = tf_pool_now_ns() + spin;
+            long now = tf_pool_now_ns(), until = now + spin, limit = now + TF_POOL_SPIN_MAX_NS;
             int k = 0;
             while ((w = atomic_load_explicit(&p->cur, memory_order_relaxed)) == seen) {
                 tf_pool_pause();
-                if (++k % 64 == 0 && tf_pool_now_ns() > until)
-                    break;
+                if (++k % 64 == 0) {
+                    now = tf_pool_now_ns();
+                    if (atomic_load_explicit(&p->busy, memory_order_relaxed) && now + spin < limit)
+                        until = now + spin;
+                    if (now > until)
+                        break;
+                }
             }
             if (w == seen) {
                 pthread_mutex_lock(&p->mu);
@@ -182,11 +184,8 @@ static void *tf_pool_worker(void *arg)
         seen = w;
         tf_job *j = &p->job[w % TF_POOL_SLOTS];
         atomic_fetch_add(&j->refs, 1);
-        if (atomic_load(&p->cur) == w && atomic_fetch_sub(&j->seats, 1) > 0) {
-            long t0 = tf_pool_now_ns();
+        if (atomic_load(&p->cur) == w && atomic_fetch_sub(&j->seats, 1) > 0)
             tf_pool_work(p, j, j->fn, j->ctx, j->n, 1);
-            worked = tf_pool_now_ns() - t0;
-        }
         atomic_fetch_sub(&j->refs, 1);
     }
     return NULL;
