@@ -49,6 +49,7 @@
 
 #include <Python.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -157,18 +158,24 @@ static void *tf_pool_worker(void *arg)
         w = atomic_load(&p->cur);
         if (w == seen) {
             /* spin spin_ns after the caller's job ends (the caller may still be on
-             * its last chunk when this worker runs out), TF_POOL_SPIN_MAX_NS at most */
+             * its last chunk when this worker runs out), TF_POOL_SPIN_MAX_NS at most;
+             * after the first spin_ns, yield the core to whoever waits for it */
             long spin = atomic_load_explicit(&p->spin_ns, memory_order_relaxed);
-            long now = tf_pool_now_ns(), until = now + spin, limit = now + TF_POOL_SPIN_MAX_NS;
-            int k = 0;
+            long start = tf_pool_now_ns(), until = start + spin;
+            int k = 0, yield = 0;
             while ((w = atomic_load_explicit(&p->cur, memory_order_relaxed)) == seen) {
-                tf_pool_pause();
-                if (++k % 64 == 0) {
-                    now = tf_pool_now_ns();
-                    if (atomic_load_explicit(&p->busy, memory_order_relaxed) && now + spin < limit)
+                if (yield)
+                    sched_yield();
+                else
+                    tf_pool_pause();
+                if (yield || ++k % 64 == 0) {
+                    long now = tf_pool_now_ns();
+                    if (atomic_load_explicit(&p->busy, memory_order_relaxed)
+                            && now + spin < start + TF_POOL_SPIN_MAX_NS)
                         until = now + spin;
                     if (now > until)
                         break;
+                    yield = now > start + spin;
                 }
             }
             if (w == seen) {
