@@ -7,16 +7,18 @@
  * for a thread that has not started: the CALLER claims chunks too, chunks are claimed
  * one at a time from an atomic range (the caller from the front, workers from the
  * back: equal threads split it as a static schedule does), and the caller waits only
- * for chunks a worker has already claimed.  A worker that wakes late (its core taken by another process,
- * or by NumPy's OpenBLAS threads spinning after a call) finds every chunk claimed and
- * does nothing; the call then costs what one thread costs.  Give it more chunks than
+ * for chunks a worker has already claimed.  A worker that wakes late (its core taken
+ * by another process, or by NumPy's OpenBLAS threads spinning after a call) finds
+ * every chunk claimed and does nothing; the call then costs what one thread costs.  Give it more chunks than
  * threads (the kernels use 4 per thread) so the caller can take up work a sleeping
  * worker never claimed.
  *
  * Workers are persistent, created lazily (at most nthreads - 1 take part in a job),
  * spin until TF_POOL_SPIN_NS after the caller's job has ended (up to
- * TF_POOL_SPIN_MAX_NS: a worker that slept while the caller finished its last chunk
- * woke late for the next call), then sleep on a condition variable.
+ * TF_POOL_SPIN_MAX_NS, yielding the core after the first TF_POOL_SPIN_NS: a worker
+ * that slept while the caller finished its last chunk woke late for the next call),
+ * then sleep on a condition variable.  A job of more than 2^31 - 1 chunks runs on the
+ * caller alone (the claim range packs two 32-bit bounds).
  *
  * Rules that keep it correct:
  * - One job at a time.  A caller that finds the pool busy (a second Python thread, or
