@@ -78,6 +78,7 @@ typedef struct {
 } tf_job;
 
 typedef struct {
+    size_t size;                /* sizeof(tf_pool_t): modules built apart must agree */
     _Atomic uint64_t cur;       /* epoch * TF_POOL_SLOTS + slot of the newest job */
     _Atomic int busy;           /* a caller owns the pool */
     _Atomic int nsleep;         /* workers asleep on `wake` */
@@ -358,6 +359,7 @@ static int tf_pool_attach(PyObject *holder)
         pthread_mutex_init(&p->mu, NULL);
         pthread_cond_init(&p->wake, NULL);
         pthread_cond_init(&p->fin, NULL);
+        p->size = sizeof(tf_pool_t);
         atomic_store(&p->enabled, 1);
         atomic_store(&p->spin_ns, TF_POOL_SPIN_NS);
         cap = PyCapsule_New(p, "tenferro._tf_pool", tf_pool_capsule_free);
@@ -366,9 +368,15 @@ static int tf_pool_attach(PyObject *holder)
             return -1;
         }
     }
-    tf_pool = (tf_pool_t *)PyCapsule_GetPointer(cap, "tenferro._tf_pool");
+    tf_pool_t *p = (tf_pool_t *)PyCapsule_GetPointer(cap, "tenferro._tf_pool");
     Py_DECREF(cap);
-    return tf_pool ? 0 : -1;
+    if (p != NULL && p->size != sizeof(tf_pool_t)) {
+        PyErr_SetString(PyExc_ImportError, "tenferro kernels built from different "
+                        "_pool.h versions: rebuild them all (python setup.py build_ext)");
+        return -1;
+    }
+    tf_pool = p;
+    return p ? 0 : -1;
 }
 
 #endif
