@@ -5,8 +5,8 @@ users meet it).
 For each workload, in one process, the mean per-call time of a burst of calls (as
 many as fit in about 2 ms, at least one)
 
-* quiet: after a 0.4 s pause (every other thread pool asleep; the burst's first call
-  is a warm-up, not timed);
+* quiet: after a 0.4 s pause (every other thread pool asleep) and an untimed warm-up
+  burst (tenferro's own threads and the cores awake again, as in a loop of calls);
 * after NumPy: right after a NumPy 400x400 matmul (NumPy's OpenBLAS threads then spin
   for a while and compete for the cores tenferro's threads need);
 * 1 thread: quiet, under ``tenferro.num_threads(1)``;
@@ -73,14 +73,14 @@ def measure(fn, repeat, big):
     quiet, after, one = [], [], []
     for _ in range(repeat):
         time.sleep(0.4)
-        fn()
+        _burst(fn, n)
         quiet.append(_burst(fn, n))
         big @ big
         after.append(_burst(fn, n))
     with tf.num_threads(1):
         for _ in range(repeat):
             time.sleep(0.4)
-            fn()
+            _burst(fn, n)
             one.append(_burst(fn, n))
     return [(float(np.median(v)), max(v)) for v in (quiet, after, one)]
 
