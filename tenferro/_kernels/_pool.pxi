@@ -1,0 +1,14 @@
+# _pool.pxi: the declarations of _pool.h (tenferro's claim-based parallel-for) for the
+# kernel modules that include it, and the attach at import that makes every module
+# share one set of worker threads (kept on the tenferro._kernels package).
+
+cdef extern from "_pool.h" nogil:
+    ctypedef int (*tf_chunk_fn)(void *ctx, Py_ssize_t chunk) noexcept nogil
+    int tf_parallel_for(Py_ssize_t nchunks, int nthreads, tf_chunk_fn fn, void *ctx)
+    enum:
+        TF_POOL_CHUNKS_PER_THREAD
+cdef extern from "_pool.h":
+    int tf_pool_attach(object holder) except -1
+
+import sys as _sys
+tf_pool_attach(_sys.modules.get(__name__.rpartition(".")[0]) or _sys.modules[__name__])
