@@ -30,42 +30,41 @@ def run_isolated(code):
 
 # -- 1. LAPACK entries validate what LAPACK trusts ------------------------------------------
 
+def _raises_in_subprocess(setup, call, names, message):
+    """Run ``call`` for each of ``cases`` (unpacked into ``names``) after ``setup`` in a
+    fresh interpreter (a crash there fails the test, not the run): every case must raise
+    ValueError containing ``message``."""
+    code = setup + """
+for %s in cases:
+    try:
+        %s
+    except ValueError as e:
+        assert %r in str(e), e
+    else:
+        raise SystemExit("no error")
+print("RAISED")
+""" % (names, call, message)
+    rc, out = run_isolated(code)
+    assert rc == 0 and "RAISED" in out, out
+
+
 @pytest.mark.parametrize("piv", ["[5, 1, 2]", "[-1, 1, 2]", "[0, 1, 3]", "[2**31 + 1, 1, 2]"])
 def test_lu_solve_out_of_range_pivots_raise_not_crash(piv):
-    code = """
+    _raises_in_subprocess("""
 import numpy as np, scipy.linalg as sl, tenferro.linalg as tl
 lu, _ = sl.lu_factor(np.eye(3) + 1)
 piv = np.array(%s, dtype=np.int64)
-for p, b in ((piv, np.ones(3)), (np.stack([piv, piv]), np.ones((2, 3, 1)))):
-    l = lu if p.ndim == 1 else np.stack([lu, lu])
-    try:
-        tl.lu_solve((l, p), b)
-    except ValueError as e:
-        assert "piv must hold 0-based row indices in [0, 3)" in str(e), e
-    else:
-        raise SystemExit("no error")
-print("RAISED")
-""" % piv
-    rc, out = run_isolated(code)
-    assert rc == 0 and "RAISED" in out, out
+cases = [(lu, piv, np.ones(3)), (np.stack([lu, lu]), np.stack([piv, piv]), np.ones((2, 3, 1)))]
+""" % piv, "tl.lu_solve((l, p), b)", "l, p, b", "piv must hold 0-based row indices in [0, 3)")
 
 
 def test_getrs_kernel_checks_pivots_itself():
-    code = """
+    _raises_in_subprocess("""
 import numpy as np
 from tenferro._kernels import _lapack
 lu = np.eye(3); b = np.ones((3, 1)); out = np.empty((3, 1))
-for piv in ([7, 1, 2], [-4, 1, 2]):
-    try:
-        _lapack.getrs(lu, np.array(piv, np.int32), b, out, 0, 1)
-    except ValueError as e:
-        assert "pivots must lie in [0, 3)" in str(e), e
-    else:
-        raise SystemExit("no error")
-print("RAISED")
-"""
-    rc, out = run_isolated(code)
-    assert rc == 0 and "RAISED" in out, out
+cases = [np.array([7, 1, 2], np.int32), np.array([-4, 1, 2], np.int32)]
+""", "_lapack.getrs(lu, piv, b, out, 0, 1)", "piv", "pivots must lie in [0, 3)")
 
 
 def test_lu_solve_valid_pivots_still_match_scipy():

@@ -24,6 +24,8 @@ cdef extern from "_bufcache.h":
 from cpython.pycapsule cimport PyCapsule_New
 
 _handler = PyCapsule_New(&tf_cache_handler, "mem_handler", NULL)
+#: Bytes from which outputs come from the buffer cache (smaller ones: NumPy's allocator).
+CACHE_MIN = TF_CACHE_MIN
 cdef bint _enabled = True
 
 

@@ -422,13 +422,9 @@ def _meta(t):
 class _TensorAutograd:
     """The autodiff half of :class:`~tenferro.Tensor` (copied onto it by :func:`_attach`)."""
 
-    @property
-    def requires_grad(self):
-        return self._ad is not None and self._ad.requires_grad
-
-    @requires_grad.setter
-    def requires_grad(self, value):
-        self.requires_grad_(value)
+    # the getters are _tensor's (read-only there); this layer adds the setters
+    requires_grad = property(Tensor.requires_grad.fget,
+                             lambda self, value: self.requires_grad_(value))
 
     def requires_grad_(self, requires_grad=True):
         if requires_grad and self.dtype.kind not in "fc":
@@ -437,12 +433,7 @@ class _TensorAutograd:
         _meta(self).requires_grad = bool(requires_grad)
         return self
 
-    @property
-    def grad(self):
-        return None if self._ad is None else self._ad.grad
-
-    @grad.setter
-    def grad(self, value):
+    def _set_grad(self, value):
         if value is not None:
             if not isinstance(value, Tensor):
                 raise TypeError("Tensor.grad: assigned grad must be a Tensor or None, got %s"
@@ -455,6 +446,8 @@ class _TensorAutograd:
                     % (value.shape, value.dtype, value._device, self.shape, self.dtype,
                        self._device))
         _meta(self).grad = value
+
+    grad = property(Tensor.grad.fget, _set_grad)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Accumulate the gradient of this tensor into the leaves' ``.grad`` (PyTorch's
@@ -490,7 +483,7 @@ class _TensorAutograd:
 
 def _attach():
     for name, value in vars(_TensorAutograd).items():
-        if not name.startswith("__"):
+        if not name.startswith("_"):
             if hasattr(value, "__qualname__"):
                 value.__qualname__ = "Tensor." + name
             setattr(Tensor, name, value)

@@ -577,7 +577,6 @@ def _surely_well_conditioned(an):
 _SURE = {dt: 1e4 * _EPS[_REAL.get(dt, dt)] for dt in _PLAIN}
 
 
-
 def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=True,
           assume_a=None, transposed=False):
     """scipy.linalg.solve: x with a x = b (``a^T x = b`` if ``transposed``).

@@ -9,7 +9,7 @@ import numpy as np
 from ..._catalog import ARG_REDUCTIONS, BINARY, COMPLEX_PARTS, REDUCTIONS, SCANS, UNARY, \
     broadcast_shapes
 from ..._kernels import _elementwise as _ew, _reduce as _red, _matmul as _mm, _index as _ix
-from ..._kernels import _views
+from ..._kernels import _alloc, _views
 from ..._kernels._alloc import empty as _empty
 from . import threads as _threads
 
@@ -361,8 +361,9 @@ def _contract_prepared(nb, nm, nk, nn, shape):
     (einsum's plans build it once per pairwise step)."""
     shape = tuple(shape)
     kernel = _mm.contract
-    # below the buffer cache's 1 MiB (16-byte elements at most): NumPy's own allocation
-    alloc = np.empty if int(np.prod(shape, dtype=np.int64)) * 16 < 1 << 20 else _empty
+    # below the buffer cache's threshold (16-byte elements at most): NumPy's allocation
+    alloc = np.empty if int(np.prod(shape, dtype=np.int64)) * 16 < _alloc.CACHE_MIN \
+        else _empty
 
     def run(a, b):
         out = alloc(shape, a.dtype)
