@@ -71,14 +71,13 @@ def measure(fn, repeat, big):
         fn()
     n = max(1, int(2e-3 / _burst(fn, 3)))
     quiet, after, one = [], [], []
-    for _ in range(repeat):
-        time.sleep(0.4)
+    for _ in range(repeat):   # the three settings in turn, so drifts of a shared
+        time.sleep(0.4)        # machine's load touch them alike
         _burst(fn, n)
         quiet.append(_burst(fn, n))
         big @ big
         after.append(_burst(fn, n))
-    with tf.num_threads(1):
-        for _ in range(repeat):
+        with tf.num_threads(1):
             time.sleep(0.4)
             _burst(fn, n)
             one.append(_burst(fn, n))

@@ -7,6 +7,13 @@ linear algebra.  The Python rendering of the Rust library tenferro-rs.
 __version__ = "0.1.0"
 
 import os as _os
+import sys as _sys
+
+# NumPy loads its own OpenBLAS copy when it is imported.  Loaded before tenferro (the
+# usual order in a script), it read its spin time before tenferro could shorten it:
+# its threads then spin ~0.1 s after each NumPy BLAS call, and a BLAS-bound tenferro
+# call right after one runs up to 2.5x slower.  show_config() says which case holds.
+_numpy_blas_first = "numpy" in _sys.modules and "OPENBLAS_THREAD_TIMEOUT" not in _os.environ
 
 # tenferro's OpenMP kernels (libgomp) and scipy's OpenBLAS keep separate thread pools.
 # Threads of one pool spin-waiting after a call steal the cores the other pool needs

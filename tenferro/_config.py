@@ -34,8 +34,27 @@ def config():
         "blas": _blas.blas_info(),
         "blas_threads": _blas.get_blas_threads(),
         "runtime_env": dict(tenferro.runtime_env),
+        "numpy_blas_spin": numpy_blas_spin(),
         "devices": devs,
     }
+
+
+def numpy_blas_spin():
+    """How long NumPy's own OpenBLAS threads spin after a call, as far as tenferro can
+    tell: "short" (they loaded during ``import tenferro``, which shortens it as for
+    SciPy's), "long" (NumPy was imported first: OpenBLAS's default of ~0.1 s; a
+    BLAS-bound tenferro call right after a NumPy BLAS call then competes with them),
+    or "set by you" (``OPENBLAS_THREAD_TIMEOUT`` was in the environment)."""
+    import os
+
+    import tenferro
+
+    if tenferro._numpy_blas_first:
+        return "long"
+    if "OPENBLAS_THREAD_TIMEOUT" in tenferro.runtime_env:
+        return "short"
+    return "set by you (OPENBLAS_THREAD_TIMEOUT=%s)" % os.environ.get(
+        "OPENBLAS_THREAD_TIMEOUT", "?")
 
 
 def show_config():
@@ -51,6 +70,12 @@ def show_config():
     if c["runtime_env"]:
         lines.append("  set at load: %s" % " ".join("%s=%s" % kv
                                                     for kv in c["runtime_env"].items()))
+    spin = c["numpy_blas_spin"]
+    lines.append("  numpy's OpenBLAS spin: %s" % (
+        spin if spin != "long" else "long (NumPy was imported before tenferro: "
+        "BLAS-bound calls right after a NumPy BLAS call may run up to 2.5x slower; "
+        "import tenferro first or set OPENBLAS_THREAD_TIMEOUT=4 before starting Python, "
+        "see docs/performance.md)"))
     b = c["blas"] or {}
     lines.append("  blas/lapack: %s %s (%s)" % (b.get("name", "?"), b.get("version", ""),
                                                  b.get("library_path", "via scipy")))

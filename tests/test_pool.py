@@ -95,3 +95,36 @@ def test_forked_child_starts_its_own_workers():
     assert os.WEXITSTATUS(status) == 0
     E._pool_check(out, 2, repeat=10)    # and the parent's pool still works
     np.testing.assert_array_equal(out, _expect(64, 20))
+
+
+@pytest.mark.parametrize("wake_us", [-1, 0, 30, 1e9])
+def test_lazy_wake_runs_each_chunk_once(wake_us):
+    """Sleeping workers are woken before the first chunk (-1), after it (0), when the
+    chunks left would take over 30 us (the default) or never (1e9: the caller runs the
+    job alone): every chunk still runs once, with workers asleep or spinning."""
+    import time
+
+    old = E.pool(wake_us=wake_us)
+    try:
+        assert E.pool()[3] == wake_us
+        for k in range(20):
+            if k % 4 == 0:
+                time.sleep(0.01)        # past the workers' spin: they sleep
+            out = np.zeros(64, np.int64)
+            assert E._pool_check(out, 2, fail_every=5, repeat=3) == 13   # the last round's
+            np.testing.assert_array_equal(out, _expect(64, 3))
+        xn = np.linspace(-3, 3, 300001)
+        x = tf.asarray(xn)
+        with tf.num_threads(1):
+            one = np.asarray(tf.sin(x))
+        np.testing.assert_allclose(one, np.sin(xn), rtol=1e-15, atol=1e-15)
+        time.sleep(0.01)
+        np.testing.assert_array_equal(np.asarray(tf.sin(x)), one)   # bitwise, 2 threads
+    finally:
+        E.pool(wake_us=old[3])
+    assert E.pool()[3] == old[3] == 30
+
+
+def test_pool_settings_reject_bad_wake():
+    with pytest.raises(ValueError, match="wake_us must be >= 0 or -1, got -5"):
+        E.pool(wake_us=-5)

@@ -1,5 +1,6 @@
 """Tensor creation and conversion, attributes, repr, scalar conversions, NumPy interop,
 matmul, random numbers, threads, config and devices (including a fake second device)."""
+import os
 import re
 
 import numpy as np
@@ -448,6 +449,31 @@ def test_show_config(capsys):
     assert "tenferro" in out and "openmp" in out.lower()
     assert "numpy" in out and "blas" in out.lower()
     assert "cpu" in out and "error" not in out
+
+
+@pytest.mark.parametrize("imports, env, want", [
+    ("import numpy, tenferro", None, "long"),          # NumPy's OpenBLAS loaded first
+    ("import tenferro, numpy", None, "short"),         # tenferro shortened its spin
+    ("import numpy, tenferro", "6", "set by you (OPENBLAS_THREAD_TIMEOUT=6)"),
+    ("import tenferro, numpy", "6", "set by you (OPENBLAS_THREAD_TIMEOUT=6)"),
+])
+def test_show_config_reports_numpy_blas_spin(imports, env, want):
+    """Whether NumPy's OpenBLAS threads spin long after a call depends on the import
+    order (they read OPENBLAS_THREAD_TIMEOUT when NumPy loads); show_config says which."""
+    import subprocess
+    import sys
+
+    e = {k: v for k, v in os.environ.items() if k != "OPENBLAS_THREAD_TIMEOUT"}
+    if env is not None:
+        e["OPENBLAS_THREAD_TIMEOUT"] = env
+    code = ("%s; from tenferro._config import config; "
+            "print(config()['numpy_blas_spin']); tenferro.show_config()" % imports)
+    out = subprocess.run([sys.executable, "-c", code], env=e, capture_output=True,
+                         text=True, check=True).stdout
+    assert out.splitlines()[0] == want
+    assert ("numpy's OpenBLAS spin: " + want) in out
+    if want == "long":
+        assert "import tenferro first or set OPENBLAS_THREAD_TIMEOUT=4" in out
 
 
 # -- devices --------------------------------------------------------------------------------------

@@ -17,8 +17,11 @@
  * spin until TF_POOL_SPIN_NS after the caller's job has ended (up to
  * TF_POOL_SPIN_MAX_NS, yielding the core after the first TF_POOL_SPIN_NS: a worker
  * that slept while the caller finished its last chunk woke late for the next call),
- * then sleep on a condition variable.  A job of more than 2^31 - 1 chunks runs on the
- * caller alone (the claim range packs two 32-bit bounds).
+ * then sleep on a condition variable.  Sleeping workers are woken only for a job
+ * whose chunks left after the caller's first one would take more than
+ * TF_POOL_WAKE_MIN_NS at that chunk's pace (lazy wake: a small job after a pause
+ * runs on the caller alone instead of paying the wake-up).  A job of more than
+ * 2^31 - 1 chunks runs on the caller alone (the claim range packs two 32-bit bounds).
  *
  * Rules that keep it correct:
  * - One job at a time.  A caller that finds the pool busy (a second Python thread, or
@@ -65,6 +68,7 @@ typedef int (*tf_chunk_fn)(void *ctx, Py_ssize_t chunk);
 #define TF_POOL_SPIN_NS 20000      /* a worker's spin after its last job, at least */
 #define TF_POOL_SPIN_MAX_NS 200000 /* and at most (while the caller still runs its job) */
 #define TF_POOL_CHUNKS_PER_THREAD 4   /* a late thread's chunks go to the others */
+#define TF_POOL_WAKE_MIN_NS 30000  /* wake sleeping workers for a job longer than this */
 
 typedef struct {
     tf_chunk_fn fn;
@@ -85,6 +89,7 @@ typedef struct {
     _Atomic int waiting;        /* the caller sleeps on `fin` */
     _Atomic int enabled;        /* 0: tf_parallel_for uses OpenMP (comparisons) */
     _Atomic long spin_ns;
+    _Atomic long wake_ns;       /* lazy wake threshold (< 0: wake before the first chunk) */
     tf_job job[TF_POOL_SLOTS];
     pthread_mutex_t mu;
     pthread_cond_t wake, fin;
@@ -245,6 +250,18 @@ static void tf_pool_grow(tf_pool_t *p, int want)
     pthread_mutex_unlock(&p->mu);
 }
 
+/* Wake the sleeping workers a job of nthreads threads needs. */
+static void tf_pool_wake(tf_pool_t *p, int nthreads)
+{
+    pthread_mutex_lock(&p->mu);
+    if (nthreads - 1 >= p->nworkers)
+        pthread_cond_broadcast(&p->wake);
+    else
+        for (int k = 0; k < nthreads - 1; k++)
+            pthread_cond_signal(&p->wake);
+    pthread_mutex_unlock(&p->mu);
+}
+
 static int tf_parallel_for_omp(Py_ssize_t n, int nthreads, tf_chunk_fn fn, void *ctx)
 {
     int err = 0;
@@ -290,14 +307,29 @@ static int tf_parallel_for(Py_ssize_t n, int nthreads, tf_chunk_fn fn, void *ctx
     atomic_store_explicit(&j->err, 0, memory_order_relaxed);
     atomic_store_explicit(&j->seats, nthreads - 1, memory_order_relaxed);
     atomic_store(&p->cur, (c / TF_POOL_SLOTS + 1) * TF_POOL_SLOTS + (uint64_t)s);
-    if (atomic_load(&p->nsleep) > 0) {
-        pthread_mutex_lock(&p->mu);
-        if (nthreads - 1 >= p->nworkers)
-            pthread_cond_broadcast(&p->wake);
-        else
-            for (int k = 0; k < nthreads - 1; k++)
-                pthread_cond_signal(&p->wake);
-        pthread_mutex_unlock(&p->mu);
+    long wake_ns = atomic_load_explicit(&p->wake_ns, memory_order_relaxed);
+    if (wake_ns < 0 && atomic_load(&p->nsleep) > 0)
+        tf_pool_wake(p, nthreads);
+    else if (atomic_load(&p->nsleep) > 0) {
+        /* Lazy wake: spinning workers join at once; sleeping ones are woken only if
+         * the job is worth it.  The caller runs its first chunk, and wakes them when
+         * the chunks left, at that chunk's pace, would take more than
+         * wake_ns (TF_POOL_WAKE_MIN_NS unless changed): a small job never pays the wake-up (a syscall, and on
+         * a VM the waking of an idle virtual CPU) nor waits for a worker that came
+         * late and claimed its last chunk. */
+        long t0 = tf_pool_now_ns();
+        Py_ssize_t c0 = tf_pool_claim(j, 0);
+        if (c0 >= 0) {
+            int e = fn(ctx, c0);
+            if (e)
+                atomic_fetch_add(&j->err, e);
+            atomic_fetch_add(&j->done, 1);
+            uint64_t r = atomic_load(&j->range);
+            Py_ssize_t left = (Py_ssize_t)(uint32_t)(r >> 32) - (Py_ssize_t)(uint32_t)r;
+            if (left > 0 && (double)left * (double)(tf_pool_now_ns() - t0)
+                    > (double)wake_ns)
+                tf_pool_wake(p, nthreads);
+        }
     }
     tf_pool_work(p, j, fn, ctx, n, 0);
     if (atomic_load(&j->done) < n) {           /* chunks a worker claimed: wait */
@@ -320,6 +352,15 @@ static int tf_parallel_for(Py_ssize_t n, int nthreads, tf_chunk_fn fn, void *ctx
     int err = atomic_load(&j->err);
     atomic_store(&p->busy, 0);
     return err;
+}
+
+/* The lazy-wake threshold (ns; < -1: only returns it; -1: wake sleeping workers
+ * before the caller's first chunk, as before lazy wake). */
+static long tf_pool_wake_min(long ns)
+{
+    if (tf_pool == NULL)
+        return 0;
+    return ns < -1 ? atomic_load(&tf_pool->wake_ns) : atomic_exchange(&tf_pool->wake_ns, ns);
 }
 
 /* Number of workers started (tests, docs). */
@@ -362,6 +403,7 @@ static int tf_pool_attach(PyObject *holder)
         p->size = sizeof(tf_pool_t);
         atomic_store(&p->enabled, 1);
         atomic_store(&p->spin_ns, TF_POOL_SPIN_NS);
+        atomic_store(&p->wake_ns, TF_POOL_WAKE_MIN_NS);
         cap = PyCapsule_New(p, "tenferro._tf_pool", tf_pool_capsule_free);
         if (cap == NULL || PyObject_SetAttrString(holder, "_tf_pool", cap) < 0) {
             Py_XDECREF(cap);
