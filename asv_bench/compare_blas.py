@@ -16,12 +16,24 @@ best of ``--repeat``):
 "tenferro / bare call" near 1 means tenferro adds nothing to the BLAS time, and the
 gap to PyTorch is the gap between the two BLAS libraries.
 
+``--beside-numpy`` times instead BLAS-bound tenferro calls quiet and right after a
+NumPy 400x400 matmul (NumPy's own OpenBLAS copy, whose threads then spin), and
+NumPy's own back-to-back 128^2 matmuls (what a short OpenBLAS spin costs NumPy).
+Run it as is, with ``OPENBLAS_THREAD_TIMEOUT=4`` in the environment, and with
+``--tenferro-first`` (tenferro imported before NumPy, so that NumPy's OpenBLAS loads
+with tenferro's short spin) to compare the remedies of docs/performance.md.
+
     python asv_bench/compare_blas.py [--threads 2] [--repeat 7] [--only SUBSTR]
+    python asv_bench/compare_blas.py --beside-numpy [--tenferro-first]
 """
-import argparse
-import os
 import sys
-import time
+
+if "--tenferro-first" in sys.argv:
+    import tenferro  # noqa: F401  (before NumPy: its OpenBLAS then spins briefly)
+
+import argparse  # noqa: E402
+import os  # noqa: E402
+import time  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -91,13 +103,54 @@ CASES = {
 }
 
 
+def _median_after(fn, before, repeat):
+    """Median seconds of fn() right after before() (each after a 0.4 s pause)."""
+    ts = []
+    fn()
+    for _ in range(repeat):
+        time.sleep(0.4)
+        before()
+        t0 = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t0)
+    return float(np.median(ts))
+
+
+def beside_numpy(args):
+    """BLAS-bound tenferro calls quiet and right after a NumPy matmul."""
+    from tenferro._config import numpy_blas_spin
+    big = common.get_array((400, 400), "float64", "normal", 9)
+    a = tf.asarray(common.get_array((1000, 1000), "float64", "normal", 6))
+    b = tf.asarray(common.get_array((1000, 1000), "float64", "normal", 7))
+    k = tf.asarray(_spd(1000))
+    s = common.get_array((128, 128), "float64", "normal", 8)
+    print("NumPy's OpenBLAS spin: %s (OPENBLAS_THREAD_TIMEOUT=%s); %d threads, median of "
+          "%d\n" % (numpy_blas_spin(), os.environ.get("OPENBLAS_THREAD_TIMEOUT", "unset"),
+                    args.threads, args.repeat))
+    print("| call | quiet | right after a NumPy 400x400 matmul | ratio |")
+    print("|---|---:|---:|---:|")
+    for name, fn in [("tenferro einsum ij,jk->ik 1000^3", lambda: tf.einsum("ij,jk->ik", a, b)),
+                     ("tenferro cholesky 1000", lambda: tl.cholesky(k, lower=True))]:
+        q = _median_after(fn, lambda: None, args.repeat)
+        af = _median_after(fn, lambda: big @ big, args.repeat)
+        print("| %s | %s | %s | %.2f |" % (name, compare.fmt_t(q), compare.fmt_t(af), af / q))
+    time.sleep(0.4)
+    t = compare.best_of(lambda: s @ s, args.repeat, 0.2)
+    print("| NumPy 128^2 matmul, back to back | %s | | |" % compare.fmt_t(t))
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--threads", type=int, default=common.N_THREADS)
     p.add_argument("--repeat", type=int, default=7)
     p.add_argument("--only", default="")
+    p.add_argument("--beside-numpy", action="store_true")
+    p.add_argument("--tenferro-first", action="store_true",
+                   help="import tenferro before NumPy (read before the other imports)")
     args = p.parse_args(argv)
     common.set_threads(args.threads)
+    if args.beside_numpy:
+        return beside_numpy(args)
     print("tenferro %s, %d threads each, best of %d; SciPy's BLAS: %s; PyTorch's: %s\n"
           % (tf.__version__, args.threads, args.repeat, _scipy_blas(),
              "MKL" if torch is not None and torch.backends.mkl.is_available() else "n/a"))
