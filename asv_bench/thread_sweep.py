@@ -11,6 +11,9 @@ target "threads never hurt" forbids; such rows are marked.  The grain sizes in f
 others with ``--grain family=size`` to tune them.
 
     python asv_bench/thread_sweep.py [--only SUBSTR] [--busy] [--grain reduce=65536]
+
+It measures the tenferro that ``import tenferro`` finds (the header says which): the
+installed one, or a tree's with ``PYTHONPATH=TREE`` (to compare two trees, alternate).
 """
 import argparse
 import multiprocessing
