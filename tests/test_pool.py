@@ -95,3 +95,36 @@ def test_forked_child_starts_its_own_workers():
     assert os.WEXITSTATUS(status) == 0
     E._pool_check(out, 2, repeat=10)    # and the parent's pool still works
     np.testing.assert_array_equal(out, _expect(64, 20))
+
+
+def test_index_kernels_same_bits_on_openmp_and_pool():
+    """take, take_along_axis and the scatter-adds give the same bits on the pool, on
+    OpenMP (pool(False)) and on one thread."""
+    from tenferro.devices.cpu import threads
+
+    rng = np.random.default_rng(5)
+    x = tf.asarray(rng.standard_normal((300, 700)))
+    idx = tf.asarray(rng.integers(0, 300, 2000))
+    along = tf.asarray(rng.integers(0, 700, (300, 64)))
+    vals = tf.asarray(rng.standard_normal((300, 64)))
+
+    def run():
+        return [np.asarray(f()) for f in (
+            lambda: tf.take(x, idx, axis=0),
+            lambda: tf.take_along_axis(x, along, axis=1),
+            lambda: tf.scatter_add((300, 700), along[0], x[:, :64] * 1.0, 1),
+            lambda: tf.scatter_add_along_axis((300, 700), along, vals, 1))]
+
+    with threads.grain(index=1):
+        with tf.num_threads(1):
+            want = run()
+        with tf.num_threads(2):
+            got = run()
+            old = E.pool(False)[0]
+            try:
+                omp = run()
+            finally:
+                E.pool(old)
+    for w, g, o in zip(want, got, omp):
+        np.testing.assert_array_equal(g, w)
+        np.testing.assert_array_equal(o, w)
