@@ -119,6 +119,14 @@ def _scatter_rows(n):
     return lambda: tf.scatter_add((_rows(n), 256), idx, v, 0)
 
 
+def _scatter_wide_rows(n):
+    # the same with rows of 1024: cut along the rows' elements (256 or more a chunk)
+    m = max(n // 1024, 1)
+    v = tf.asarray(rng.standard_normal((m, 1024)))
+    idx = tf.asarray(rng.integers(0, m, m))
+    return lambda: tf.scatter_add((m, 1024), idx, v, 0)
+
+
 def _scatter_along(n):
     v = tf.asarray(rng.standard_normal((_rows(n), 256)))
     idx = tf.asarray(rng.integers(0, 256, (_rows(n), 256)))
@@ -183,6 +191,7 @@ CASES = [
     ("index", "take_along_axis(x, idx, axis=1) of (n/256, 256)", _take_along),
     ("index", "scatter_add along axis 1 of (n/256, 256)", _scatter_cols),
     ("index", "scatter_add along axis 0 of (n/256, 256)", _scatter_rows),
+    ("index", "scatter_add along axis 0 of (n/1024, 1024)", _scatter_wide_rows),
     ("index", "scatter_add_along_axis axis 1 of (n/256, 256)", _scatter_along),
     ("index", "grad of take(x, idx).sum() (1-D scatter-add)", _grad_take),
     ("index", "x[idx] = v (put)", _setitem),

@@ -36,7 +36,7 @@ def _workloads():
         "take": lambda: tf.take(x, idx, axis=0),
         "take 1-D": lambda: tf.take(tf.reshape(x, (-1,)), idx),
         "take_along_axis": lambda: tf.take_along_axis(x, i257, axis=1),
-        # scatter-adds cut along an outer dimension, along the last one, and 1-D
+        # scatter-adds cut along an outer dimension, and two on one thread
         "scatter_add axis 1": lambda: tf.scatter_add((300, 257), i257[0] * 4 % 257,
                                                      v[300, 1000][:, :64], 1),
         "scatter_add axis 0": lambda: tf.scatter_add((50, 1024), i50, v[500, 1024], 0),
@@ -122,7 +122,8 @@ def test_index_errors_do_not_depend_on_threads():
 
 
 # (target shape, axis, index shape): scatter-adds cut along dimension 0, along a middle
-# dimension (the index dimension in front of it), along the last one, and 1-D
+# dimension (an index dimension in front of it), and two on one thread (no outer
+# dimension the target moves along)
 SCATTERS = [((40, 30), 1, (700,)), ((6, 20, 9), 2, (30, 5)), ((7, 2000), 0, (50, 3)),
             ((300,), 0, (5000,))]
 
