@@ -11,6 +11,9 @@ target "threads never hurt" forbids; such rows are marked.  The grain sizes in f
 others with ``--grain family=size`` to tune them.
 
     python asv_bench/thread_sweep.py [--only SUBSTR] [--busy] [--grain reduce=65536]
+
+It measures the tenferro that ``import tenferro`` finds (the header says which): the
+installed one, or a tree's with ``PYTHONPATH=TREE`` (to compare two trees, alternate).
 """
 import argparse
 import multiprocessing
@@ -85,6 +88,68 @@ def _take(n):
     return lambda: tf.take(x, idx)
 
 
+def _rows(n):
+    return max(n // 256, 1)
+
+
+def _take_rows(n):
+    x = tf.asarray(rng.standard_normal((_rows(n), 256)))
+    idx = tf.asarray(rng.integers(0, _rows(n), _rows(n)))
+    return lambda: tf.take(x, idx, axis=0)
+
+
+def _take_along(n):
+    x = tf.asarray(rng.standard_normal((_rows(n), 256)))
+    idx = tf.asarray(rng.integers(0, 256, (_rows(n), 256)))
+    return lambda: tf.take_along_axis(x, idx, axis=1)
+
+
+def _scatter_cols(n):
+    # take(x, idx, axis=1)'s adjoint: cut along the rows the target moves along
+    v = tf.asarray(rng.standard_normal((_rows(n), 256)))
+    idx = tf.asarray(rng.integers(0, 256, 256))
+    return lambda: tf.scatter_add((_rows(n), 256), idx, v, 1)
+
+
+def _scatter_rows(n):
+    # take(x, idx, axis=0)'s adjoint (an embedding's gradient): rows of 256 are too
+    # narrow to cut, so one thread
+    v = tf.asarray(rng.standard_normal((_rows(n), 256)))
+    idx = tf.asarray(rng.integers(0, _rows(n), _rows(n)))
+    return lambda: tf.scatter_add((_rows(n), 256), idx, v, 0)
+
+
+def _scatter_wide_rows(n):
+    # the same with rows of 1024: cut along the rows' elements (256 or more a chunk)
+    m = max(n // 1024, 1)
+    v = tf.asarray(rng.standard_normal((m, 1024)))
+    idx = tf.asarray(rng.integers(0, m, m))
+    return lambda: tf.scatter_add((m, 1024), idx, v, 0)
+
+
+def _scatter_along(n):
+    v = tf.asarray(rng.standard_normal((_rows(n), 256)))
+    idx = tf.asarray(rng.integers(0, 256, (_rows(n), 256)))
+    return lambda: tf.scatter_add_along_axis((_rows(n), 256), idx, v, 1)
+
+
+def _grad_take(n):
+    x = _v(n)
+    idx = tf.asarray(rng.integers(0, n, n))
+    g = tf.grad(lambda x: tf.take(x, idx).sum())
+    return lambda: g(x)
+
+
+def _setitem(n):
+    y = _v(n)
+    idx = tf.asarray(rng.integers(0, n, n))
+    v = _v(n)
+
+    def f():
+        y[idx] = v
+    return f
+
+
 def _cholesky(n):
     a = _spd(max(n // 16, 1), 4)
     return lambda: tl.cholesky(a, lower=True)
@@ -122,6 +187,14 @@ CASES = [
     ("reduce", "cumsum(axis=1) (scan)", _cumsum),
     ("reduce", "argmax(axis=1)", _argmax),
     ("index", "take(x, idx)", _take),
+    ("index", "take(x, idx, axis=0) of (n/256, 256)", _take_rows),
+    ("index", "take_along_axis(x, idx, axis=1) of (n/256, 256)", _take_along),
+    ("index", "scatter_add along axis 1 of (n/256, 256)", _scatter_cols),
+    ("index", "scatter_add along axis 0 of (n/256, 256)", _scatter_rows),
+    ("index", "scatter_add along axis 0 of (n/1024, 1024)", _scatter_wide_rows),
+    ("index", "scatter_add_along_axis axis 1 of (n/256, 256)", _scatter_along),
+    ("index", "grad of take(x, idx).sum() (1-D scatter-add)", _grad_take),
+    ("index", "x[idx] = v (put)", _setitem),
     ("batched_linalg_work", "cholesky (n/16, 4, 4)", _cholesky),
     ("batched_linalg_work", "eigh (n/16, 4, 4)", _eigh),
     ("batched_matmul_work", "matmul (n/16, 4, 4)", _batched_matmul),
@@ -159,8 +232,9 @@ def main(argv=None):
     hog = multiprocessing.Process(target=_spin, daemon=True) if a.busy else None
     if hog:
         hog.start()
-    print("%d threads vs 1%s; grain %s" % (nt, " (one core busy)" if a.busy else "",
-                                           threads.get_grain()))
+    print("%d threads vs 1%s; grain %s; tenferro from %s"
+          % (nt, " (one core busy)" if a.busy else "", threads.get_grain(),
+             os.path.dirname(os.path.dirname(tf.__file__))))
     print()
     print("| family | case | n | %d threads | 1 thread | ratio |" % nt)
     print("|---|---|---:|---:|---:|---:|")

@@ -128,3 +128,36 @@ def test_lazy_wake_runs_each_chunk_once(wake_us):
 def test_pool_settings_reject_bad_wake():
     with pytest.raises(ValueError, match="wake_us must be >= 0 or -1, got -5"):
         E.pool(wake_us=-5)
+
+
+def test_index_kernels_same_bits_on_openmp_and_pool():
+    """take, take_along_axis and the scatter-adds give the same bits on the pool, on
+    OpenMP (pool(False)) and on one thread."""
+    from tenferro.devices.cpu import threads
+
+    rng = np.random.default_rng(5)
+    x = tf.asarray(rng.standard_normal((300, 700)))
+    idx = tf.asarray(rng.integers(0, 300, 2000))
+    along = tf.asarray(rng.integers(0, 700, (300, 64)))
+    vals = tf.asarray(rng.standard_normal((300, 64)))
+
+    def run():
+        return [np.asarray(f()) for f in (
+            lambda: tf.take(x, idx, axis=0),
+            lambda: tf.take_along_axis(x, along, axis=1),
+            lambda: tf.scatter_add((300, 700), along[0], x[:, :64] * 1.0, 1),
+            lambda: tf.scatter_add_along_axis((300, 700), along, vals, 1))]
+
+    with threads.grain(index=1):
+        with tf.num_threads(1):
+            want = run()
+        with tf.num_threads(2):
+            got = run()
+            old = E.pool(False)[0]
+            try:
+                omp = run()
+            finally:
+                E.pool(old)
+    for w, g, o in zip(want, got, omp):
+        np.testing.assert_array_equal(g, w)
+        np.testing.assert_array_equal(o, w)

@@ -50,7 +50,7 @@ GRAIN = {
     "elementwise": 65536,        # add, multiply, compare, cast, where, ...
     "transcendental": 4096,      # exp, sin, log, tanh, ... (per-element cost ~10x)
     "reduce": 32768,             # sum/prod/max/min/any/all, scans, argmax/argmin
-    "index": 32768,              # take, take_along_axis, scatter-add, put
+    "index": 32768,              # take, take_along_axis, scatter-adds (put: one thread)
     "batched_linalg_work": 16384.0,  # batches of small matrices over OpenMP (LAPACK)
     "batched_matmul_work": 32768.0,  # batches of small matrix products
 }
