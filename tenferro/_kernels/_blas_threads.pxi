@@ -1,7 +1,7 @@
 # BLAS thread control shared by the kernel modules (``include "_blas_threads.pxi"``).
 #
 # ``tenferro.devices.cpu.blas`` hands out C pointers (installed by the CPU driver) to the BLAS's own ``set/get_num_threads``;
-# kernels that spread a batch over OpenMP threads hold BLAS/LAPACK at one thread with
+# kernels that spread a batch over the pool's threads hold BLAS/LAPACK at one thread with
 # them (and give it ``nthreads`` when they loop serially), so the two never run at once.
 # Without them (unknown BLAS) both pointers stay NULL and callers skip the calls.
 

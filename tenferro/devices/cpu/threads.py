@@ -3,7 +3,8 @@
 Resolution order: ``set_num_threads(n)`` > ``OMP_NUM_THREADS`` > the number of
 cores OpenMP sees.  Kernels receive this number and themselves stay on one thread
 below a size threshold.  BLAS (used by matmul, einsum and linalg) is given the same
-count, so OpenMP teams and BLAS threads never oversubscribe the cores together.
+count, so the kernels' thread pool (``_kernels/_pool.h``) and BLAS threads never
+oversubscribe the cores together.
 """
 import contextlib
 import os
@@ -51,7 +52,7 @@ GRAIN = {
     "transcendental": 4096,      # exp, sin, log, tanh, ... (per-element cost ~10x)
     "reduce": 32768,             # sum/prod/max/min/any/all, scans, argmax/argmin
     "index": 32768,              # take, take_along_axis, scatter-adds (put: one thread)
-    "batched_linalg_work": 16384.0,  # batches of small matrices over OpenMP (LAPACK)
+    "batched_linalg_work": 16384.0,  # batches of small matrices on the pool (LAPACK)
     "batched_matmul_work": 32768.0,  # batches of small matrix products
 }
 
