@@ -27,7 +27,6 @@ On tiny tensors the Python around the kernel is the whole cost, hence compiled (
 17; docs/performance.md, "Per-call costs")."""
 cimport numpy as cnp
 from cpython.slice cimport PySlice_Unpack, PySlice_AdjustIndices
-from cpython.long cimport PyLong_AsSsize_t
 from cpython.exc cimport PyErr_Occurred, PyErr_Clear
 from libc.math cimport isinf
 
@@ -37,6 +36,7 @@ from .._tensor import Tensor
 
 cdef extern from "Python.h":
     object PyType_GenericAlloc(type t, Py_ssize_t nitems)
+    Py_ssize_t PyLong_AsSsize_t(object) noexcept   # (the error checked here: see _basic_key)
 
 cnp.import_array()
 
