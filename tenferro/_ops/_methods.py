@@ -7,9 +7,13 @@ JAX's ``jax/_src/numpy/array_methods.py``).  The attached functions are the ops'
 per call.
 """
 from .. import _ops
+from .._primitive import bind
 from .._tensor import Tensor
 from . import _fastpath, reduction as _R
 from .elementwise import DUNDERS
+from .shape import permute_dims_p
+
+_REVERSED = [tuple(range(n - 1, -1, -1)) for n in range(65)]   # .T's axes, by ndim
 
 
 class _Methods:
@@ -32,7 +36,11 @@ class _Methods:
     @property
     def T(self):
         """All axes reversed (NumPy's ``.T``)."""
-        return _ops.permute_dims(self, tuple(range(self.ndim - 1, -1, -1)))
+        nd = self.ndim
+        if nd < 2:   # the identity permutation: the tensor itself, as permute_dims gives
+            return self
+        # permute_dims' primitive with its axes, valid by construction (its checks skipped)
+        return bind(permute_dims_p, (self,), {"axes": _REVERSED[nd]})
 
     @property
     def mT(self):
