@@ -28,6 +28,7 @@ On tiny tensors the Python around the kernel is the whole cost, hence compiled (
 cimport numpy as cnp
 from cpython.slice cimport PySlice_Unpack, PySlice_AdjustIndices
 from cpython.exc cimport PyErr_Occurred, PyErr_Clear
+from cpython.object cimport PyObject
 from libc.math cimport isinf
 
 from .. import _primitive, _versions
@@ -37,6 +38,10 @@ from .._tensor import Tensor
 cdef extern from "Python.h":
     object PyType_GenericAlloc(type t, Py_ssize_t nitems)
     Py_ssize_t PyLong_AsSsize_t(object) noexcept   # (the error checked here: see _basic_key)
+    ctypedef struct PySliceObject:   # a slice's fields, read without attribute lookups
+        PyObject* start
+        PyObject* stop
+        PyObject* step
 
 cnp.import_array()
 
@@ -186,8 +191,8 @@ def reduced(prim, entry, x, axis):
 cdef tuple _ELLIPSIS = (Ellipsis,)   # ending a key: an all-int key gives a 0-d view
 
 
-cdef inline bint _plain(o):
-    return o is None or type(o) is int
+cdef inline bint _plain(PyObject* o):
+    return o == <PyObject*>None or type(<object>o) is int
 
 
 cdef tuple _basic_key(cnp.ndarray d, key, bint* whole):
@@ -198,6 +203,7 @@ cdef tuple _basic_key(cnp.ndarray d, key, bint* whole):
     cdef tuple k = <tuple>key if type(key) is tuple else (key,)
     cdef Py_ssize_t i, n, j, start, stop, step
     cdef cnp.npy_intp* shape = cnp.PyArray_DIMS(d)
+    cdef PySliceObject* sl
     whole[0] = True
     if len(k) > cnp.PyArray_NDIM(d):
         return None
@@ -213,7 +219,10 @@ cdef tuple _basic_key(cnp.ndarray d, key, bint* whole):
                 return None
             whole[0] = False
         elif type(e) is slice:
-            if not (_plain(e.start) and _plain(e.stop) and _plain(e.step)) or e.step == 0:
+            sl = <PySliceObject*>e
+            if not (_plain(sl.start) and _plain(sl.stop) and _plain(sl.step)):
+                return None
+            if sl.step != <PyObject*>None and <object>sl.step == 0:   # ValueError: general
                 return None
             PySlice_Unpack(e, &start, &stop, &step)
             PySlice_AdjustIndices(n, &start, &stop, step)
