@@ -2,10 +2,11 @@
 
 Elementwise ops (``_ops/_fastpath.pyx`` + the CPU's allocating kernel
 ``_elementwise.Allocating``), ``linalg.solve`` of one plain CPU matrix (``_solve_plain``,
-its finite check ``_elementwise.all_finite`` and the 2x2 condition shortcut) and
-``einsum`` of two plain tensors with a cached plan (``_plain_pair``): each case below
-takes the fast path and is checked against NumPy / SciPy or against the general path
-(the same call made to miss the fast path)."""
+its finite check ``_elementwise.all_finite`` and the 2x2 condition shortcut),
+``einsum`` of two plain tensors with a cached plan (``_plain_pair``), the reductions,
+basic ``getitem``/``setitem`` and ``linalg.norm`` of a whole plain tensor: each case
+below takes the fast path and is checked against NumPy / SciPy or against the general
+path (the same call made to miss the fast path, or the general function itself)."""
 import inspect
 import math
 import pickle
@@ -615,6 +616,19 @@ def test_setitem_under_tracing_and_transforms():
         c[1] = tf.asarray(np.array(2.0))
         return (v * c).sum()
     np.testing.assert_array_equal(tf.grad(f)(tf.asarray(np.ones(2))).numpy(), [1.0, 2.0])
+
+
+def test_transpose_property():
+    for a in (np.asarray(2.0), np.arange(3.0), np.arange(6.0).reshape(2, 3),
+              np.arange(24.0).reshape(2, 3, 4)[:, ::-1]):
+        x = tf.asarray(a)
+        t = x.T
+        _same(t, a.T)
+        assert (t is x) == (a.ndim < 2) and np.shares_memory(t.numpy(), a)
+    w = tf.tensor(np.ones((2, 3)), requires_grad=True)
+    (w.T * tf.asarray(np.arange(6.0).reshape(3, 2))).sum().backward()
+    _same(w.grad, np.arange(6.0).reshape(3, 2).T)
+    assert tf.jit(lambda v: v.T * 1.0)(tf.asarray(np.eye(2))).shape == (2, 2)
 
 
 # -- norm -----------------------------------------------------------------------------
