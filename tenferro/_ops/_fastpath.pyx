@@ -136,7 +136,7 @@ cdef tuple _ALL = tuple([tuple(range(n)) for n in range(65)])   # axis=None's, b
 
 cdef object _reduced(prim, entry, x, axis):
     """``prim`` (a reduction) of ``x`` over ``axis`` by the fast path, or None."""
-    cdef object d, dev, key, r, axes, o
+    cdef object d, dev, key, r, axes, o, fn
     cdef Py_ssize_t nd, a
     if type(x) is not Tensor or _interpreters:
         return None
@@ -157,19 +157,22 @@ cdef object _reduced(prim, entry, x, axis):
         axes = (a + nd if a < 0 else a,)
     else:   # a tuple, a NumPy integer, 0-d leniency, an error: the general path
         return None
-    if r[2] and d.size == 0:   # no identity (max, min): the general path's error
+    if r[1] and d.size == 0:   # no identity (max, min): the general path's error
         return None
-    o = _wrap(r[0](d, axes=axes, out_dtype=r[1]), dev)
+    fn = dev.driver.implementations.get(prim.name)   # (eager_apply's probe: as registered now)
+    if fn is None:
+        return None
+    o = _wrap(fn(d, axes=axes, out_dtype=r[0]), dev)
     if x._ad is None or _primitive.recorder is None:
         return o
-    return _primitive.recorder(prim, (x,), {"axes": axes, "out_dtype": r[1]}, o)
+    return _primitive.recorder(prim, (x,), {"axes": axes, "out_dtype": r[0]}, o)
 
 
 def reduction(prim, general, entry):
     """``f(x, axis=None, dtype=None, keepdims=False, out=None)``: ``general(x, axis, dtype,
     keepdims, out)`` with the fast path in front; ``entry(prim, device, dtype)`` gives
-    (the driver's implementation, the output dtype, whether an empty input is refused)
-    or False."""
+    (the output dtype, whether an empty input is refused) or False; the driver's
+    implementation is looked up on each call, as ``bind`` does."""
     def f(x, axis=None, dtype=None, keepdims=False, out=None):
         cdef object r
         if dtype is None and out is None and keepdims is False:

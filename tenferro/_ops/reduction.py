@@ -107,15 +107,12 @@ def _all(x, axis, dtype, keepdims):
 
 def _entry(prim, dev, dtype):
     """The fast path's entry for ``prim`` on ``dev`` and ``dtype`` (see
-    ``_fastpath.reduction``): the driver's implementation, the output dtype of a call
-    without ``dtype=`` (the general path's: sum/prod accumulate as ``_accumulate``),
-    whether an empty input is refused (no identity)."""
-    fn = dev.driver.implementations.get(prim.name)
-    if fn is None:
-        return False
+    ``_fastpath.reduction``): the output dtype of a call without ``dtype=`` (the general
+    path's: sum/prod accumulate as ``_accumulate``), whether an empty input is refused
+    (no identity)."""
     out = {"sum": _ACC.get(dtype, dtype), "prod": _ACC.get(dtype, dtype),
            "any": _dtypes.bool_, "all": _dtypes.bool_}.get(prim.name, dtype)
-    return (fn, out, prim.name in ("max", "min"))
+    return (out, prim.name in ("max", "min"))
 
 
 def _fast(prim, general, doc, with_dtype=True):
