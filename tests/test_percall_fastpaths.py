@@ -686,6 +686,15 @@ def test_norm_fast_path_taken_errors_and_autodiff(monkeypatch):
     assert tf.jit(tl.norm)(x).item() == 5.0
 
 
+def test_norm_uses_the_implementation_registered_now(monkeypatch):
+    x = tf.asarray(np.array([3.0, 4.0]))
+    assert tl.norm(x).item() == 5.0
+    impls = x.device.driver.implementations
+    monkeypatch.setitem(impls, "linalg.vector_norm", lambda d, *, p, axes:
+                        np.full((1,) * d.ndim, 7.0))
+    assert tl.norm(x).item() == 7.0
+
+
 def test_one_element_sqrt_is_numpys():
     """_vnorm's math.sqrt of one sum equals NumPy's sqrt in float64 and float32."""
     rng = np.random.default_rng(3)

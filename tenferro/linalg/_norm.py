@@ -8,8 +8,9 @@ compositions: inf/-inf/0 and negative p of ``abs``, ``max``/``min``, ``sum``; th
 1/inf norms of column/row sums; 2, -2 and 'nuc' of ``svdvals``.
 
 The 2-norm of a whole plain CPU tensor (no ``ord``/``axis``/``keepdims``, outside
-autodiff and tracing) skips the primitive: the same CPU computation (``_vnorm``) on
-its array (issue 17: a 3-element norm within scipy.linalg.norm's time).
+autodiff and tracing) skips the primitive: the same CPU computation (``_vnorm``, while
+it is the registered implementation) on its array (issue 17: a 3-element norm within
+scipy.linalg.norm's time).
 """
 import math
 import operator
@@ -49,8 +50,7 @@ def _vnorm(x, p, axes):
         return _sum(np.abs(x), axes)
     # the plain sum when it neither overflowed nor fell where squares underflow (the
     # usual case: one extra check); otherwise scaled as LAPACK's nrm2 and scipy
-    ax = None if p == 2 else np.abs(x)
-    s = _sum(_powered(x, ax, p), axes)
+    s = _sum(_powered(x, None if p == 2 else np.abs(x), p), axes)
     lo, hi = _SAFE[s.dtype]
     if s.size == 1:
         v = s.item()
@@ -195,11 +195,12 @@ def norm(a, ord=None, axis=None, keepdims=False, check_finite=True):
     ``ord`` and ``axis`` None, the 2-norm of the flattened array.  Real result."""
     if ord is None and axis is None and keepdims is False and type(a) is Tensor \
             and a._ad is None and not _primitive._interpreters:
-        d = a._data
-        if a._device.type == "cpu" and d.dtype in _FAST and d.ndim:
+        d, dev = a._data, a._device
+        if dev.type == "cpu" and d.dtype in _FAST and d.ndim and \
+                dev.driver.implementations.get(vector_norm_p.name) is _vnorm_cpu:
             if check_finite and not _ew.all_finite(d):
                 _check_finite("norm", a)   # its error (or NumPy's check of a strided view)
-            return _wrap(_vnorm(d, 2.0, _ALL[d.ndim]), a._device)
+            return _wrap(_vnorm(d, 2.0, _ALL[d.ndim]), dev)
     x, given = to_tensor(a), axis
     if x.dtype.kind not in "fc":
         x = x.astype(np.dtype("float64"))
