@@ -42,6 +42,7 @@ def main():
     tf.set_num_threads(2)
     xn, an, bn = np.ones(3), np.eye(3) * 2, np.ones(3)
     x, y, a, b = tf.asarray(xn), tf.asarray(xn.copy()), tf.asarray(an), tf.asarray(bn)
+    y2, y2n = tf.asarray(np.ones(2)), np.ones(2)
     xi, xin = tf.asarray(np.int32([1, 2, 3])), np.int32([1, 2, 3])
     w = tf.ones(3, requires_grad=True)
     j = tf.jit(lambda v: v * 2.0 + 1.0)
@@ -52,7 +53,21 @@ def main():
         ("x * 2.0", lambda: x * 2.0, lambda: xn * 2.0),
         ("int32 < 3", lambda: xi < 3, lambda: xin < 3),
         ("x[1] = 2.0", lambda: x.__setitem__(1, 2.0), lambda: xn.__setitem__(1, 2.0)),
+        ("x[0:2] = 1.0", lambda: x.__setitem__(slice(0, 2), 1.0),
+         lambda: xn.__setitem__(slice(0, 2), 1.0)),
+        ("x[0:2] = y2", lambda: x.__setitem__(slice(0, 2), y2),
+         lambda: xn.__setitem__(slice(0, 2), y2n)),
+        ("x[1]", lambda: x[1], lambda: xn[1]),
+        ("x[0:2]", lambda: x[0:2], lambda: xn[0:2]),
         ("x.sum()", lambda: x.sum(), lambda: xn.sum()),
+        ("tf.sum(x)", lambda: tf.sum(x), lambda: np.sum(xn)),
+        ("x.mean()", lambda: x.mean(), lambda: xn.mean()),
+        ("x.max()", lambda: x.max(), lambda: xn.max()),
+        ("a.sum(axis=0)", lambda: a.sum(axis=0), lambda: an.sum(axis=0)),
+        ("float(x.sum())", lambda: float(x.sum()), lambda: float(xn.sum())),
+        ("a.T", lambda: a.T, lambda: an.T),
+        ("a.reshape(9)", lambda: a.reshape(9), lambda: an.reshape(9)),
+        ("tf.zeros(3)", lambda: tf.zeros(3), lambda: np.zeros(3)),
         ("einsum i,i->", lambda: tf.einsum("i,i->", x, y), lambda: np.einsum("i,i->", xn, xn)),
         ("solve 3x3", lambda: tl.solve(a, b), lambda: sl.solve(an, bn)),
         ("norm 3", lambda: tl.norm(x), lambda: sl.norm(xn)),

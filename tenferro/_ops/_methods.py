@@ -7,8 +7,13 @@ JAX's ``jax/_src/numpy/array_methods.py``).  The attached functions are the ops'
 per call.
 """
 from .. import _ops
+from .._primitive import bind
 from .._tensor import Tensor
+from . import _fastpath, reduction as _R
 from .elementwise import DUNDERS
+from .shape import permute_dims_p
+
+_REVERSED = [tuple(range(n - 1, -1, -1)) for n in range(65)]   # .T's axes, by ndim
 
 
 class _Methods:
@@ -31,7 +36,11 @@ class _Methods:
     @property
     def T(self):
         """All axes reversed (NumPy's ``.T``)."""
-        return _ops.permute_dims(self, tuple(range(self.ndim - 1, -1, -1)))
+        nd = self.ndim
+        if nd < 2:   # the identity permutation: the tensor itself, as permute_dims gives
+            return self
+        # permute_dims' primitive with its axes, valid by construction (its checks skipped)
+        return bind(permute_dims_p, (self,), {"axes": _REVERSED[nd]})
 
     @property
     def mT(self):
@@ -147,13 +156,13 @@ class _Methods:
         return r if out is None else _ops.store_out("clip", r, out)
 
     def sum(self, axis=None, dtype=None, out=None, keepdims=False):
-        return _ops.sum(self, axis=axis, dtype=dtype, keepdims=keepdims, out=out)
+        return _R.sum.fast(self, axis, dtype, keepdims, out)
 
     def prod(self, axis=None, dtype=None, out=None, keepdims=False):
-        return _ops.prod(self, axis=axis, dtype=dtype, keepdims=keepdims, out=out)
+        return _R.prod.fast(self, axis, dtype, keepdims, out)
 
     def mean(self, axis=None, dtype=None, out=None, keepdims=False):
-        return _ops.mean(self, axis=axis, dtype=dtype, keepdims=keepdims, out=out)
+        return _R.mean(self, axis, dtype, keepdims, out)
 
     def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
         return _ops.var(self, axis=axis, ddof=ddof, keepdims=keepdims, dtype=dtype, out=out)
@@ -162,10 +171,10 @@ class _Methods:
         return _ops.std(self, axis=axis, ddof=ddof, keepdims=keepdims, dtype=dtype, out=out)
 
     def max(self, axis=None, out=None, keepdims=False):
-        return _ops.max(self, axis=axis, keepdims=keepdims, out=out)
+        return _R.max.fast(self, axis, None, keepdims, out)
 
     def min(self, axis=None, out=None, keepdims=False):
-        return _ops.min(self, axis=axis, keepdims=keepdims, out=out)
+        return _R.min.fast(self, axis, None, keepdims, out)
 
     def argmax(self, axis=None, out=None, keepdims=False):
         return _ops.argmax(self, axis=axis, keepdims=keepdims, out=out)
@@ -174,10 +183,10 @@ class _Methods:
         return _ops.argmin(self, axis=axis, keepdims=keepdims, out=out)
 
     def any(self, axis=None, out=None, keepdims=False):
-        return _ops.any(self, axis=axis, keepdims=keepdims, out=out)
+        return _R.any.fast(self, axis, None, keepdims, out)
 
     def all(self, axis=None, out=None, keepdims=False):
-        return _ops.all(self, axis=axis, keepdims=keepdims, out=out)
+        return _R.all.fast(self, axis, None, keepdims, out)
 
     def cumsum(self, axis=None, dtype=None, out=None):
         return _ops.cumsum(self, axis=axis, dtype=dtype, out=out)
@@ -204,11 +213,9 @@ class _Methods:
         """Set every element to zero; returns the tensor."""
         return self._write("zero_", 0)
 
-    def __getitem__(self, key):
-        return _ops.getitem(self, key)
-
-    def __setitem__(self, key, value):
-        _ops.setitem(self, key, value)
+    # (compiled: the basic-indexing fast path in front of _ops.getitem/_ops.setitem)
+    __getitem__ = _fastpath.getitem(_ops.getitem)
+    __setitem__ = _fastpath.setitem(_ops.setitem)
 
 
 def _binop(name, reflected=False):

@@ -1,8 +1,13 @@
-"""Reductions and scans (NumPy semantics: dtypes, NaN handling, empty inputs)."""
-import numpy as np
+"""Reductions and scans (NumPy semantics: dtypes, NaN handling, empty inputs).
 
+``sum``, ``prod``, ``max``, ``min``, ``any``, ``all`` (and ``mean``, a sum divided) take
+the compiled fast path (``_fastpath.reduction``) for a Tensor reduced over all axes or
+one int axis, without ``dtype``/``keepdims``/``out``; the Tensor methods call the same.
+"""
 from .. import _dtypes
 from .._primitive import Primitive, bind
+from .._tensor import Tensor
+from . import _fastpath
 from ._common import normalize_axes, normalize_axis, numel, to_tensor
 from .conversion import store_out
 from .shape import reshape, zero_d_axis
@@ -63,12 +68,11 @@ def _accumulate(x, dtype):
     return x, _ACC.get(want, want), want
 
 
-def sum(x, axis=None, dtype=None, keepdims=False):
-    """Sum over ``axis`` (pairwise summation; bool and int32 accumulate in int64, as NumPy)."""
+def _sum(x, axis, dtype, keepdims):
     return _sum_like(sum_p, "sum", x, axis, dtype, keepdims)
 
 
-def prod(x, axis=None, dtype=None, keepdims=False):  # noqa: F811  (public name)
+def _prod(x, axis, dtype, keepdims):
     return _sum_like(prod_p, "prod", x, axis, dtype, keepdims)
 
 
@@ -85,21 +89,59 @@ def _reduce(prim, name, x, axis, keepdims, out_dtype=None, identity=True):
     return _keep(bind(prim, (x,), params), x, axes, keepdims)
 
 
-def max(x, axis=None, keepdims=False):
-    """Largest element (NaN propagates, as NumPy's ``max``)."""
+def _max(x, axis, dtype, keepdims):
     return _reduce(max_p, "max", x, axis, keepdims, identity=False)
 
 
-def min(x, axis=None, keepdims=False):
+def _min(x, axis, dtype, keepdims):
     return _reduce(min_p, "min", x, axis, keepdims, identity=False)
 
 
-def any(x, axis=None, keepdims=False):
+def _any(x, axis, dtype, keepdims):
     return _reduce(any_p, "any", x, axis, keepdims, _dtypes.bool_)
 
 
-def all(x, axis=None, keepdims=False):
+def _all(x, axis, dtype, keepdims):
     return _reduce(all_p, "all", x, axis, keepdims, _dtypes.bool_)
+
+
+def _entry(prim, dev, dtype):
+    """The fast path's entry for ``prim`` on ``dev`` and ``dtype`` (see
+    ``_fastpath.reduction``): the output dtype of a call without ``dtype=`` (the general
+    path's: sum/prod accumulate as ``_accumulate``), whether an empty input is refused
+    (no identity)."""
+    out = {"sum": _ACC.get(dtype, dtype), "prod": _ACC.get(dtype, dtype),
+           "any": _dtypes.bool_, "all": _dtypes.bool_}.get(prim.name, dtype)
+    return (out, prim.name in ("max", "min"))
+
+
+def _fast(prim, general, doc, with_dtype=True):
+    """The public reduction: ``general(x, axis, dtype, keepdims)`` with NumPy's ``out=``,
+    behind the compiled fast path (``fn.fast(x, axis, dtype, keepdims, out)``, which the
+    Tensor methods call)."""
+    def call(x, axis, dtype, keepdims, out):
+        r = general(x, axis, dtype, keepdims)
+        return r if out is None else store_out(prim.name, r, out)
+    fast = _fastpath.reduction(prim, call, _entry)
+    if with_dtype:
+        def fn(x, axis=None, dtype=None, keepdims=False, out=None):
+            return fast(x, axis, dtype, keepdims, out)
+    else:
+        def fn(x, axis=None, keepdims=False, out=None):
+            return fast(x, axis, None, keepdims, out)
+    fn.__name__ = fn.__qualname__ = prim.name
+    fn.__doc__ = doc
+    fn.fast = fast
+    return fn
+
+
+sum = _fast(sum_p, _sum, "Sum over ``axis`` (pairwise summation; bool and int32 accumulate "
+                         "in int64, as NumPy).")
+prod = _fast(prod_p, _prod, "Product over ``axis`` (bool and int32 accumulate in int64).")
+max = _fast(max_p, _max, "Largest element (NaN propagates, as NumPy's ``max``).", False)
+min = _fast(min_p, _min, "Smallest element (NaN propagates, as NumPy's ``min``).", False)
+any = _fast(any_p, _any, "Whether any element is true.", False)
+all = _fast(all_p, _all, "Whether every element is true.", False)
 
 
 def _arg(prim, name, x, axis, keepdims):
@@ -145,14 +187,28 @@ def cumprod(x, axis=None, dtype=None):
     return _scan(cumprod_p, "cumprod", x, axis, dtype)
 
 
-def mean(x, axis=None, dtype=None, keepdims=False):
+def mean(x, axis=None, dtype=None, keepdims=False, out=None):
     """Arithmetic mean (integers averaged in float64, as NumPy)."""
+    if dtype is None and out is None and keepdims is False and type(x) is Tensor \
+            and x.dtype.kind in "fc":
+        s = _fastpath.reduced(sum_p, _entry, x, axis)   # the sum the general path takes
+        if s is not None:
+            return _divide(s, x.size if axis is None else x.shape[axis])
+    r = _mean(x, axis, dtype, keepdims)
+    return r if out is None else store_out("mean", r, out)
+
+
+def _mean(x, axis, dtype, keepdims):
     x = to_tensor(x)
     axes = normalize_axes("mean", axis, x.ndim)
     if dtype is None:
         dtype = _dtypes.float64 if x.dtype.kind in "biu" else x.dtype
     n = numel(x.shape[a] for a in axes)
-    s = sum(x, axis=axes, dtype=dtype, keepdims=keepdims)
+    return _divide(sum(x, axis=axes, dtype=dtype, keepdims=keepdims), n)
+
+
+def _divide(s, n):
+    """A mean from its sum ``s`` of ``n`` elements (NaN for none, as NumPy)."""
     return s / n if n else s * float("nan")
 
 
@@ -193,7 +249,7 @@ def _with_out(fn):
     return wrapper
 
 
-for _fn in (sum, prod, max, min, any, all, argmax, argmin, cumsum, cumprod, mean, var, std):
+for _fn in (argmax, argmin, cumsum, cumprod, var, std):
     globals()[_fn.__name__] = _with_out(_fn)
 amax = max
 amin = min

@@ -6,13 +6,22 @@ primitive, ``linalg.vector_norm``, whose rules give the subgradient 0 at a zero 
 (as PyTorch) instead of the NaN of ``sqrt``'s derivative at 0.  The others are
 compositions: inf/-inf/0 and negative p of ``abs``, ``max``/``min``, ``sum``; the matrix
 1/inf norms of column/row sums; 2, -2 and 'nuc' of ``svdvals``.
+
+The 2-norm of a whole plain CPU tensor (no ``ord``/``axis``/``keepdims``, outside
+autodiff and tracing) skips the primitive: the same CPU computation (``_vnorm``, while
+it is the registered implementation) on its array (issue 17: a 3-element norm within
+scipy.linalg.norm's time).
 """
+import math
 import operator
 
 import numpy as np
 
-from .. import _ops
+from .. import _ops, _primitive
+from .._kernels import _elementwise as _ew, _reduce as _red
 from .._ops._common import to_tensor
+from .._tensor import Tensor, _wrap
+from ..devices.cpu import threads as _threads
 from ..autograd.extend import Primitive, def_impl, def_jvp_rule, def_vjp_rule
 from ._eigh import _REAL
 from ._svd import svdvals
@@ -31,15 +40,30 @@ vector_norm_p = Primitive(
 
 
 def _vnorm_cpu(x, *, p, axes):
+    return _vnorm(x, p, axes).reshape(tuple(1 if i in axes else d
+                                            for i, d in enumerate(x.shape)))
+
+
+def _vnorm(x, p, axes):
+    """||x||_p over ``axes`` (dropped) of ndarray ``x``: a new array, never a scalar."""
     if p == 1:   # a sum of magnitudes: no scaling needed
-        return np.sum(np.abs(x), axis=axes, keepdims=True)
+        return _sum(np.abs(x), axes)
     # the plain sum when it neither overflowed nor fell where squares underflow (the
     # usual case: one extra check); otherwise scaled as LAPACK's nrm2 and scipy
-    ax = None if p == 2 else np.abs(x)
-    s = np.sum(_powered(x, ax, p), axis=axes, keepdims=True)
+    s = _sum(_powered(x, None if p == 2 else np.abs(x), p), axes)
     lo, hi = _SAFE[s.dtype]
-    if (lo <= s.item() <= hi) if s.size == 1 else ((s >= lo) & (s <= hi)).all():
-        return np.sqrt(s) if p == 2 else s ** (1.0 / p)
+    if s.size == 1:
+        v = s.item()
+        if lo <= v <= hi:
+            if p != 2:
+                return _root(s, p)
+            # math.sqrt is correctly rounded as NumPy's sqrt (float32's too: the double
+            # square root of a float32, rounded to float32, is the correctly rounded
+            # one), without a ufunc call's cost
+            s[...] = math.sqrt(v)
+            return s
+    elif ((s >= lo) & (s <= hi)).all():
+        return _root(s, p)
     ax = np.abs(x)
     # scaled by the power of two at or below max |x| (exact: in range, the same bits
     # as the plain sum; at or below, since the power above float32's largest values,
@@ -47,8 +71,21 @@ def _vnorm_cpu(x, *, p, axes):
     big = np.max(ax, axis=axes, keepdims=True, initial=0)
     scale = np.where((big > 0) & np.isfinite(big), np.ldexp(1.0, np.frexp(big)[1] - 1), 1.0
                      ).astype(ax.dtype)
-    s = np.sum(_powered(x / scale, ax / scale, p), axis=axes, keepdims=True)
-    return (np.sqrt(s) if p == 2 else s ** (1.0 / p)) * scale
+    s = _root(_sum(_powered(x / scale, ax / scale, p), axes), p)
+    return np.multiply(s, scale.reshape(s.shape), out=s)
+
+
+def _sum(a, axes):
+    """The sum of ndarray ``a`` over ``axes`` by tenferro's kernel (pairwise)."""
+    out = np.empty(() if len(axes) == a.ndim else
+                   tuple(d for i, d in enumerate(a.shape) if i not in axes), a.dtype)
+    _red.reduce("sum", a, axes, out, _threads.current)
+    return out
+
+
+def _root(s, p):
+    """``s ** (1 / p)`` in place (``s`` is a new array)."""
+    return np.sqrt(s, out=s) if p == 2 else np.power(s, 1.0 / p, out=s)
 
 
 def _powered(x, ax, p):
@@ -65,6 +102,9 @@ _SAFE = {np.dtype(t): (np.finfo(t).tiny / np.finfo(t).eps, np.finfo(t).max)
 
 
 def_impl(vector_norm_p, "cpu", _vnorm_cpu)
+# the fast path of norm: its dtypes, and the axes of a whole tensor by ndim
+_FAST = frozenset(_SAFE) | {np.dtype(np.complex64), np.dtype(np.complex128)}
+_ALL = [tuple(range(n)) for n in range(65)]
 
 
 def _vnorm_parts(x, out, p):
@@ -153,6 +193,14 @@ def norm(a, ord=None, axis=None, keepdims=False, check_finite=True):
     """scipy.linalg.norm (= numpy.linalg.norm): a vector norm over an int ``axis`` (or of
     a 1-D ``a``), a matrix norm over a 2-tuple ``axis`` (or of a 2-D ``a``), or, with
     ``ord`` and ``axis`` None, the 2-norm of the flattened array.  Real result."""
+    if ord is None and axis is None and keepdims is False and type(a) is Tensor \
+            and a._ad is None and not _primitive._interpreters:
+        d, dev = a._data, a._device
+        if dev.type == "cpu" and d.dtype in _FAST and d.ndim and \
+                dev.driver.implementations.get(vector_norm_p.name) is _vnorm_cpu:
+            if check_finite and not _ew.all_finite(d):
+                _check_finite("norm", a)   # its error (or NumPy's check of a strided view)
+            return _wrap(_vnorm(d, 2.0, _ALL[d.ndim]), dev)
     x, given = to_tensor(a), axis
     if x.dtype.kind not in "fc":
         x = x.astype(np.dtype("float64"))
