@@ -3,12 +3,11 @@ import numpy as np
 
 from .. import _dtypes
 from .._tensor import Tensor
+from ..devices import device as _dev
 from ._common import shape_tuple
 
 
 def _device(device):
-    from ..devices import device as _dev
-
     return _dev("cpu" if device is None else device)
 
 
@@ -209,7 +208,11 @@ def empty(shape, dtype=None, device=None):
 
 def full(shape, fill_value, dtype=None, device=None):
     """A tensor of ``shape`` filled with ``fill_value`` (dtype inferred as NumPy does)."""
-    shape = shape_tuple("full", shape)
+    return _full(shape_tuple("full", shape), fill_value, dtype, device)
+
+
+def _full(shape, fill_value, dtype, device):
+    """:func:`full` of a checked shape tuple."""
     if _followed(fill_value):   # a value being differentiated or traced: keep it in the graph
         from .shape import broadcast_to
 
@@ -229,12 +232,12 @@ def full(shape, fill_value, dtype=None, device=None):
 
 def zeros(shape, dtype=None, device=None):
     shape = shape_tuple("zeros", shape)
-    return full(shape, 0, dtype if dtype is not None else _default_float(device), device)
+    return _full(shape, 0, dtype if dtype is not None else _default_float(device), device)
 
 
 def ones(shape, dtype=None, device=None):
     shape = shape_tuple("ones", shape)
-    return full(shape, 1, dtype if dtype is not None else _default_float(device), device)
+    return _full(shape, 1, dtype if dtype is not None else _default_float(device), device)
 
 
 def _like(x, dtype, device, shape):

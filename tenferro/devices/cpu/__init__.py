@@ -82,7 +82,8 @@ class Driver(_Base):
         return _empty(tuple(shape), np.dtype(dtype))
 
     def full(self, shape, dtype, value, device):
-        if value == 0 and not np.signbit(np.real(value)) and not np.signbit(np.imag(value)):
+        if (value.__class__ is int and value == 0) or (
+                value == 0 and not np.signbit(np.real(value)) and not np.signbit(np.imag(value))):
             return np.zeros(shape, dtype)  # calloc: pages arrive zeroed, lazily (not -0.0)
         out = _empty(tuple(shape), np.dtype(dtype))
         out.fill(value)
