@@ -15,13 +15,15 @@ import sys as _sys
 # call right after one runs up to 2.5x slower.  show_config() says which case holds.
 _numpy_blas_first = "numpy" in _sys.modules and "OPENBLAS_THREAD_TIMEOUT" not in _os.environ
 
-# tenferro's OpenMP kernels (libgomp) and scipy's OpenBLAS keep separate thread pools.
-# Threads of one pool spin-waiting after a call steal the cores the other pool needs
-# next: on 2 cores tanh(A @ B) took 3x longer and a 512^2 MLP step 1.5x.  Short spins
-# fix it.  The runtimes read these variables once, when they load during the imports
-# below; the user's own settings win, and ours are removed again afterwards so that
-# other libraries loaded later (PyTorch's libgomp, say) keep their defaults.
-# See docs/performance.md.
+# tenferro's kernel threads and scipy's OpenBLAS keep separate thread pools.  Threads
+# of one pool spin-waiting after a call steal the cores the other pool needs next: on
+# 2 cores tanh(A @ B) took 3x longer and a 512^2 MLP step 1.5x.  Short spins fix it:
+# the kernels' own pool (_kernels/_pool.h) spins 20-200 us; OPENBLAS_THREAD_TIMEOUT
+# shortens OpenBLAS's, and GOMP_SPINCOUNT libgomp's (OpenMP regions run only when the
+# pool is switched off for comparisons).  The runtimes read these variables once,
+# when they load during the imports below; the user's own settings win, and ours are
+# removed again afterwards so that other libraries loaded later (PyTorch's libgomp,
+# say) keep their defaults.  See docs/performance.md.
 _RUNTIME_ENV = {"GOMP_SPINCOUNT": "1000", "OPENBLAS_THREAD_TIMEOUT": "4"}
 _runtime_env_set = [k for k in _RUNTIME_ENV if k not in _os.environ and not (
     k == "GOMP_SPINCOUNT" and "OMP_WAIT_POLICY" in _os.environ)]
