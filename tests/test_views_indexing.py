@@ -371,6 +371,40 @@ def test_setitem_advanced_and_mask():
     assert_close(t, a)
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int32", "int64", "complex128", "bool"])
+def test_setitem_vector_by_index_array(dtype):
+    """x[idx] = v on a vector takes idx as the flat positions (no gather from an
+    arange): duplicates (last write wins), negative and 2-D indices, int32 indices,
+    broadcast and cast values, empty indices, and the same bounds errors as getitem."""
+    rng = np.random.default_rng(7)
+    a = random_array((50,), dtype, seed=4)
+    cases = [
+        (rng.integers(-50, 50, 200), random_array((200,), dtype, seed=5)),  # duplicates
+        (np.array([[3, -1], [0, 3]]), random_array((2, 2), dtype, seed=6)),  # 2-D
+        (np.array([4, 9, -2], np.int32), random_array((1,), dtype, seed=8)),  # broadcast
+        (np.array([], np.int64), random_array((0,), dtype, seed=9)),
+        ([1, 2, 1], 7),                                                    # list, scalar
+    ]
+    for idx, val in cases:
+        t, want = tf.asarray(a.copy()), a.copy()
+        key = tf.asarray(idx) if isinstance(idx, np.ndarray) else idx
+        t[key] = tf.asarray(val) if isinstance(val, np.ndarray) else val
+        want[idx] = val
+        np.testing.assert_array_equal(np.asarray(t), want)
+    t = tf.asarray(a.copy())
+    view = tf.asarray(a.copy())[::-2]          # a strided vector: positions in the view
+    want = a.copy()[::-2]
+    view[tf.asarray([0, 3, -1])] = tf.asarray(a[:3])
+    want[[0, 3, -1]] = a[:3]
+    np.testing.assert_array_equal(np.asarray(view), want)
+    with pytest.raises(IndexError, match="getitem: index 50 is out of bounds for axis 0 "
+                                         "with size 50"):
+        t[tf.asarray([0, 50])] = tf.asarray(a[:2])
+    with pytest.raises(IndexError, match="getitem: index -51 is out of bounds"):
+        t[[-51]] = 1
+    np.testing.assert_array_equal(np.asarray(t), a)   # a failed write changes nothing
+
+
 # -- take / take_along_axis / nonzero -------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)

@@ -389,9 +389,14 @@ def setitem(x, key, value):
         view = _basic(x, [e for e in entries if e[0] != "x"])
         copy_into(view, v)
         return
-    from .creation import arange
+    if x.ndim == 1 and len(entries) == 1 and entries[0][0] == "a":
+        # x[idx] = v on a vector: the flat positions are idx itself (checked and made
+        # >= 0 as getitem does), no arange to gather from
+        positions = _normalize_indices("getitem", entries[0][1], x.shape[0], 0)
+    else:
+        from .creation import arange
 
-    positions = getitem(reshape(arange(x.size, device=x.device), x.shape), key)
+        positions = getitem(reshape(arange(x.size, device=x.device), x.shape), key)
     if v._device is not x._device:
         from .._errors import DeviceMismatchError
 
