@@ -152,3 +152,99 @@ def test_empty_reduction_still_errors(op):
     with pytest.raises(ValueError, match="no identity"):
         tfn(x, axis=0)
     assert tfn(x, axis=1).shape == (0,)
+
+
+# ---------------------------------------------------------------- matmul
+
+MDTYPES = [np.float32, np.float64, np.complex64, np.complex128, np.int32, np.int64]
+
+
+def _mat(shape, dt, rng, big=False):
+    dt = np.dtype(dt)
+    if dt.kind == "i":
+        info = np.iinfo(dt)
+        if big:  # products and sums wrap around
+            return rng.integers(info.min, info.max, shape, dtype=dt, endpoint=True)
+        return rng.integers(-50, 50, shape).astype(dt)
+    x = rng.standard_normal(shape)
+    if dt.kind == "c":
+        x = x + 1j * rng.standard_normal(shape)
+    return x.astype(dt)
+
+
+def _check_matmul(a, b, dt):
+    want = np.matmul(a, b)
+    got = _same_bits_any_threads(lambda: tf.asarray(a) @ tf.asarray(b))
+    if np.dtype(dt).kind == "i":
+        np.testing.assert_array_equal(got, want)
+    else:
+        tol = 1e-5 if np.dtype(dt) in (np.float32, np.complex64) else 1e-12
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol * 10)
+
+
+@pytest.mark.parametrize("dt", MDTYPES)
+def test_batched_small_products_every_shape(dt):
+    rng = np.random.default_rng(5)
+    for m, n, k in itertools.product(range(1, 7), repeat=3):
+        a = _mat((300, m, k), dt, rng)
+        b = _mat((300, k, n), dt, rng)
+        _check_matmul(a, b, dt)
+
+
+@pytest.mark.parametrize("dt", MDTYPES)
+def test_batched_small_products_strides_and_broadcasting(dt):
+    rng = np.random.default_rng(6)
+    for s in (2, 3, 4, 5):
+        a = _mat((40, 3, s, s), dt, rng)
+        b = _mat((40, 3, s, s), dt, rng)
+        cases = [
+            (a, b),
+            (a.transpose(0, 1, 3, 2), b),                       # A column-major
+            (a, b.transpose(0, 1, 3, 2)),                       # B column-major
+            (a[::-1, :, ::-1], b[:, ::-1]),                     # negative strides
+            (a[::2, ::2], b[1::2, ::2]),                        # gaps between items
+            (a[:, :1], b),                                      # broadcast batch
+            (a[:1, :1], b),
+            (np.asfortranarray(a), b),
+        ]
+        for x, y in cases:
+            _check_matmul(x, y, dt)
+        wide = np.zeros((40, 3, s, 2 * s), dt)
+        wide[..., ::2] = a
+        _check_matmul(wide[..., ::2], b, dt)                    # A's rows at stride 2
+
+
+@pytest.mark.parametrize("dt", [np.int32, np.int64])
+def test_integer_products_wrap_around(dt):
+    rng = np.random.default_rng(7)
+    for s in (2, 3, 4, 5):
+        _check_matmul(_mat((500, s, s), dt, rng, big=True), _mat((500, s, s), dt, rng, big=True), dt)
+    for m, k, n in [(1, 1, 1), (7, 9, 8), (64, 65, 63), (257, 255, 256)]:
+        _check_matmul(_mat((m, k), dt, rng, big=True), _mat((k, n), dt, rng, big=True), dt)
+
+
+@pytest.mark.parametrize("dt", [np.int32, np.int64])
+def test_integer_products_around_the_tiles(dt):
+    # the register tiles are 4 rows x 2 vectors (16 int64 / 32 int32 columns), the
+    # cache blocks 128 (k) x 256 (j): sizes on both sides of each
+    rng = np.random.default_rng(8)
+    sizes = (1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129,
+             255, 256, 257)
+    for m in sizes[::3]:
+        for n in sizes:
+            k = sizes[(m + n) % len(sizes)]
+            _check_matmul(_mat((m, k), dt, rng), _mat((k, n), dt, rng), dt)
+    a = _mat((256, 256), dt, rng)
+    b = _mat((256, 256), dt, rng)
+    for x, y in [(a, b), (a.T, b), (a, b.T), (a[::-1], b[:, ::-1]), (a[::2], b[:, 1::3]),
+                 (a[:, :200], b[:200])]:
+        _check_matmul(x, y, dt)
+    _check_matmul(_mat((3, 70, 90), dt, rng), _mat((3, 90, 40), dt, rng), dt)
+
+
+def test_batched_small_products_via_einsum():
+    rng = np.random.default_rng(9)
+    a = rng.standard_normal((500, 4, 4))
+    b = rng.standard_normal((500, 4, 4))
+    got = _same_bits_any_threads(lambda: tf.einsum("bij,bjk->bik", tf.asarray(a), tf.asarray(b)))
+    np.testing.assert_allclose(got, np.einsum("bij,bjk->bik", a, b), rtol=1e-12, atol=1e-12)
