@@ -19,6 +19,7 @@ import os
 import platform
 import sys
 import time
+import timeit
 
 import numpy as np
 
@@ -70,25 +71,12 @@ CASES = [
 
 
 def best_and_median(fn, repeat, min_time):
-    """(best, median) seconds per call of fn over ``repeat`` timed repeats."""
+    """(best, median) seconds per call of fn over ``repeat`` timed repeats (timeit's,
+    garbage collection off), each of about ``min_time`` seconds."""
+    timer = timeit.Timer(fn)
     fn()
-    t0 = time.perf_counter()
-    fn()
-    one = max(time.perf_counter() - t0, 1e-7)
-    number = max(1, int(min_time / one))
-    times = []
-    gcold = gc.isenabled()
-    gc.disable()
-    try:
-        for _ in range(repeat):
-            t0 = time.perf_counter()
-            for _ in range(number):
-                fn()
-            times.append((time.perf_counter() - t0) / number)
-    finally:
-        if gcold:
-            gc.enable()
-    times.sort()
+    number = max(1, int(min_time / max(timer.timeit(1), 1e-7)))
+    times = sorted(t / number for t in timer.repeat(repeat, number))
     return times[0], times[len(times) // 2]
 
 

@@ -40,6 +40,25 @@ def _values(n, dt, rng):
     return (rng.standard_normal(n) * 100).astype(dt)
 
 
+def _extreme(op, dt):
+    """A value that beats every one of _values for op."""
+    dt = np.dtype(dt)
+    if dt == np.bool_:
+        return op == "max"
+    if dt.kind == "i":
+        return np.iinfo(dt).max if op == "max" else np.iinfo(dt).min
+    return 1e30 if op == "max" else -1e30
+
+
+def _planted(x, value):
+    """(position, copy of x with value there) at the first, a middle and the last place."""
+    n = len(x)
+    for pos in sorted({0, n // 3, n // 2, n - 1}):
+        y = x.copy()
+        y[pos] = value
+        yield pos, y
+
+
 @pytest.mark.parametrize("dt", RDTYPES)
 @pytest.mark.parametrize("op", sorted(FUNCS))
 def test_max_min_every_size(op, dt):
@@ -49,15 +68,7 @@ def test_max_min_every_size(op, dt):
         x = _values(n, dt, rng)
         got = _same_bits_any_threads(lambda: tfn(tf.asarray(x)))
         assert got == npf(x), (n, got, npf(x))
-        # the extreme at the first, the last and a middle position
-        for pos in (0, n - 1, n // 2):
-            y = x.copy()
-            y[pos] = np.iinfo(dt).max if dt != np.bool_ and np.dtype(dt).kind == "i" else (
-                True if dt == np.bool_ else 1e30)
-            if op == "min" and dt != np.bool_:
-                y[pos] = -y[pos] if np.dtype(dt).kind == "f" else np.iinfo(dt).min
-            if op == "min" and dt == np.bool_:
-                y[pos] = False
+        for pos, y in _planted(x, _extreme(op, dt)):
             assert tfn(tf.asarray(y)).item() == npf(y), (n, pos)
 
 
@@ -65,14 +76,10 @@ def test_max_min_every_size(op, dt):
 @pytest.mark.parametrize("op", sorted(FUNCS))
 def test_nan_anywhere_wins(op, dt):
     rng = np.random.default_rng(2)
-    tfn, npf = FUNCS[op]
+    tfn = FUNCS[op][0]
     for n in SIZES:
-        x = _values(n, dt, rng)
-        for pos in sorted({0, n // 3, n // 2, n - 1}):
-            y = x.copy()
-            y[pos] = np.nan
-            got = _same_bits_any_threads(lambda: tfn(tf.asarray(y)))
-            assert np.isnan(got), (n, pos)
+        for pos, y in _planted(_values(n, dt, rng), np.nan):
+            assert np.isnan(_same_bits_any_threads(lambda: tfn(tf.asarray(y)))), (n, pos)
         assert np.isnan(tfn(tf.asarray(np.full(n, np.nan, dt)))), n
 
 
