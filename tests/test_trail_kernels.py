@@ -232,12 +232,12 @@ def test_integer_products_wrap_around(dt):
 
 @pytest.mark.parametrize("dt", [np.int32, np.int64])
 def test_integer_products_around_the_tiles(dt):
-    # the register tiles are 4 rows x 2 vectors (16 int64 / 32 int32 columns), the
-    # cache blocks 128 (k) x 256 (j): sizes on both sides of each
+    # the register tiles are 6 rows x 2 vectors (16 int64 / 32 int32 columns; 1-5 rows
+    # left over), the cache blocks 128 (k) x 256 (j): sizes on both sides of each
     rng = np.random.default_rng(8)
     sizes = (1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129,
              255, 256, 257)
-    for m in sizes[::3]:
+    for m in (1, 2, 3, 4, 5, 6, 7, 11, 12, 13, 64, 129, 257):
         for n in sizes:
             k = sizes[(m + n) % len(sizes)]
             _check_matmul(_mat((m, k), dt, rng), _mat((k, n), dt, rng), dt)
