@@ -216,6 +216,8 @@ def test_batched_small_products_strides_and_broadcasting(dt):
         ]
         for x, y in cases:
             _check_matmul(x, y, dt)
+        # above the batched-matmul grain: the batch is shared by two threads
+        _check_matmul(_mat((3000, s, s), dt, rng), _mat((3000, s, s), dt, rng), dt)
         wide = np.zeros((40, 3, s, 2 * s), dt)
         wide[..., ::2] = a
         _check_matmul(wide[..., ::2], b, dt)                    # A's rows at stride 2
@@ -250,8 +252,9 @@ def test_integer_products_around_the_tiles(dt):
 
 
 def test_batched_small_products_via_einsum():
+    # 2000 items: above the batched-matmul grain, so two threads share the batch
     rng = np.random.default_rng(9)
-    a = rng.standard_normal((500, 4, 4))
-    b = rng.standard_normal((500, 4, 4))
+    a = rng.standard_normal((2000, 4, 4))
+    b = rng.standard_normal((2000, 4, 4))
     got = _same_bits_any_threads(lambda: tf.einsum("bij,bjk->bik", tf.asarray(a), tf.asarray(b)))
     np.testing.assert_allclose(got, np.einsum("bij,bjk->bik", a, b), rtol=1e-12, atol=1e-12)
