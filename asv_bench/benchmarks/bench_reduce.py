@@ -22,9 +22,9 @@ class Sum:
 
 
 class MaxArgmax:
-    """max (amax) and argmax of a 4000x4000 float64 matrix, full and along axis 1."""
+    """max (amax) and argmax of a 4000x4000 float64 matrix, full and along axes 0 and 1."""
 
-    params = [LIBS, ["max", "argmax"], ["all", "1"]]
+    params = [LIBS, ["max", "argmax"], ["all", "0", "1"]]
     param_names = ["lib", "func", "axis"]
 
     def setup(self, lib, func, axis):
