@@ -124,6 +124,30 @@ def test_matmul_errors():
         _matmul.matmul(np.ones((2, 3)), np.ones((2, 3)), np.empty((2, 3)), 1)
 
 
+@pytest.mark.parametrize("op", ["matmul", "contract"])
+def test_products_refuse_an_overlapping_out(op):
+    """A product cannot be computed in place, and the tiny-product kernels take restrict
+    pointers: an out sharing memory with an operand raises instead of a wrong value."""
+    buf = np.arange(64.0).reshape(4, 4, 4)
+    a = np.ones((4, 4, 4))
+
+    def run(x, y, out):
+        if op == "matmul":
+            return _matmul.matmul(x, y, out, 1)
+        return _matmul.contract(x, y, out, 1, 1, 1, 1, 1)
+
+    for x, y, out in [(buf, a, buf), (a, buf, buf), (buf[:, :2], a[:, :, :2], buf[:, 2:, 2:]),
+                      (buf[::-1], a, buf[1:2])]:
+        with pytest.raises(ValueError, match="_matmul.%s: out overlaps an operand" % op):
+            run(x, y, out)
+    # disjoint parts of one buffer are fine: the product is NumPy's
+    big = np.zeros((3, 4, 4, 4))
+    big[0], big[1] = buf, a
+    run(big[0], big[1], big[2])
+    np.testing.assert_array_equal(big[2], buf @ a)
+    np.testing.assert_array_equal(big[0], buf)
+
+
 def test_blas_info_and_threads():
     info = _blas.blas_info()
     assert set(info) == {"name", "version", "library_path", "threading"}
