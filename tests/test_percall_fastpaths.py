@@ -179,6 +179,28 @@ def test_all_finite_kernel():
 
 
 @pytest.mark.parametrize("dt", [np.float32, np.float64, np.complex64, np.complex128])
+@pytest.mark.parametrize("n", [0, 1, 3, 1023, 1024, 1025, 3000])
+def test_all_finite_on_exponent_bits(dt, n):
+    """all_finite tests exponent bits in blocks: every special value at the first, a
+    middle and the last position (real and imaginary parts) against NumPy; the largest
+    finite value and the smallest subnormal are finite; a Fortran-ordered array too."""
+    real = np.float32 if dt in (np.float32, np.complex64) else np.float64
+    fi = np.finfo(real)
+    a = np.zeros(n, dt)
+    assert _ew.all_finite(a) is True
+    for pos in sorted({0, n // 2, n - 1}) if n else []:
+        for v in (np.inf, -np.inf, np.nan, -np.nan, fi.max, -fi.max, fi.smallest_subnormal,
+                  -0.0):
+            for part in ((1, 1j) if np.iscomplexobj(a) else (1,)):
+                b = a.copy()
+                b[pos] = part * real(v) if part == 1 else complex(0, v)
+                assert _ew.all_finite(b) is bool(np.isfinite(b).all()), (pos, v, part)
+    f = np.asfortranarray(np.ones((3, 5), dt))
+    f[2, 1] = np.nan
+    assert _ew.all_finite(f) is False
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.complex64, np.complex128])
 @pytest.mark.parametrize("n", [1, 2, 3, 5])
 def test_solve_plain_matches_general_path(dt, n):
     a = (_arr((n, n), dt) + 4 * np.eye(n)).astype(dt)
