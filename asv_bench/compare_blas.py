@@ -124,9 +124,8 @@ def beside_numpy(args):
     b = tf.asarray(common.get_array((1000, 1000), "float64", "normal", 7))
     k = tf.asarray(_spd(1000))
     s = common.get_array((128, 128), "float64", "normal", 8)
-    print("NumPy's OpenBLAS spin: %s (OPENBLAS_THREAD_TIMEOUT=%s); %d threads, median of "
-          "%d\n" % (numpy_blas_spin(), os.environ.get("OPENBLAS_THREAD_TIMEOUT", "unset"),
-                    args.threads, args.repeat))
+    print("NumPy's OpenBLAS spin: %s; %d threads, median of %d\n"
+          % (numpy_blas_spin(), args.threads, args.repeat))
     print("| call | quiet | right after a NumPy 400x400 matmul | ratio |")
     print("|---|---:|---:|---:|")
     for name, fn in [("tenferro einsum ij,jk->ik 1000^3", lambda: tf.einsum("ij,jk->ik", a, b)),
