@@ -313,10 +313,11 @@ static int tf_parallel_for(Py_ssize_t n, int nthreads, tf_chunk_fn fn, void *ctx
     else if (atomic_load(&p->nsleep) > 0) {
         /* Lazy wake: spinning workers join at once; sleeping ones are woken only if
          * the job is worth it.  The caller runs its first chunk, and wakes them when
-         * the chunks left, at that chunk's pace, would take more than
-         * wake_ns (TF_POOL_WAKE_MIN_NS unless changed): a small job never pays the wake-up (a syscall, and on
-         * a VM the waking of an idle virtual CPU) nor waits for a worker that came
-         * late and claimed its last chunk. */
+         * the chunks left, at that chunk's pace, would take more than wake_ns
+         * (TF_POOL_WAKE_MIN_NS unless changed): a small job never pays the wake-up
+         * (a syscall, and on a VM the waking of an idle virtual CPU) nor waits for a
+         * worker that came late and claimed its last chunk.  A large job after a
+         * pause loses at most its first chunk's share of the parallelism. */
         long t0 = tf_pool_now_ns();
         Py_ssize_t c0 = tf_pool_claim(j, 0);
         if (c0 >= 0) {
