@@ -188,13 +188,17 @@ def time_libs(make, libs, args, name=""):
     return t
 
 
+def versions_comment(args, method="best of %d"):
+    """The Markdown comment heading a table: library versions, machine, threads, method."""
+    return "<!-- tenferro %s (%s), numpy %s, torch %s, python %s, %s, %d threads, %s -->" % (
+        getattr(tf, "__version__", "?"), os.path.dirname(tf.__file__), np.__version__,
+        torch.__version__ if torch else "not installed", platform.python_version(),
+        platform.machine(), args.threads, method % args.repeat)
+
+
 def main(argv=None):
     args = parse_args(argv, __doc__)
-    print("<!-- tenferro %s, numpy %s, torch %s, python %s, %s, %d threads, "
-          "best of %d -->" % (
-              getattr(tf, "__version__", "?"), np.__version__,
-              torch.__version__ if torch else "not installed",
-              platform.python_version(), platform.machine(), args.threads, args.repeat))
+    print(versions_comment(args))
     print("| case | tenferro | NumPy | PyTorch | NumPy/tenferro | PyTorch/tenferro "
           "| GB/s tenferro | GB/s NumPy | GB/s PyTorch |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")

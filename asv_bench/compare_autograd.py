@@ -14,7 +14,6 @@ A ratio > 1 means tenferro is faster.  Without PyTorch its column reads n/a.
     python asv_bench/compare_autograd.py [--threads 2] [--repeat 7] [--only SUBSTR] [--plot F.png]
 """
 import os
-import platform
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -23,7 +22,6 @@ import compare  # noqa: E402  (best_of, fmt_t; puts benchmarks/ and tenferro on 
 import _plot  # noqa: E402
 from benchmarks import bench_autograd as B  # noqa: E402
 from benchmarks import common  # noqa: E402
-import tenferro as tf  # noqa: E402
 
 torch = common.torch_or_none()
 LIBS = B.AD_LIBS
@@ -49,9 +47,7 @@ for _st in ("forward", "forward_backward", "backward"):
 
 def main(argv=None):
     args = compare.parse_args(argv, __doc__)
-    print("<!-- tenferro %s, torch %s, python %s, %s, %d threads, best of %d -->" % (
-        getattr(tf, "__version__", "?"), torch.__version__ if torch else "not installed",
-        platform.python_version(), platform.machine(), args.threads, args.repeat))
+    print(compare.versions_comment(args))
     print("| case | tenferro | PyTorch | PyTorch/tenferro |")
     print("|---|---:|---:|---:|")
     rows = []

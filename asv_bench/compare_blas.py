@@ -44,6 +44,7 @@ import scipy.linalg.blas as sb  # noqa: E402
 import scipy.linalg.lapack as sl  # noqa: E402
 import tenferro as tf  # noqa: E402
 import tenferro.linalg as tl  # noqa: E402
+from tenferro.devices.cpu.blas import blas_info  # noqa: E402
 
 torch = common.torch_or_none()
 LIBS = ["tenferro", "bare", "numpy", "torch"]
@@ -103,6 +104,11 @@ CASES = {
 }
 
 
+def _scipy_blas_name():
+    b = blas_info() or {}
+    return "%s %s" % (b.get("name", "unknown"), b.get("version", ""))
+
+
 def _median_after(fn, before, repeat):
     """Median seconds of fn() right after before() (each after a 0.4 s pause)."""
     ts = []
@@ -151,7 +157,7 @@ def main(argv=None):
     if args.beside_numpy:
         return beside_numpy(args)
     print("tenferro %s, %d threads each, best of %d; SciPy's BLAS: %s; PyTorch's: %s\n"
-          % (tf.__version__, args.threads, args.repeat, _scipy_blas(),
+          % (tf.__version__, args.threads, args.repeat, _scipy_blas_name(),
              "MKL" if torch is not None and torch.backends.mkl.is_available() else "n/a"))
     print("| case | tenferro | bare SciPy call | NumPy | PyTorch | tenferro / bare "
           "| tenferro / PyTorch |")
@@ -171,16 +177,6 @@ def main(argv=None):
             name, compare.fmt_t(t["tenferro"]), compare.fmt_t(t["bare"]),
             compare.fmt_t(t["numpy"]), compare.fmt_t(tt) if tt else "n/a",
             t["tenferro"] / t["bare"], "%.2f" % (t["tenferro"] / tt) if tt else "n/a"))
-
-
-def _scipy_blas():
-    try:
-        import scipy
-        cfg = scipy.show_config(mode="dicts")
-        d = cfg["Build Dependencies"]["blas"]
-        return "%s %s" % (d.get("name", "?"), d.get("version", ""))
-    except Exception:  # an older SciPy without mode="dicts"
-        return "unknown"
 
 
 if __name__ == "__main__":

@@ -16,21 +16,18 @@ To compare two trees, run it with ``PYTHONPATH=<tree>`` for each, alternating.
 """
 import gc
 import os
-import platform
 import sys
 import time
 import timeit
 
-import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "benchmarks"))
 import common  # noqa: E402  (also puts an in-place tenferro build on sys.path)
-import tenferro as tf  # noqa: E402
 
 sys.path.insert(0, HERE)
 import _plot  # noqa: E402
-from compare import fmt_t, parse_args  # noqa: E402
+from compare import fmt_t, parse_args, versions_comment  # noqa: E402
 
 torch = common.torch_or_none()
 LIBS = ["tenferro", "numpy", "torch"]
@@ -82,11 +79,7 @@ def best_and_median(fn, repeat, min_time):
 
 def main(argv=None):
     args = parse_args(argv, __doc__, repeat=9, min_time=0.1)
-    print("<!-- tenferro %s (%s), numpy %s, torch %s, python %s, %s, %d threads, "
-          "best (median) of %d -->" % (
-              getattr(tf, "__version__", "?"), os.path.dirname(tf.__file__), np.__version__,
-              torch.__version__ if torch else "not installed",
-              platform.python_version(), platform.machine(), args.threads, args.repeat))
+    print(versions_comment(args, "best (median) of %d"))
     print("| case | tenferro | NumPy | PyTorch | NumPy/tenferro | PyTorch/tenferro |")
     print("|---|---:|---:|---:|---:|---:|")
     rows = []

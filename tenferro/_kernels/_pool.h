@@ -142,20 +142,27 @@ static inline Py_ssize_t tf_pool_claim(tf_job *j, int back)
 
 /* Claim and run chunks of j until none is left (a worker claims from the back); a
  * worker wakes a sleeping caller when it finishes the last chunk. */
+/* Run claimed chunk c of j and count it done; a worker that finishes the last chunk
+ * wakes a sleeping caller. */
+static inline void tf_pool_run(tf_pool_t *p, tf_job *j, tf_chunk_fn fn, void *ctx,
+                               Py_ssize_t n, Py_ssize_t c, int worker)
+{
+    int e = fn(ctx, c);
+    if (e)
+        atomic_fetch_add(&j->err, e);
+    if (atomic_fetch_add(&j->done, 1) + 1 == n && worker && atomic_load(&p->waiting)) {
+        pthread_mutex_lock(&p->mu);
+        pthread_cond_signal(&p->fin);
+        pthread_mutex_unlock(&p->mu);
+    }
+}
+
 static void tf_pool_work(tf_pool_t *p, tf_job *j, tf_chunk_fn fn, void *ctx,
                          Py_ssize_t n, int worker)
 {
     Py_ssize_t c;
-    while ((c = tf_pool_claim(j, worker)) >= 0) {
-        int e = fn(ctx, c);
-        if (e)
-            atomic_fetch_add(&j->err, e);
-        if (atomic_fetch_add(&j->done, 1) + 1 == n && worker && atomic_load(&p->waiting)) {
-            pthread_mutex_lock(&p->mu);
-            pthread_cond_signal(&p->fin);
-            pthread_mutex_unlock(&p->mu);
-        }
-    }
+    while ((c = tf_pool_claim(j, worker)) >= 0)
+        tf_pool_run(p, j, fn, ctx, n, c, worker);
 }
 
 static void *tf_pool_worker(void *arg)
@@ -321,10 +328,7 @@ static int tf_parallel_for(Py_ssize_t n, int nthreads, tf_chunk_fn fn, void *ctx
         long t0 = tf_pool_now_ns();
         Py_ssize_t c0 = tf_pool_claim(j, 0);
         if (c0 >= 0) {
-            int e = fn(ctx, c0);
-            if (e)
-                atomic_fetch_add(&j->err, e);
-            atomic_fetch_add(&j->done, 1);
+            tf_pool_run(p, j, fn, ctx, n, c0, 0);
             uint64_t r = atomic_load(&j->range);
             Py_ssize_t left = (Py_ssize_t)(uint32_t)(r >> 32) - (Py_ssize_t)(uint32_t)r;
             if (left > 0 && (double)left * (double)(tf_pool_now_ns() - t0)

@@ -11,6 +11,7 @@ them compiles anew.  The disk cache lives in ``$TENFERRO_CUDA_CACHE`` or, by def
 a temporary file and renamed, so concurrent processes never read half a file.
 ``TENFERRO_CUDA_CACHE=""`` keeps the cache in memory only.
 """
+import functools
 import hashlib
 import os
 import re
@@ -33,8 +34,9 @@ def _nvrtc():
     return nvrtc
 
 
+@functools.lru_cache(maxsize=None)
 def version():
-    """NVRTC's version as ``(major, minor)``."""
+    """NVRTC's version as ``(major, minor)`` (asked once: part of every cache key)."""
     nvrtc = _nvrtc()
     err, major, minor = nvrtc.nvrtcVersion()
     _check(nvrtc, err, "nvrtcVersion")
