@@ -1,39 +1,97 @@
 """The CUDA driver: NVIDIA GPUs through cuda-python, kernels compiled by NVRTC.
 
-Install with ``pip install 'tenferro[cuda]'``.  The driver is being built (issue 18).
-What exists:
+Install with ``pip install 'tenferro[cuda]'``.  Devices are ``cuda:0``, ``cuda:1``,
+...; without the package, the driver or a GPU, ``tenferro.device("cuda")`` raises
+RuntimeError saying which, and ``tenferro.devices.available()`` leaves ``"cuda"`` out.
 
-* discovery (:mod:`.runtime`): ``cudaGetDeviceCount()`` once per process, before any
-  kernel is touched; without the package, the driver or a GPU,
-  ``tenferro.device("cuda")`` raises RuntimeError saying which, and
-  ``tenferro.devices.available()`` leaves ``"cuda"`` out;
-* the compiler (:mod:`.nvrtc`): CUDA C to CUBIN for a given ``sm_XX`` with NVRTC (no
-  GPU needed), cached in memory and on disk under a key of source, options,
-  architecture and NVRTC version.
+Every dtype (bool, int32, int64, float32, float64, complex64, complex128) is stored as
+NumPy stores it.  Kernels are CUDA C rendered per (op, dtypes, dimensions) from the op
+catalog (:mod:`.kernels`, :mod:`.cmath`), compiled by NVRTC to CUBIN for the device's
+``sm_XX`` and cached in memory and on disk (:mod:`.nvrtc`).
+:func:`compile_all` compiles every kernel the driver can generate, without a GPU.
 
-Tensors, kernels and the cuBLAS/cuSOLVER registrations come next.  Until they land the
-driver offers no device even where the runtime finds GPUs (the reason says so), so a
-``"cuda"`` tensor is never half supported; every op reports
-:class:`~tenferro.UnsupportedOperation` here (``supports`` is False throughout).
+``TENFERRO_CUDA_SIMULATOR=1`` makes ``cuda:0`` the host simulator (:mod:`.backend`):
+the same kernels compiled by the host C++ compiler and run on the CPU, so the driver is
+tested end to end on machines without a GPU.
+
+The package, bottom to top (a module imports only modules before it in this list):
+``runtime`` (discovery), ``nvrtc`` (CUDA C -> CUBIN), ``shim`` (CUDA C -> host code),
+``backend`` (GPU or simulator: memory, launches, streams), ``cmath`` (NumPy's
+semantics in CUDA C), ``array`` (:class:`CUDAArray`, transfers), ``kernels``
+(rendering, launching), ``reduce``, ``elementwise``, ``index``, ``matmul``, ``fused``,
+and this module: the :class:`Driver` and its ``implementations``.
 """
-from ..base import Driver as _Base
-from . import nvrtc, runtime  # noqa: F401
+import numpy as np
 
-__all__ = ["Driver"]
+from ..base import Driver as _Base
+from . import backend, nvrtc, runtime
+from .array import DTYPES, CUDAArray, from_numpy, new, to_numpy
+from .elementwise import OUT_OPS, full
+from .elementwise import implementations as _elementwise
+
+__all__ = ["CUDAArray", "Driver", "compile_all", "synchronize"]
+
+impl = dict(_elementwise)
 
 
 class Driver(_Base):
-    """NVIDIA GPUs (in construction: discovery and the NVRTC compiler so far)."""
+    """NVIDIA GPUs (or the host simulator, ``TENFERRO_CUDA_SIMULATOR=1``)."""
 
     name = "cuda"
-    implementations = {}
+    dtypes = DTYPES
+    implementations = impl
+    view_ops = frozenset({"reshape", "permute_dims", "broadcast_to", "basic_index",
+                          "diagonal"})
+    inplace_ops = OUT_OPS
 
     def device_count(self):
-        return 0
+        return backend.device_count()
 
     def unavailable_reason(self):
         n, reason = runtime.probe()
-        if n:
-            return ("the CUDA runtime sees %d GPU(s), but tenferro's CUDA driver runs no "
-                    "kernels yet (its tensors and kernels are being built)" % n)
-        return reason
+        return "available" if n or backend.simulated() else reason
+
+    def info(self, index=0):
+        n = backend.device_count()
+        if index >= n:
+            return {"available": False, "reason": self.unavailable_reason()}
+        d = dict(backend.get(index).info())
+        try:
+            d["nvrtc_version"] = "%d.%d" % nvrtc.version()
+        except RuntimeError as e:
+            d["nvrtc_version"] = str(e)
+        return d
+
+    def supports(self, op, dtype):
+        """Whether ``op`` runs here for inputs of ``dtype`` (docs/devices.md's coverage
+        table is generated from this)."""
+        dtype = np.dtype(dtype)
+        if op not in self.implementations or dtype not in self.dtypes:
+            return False
+        from .cmath import BINARY_SUPPORT, UNARY_SUPPORT
+        for table in (UNARY_SUPPORT, BINARY_SUPPORT):
+            if op in table:
+                return dtype in table[op]
+        return True
+
+    # memory -------------------------------------------------------------------------------
+    def empty(self, shape, dtype, device):
+        return new(tuple(shape), np.dtype(dtype), device)
+
+    def full(self, shape, dtype, value, device):
+        return full(shape, np.dtype(dtype), value, device)
+
+    def from_numpy(self, array, device):
+        return from_numpy(array, device)
+
+    def to_numpy(self, data):
+        return to_numpy(data)
+
+    def synchronize(self, device):
+        backend.get(device.index).synchronize()
+
+
+def synchronize(device=None):
+    """Wait for the work queued on ``device`` (default ``cuda:0``)."""
+    backend.get(0 if device is None else device.index).synchronize()
+

@@ -9,6 +9,7 @@ import numpy as np
 
 from ... import _dtypes
 from ..._errors import UnsupportedOperation
+from .._layout import c_strides, is_c  # noqa: F401 (c_strides: also for index)
 from .context import device_name, get_context
 
 F32, I32, BOOL, I64 = _dtypes.float32, _dtypes.int32, _dtypes.bool_, _dtypes.int64
@@ -97,26 +98,6 @@ class WGPUArray:
     def __repr__(self):
         return "WGPUArray(shape=%s, dtype=%s, strides=%s, offset=%d)" % (
             self.shape, self.dtype, self.estrides, self.offset)
-
-
-def c_strides(shape):
-    """The C-order element strides of ``shape``."""
-    st = []
-    acc = 1
-    for n in reversed(shape):
-        st.append(acc)
-        acc *= max(n, 1)
-    return tuple(reversed(st))
-
-
-def is_c(shape, estrides):
-    """Whether element strides ``estrides`` lay ``shape`` out in C order."""
-    acc = 1
-    for n, s in zip(reversed(shape), reversed(estrides)):
-        if n != 1 and s != acc:
-            return False
-        acc *= n
-    return True
 
 
 def new(shape, dtype, device, op):

@@ -11,6 +11,7 @@ import functools
 import numpy as np
 
 from ..._catalog import broadcast_shapes
+from .._layout import broadcast_view  # noqa: F401 (the drivers' shared one)
 from . import wgsl
 from .array import BOOL, STORE, VALUE, new
 from .wgsl import MAXDIM, WORKGROUP as WG
@@ -117,27 +118,6 @@ def run_elementwise(op, body, inputs, out_dtype, out=None, shape=None):
 def contiguous_copy(x):
     """A new C-contiguous copy of ``x``."""
     return run_elementwise("copy", "x", [x], x.dtype)
-
-
-def broadcast_view(x, shape, op="broadcast_to"):
-    """``x`` broadcast to ``shape`` as a read-only view (stride 0 along new axes)."""
-    if x.shape == shape:
-        return x
-    nd = len(shape)
-    if x.ndim > nd:
-        raise ValueError("tenferro.%s: cannot broadcast shape %s to %s" % (op, x.shape, shape))
-    lead = nd - x.ndim
-    st = [0] * lead
-    for i, (n, s) in enumerate(zip(x.shape, x.estrides)):
-        t = shape[lead + i]
-        if n == t:
-            st.append(s)
-        elif n == 1:
-            st.append(0)
-        else:
-            raise ValueError("tenferro.%s: cannot broadcast shape %s to %s"
-                             % (op, x.shape, shape))
-    return x.view(shape, st, x.offset, writeable=False)
 
 
 def broadcast_shape(op, *shapes):
