@@ -1,14 +1,15 @@
-"""The CUDA driver's first parts (issue 18): discovery that explains itself and the
-NVRTC compiler with its cache.  NVRTC needs no GPU, so the compiler tests run on any
+"""The CUDA driver (issue 18): discovery that explains itself, the host simulator, and
+the NVRTC compiler with its cache.  NVRTC needs no GPU, so the compiler tests run on any
 machine with cuda-python and nvidia-cuda-nvrtc installed (CI installs them)."""
 import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 import tenferro as tf
-from tenferro.devices.cuda import nvrtc, runtime
+from tenferro.devices.cuda import backend, cmath, nvrtc, runtime
 
 ADD = r'''
 extern "C" __global__ void add(const double* a, const double* b, double* c, long long n) {
@@ -28,25 +29,70 @@ def _have_nvrtc():
 requires_nvrtc = pytest.mark.skipif(not _have_nvrtc(), reason="cuda-python/NVRTC not installed")
 
 
+def _run(code, simulator):
+    """Run ``code`` in a fresh process, with or without the host simulator."""
+    env = dict(os.environ)
+    env.pop(backend.SIMULATOR_ENV, None)
+    if simulator:
+        env[backend.SIMULATOR_ENV] = "1"
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=env)
+
+
 def test_cuda_is_a_known_device_type_that_says_why_it_is_absent():
     assert "cuda" in tf.devices.known_device_types()
     n, reason = runtime.probe()
     if n:
         pytest.skip("a CUDA runtime with %d GPU(s): the no-GPU message is not shown" % n)
-    assert "cuda:0" not in tf.devices.available()
-    with pytest.raises(RuntimeError, match=r"tenferro.device: 'cuda' is not available on "
-                                           r"this machine: .*(cuda-python|CUDA)"):
-        tf.device("cuda")
-    with pytest.raises(RuntimeError, match="'cuda:1' is not available"):
-        tf.device("cuda:1")
-    assert reason and tf.devices.get_driver("cuda").unavailable_reason() == reason
+    assert reason
+    code = """
+import tenferro as tf
+assert "cuda:0" not in tf.devices.available(), tf.devices.available()
+for name in ("cuda", "cuda:1"):
+    try:
+        tf.device(name)
+    except RuntimeError as e:
+        print(e)
+print(tf.devices.get_driver("cuda").unavailable_reason())
+"""
+    out = _run(code, simulator=False)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith("tenferro.device: 'cuda' is not available on this machine: ")
+    assert "cuda-python" in lines[0] or "CUDA" in lines[0]
+    assert lines[1].startswith("tenferro.device: 'cuda:1' is not available")
+    assert lines[2] == reason
 
 
-def test_cuda_driver_supports_nothing_yet():
+def test_the_simulator_is_cuda_0_and_says_what_it_is():
+    code = """
+import numpy as np, tenferro as tf
+d = tf.device("cuda")
+print(d, "cuda:0" in tf.devices.available())
+print(d.driver.info()["name"])
+x = tf.asarray(np.arange(6.0).reshape(2, 3), device=d)
+print(np.asarray((x * x + x).to("cpu")).tolist())
+try:
+    tf.device("cuda:1")
+except RuntimeError as e:
+    print(e)
+"""
+    out = _run(code, simulator=True)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0] == "cuda:0 True"
+    assert lines[1].startswith("host simulator (TENFERRO_CUDA_SIMULATOR=1")
+    assert lines[2] == str((np.arange(6.0) ** 2 + np.arange(6.0)).reshape(2, 3).tolist())
+    assert "'cuda:1' is not available on this machine: it has 1 device(s)" in lines[3]
+
+
+def test_cuda_supports_what_the_math_prelude_implements():
     drv = tf.devices.get_driver("cuda")
-    assert drv.device_count() == 0
-    assert not any(drv.supports(op, d) for op in ("add", "sum", "matmul")
-                   for d in tf._dtypes.DTYPES)
+    for table in (cmath.UNARY_SUPPORT, cmath.BINARY_SUPPORT):
+        for op, dts in table.items():
+            for d in tf._dtypes.DTYPES:
+                assert drv.supports(op, d) == (d in dts), (op, d)
+    assert not drv.supports("no_such_op", np.float64)
 
 
 @requires_nvrtc

@@ -132,7 +132,9 @@ class GPU:
         if fn is None:
             cubin = nvrtc.compile_cubin(kernel.source, kernel.name + ".cu", self.arch)
             with self._lock:
-                module = check(self.cu.cuModuleLoadData(cubin), "cuModuleLoadData")
+                image = np.frombuffer(cubin, np.uint8)    # held across the call
+                module = check(self.cu.cuModuleLoadData(image.ctypes.data),
+                               "cuModuleLoadData")
                 fn = check(self.cu.cuModuleGetFunction(module, kernel.name.encode()),
                            "cuModuleGetFunction")
                 self._functions[kernel.source] = fn
