@@ -509,6 +509,16 @@ def _device_of_nodeid(nodeid):
     return None
 
 
+def _device_label(kind):
+    """``kind`` as the summary names it: the CUDA host simulator says it is one."""
+    if kind == "cuda":
+        from tenferro.devices.cuda import backend
+
+        if backend.simulated():
+            return "cuda (host simulator, TENFERRO_CUDA_SIMULATOR=1)"
+    return kind
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     """One line per device: how many tests on it (device-parametrized ones and those of
     its own modules) passed, failed, skipped (with the skip reasons), so a CI log shows
@@ -534,7 +544,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         if not c:
             continue
         line = "%s: %d passed, %d failed, %d skipped" % (
-            kind, c.get("passed", 0), c.get("failed", 0) + c.get("error", 0),
+            _device_label(kind), c.get("passed", 0), c.get("failed", 0) + c.get("error", 0),
             c.get("skipped", 0))
         absent = sorted(r for r in reasons[kind] if r.startswith("device absent"))
         if absent:
