@@ -19,7 +19,10 @@ import functools
 import numpy as np
 
 from .._layout import coalesce
+from . import shim
 from .cmath import CTYPE, PRELUDE
+
+shim.register_prelude(PRELUDE)   # the host simulator precompiles it once
 
 BLOCK = 256          # threads per block of the elementwise kernels
 MAX_WORDS = 480      # a kernel's parameter struct (CUDA allows 4 KiB = 512 words)

@@ -121,6 +121,8 @@ extern "C" void tf_launch_%(name)s(unsigned gx, unsigned gy, unsigned gz, unsign
 
 _lock = threading.Lock()
 _libs = {}
+_preludes = []   # registered common starts of kernel sources (register_prelude)
+_pch = {}        # prelude key -> path of its precompiled header
 
 
 @functools.lru_cache(maxsize=None)
@@ -141,6 +143,15 @@ def host_source(source, kernels):
                                        for n, b in kernels])
 
 
+def register_prelude(prelude):
+    """Declare ``prelude`` a common start of kernel sources: :func:`compile_host`
+    compiles it (with :data:`HEADER`) once into a precompiled header and includes that
+    in place of the text, which saves most of each kernel's compile time."""
+    with _lock:
+        if prelude not in _preludes:
+            _preludes.append(prelude)
+
+
 def compile_host(source, kernels):
     """A ``ctypes.CDLL`` of ``source`` compiled for the host, with launchers
     ``tf_launch_<name>`` for ``kernels`` (pairs ``(name, barrier)``).  Cached in memory
@@ -154,6 +165,11 @@ def compile_host(source, kernels):
     d = nvrtc.cache_dir()
     cached = os.path.join(d, "host", key + ".so") if d else None
     if cached is None or not os.path.exists(cached):
+        prelude = next((p for p in _preludes if source.startswith(p)), None)
+        if prelude is not None:
+            text = '#include "%s"\n%s' % (_precompiled(prelude),
+                                           host_source(source[len(prelude):], kernels)[
+                                               len(HEADER):])
         path = _compile(text, cached)
     else:
         path = cached
@@ -165,6 +181,27 @@ def compile_host(source, kernels):
     with _lock:
         _libs.setdefault(key, lib)
     return lib
+
+
+def _precompiled(prelude):
+    """The path of a header holding :data:`HEADER` and ``prelude``, precompiled beside
+    it (``.gch``, which g++ uses in its place) in a private directory per process."""
+    key = hashlib.sha256(repr((prelude, FLAGS, compiler_version())).encode()).hexdigest()
+    with _lock:
+        path = _pch.get(key)
+        if path is None:
+            d = tempfile.mkdtemp(prefix="tenferro-pch-")
+            path = os.path.join(d, "tf_prelude.h")
+            with open(path, "w") as f:
+                f.write(HEADER + prelude)
+            flags = [f for f in FLAGS if f != "-shared"]
+            res = subprocess.run([CXX, *flags, "-x", "c++-header", path, "-o", path + ".gch"],
+                                 capture_output=True, text=True)
+            if res.returncode:
+                raise RuntimeError("tenferro.devices.cuda (host shim): %s could not compile "
+                                   "the kernels' prelude:\n%s" % (CXX, res.stderr[-6000:]))
+            _pch[key] = path
+        return path
 
 
 def _compile(text, cached):
