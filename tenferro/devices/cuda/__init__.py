@@ -28,10 +28,12 @@ from . import backend, nvrtc, runtime
 from .array import DTYPES, CUDAArray, from_numpy, new, to_numpy
 from .elementwise import OUT_OPS, full
 from .elementwise import implementations as _elementwise
+from .fused import implementations as _fused
 
 __all__ = ["CUDAArray", "Driver", "compile_all", "synchronize"]
 
 impl = dict(_elementwise)
+impl.update(_fused)
 
 
 class Driver(_Base):
