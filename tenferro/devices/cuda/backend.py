@@ -41,6 +41,32 @@ class CUDAError(RuntimeError):
     """A CUDA driver call failed (the message names the call and the error code)."""
 
 
+# -- the current stream (per thread and device) ----------------------------------------
+
+_local = threading.local()
+
+
+def current_stream(index):
+    """The handle of ``cuda:index``'s current stream on the calling thread (``0``, the
+    legacy default stream, unless a :class:`tenferro.devices.cuda.Stream` is entered)."""
+    return getattr(_local, "streams", {}).get(index, 0)
+
+
+def set_current_stream(index, handle):
+    """Make ``handle`` ``cuda:index``'s current stream on the calling thread."""
+    streams = getattr(_local, "streams", None)
+    if streams is None:
+        streams = _local.streams = {}
+    streams[index] = handle
+
+
+class _Backend:
+    @property
+    def stream(self):
+        """The stream this thread's allocations, copies and launches are ordered on."""
+        return current_stream(self.index)
+
+
 # -- the GPU -------------------------------------------------------------------------
 
 def _driver_api():
@@ -57,7 +83,7 @@ def check(result, what):
     return rest[0] if len(rest) == 1 else rest
 
 
-class GPU:
+class GPU(_Backend):
     """One NVIDIA GPU through the driver API (its primary context)."""
 
     simulated = False
@@ -83,7 +109,6 @@ class GPU:
             pool, cu.CUmemPool_attribute.CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, keep),
             "cuMemPoolSetAttribute")
         self.pool = pool
-        self.stream = 0          # the current stream (see tenferro.devices.cuda.Stream)
         self._functions = {}
         self._lock = threading.Lock()
 
@@ -147,7 +172,7 @@ class GPU:
 
 # -- the host simulator ------------------------------------------------------------------
 
-class Simulator:
+class Simulator(_Backend):
     """The driver's kernels on the CPU through the host shim, memory in host RAM."""
 
     simulated = True
@@ -156,7 +181,6 @@ class Simulator:
 
     def __init__(self, index=0):
         self.index = index
-        self.stream = 0
         self._buffers = {}
         self._functions = {}
         self._lock = threading.Lock()
