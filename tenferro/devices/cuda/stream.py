@@ -107,7 +107,7 @@ class Stream:
 
     def __del__(self):
         be = getattr(self, "_backend", None)
-        if self._owned and be is not None and not be.simulated:
+        if getattr(self, "_owned", False) and be is not None and not be.simulated:
             try:
                 be.cu.cuStreamDestroy(self.ptr)   # queued work still completes
             except Exception:   # interpreter shutdown
