@@ -26,7 +26,7 @@ PyTorch: ``CUDAArray.__dlpack__``, :func:`from_dlpack`), and this module: the :c
 import numpy as np
 
 from ..base import Driver as _Base
-from . import backend, nvrtc, runtime
+from . import backend, runtime
 from .array import DTYPES, CUDAArray, from_numpy, new, to_numpy
 from .elementwise import OUT_OPS, full
 from .elementwise import implementations as _elementwise
