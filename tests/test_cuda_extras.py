@@ -349,6 +349,35 @@ def test_dlpack_cpu_tensors_with_torch():
     assert u[1].item() == -1.0 and u.data_ptr() == b.numpy().ctypes.data
 
 
+# -- the benchmarks -------------------------------------------------------------------------
+
+def test_bench_cuda_cases_run_and_agree_with_numpy(cuda_device, monkeypatch, capsys):
+    """asv_bench/benchmarks/bench_cuda.py's cases at small sizes on this device (the
+    simulator counts as a GPU here only), checked by compare_cuda.check; what the
+    driver lacks skips."""
+    import sys
+    asv = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                       "asv_bench")
+    monkeypatch.syspath_prepend(asv)
+    import compare_cuda
+    from benchmarks import bench_cuda as B
+    monkeypatch.setattr(B, "cuda_device", lambda: cuda_device)
+    monkeypatch.setattr(B, "BIG", 3000)
+    monkeypatch.setattr(B, "SQUARE", (64, 48))
+    real = B.inputs
+
+    def small(case):
+        if case in B.MATMULS:
+            shape = (2, 8, 8) if case.startswith("einsum") else (8, 8)
+            dt = case.rpartition(" ")[2]
+            return [rand(shape, 1, dt), rand(shape, 2, dt)]
+        return [B._spd(3, 4)] if case in B.LINALG else real(case)
+    monkeypatch.setattr(B, "inputs", small)
+    compare_cuda.check(["tenferro-cuda"])
+    assert "MISMATCH" not in capsys.readouterr().out
+    assert "compare_cuda" in sys.modules
+
+
 # -- show_config -----------------------------------------------------------------------------
 
 def test_show_config_lists_cuda_versions(cuda_device, capsys):

@@ -32,7 +32,7 @@ from .stream import order
 kDLCPU, kDLCUDA, kDLCUDAManaged = 1, 2, 13
 _READ_ONLY = 1   # DLPack 1.0 flag bits
 _DTYPE_CODE = {"b": 6, "i": 0, "u": 1, "f": 2, "c": 5}   # kDLBool, kDLInt, kDLUInt, ...
-_DTYPE_OF = {(6, 8): np.dtype(bool), (1, 8): np.dtype(bool), (0, 32): np.dtype("int32"),
+_DTYPE_OF = {(6, 8): np.dtype(bool), (0, 32): np.dtype("int32"),
              (0, 64): np.dtype("int64"), (2, 32): np.dtype("float32"),
              (2, 64): np.dtype("float64"), (5, 64): np.dtype("complex64"),
              (5, 128): np.dtype("complex128")}

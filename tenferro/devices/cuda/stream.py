@@ -58,8 +58,8 @@ class Stream:
         else:
             cu = be.cu
             be.make_current()
-            flags = (cu.CUstream_flags.CU_STREAM_NON_BLOCKING if non_blocking
-                     else cu.CUstream_flags.CU_STREAM_DEFAULT)
+            flags = int(cu.CUstream_flags.CU_STREAM_NON_BLOCKING if non_blocking
+                        else cu.CUstream_flags.CU_STREAM_DEFAULT)
             self.ptr = int(check(cu.cuStreamCreateWithPriority(flags, priority),
                                  "cuStreamCreateWithPriority"))
 
@@ -121,7 +121,7 @@ def order(be, waiter, producer):
         return
     cu = be.cu
     be.make_current()
-    ev = check(cu.cuEventCreate(cu.CUevent_flags.CU_EVENT_DISABLE_TIMING), "cuEventCreate")
+    ev = check(cu.cuEventCreate(int(cu.CUevent_flags.CU_EVENT_DISABLE_TIMING)), "cuEventCreate")
     try:
         check(cu.cuEventRecord(ev, producer), "cuEventRecord")
         check(cu.cuStreamWaitEvent(waiter, ev, 0), "cuStreamWaitEvent")
