@@ -128,7 +128,7 @@ def _plan(graph):
             CTYPE[out], k, fns[key][0], ", ".join(names[id(i)] for i in node.inputs)))
     outs = [o for o in graph.outs if tail is None or o is not tail.outputs[0]]
     if tail is not None:
-        if tail.outputs[0].dtype not in CTYPE:
+        if not combines(tail.prim.name, tail.outputs[0].dtype):
             return None
         outs.append(tail.inputs[0])
     if any(id(o) not in names for o in outs):
@@ -136,6 +136,12 @@ def _plan(graph):
     return _Plan(in_dtypes, "".join(f for _, f in fns.values()), "".join(calls),
                  [o.dtype for o in outs], [names[id(o)] for o in outs], tail,
                  tuple(consts), graph.outs)
+
+
+def combines(op, dtype):
+    """Whether reduction ``op`` can accumulate in ``dtype`` here (its binary op is in
+    :mod:`.cmath`)."""
+    return dtype in BINARY_SUPPORT.get(REDUCTIONS[op], ())
 
 
 def elementwise_group_kernel(plan, nd):

@@ -99,6 +99,8 @@ def fused_kernels():
         for op in ("sum", "prod", "max", "min", "any", "all"):
             acc = BOOL if op in ("any", "all") else (i64 if d == BOOL and op in
                                                       ("sum", "prod") else d)
+            if not F.combines(op, acc):
+                continue
             for per_block in (True, False):
                 out.append(("fused %s(%s)%s" % (op, d, " per block" if per_block else ""),
                             F.reduce_group_kernel(ident, op, acc, 1, 2, per_block)))
