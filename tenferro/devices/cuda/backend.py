@@ -114,6 +114,19 @@ class GPU(_Backend):
 
     def make_current(self):
         check(self.cu.cuCtxSetCurrent(self.ctx), "cuCtxSetCurrent")
+        _local.ctx = self.ctx
+
+    @property
+    def stream(self):
+        """The current stream (as :class:`_Backend`), with this GPU's context made the
+        calling thread's first: a context is current per thread, and every memory call
+        and launch reads this."""
+        self._bind()
+        return current_stream(self.index)
+
+    def _bind(self):
+        if getattr(_local, "ctx", None) is not self.ctx:
+            self.make_current()
 
     def info(self):
         cu = self.cu
@@ -129,6 +142,7 @@ class GPU(_Backend):
                          "cuMemAllocAsync(%d bytes)" % nbytes))
 
     def free(self, ptr, stream):
+        self._bind()   # (the garbage collector may free on any thread)
         self.cu.cuMemFreeAsync(ptr, stream)
 
     def upload(self, ptr, host):
@@ -164,9 +178,10 @@ class GPU(_Backend):
         return fn
 
     def launch(self, kernel, grid, block, words, shmem=0):
+        stream = self.stream   # (first: the module loads into this GPU's context)
         fn = self.function(kernel)
         argv = np.array([words.ctypes.data], dtype=np.uint64)   # void*[1] -> the struct
-        check(self.cu.cuLaunchKernel(fn, grid, 1, 1, block, 1, 1, shmem, self.stream,
+        check(self.cu.cuLaunchKernel(fn, grid, 1, 1, block, 1, 1, shmem, stream,
                                      argv.ctypes.data, 0), "cuLaunchKernel(%s)" % kernel.name)
 
 
