@@ -187,6 +187,21 @@ def test_fused_group_kernel_is_used_and_cached(cuda):
     assert {id(k) for pl in plans for k in pl.kernels.values()} == before
 
 
+def test_fused_program_gradients_equal_cpu(cuda):
+    """Autodiff of a compiled program on CUDA (its backward fused too) gives the CPU's
+    gradients."""
+    needs(CHAIN_OPS + ("cos", "negative"))
+    r = np.random.default_rng(9)
+    xn, yn, ct = (r.standard_normal((6, 5)) for _ in range(3))
+    jf = tf.jit(chain)
+    grads = {}
+    for dev in ("cpu", cuda):
+        _, pull = tf.vjp(jf, on(xn, dev), on(yn, dev))
+        grads[str(dev)] = [g.to("cpu").numpy() for g in pull(on(ct, dev))]
+    for g, w in zip(grads[str(cuda)], grads["cpu"]):
+        np.testing.assert_allclose(g, w, rtol=1e-13, atol=1e-13)
+
+
 def test_fused_falls_back_node_by_node(cuda_device, monkeypatch):
     """A group the kernel cannot express runs through the driver's own ops."""
     needs(CHAIN_OPS)
