@@ -57,6 +57,7 @@ def test_work_on_a_stream_is_ordered_and_waited_for():
     n = 1 << 24
     x = on(np.linspace(0, 1, n))
     s1, s2 = cuda.Stream(non_blocking=True), cuda.Stream(non_blocking=True)
+    s1.wait(cuda.current_stream())      # x's upload, queued on the default stream
     with s1:
         y = x
         for _ in range(20):            # long enough to still run when s2 is asked
