@@ -104,8 +104,9 @@ class Tensor:
             return self._data
         return self._device.driver.to_numpy(self._data)
 
-    def _numpy(self, what):
-        """``numpy()``'s checks, for ``what`` (``numpy()``, ``np.asarray``, ...)."""
+    def _numpy(self, what, exporting=False):
+        """``numpy()``'s checks, for ``what`` (``numpy()``, ``np.asarray``, ...);
+        ``exporting`` (DLPack): a device array that speaks DLPack itself is returned."""
         if self._trace is not None:
             return self._host(what)
         m = self._ad
@@ -115,6 +116,8 @@ class Tensor:
                                "Use t.detach().numpy() (or np.asarray(t.detach())) instead"
                                % (what, self.shape, self.dtype))
         if self._device.type != "cpu":
+            if exporting and hasattr(self._data, "__dlpack__"):
+                return self._data
             raise TypeError("Tensor.numpy: tensor is on %r; copy it to the host first with "
                             ".to('cpu')" % str(self._device))
         return self._data
@@ -134,10 +137,10 @@ class Tensor:
         return a.copy() if copy else a
 
     def __dlpack__(self, *args, **kwargs):
-        return self._numpy("__dlpack__()").__dlpack__(*args, **kwargs)
+        return self._numpy("__dlpack__()", True).__dlpack__(*args, **kwargs)
 
     def __dlpack_device__(self):
-        return self._numpy("__dlpack_device__()").__dlpack_device__()
+        return self._numpy("__dlpack_device__()", True).__dlpack_device__()
 
     def item(self):
         if self.size != 1:

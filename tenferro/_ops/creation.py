@@ -170,14 +170,22 @@ def from_numpy(array):
     return asarray(array, copy=False)
 
 
+_DLPACK_DEVICES = {2: "cuda", 13: "cuda"}   # DLPack device type -> tenferro's (CPU: 1)
+
+
 def from_dlpack(x, device=None, copy=None):
-    """Import a DLPack-capable array (zero-copy for host memory)."""
+    """Import a DLPack-capable array (zero-copy for host memory, and for CUDA memory on
+    the CUDA device it is on)."""
     if isinstance(x, Tensor):
         return asarray(x, device=device, copy=copy)
-    dev_type, _ = x.__dlpack_device__() if hasattr(x, "__dlpack_device__") else (1, 0)
+    dev_type, index = x.__dlpack_device__() if hasattr(x, "__dlpack_device__") else (1, 0)
+    if dev_type in _DLPACK_DEVICES:
+        dev = _device("%s:%d" % (_DLPACK_DEVICES[dev_type], index))
+        t = Tensor._wrap(dev.driver.from_dlpack(x, dev), dev)
+        return asarray(t, device=device, copy=copy)
     if dev_type != 1:
-        raise TypeError("tenferro.from_dlpack: only host (CPU) DLPack tensors are supported, "
-                        "got DLPack device type %d" % dev_type)
+        raise TypeError("tenferro.from_dlpack: only host (CPU) and CUDA DLPack tensors are "
+                        "supported, got DLPack device type %d" % dev_type)
     return asarray(np.from_dlpack(x), device=device, copy=copy)
 
 

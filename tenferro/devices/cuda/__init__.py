@@ -16,22 +16,32 @@ tested end to end on machines without a GPU.
 
 The package, bottom to top (a module imports only modules before it in this list):
 ``runtime`` (discovery), ``nvrtc`` (CUDA C -> CUBIN), ``shim`` (CUDA C -> host code),
-``backend`` (GPU or simulator: memory, launches, streams), ``cmath`` (NumPy's
+``backend`` (GPU or simulator: memory, launches, the current stream), ``stream``
+(:class:`Stream`, :func:`synchronize`), ``versions`` (for ``show_config()``), ``cmath`` (NumPy's
 semantics in CUDA C), ``array`` (:class:`CUDAArray`, transfers), ``kernels``
 (rendering, launching), ``reduce``, ``elementwise``, ``index``, ``matmul``, ``fused``,
-and this module: the :class:`Driver` and its ``implementations``.
+``prebuild`` (:func:`compile_all`), ``dlpack`` (zero-copy exchange with CuPy and
+PyTorch: ``CUDAArray.__dlpack__``, :func:`from_dlpack`), and this module: the :class:`Driver` and its ``implementations``.
 """
 import numpy as np
 
 from ..base import Driver as _Base
-from . import backend, nvrtc, runtime
+from . import backend, runtime
 from .array import DTYPES, CUDAArray, from_numpy, new, to_numpy
 from .elementwise import OUT_OPS, full
 from .elementwise import implementations as _elementwise
+from .fused import implementations as _fused
+from .prebuild import compile_all
+from .stream import Stream, current_stream, synchronize
+from .versions import cuda_version, versions
+from . import dlpack
+from .dlpack import from_dlpack
 
-__all__ = ["CUDAArray", "Driver", "compile_all", "synchronize"]
+__all__ = ["CUDAArray", "Driver", "Stream", "compile_all", "current_stream", "from_dlpack",
+           "synchronize"]
 
 impl = dict(_elementwise)
+impl.update(_fused)
 
 
 class Driver(_Base):
@@ -56,10 +66,9 @@ class Driver(_Base):
         if index >= n:
             return {"available": False, "reason": self.unavailable_reason()}
         d = dict(backend.get(index).info())
-        try:
-            d["nvrtc_version"] = "%d.%d" % nvrtc.version()
-        except RuntimeError as e:
-            d["nvrtc_version"] = str(e)
+        if "driver_version" in d:
+            d["driver_version"] = cuda_version(d["driver_version"])
+        d.update(versions())
         return d
 
     def supports(self, op, dtype):
@@ -90,8 +99,7 @@ class Driver(_Base):
     def synchronize(self, device):
         backend.get(device.index).synchronize()
 
-
-def synchronize(device=None):
-    """Wait for the work queued on ``device`` (default ``cuda:0``)."""
-    backend.get(0 if device is None else device.index).synchronize()
+    def from_dlpack(self, obj, device):
+        """A CUDA array sharing the memory of DLPack producer ``obj`` (on ``device``)."""
+        return dlpack.import_array(obj, device)
 

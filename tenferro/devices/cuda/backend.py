@@ -41,6 +41,32 @@ class CUDAError(RuntimeError):
     """A CUDA driver call failed (the message names the call and the error code)."""
 
 
+# -- the current stream (per thread and device) ----------------------------------------
+
+_local = threading.local()
+
+
+def current_stream(index):
+    """The handle of ``cuda:index``'s current stream on the calling thread (``0``, the
+    legacy default stream, unless a :class:`tenferro.devices.cuda.Stream` is entered)."""
+    return getattr(_local, "streams", {}).get(index, 0)
+
+
+def set_current_stream(index, handle):
+    """Make ``handle`` ``cuda:index``'s current stream on the calling thread."""
+    streams = getattr(_local, "streams", None)
+    if streams is None:
+        streams = _local.streams = {}
+    streams[index] = handle
+
+
+class _Backend:
+    @property
+    def stream(self):
+        """The stream this thread's allocations, copies and launches are ordered on."""
+        return current_stream(self.index)
+
+
 # -- the GPU -------------------------------------------------------------------------
 
 def _driver_api():
@@ -57,7 +83,7 @@ def check(result, what):
     return rest[0] if len(rest) == 1 else rest
 
 
-class GPU:
+class GPU(_Backend):
     """One NVIDIA GPU through the driver API (its primary context)."""
 
     simulated = False
@@ -83,12 +109,24 @@ class GPU:
             pool, cu.CUmemPool_attribute.CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, keep),
             "cuMemPoolSetAttribute")
         self.pool = pool
-        self.stream = 0          # the current stream (see tenferro.devices.cuda.Stream)
         self._functions = {}
         self._lock = threading.Lock()
 
     def make_current(self):
         check(self.cu.cuCtxSetCurrent(self.ctx), "cuCtxSetCurrent")
+        _local.ctx = self.ctx
+
+    @property
+    def stream(self):
+        """The current stream (as :class:`_Backend`), with this GPU's context made the
+        calling thread's first: a context is current per thread, and every memory call
+        and launch reads this."""
+        self._bind()
+        return current_stream(self.index)
+
+    def _bind(self):
+        if getattr(_local, "ctx", None) is not self.ctx:
+            self.make_current()
 
     def info(self):
         cu = self.cu
@@ -104,6 +142,7 @@ class GPU:
                          "cuMemAllocAsync(%d bytes)" % nbytes))
 
     def free(self, ptr, stream):
+        self._bind()   # (the garbage collector may free on any thread)
         self.cu.cuMemFreeAsync(ptr, stream)
 
     def upload(self, ptr, host):
@@ -141,15 +180,16 @@ class GPU:
         return fn
 
     def launch(self, kernel, grid, block, words, shmem=0):
+        stream = self.stream   # (first: the module loads into this GPU's context)
         fn = self.function(kernel)
         argv = np.array([words.ctypes.data], dtype=np.uint64)   # void*[1] -> the struct
-        check(self.cu.cuLaunchKernel(fn, grid, 1, 1, block, 1, 1, shmem, self.stream,
+        check(self.cu.cuLaunchKernel(fn, grid, 1, 1, block, 1, 1, shmem, stream,
                                      argv.ctypes.data, 0), "cuLaunchKernel(%s)" % kernel.name)
 
 
 # -- the host simulator ------------------------------------------------------------------
 
-class Simulator:
+class Simulator(_Backend):
     """The driver's kernels on the CPU through the host shim, memory in host RAM."""
 
     simulated = True
@@ -158,7 +198,6 @@ class Simulator:
 
     def __init__(self, index=0):
         self.index = index
-        self.stream = 0
         self._buffers = {}
         self._functions = {}
         self._lock = threading.Lock()

@@ -142,9 +142,11 @@ def _clip_check(x, lo, hi, out_dtype):
         raise UnsupportedOperation(x.device, "clip", x.dtype)
 
 
-implementations["where"] = _ternary("where", "(v0 ? v1 : v2)", _where_check)
-# clip(x, lo, hi) = minimum(maximum(x, lo), hi): NaN in any of them gives NaN
-implementations["clip"] = _ternary("clip", "tf_minimum(tf_maximum(v0, v1), v2)", _clip_check)
+#: the C expressions of where and clip (shared with the fused kernels, :mod:`.fused`);
+#: clip(x, lo, hi) = minimum(maximum(x, lo), hi): NaN in any of them gives NaN
+TERNARY_EXPR = {"where": "(v0 ? v1 : v2)", "clip": "tf_minimum(tf_maximum(v0, v1), v2)"}
+implementations["where"] = _ternary("where", TERNARY_EXPR["where"], _where_check)
+implementations["clip"] = _ternary("clip", TERNARY_EXPR["clip"], _clip_check)
 
 
 def _int_power(run):
