@@ -18,13 +18,14 @@ The package, bottom to top (a module imports only modules before it in this list
 ``runtime`` (discovery), ``nvrtc`` (CUDA C -> CUBIN), ``shim`` (CUDA C -> host code),
 ``backend`` (GPU or simulator: memory, launches, streams), ``cmath`` (NumPy's
 semantics in CUDA C), ``array`` (:class:`CUDAArray`, transfers), ``kernels``
-(rendering, launching), ``reduce``, ``elementwise``, ``index``, ``matmul``, ``fused``,
+(rendering, launching), ``reduce``, ``elementwise``, ``index_kernels``, ``index``
+(views, gathers, scatter-adds, nonzero, put), ``matmul``, ``fused``,
 and this module: the :class:`Driver` and its ``implementations``.
 """
 import numpy as np
 
 from ..base import Driver as _Base
-from . import backend, nvrtc, runtime
+from . import backend, index, nvrtc, runtime
 from .array import DTYPES, CUDAArray, from_numpy, new, to_numpy
 from .elementwise import OUT_OPS, full
 from .elementwise import implementations as _elementwise
@@ -32,6 +33,7 @@ from .elementwise import implementations as _elementwise
 __all__ = ["CUDAArray", "Driver", "compile_all", "synchronize"]
 
 impl = dict(_elementwise)
+impl.update(index.implementations)
 
 
 class Driver(_Base):

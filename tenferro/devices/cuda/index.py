@@ -1,0 +1,284 @@
+"""The CUDA driver's views and indexing: reshape, permute, broadcast, basic-index and
+diagonal views (no copy), their adjoints and concatenate (writes into zeros), and
+integer-array indexing: gathers, atomic scatter-adds, nonzero and put.
+
+The kernels (:mod:`.index_kernels`) walk their iterated shape as the elementwise kernel
+does (dimensions merged, :func:`.kernels.elementwise_layout`): a gather's or
+scatter's *target* view has stride 0 along the index dimensions, where the index
+supplies the position (times the target's stride along ``axis``, the last metadata
+word), and the index view has stride 0 along the others.
+"""
+import numpy as np
+
+from ... import _dtypes
+from .._layout import broadcast_view, c_strides
+from .array import check_dtype, new, to_numpy, zeros
+from .elementwise import _same_device, assign, contiguous_copy
+from .index_kernels import MAXDIM, gather_kernel, nonzero_kernel, put_kernel, \
+    scatter_kernel, win_dtype
+from .index_kernels import all_kernels  # noqa: F401  (compile_all's list)
+from .kernels import elementwise_layout, launch
+
+I64 = _dtypes.int64
+implementations = {}   # op -> the driver function
+
+
+# -- views -------------------------------------------------------------------------------
+
+def reshape(x, *, shape, copy=None):
+    """``x`` in ``shape``: a view where its layout allows (and ``copy`` is not true)."""
+    shape = tuple(shape)
+    if not copy and x.c_contiguous:
+        return x.view(shape, c_strides(shape), x.offset)
+    if copy is False:
+        raise ValueError("tenferro.reshape: cannot reshape a tensor of shape %s and strides "
+                         "%s to %s without copying (copy=False)" % (x.shape, x.strides, shape))
+    c = contiguous_copy(x)
+    return c.view(shape, c_strides(shape), c.offset)
+
+
+def _permute(x, *, axes):
+    return x.view(tuple(x.shape[a] for a in axes), tuple(x.estrides[a] for a in axes),
+                  x.offset)
+
+
+def _broadcast_to(x, *, shape):
+    return broadcast_view(x, tuple(shape))
+
+
+def basic_index(x, *, key):
+    """A view of ``x`` at the basic index ``key``, as the CPU driver's: ("i", int) |
+    ("s", start, stop, step) | ("n",) per entry, applied to the leading axes (the rest
+    kept whole)."""
+    shape, st = [], []
+    off = x.offset
+    ax = 0
+    for e in key:
+        if e[0] == "i":
+            i = e[1]
+            if i < 0:
+                i += x.shape[ax]
+            off += i * x.estrides[ax]
+            ax += 1
+        elif e[0] == "s":
+            _, start, stop, step = e
+            n = len(range(start, stop, step))
+            if n > 0:
+                off += start * x.estrides[ax]
+            shape.append(n)
+            st.append(x.estrides[ax] * step)
+            ax += 1
+        else:
+            shape.append(1)
+            st.append(0)
+    shape += x.shape[ax:]
+    st += x.estrides[ax:]
+    return x.view(tuple(shape), tuple(st), off)
+
+
+def diagonal(x, *, offset, axis1, axis2):
+    """A read-only view of ``x``'s diagonal ``offset`` over ``axis1`` and ``axis2``, last."""
+    n1, n2 = x.shape[axis1], x.shape[axis2]
+    s1, s2 = x.estrides[axis1], x.estrides[axis2]
+    if offset >= 0:
+        n = max(0, min(n1, n2 - offset))
+        off = x.offset + (offset * s2 if n else 0)
+    else:
+        n = max(0, min(n1 + offset, n2))
+        off = x.offset + (-offset * s1 if n else 0)
+    keep = [i for i in range(x.ndim) if i not in (axis1, axis2)]
+    return x.view(tuple(x.shape[i] for i in keep) + (n,),
+                  tuple(x.estrides[i] for i in keep) + (s1 + s2,), off, writeable=False)
+
+
+implementations["reshape"] = reshape
+implementations["permute_dims"] = _permute
+implementations["broadcast_to"] = _broadcast_to
+implementations["basic_index"] = basic_index
+implementations["diagonal"] = diagonal
+
+
+# -- writes into zeros: the views' adjoints, concatenate -------------------------------
+
+def _basic_index_transpose(ct, *, key, shape):
+    out = zeros(shape, ct.dtype, ct.device, "basic_index_transpose")
+    assign(basic_index(out, key=key), ct)
+    return out
+
+
+def _diagonal_transpose(ct, *, offset, axis1, axis2, shape):
+    out = zeros(shape, ct.dtype, ct.device, "diagonal_transpose")
+    view = diagonal(out, offset=offset, axis1=axis1, axis2=axis2)
+    view.writeable = True  # distinct elements: safe to write through
+    assign(view, ct)
+    return out
+
+
+def _concatenate(*xs, axis):
+    _same_device("concatenate", *xs)
+    shape = list(xs[0].shape)
+    shape[axis] = sum(x.shape[axis] for x in xs)
+    out = new(tuple(shape), xs[0].dtype, xs[0].device, "concatenate")
+    start = 0
+    for x in xs:
+        n = x.shape[axis]
+        key = [("s", 0, m, 1) for m in shape[:axis]] + [("s", start, start + n, 1)]
+        assign(basic_index(out, key=key), x)
+        start += n
+    return out
+
+
+implementations["basic_index_transpose"] = _basic_index_transpose
+implementations["diagonal_transpose"] = _diagonal_transpose
+implementations["concatenate"] = _concatenate
+
+
+# -- integer-array indexing: gathers, atomic scatter-adds ---------------------------------
+
+def _check_index(op, x, idx):
+    check_dtype(x.dtype, op, x.device)
+    if idx.dtype != I64 or idx.device != x.device:
+        raise TypeError("tenferro.%s (cuda): indices must be an int64 array on %s, got %s "
+                        "on %s" % (op, x.device, idx.dtype, idx.device))
+
+
+def _paired(target, idx, axis, along):
+    """(target view, index view) over the iterated shape: ``take``'s
+    ``target.shape[:axis] + idx.shape + target.shape[axis + 1:]``, or (``along``, the
+    core has broadcast both off ``axis``) ``idx.shape``.  The target's strides are 0
+    along the index dims (the index supplies its position there), the index's 0 along
+    the others."""
+    if along:
+        st = list(target.estrides)
+        st[axis] = 0
+        return target.view(idx.shape, st, target.offset), idx
+    shape = target.shape[:axis] + idx.shape + target.shape[axis + 1:]
+    k, rest = idx.ndim, target.ndim - axis - 1
+    t = target.view(shape, target.estrides[:axis] + (0,) * k + target.estrides[axis + 1:],
+                    target.offset)
+    return t, idx.view(shape, (0,) * axis + idx.estrides + (0,) * rest, idx.offset)
+
+
+def _gather(op, along):
+    """take / take_along_axis: out[i] = x[o0 + idx[o1] * x's axis stride], elements
+    moved as bits (one thread per output element)."""
+    def run(x, idx, *, axis):
+        _check_index(op, x, idx)
+        tv, iv = _paired(x, idx, axis, along)
+        out = new(tv.shape, x.dtype, x.device, op)
+        if out.size == 0:
+            return out
+        nd, meta = elementwise_layout(tv.shape, out, [tv, iv])
+        launch(out.storage.backend, gather_kernel(x.dtype.itemsize, nd), out.size,
+               [x.ptr, idx.ptr, out.ptr], meta + [x.estrides[axis]])
+        return out
+    return run
+
+
+def _scatter(op, along):
+    """scatter_add(_along_axis): zeros(shape), then values[i] added atomically at
+    out[o0 + idx[o1] * out's axis stride] (duplicates accumulate; floats sum in
+    whatever order the atomics land, like any parallel scatter-add)."""
+    def run(values, idx, *, axis, shape):
+        _check_index(op, values, idx)
+        shape = tuple(shape)
+        n = int(np.prod(shape, dtype=np.int64))
+        # bools are or-ed into their 32-bit word: round the allocation up to whole words
+        out = zeros((-(-n // 4) * 4 if values.dtype == _dtypes.bool_ else n,),
+                    values.dtype, values.device, op)
+        out = out.view(shape, c_strides(shape), 0)
+        tv, iv = _paired(out, idx, axis, along)
+        if tv.shape != values.shape:
+            raise ValueError("tenferro.%s (cuda): values of shape %s, expected %s (indices "
+                             "of shape %s into shape %s along axis %d)"
+                             % (op, values.shape, tv.shape, idx.shape, shape, axis))
+        if values.size == 0:
+            return out
+        nd, meta = elementwise_layout(tv.shape, values, [tv, iv])
+        launch(out.storage.backend, scatter_kernel(values.dtype, nd), values.size,
+               [out.ptr, idx.ptr, values.ptr], meta + [out.estrides[axis]])
+        return out
+    return run
+
+
+implementations["take"] = _gather("take", along=False)
+implementations["take_along_axis"] = _gather("take_along_axis", along=True)
+implementations["scatter_add"] = _scatter("scatter_add", along=False)
+implementations["scatter_add_along_axis"] = _scatter("scatter_add_along_axis", along=True)
+
+
+# -- nonzero, put ---------------------------------------------------------------------------
+
+CHUNKS = 65536   # nonzero's chunks (threads) at most; each counts, then writes, a range
+
+
+def _nonzero(x):
+    """The (nnz, ndim) int64 C-order coordinates of x's nonzeros, as the CPU driver's.
+    The flat range is cut in chunks; pass 0 counts each chunk's nonzeros, the counts
+    are read back (the output's shape depends on them: a sync point, as PyTorch's
+    nonzero on CUDA) and their exclusive prefix sums uploaded, and pass 1 writes each
+    chunk's coordinates from its offset on: C order, whatever the parallelism."""
+    check_dtype(x.dtype, "nonzero", x.device)
+    n = x.size
+    if n == 0:
+        return new((0, x.ndim), I64, x.device, "nonzero")
+    chunk = max(64, -(-n // CHUNKS))
+    nch = -(-n // chunk)
+    nd, meta = elementwise_layout(x.shape, x, [])
+    k = nonzero_kernel(x.dtype, nd)
+    counts = new((nch,), I64, x.device, "nonzero")
+    be = counts.storage.backend
+
+    def run(mode, res):
+        launch(be, k, nch, [x.ptr, counts.ptr, res], meta + [chunk, mode, x.ndim]
+               + list(x.shape) + [0] * (MAXDIM - x.ndim))
+
+    run(0, counts.ptr)
+    c = to_numpy(counts)
+    nnz = int(c.sum())
+    res = new((nnz, x.ndim), I64, x.device, "nonzero")
+    if nnz and x.ndim:
+        np.cumsum(c[:-1], out=c[1:])
+        c[0] = 0
+        be.upload(counts.ptr, c)
+        run(1, res.ptr)
+    return res
+
+
+def _put(dst, positions, values):
+    """dst.flat[positions] = values (C-order positions, normalised by the core; values
+    broadcast to their shape), the last of duplicate positions winning as in NumPy:
+    pass 0 marks each position's last writer (an atomic max of the writer's C-order
+    index + 1), pass 1 lets only that writer store."""
+    check_dtype(dst.dtype, "put", dst.device)
+    _same_device("put", dst, positions, values)
+    if positions.dtype not in (_dtypes.int32, I64) or values.dtype != dst.dtype \
+            or values.shape != positions.shape:
+        raise ValueError("tenferro.put (cuda): expected int32/int64 positions and values "
+                         "of dtype %s and the positions' shape, got positions %s %s and "
+                         "values %s %s" % (dst.dtype, positions.dtype, positions.shape,
+                                           values.dtype, values.shape))
+    if not dst.writeable:
+        raise ValueError("tenferro.setitem: assignment destination is read-only")
+    if positions.size == 0:
+        return
+    target = dst if dst.c_contiguous else contiguous_copy(dst)
+    if values.storage is target.storage:    # pass 1 must not read what it writes
+        values = contiguous_copy(values)
+    if positions.storage is target.storage:
+        positions = contiguous_copy(positions)
+    wdt = win_dtype(positions.size)
+    win = zeros((target.size,), wdt, dst.device, "put")
+    nd, meta = elementwise_layout(positions.shape, values, [positions])
+    k = put_kernel(dst.dtype.itemsize, positions.dtype, wdt, nd)
+    for mode in (0, 1):
+        launch(win.storage.backend, k, positions.size,
+               [positions.ptr, values.ptr, target.ptr, win.ptr], meta + [mode])
+    if target is not dst:   # a strided destination: write the result back
+        assign(dst, target)
+
+
+implementations["nonzero"] = _nonzero
+implementations["put"] = _put
+
+
