@@ -1,6 +1,7 @@
 """The CUDA driver's views and indexing: reshape, permute, broadcast, basic-index and
-diagonal views (no copy), their adjoints and concatenate (writes into zeros), and
-integer-array indexing: gathers, atomic scatter-adds, nonzero and put.
+diagonal views (no copy), their adjoints and concatenate (writes into zeros), as
+WebGPU's (:mod:`tenferro.devices._views`), and integer-array indexing: gathers, atomic
+scatter-adds, nonzero and put.
 
 The kernels (:mod:`.index_kernels`) walk their iterated shape as the elementwise kernel
 does (dimensions merged, :func:`.kernels.elementwise_layout`): a gather's or
@@ -11,7 +12,8 @@ word), and the index view has stride 0 along the others.
 import numpy as np
 
 from ... import _dtypes
-from .._layout import broadcast_view, c_strides
+from .. import _views
+from .._layout import c_strides
 from .array import check_dtype, new, to_numpy, zeros
 from .elementwise import _same_device, assign, contiguous_copy
 from .index_kernels import MAXDIM, gather_kernel, nonzero_kernel, put_kernel, \
@@ -20,117 +22,10 @@ from .index_kernels import all_kernels  # noqa: F401  (compile_all's list)
 from .kernels import elementwise_layout, launch
 
 I64 = _dtypes.int64
-implementations = {}   # op -> the driver function
+# -- views and their adjoints (shared with WebGPU) ------------------------------------------
 
-
-# -- views -------------------------------------------------------------------------------
-
-def reshape(x, *, shape, copy=None):
-    """``x`` in ``shape``: a view where its layout allows (and ``copy`` is not true)."""
-    shape = tuple(shape)
-    if not copy and x.c_contiguous:
-        return x.view(shape, c_strides(shape), x.offset)
-    if copy is False:
-        raise ValueError("tenferro.reshape: cannot reshape a tensor of shape %s and strides "
-                         "%s to %s without copying (copy=False)" % (x.shape, x.strides, shape))
-    c = contiguous_copy(x)
-    return c.view(shape, c_strides(shape), c.offset)
-
-
-def _permute(x, *, axes):
-    return x.view(tuple(x.shape[a] for a in axes), tuple(x.estrides[a] for a in axes),
-                  x.offset)
-
-
-def _broadcast_to(x, *, shape):
-    return broadcast_view(x, tuple(shape))
-
-
-def basic_index(x, *, key):
-    """A view of ``x`` at the basic index ``key``, as the CPU driver's: ("i", int) |
-    ("s", start, stop, step) | ("n",) per entry, applied to the leading axes (the rest
-    kept whole)."""
-    shape, st = [], []
-    off = x.offset
-    ax = 0
-    for e in key:
-        if e[0] == "i":
-            i = e[1]
-            if i < 0:
-                i += x.shape[ax]
-            off += i * x.estrides[ax]
-            ax += 1
-        elif e[0] == "s":
-            _, start, stop, step = e
-            n = len(range(start, stop, step))
-            if n > 0:
-                off += start * x.estrides[ax]
-            shape.append(n)
-            st.append(x.estrides[ax] * step)
-            ax += 1
-        else:
-            shape.append(1)
-            st.append(0)
-    shape += x.shape[ax:]
-    st += x.estrides[ax:]
-    return x.view(tuple(shape), tuple(st), off)
-
-
-def diagonal(x, *, offset, axis1, axis2):
-    """A read-only view of ``x``'s diagonal ``offset`` over ``axis1`` and ``axis2``, last."""
-    n1, n2 = x.shape[axis1], x.shape[axis2]
-    s1, s2 = x.estrides[axis1], x.estrides[axis2]
-    if offset >= 0:
-        n = max(0, min(n1, n2 - offset))
-        off = x.offset + (offset * s2 if n else 0)
-    else:
-        n = max(0, min(n1 + offset, n2))
-        off = x.offset + (-offset * s1 if n else 0)
-    keep = [i for i in range(x.ndim) if i not in (axis1, axis2)]
-    return x.view(tuple(x.shape[i] for i in keep) + (n,),
-                  tuple(x.estrides[i] for i in keep) + (s1 + s2,), off, writeable=False)
-
-
-implementations["reshape"] = reshape
-implementations["permute_dims"] = _permute
-implementations["broadcast_to"] = _broadcast_to
-implementations["basic_index"] = basic_index
-implementations["diagonal"] = diagonal
-
-
-# -- writes into zeros: the views' adjoints, concatenate -------------------------------
-
-def _basic_index_transpose(ct, *, key, shape):
-    out = zeros(shape, ct.dtype, ct.device, "basic_index_transpose")
-    assign(basic_index(out, key=key), ct)
-    return out
-
-
-def _diagonal_transpose(ct, *, offset, axis1, axis2, shape):
-    out = zeros(shape, ct.dtype, ct.device, "diagonal_transpose")
-    view = diagonal(out, offset=offset, axis1=axis1, axis2=axis2)
-    view.writeable = True  # distinct elements: safe to write through
-    assign(view, ct)
-    return out
-
-
-def _concatenate(*xs, axis):
-    _same_device("concatenate", *xs)
-    shape = list(xs[0].shape)
-    shape[axis] = sum(x.shape[axis] for x in xs)
-    out = new(tuple(shape), xs[0].dtype, xs[0].device, "concatenate")
-    start = 0
-    for x in xs:
-        n = x.shape[axis]
-        key = [("s", 0, m, 1) for m in shape[:axis]] + [("s", start, start + n, 1)]
-        assign(basic_index(out, key=key), x)
-        start += n
-    return out
-
-
-implementations["basic_index_transpose"] = _basic_index_transpose
-implementations["diagonal_transpose"] = _diagonal_transpose
-implementations["concatenate"] = _concatenate
+implementations = _views.implementations(contiguous_copy, assign, zeros, new)
+reshape = implementations["reshape"]
 
 
 # -- integer-array indexing: gathers, atomic scatter-adds ---------------------------------
@@ -219,6 +114,9 @@ def _nonzero(x):
     nonzero on CUDA) and their exclusive prefix sums uploaded, and pass 1 writes each
     chunk's coordinates from its offset on: C order, whatever the parallelism."""
     check_dtype(x.dtype, "nonzero", x.device)
+    if x.ndim > MAXDIM:
+        raise ValueError("tenferro.nonzero (cuda): at most %d dimensions, got %d"
+                         % (MAXDIM, x.ndim))
     n = x.size
     if n == 0:
         return new((0, x.ndim), I64, x.device, "nonzero")
@@ -238,18 +136,20 @@ def _nonzero(x):
     nnz = int(c.sum())
     res = new((nnz, x.ndim), I64, x.device, "nonzero")
     if nnz and x.ndim:
-        np.cumsum(c[:-1], out=c[1:])
-        c[0] = 0
-        be.upload(counts.ptr, c)
+        starts = np.zeros_like(c)
+        np.cumsum(c[:-1], out=starts[1:])
+        be.upload(counts.ptr, starts)
         run(1, res.ptr)
     return res
 
 
 def _put(dst, positions, values):
     """dst.flat[positions] = values (C-order positions, normalised by the core; values
-    broadcast to their shape), the last of duplicate positions winning as in NumPy:
-    pass 0 marks each position's last writer (an atomic max of the writer's C-order
-    index + 1), pass 1 lets only that writer store."""
+    broadcast to their shape), the last of duplicate positions winning as in NumPy.
+    A winner mark per element of ``dst`` (uninitialised: only the positions' marks are
+    cleared, so the work is the positions', not dst's); pass 1 raises each position's
+    mark to its last writer's C-order index + 1 (an atomic max), pass 2 lets only that
+    writer store."""
     check_dtype(dst.dtype, "put", dst.device)
     _same_device("put", dst, positions, values)
     if positions.dtype not in (_dtypes.int32, I64) or values.dtype != dst.dtype \
@@ -263,15 +163,15 @@ def _put(dst, positions, values):
     if positions.size == 0:
         return
     target = dst if dst.c_contiguous else contiguous_copy(dst)
-    if values.storage is target.storage:    # pass 1 must not read what it writes
+    if values.storage is target.storage:    # pass 2 must not read what it writes
         values = contiguous_copy(values)
     if positions.storage is target.storage:
         positions = contiguous_copy(positions)
     wdt = win_dtype(positions.size)
-    win = zeros((target.size,), wdt, dst.device, "put")
+    win = new((target.size,), wdt, dst.device, "put")
     nd, meta = elementwise_layout(positions.shape, values, [positions])
     k = put_kernel(dst.dtype.itemsize, positions.dtype, wdt, nd)
-    for mode in (0, 1):
+    for mode in (0, 1, 2):
         launch(win.storage.backend, k, positions.size,
                [positions.ptr, values.ptr, target.ptr, win.ptr], meta + [mode])
     if target is not dst:   # a strided destination: write the result back

@@ -126,14 +126,17 @@ def win_dtype(n):
 
 @functools.lru_cache(maxsize=None)
 def put_kernel(itemsize, idx_dtype, win, nd):
-    """Operands positions, values, out, win; after the layout the mode: 0 marks
-    win[pos] = max(win[pos], i + 1), 1 stores values[i] where win[pos] == i + 1."""
+    """Operands positions, values, out, win; after the layout the mode: 0 clears
+    win[pos], 1 raises it to the writer's i + 1 (an atomic max), 2 stores values[i]
+    where win[pos] == i + 1 (the last writer)."""
     e, t = _extra(2, nd), BITS[itemsize]
     w = BITS[win.itemsize]
     body = (LOOP + index_lines(2, nd)
             + "        const long long q = ((const %s*)p.p[0])[o0];\n"
             "        %s* win = (%s*)p.p[3];\n"
-            "        if (p.m[%d] == 0) tf_atomic_max(win + q, (%s)(i + 1));\n"
+            "        const long long mode = p.m[%d];\n"
+            "        if (mode == 0) win[q] = 0;\n"
+            "        else if (mode == 1) tf_atomic_max(win + q, (%s)(i + 1));\n"
             "        else if (win[q] == (%s)(i + 1))\n"
             "            ((%s*)p.p[2])[q] = ((const %s*)p.p[1])[o1];\n    }\n"
             % (CNAME[idx_dtype], w, w, e, w, w, t, t))
