@@ -17,6 +17,7 @@ import pytest
 
 import tenferro as tf
 from conftest import DTYPES, get_test_device
+from test_cuda_driver import requires_nvrtc
 
 I32, I64, BOOL = np.dtype("int32"), np.dtype("int64"), np.dtype("bool")
 LAYOUTS = ("c", "T", "step", "neg")
@@ -323,16 +324,7 @@ def test_errors_name_the_op(dev, impl):
 
 # -- every kernel compiles for the GPU --------------------------------------------------------
 
-def _have_nvrtc():
-    from tenferro.devices.cuda import nvrtc
-    try:
-        nvrtc.version()
-    except RuntimeError:
-        return False
-    return True
-
-
-@pytest.mark.skipif(not _have_nvrtc(), reason="cuda-python/NVRTC not installed")
+@requires_nvrtc
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
 def test_every_index_kernel_compiles_with_nvrtc(arch):
     from tenferro.devices.cuda import index, nvrtc

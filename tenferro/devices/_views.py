@@ -2,7 +2,8 @@
 and element strides (WebGPU's ``WGPUArray``, CUDA's ``CUDAArray``; see
 :mod:`._layout`): reshape, permute_dims, broadcast_to, basic_index and diagonal are
 metadata only (no copy); basic_index_transpose, diagonal_transpose and concatenate
-write into a new array through those views.
+write into a new array through those views; :func:`paired` is the pair of views a
+gather or scatter-add walks.
 
 The views follow the CPU driver's semantics (NumPy's): ``basic_index`` takes the
 core's normalised key, ``diagonal`` is read-only, ``reshape`` copies only where the
@@ -63,6 +64,23 @@ def diagonal(x, *, offset, axis1, axis2):
     keep = [i for i in range(x.ndim) if i not in (axis1, axis2)]
     return x.view(tuple(x.shape[i] for i in keep) + (n,),
                   tuple(x.estrides[i] for i in keep) + (s1 + s2,), off, writeable=False)
+
+
+def paired(target, idx, axis, along):
+    """(target view, index view) over a gather's or scatter's iterated shape: ``take``'s
+    ``target.shape[:axis] + idx.shape + target.shape[axis + 1:]``, or (``along``, the
+    core has broadcast both off ``axis``) ``idx.shape``.  The target's strides are 0
+    along the index dims (the index supplies its position there), the index's 0 along
+    the others."""
+    if along:
+        st = list(target.estrides)
+        st[axis] = 0
+        return target.view(idx.shape, st, target.offset), idx
+    shape = target.shape[:axis] + idx.shape + target.shape[axis + 1:]
+    k, rest = idx.ndim, target.ndim - axis - 1
+    t = target.view(shape, target.estrides[:axis] + (0,) * k + target.estrides[axis + 1:],
+                    target.offset)
+    return t, idx.view(shape, (0,) * axis + idx.estrides + (0,) * rest, idx.offset)
 
 
 def implementations(contiguous_copy, assign, zeros, new):

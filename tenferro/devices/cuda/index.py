@@ -37,29 +37,12 @@ def _check_index(op, x, idx):
                         "on %s" % (op, x.device, idx.dtype, idx.device))
 
 
-def _paired(target, idx, axis, along):
-    """(target view, index view) over the iterated shape: ``take``'s
-    ``target.shape[:axis] + idx.shape + target.shape[axis + 1:]``, or (``along``, the
-    core has broadcast both off ``axis``) ``idx.shape``.  The target's strides are 0
-    along the index dims (the index supplies its position there), the index's 0 along
-    the others."""
-    if along:
-        st = list(target.estrides)
-        st[axis] = 0
-        return target.view(idx.shape, st, target.offset), idx
-    shape = target.shape[:axis] + idx.shape + target.shape[axis + 1:]
-    k, rest = idx.ndim, target.ndim - axis - 1
-    t = target.view(shape, target.estrides[:axis] + (0,) * k + target.estrides[axis + 1:],
-                    target.offset)
-    return t, idx.view(shape, (0,) * axis + idx.estrides + (0,) * rest, idx.offset)
-
-
 def _gather(op, along):
     """take / take_along_axis: out[i] = x[o0 + idx[o1] * x's axis stride], elements
     moved as bits (one thread per output element)."""
     def run(x, idx, *, axis):
         _check_index(op, x, idx)
-        tv, iv = _paired(x, idx, axis, along)
+        tv, iv = _views.paired(x, idx, axis, along)
         out = new(tv.shape, x.dtype, x.device, op)
         if out.size == 0:
             return out
@@ -82,7 +65,7 @@ def _scatter(op, along):
         out = zeros((-(-n // 4) * 4 if values.dtype == _dtypes.bool_ else n,),
                     values.dtype, values.device, op)
         out = out.view(shape, c_strides(shape), 0)
-        tv, iv = _paired(out, idx, axis, along)
+        tv, iv = _views.paired(out, idx, axis, along)
         if tv.shape != values.shape:
             raise ValueError("tenferro.%s (cuda): values of shape %s, expected %s (indices "
                              "of shape %s into shape %s along axis %d)"

@@ -32,24 +32,12 @@ def _check_index(op, x, idx):
 
 
 def _paired(op, target, idx, axis, along):
-    """(target view, index view) over the iterated shape: ``take``'s
-    ``target.shape[:axis] + idx.shape + target.shape[axis + 1:]``, or (``along``, the
-    core has broadcast both off ``axis``) ``idx.shape``.  The target's strides are 0
-    along the index dims (the index supplies its position there), the index's 0 along
-    the others."""
-    shape = idx.shape if along else target.shape[:axis] + idx.shape + target.shape[axis + 1:]
-    if len(shape) > MAXDIM:
+    """:func:`tenferro.devices._views.paired`, within WebGPU's dimension limit."""
+    nd = idx.ndim if along else target.ndim - 1 + idx.ndim
+    if nd > MAXDIM:
         raise ValueError("tenferro.%s (webgpu): at most %d dimensions, got %d (x of shape %s, "
-                         "indices of shape %s)" % (op, MAXDIM, len(shape), target.shape,
-                                                   idx.shape))
-    if along:
-        st = list(target.estrides)
-        st[axis] = 0
-        return target.view(shape, st, target.offset), idx
-    k, rest = idx.ndim, target.ndim - axis - 1
-    t = target.view(shape, target.estrides[:axis] + (0,) * k + target.estrides[axis + 1:],
-                    target.offset)
-    return t, idx.view(shape, (0,) * axis + idx.estrides + (0,) * rest, idx.offset)
+                         "indices of shape %s)" % (op, MAXDIM, nd, target.shape, idx.shape))
+    return _views.paired(target, idx, axis, along)
 
 
 @functools.lru_cache(maxsize=64)
