@@ -164,6 +164,8 @@ def test_take(dev, impl, dtype):
         same_bits(host(impl["take"](x, on(dev, idx[:, :1]), axis=0)), a[idx[:, :1]])
         same_bits(host(impl["take"](x, on(dev, idx, "T"), axis=1)), a[:, idx])
     same_bits(host(impl["take"](on(dev, a), on(dev, np.array(2)), axis=1)), a[:, 2])
+    wide = impl["broadcast_to"](on(dev, np.array([1, 4])), shape=(3, 2))   # zero strides
+    same_bits(host(impl["take"](on(dev, a, "neg"), wide, axis=1)), a[:, [[1, 4]] * 3])
     same_bits(host(impl["take"](on(dev, a), on(dev, np.zeros(0, np.int64)), axis=0)),
               a[np.zeros(0, np.int64)])
 
@@ -279,6 +281,11 @@ def test_put_last_write_wins(dev, impl, dtype):
     x = on(dev, a)
     impl["put"](x, on(dev, pos[:, :0]), on(dev, v[:, :0]))
     same_bits(host(x), a)
+    # a scalar broadcast to the positions (zero strides), as the core passes x[i] = s
+    impl["put"](x, on(dev, pos), impl["broadcast_to"](on(dev, v[1, 2]), shape=pos.shape))
+    want = a.copy()
+    want.flat[pos.ravel()] = v[1, 2]
+    same_bits(host(x), want)
 
 
 def test_put_many_duplicates_and_values_that_alias_dst(dev, impl):
