@@ -37,6 +37,14 @@ def _check_index(op, x, idx):
                         "on %s" % (op, x.device, idx.dtype, idx.device))
 
 
+def _layout(shape, last, operands):
+    """:func:`.kernels.elementwise_layout` over ``operands`` then ``last``, one element
+    (no dimension left, ``nd`` 0) walked as a contiguous range (``nd`` -1, the same
+    offsets): one kernel less per op and dtype."""
+    nd, meta = elementwise_layout(shape, last, operands)
+    return (-1 if nd == 0 else nd), meta
+
+
 def _gather(op, along):
     """take / take_along_axis: out[i] = x[o0 + idx[o1] * x's axis stride], elements
     moved as bits (one thread per output element)."""
@@ -46,7 +54,7 @@ def _gather(op, along):
         out = new(tv.shape, x.dtype, x.device, op)
         if out.size == 0:
             return out
-        nd, meta = elementwise_layout(tv.shape, out, [tv, iv])
+        nd, meta = _layout(tv.shape, out, [tv, iv])
         launch(out.storage.backend, gather_kernel(x.dtype.itemsize, nd), out.size,
                [x.ptr, idx.ptr, out.ptr], meta + [x.estrides[axis]])
         return out
@@ -72,7 +80,7 @@ def _scatter(op, along):
                              % (op, values.shape, tv.shape, idx.shape, shape, axis))
         if values.size == 0:
             return out
-        nd, meta = elementwise_layout(tv.shape, values, [tv, iv])
+        nd, meta = _layout(tv.shape, values, [tv, iv])
         launch(out.storage.backend, scatter_kernel(values.dtype, nd), values.size,
                [out.ptr, idx.ptr, values.ptr], meta + [out.estrides[axis]])
         return out
@@ -105,7 +113,7 @@ def _nonzero(x):
         return new((0, x.ndim), I64, x.device, "nonzero")
     chunk = max(64, -(-n // CHUNKS))
     nch = -(-n // chunk)
-    nd, meta = elementwise_layout(x.shape, x, [])
+    nd, meta = _layout(x.shape, x, [])
     k = nonzero_kernel(x.dtype, nd)
     counts = new((nch,), I64, x.device, "nonzero")
     be = counts.storage.backend
@@ -152,7 +160,7 @@ def _put(dst, positions, values):
         positions = contiguous_copy(positions)
     wdt = win_dtype(positions.size)
     win = new((target.size,), wdt, dst.device, "put")
-    nd, meta = elementwise_layout(positions.shape, values, [positions])
+    nd, meta = _layout(positions.shape, values, [positions])
     k = put_kernel(dst.dtype.itemsize, positions.dtype, wdt, nd)
     for mode in (0, 1, 2):
         launch(win.storage.backend, k, positions.size,
