@@ -19,14 +19,16 @@ The package, bottom to top (a module imports only modules before it in this list
 ``backend`` (GPU or simulator: memory, launches, the current stream), ``stream``
 (:class:`Stream`, :func:`synchronize`), ``versions`` (for ``show_config()``), ``cmath`` (NumPy's
 semantics in CUDA C), ``array`` (:class:`CUDAArray`, transfers), ``kernels``
-(rendering, launching), ``reduce``, ``elementwise``, ``index``, ``matmul``, ``fused``,
-``prebuild`` (:func:`compile_all`), ``dlpack`` (zero-copy exchange with CuPy and
-PyTorch: ``CUDAArray.__dlpack__``, :func:`from_dlpack`), and this module: the :class:`Driver` and its ``implementations``.
+(rendering, launching), ``reduce``, ``elementwise``, ``index_kernels``, ``index``
+(views, gathers, scatter-adds, nonzero, put), ``matmul``, ``fused``, ``prebuild``
+(:func:`compile_all`), ``dlpack`` (zero-copy exchange with CuPy and PyTorch:
+``CUDAArray.__dlpack__``, :func:`from_dlpack`), and this module: the :class:`Driver`
+and its ``implementations``.
 """
 import numpy as np
 
 from ..base import Driver as _Base
-from . import backend, runtime
+from . import backend, index, runtime
 from .array import DTYPES, CUDAArray, from_numpy, new, to_numpy
 from .elementwise import OUT_OPS, full
 from .elementwise import implementations as _elementwise
@@ -41,6 +43,7 @@ __all__ = ["CUDAArray", "Driver", "Stream", "compile_all", "current_stream", "fr
            "synchronize"]
 
 impl = dict(_elementwise)
+impl.update(index.implementations)
 impl.update(_fused)
 
 

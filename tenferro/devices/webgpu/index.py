@@ -1,129 +1,24 @@
 """The WebGPU driver's views and indexing: reshape, permute, broadcast and basic-index
-views (no copy), their adjoints and concatenate (writes into zeros),
-and integer-array indexing: gathers, atomic scatter-adds, nonzero and put.
+views (no copy), their adjoints and concatenate (writes into zeros), as CUDA's
+(:mod:`tenferro.devices._views`), and integer-array indexing: gathers, atomic scatter-adds, nonzero and put.
 """
 import functools
 
 import numpy as np
 
+from .. import _views
 from . import wgsl
-from .array import I32, I64, STORE, c_strides, check_dtype, from_numpy, kind, new, \
-    to_numpy
+from .array import I32, I64, STORE, check_dtype, from_numpy, kind, new, to_numpy
 from .context import device_name
 from .elementwise import assign, full
-from .render import broadcast_view, contiguous_copy, offset_lines, strided_layout
+from .render import contiguous_copy, offset_lines, strided_layout
 from .wgsl import MAXDIM, WORKGROUP as WG
 
-implementations = {}   # op -> the driver function
-
-
-# -- views -------------------------------------------------------------------------------
-
-def reshape(x, *, shape, copy=None):
-    """``x`` in ``shape``: a view where its layout allows (and ``copy`` is not true)."""
-    shape = tuple(shape)
-    if not copy and x.c_contiguous:
-        return x.view(shape, c_strides(shape), x.offset)
-    if copy is False:
-        raise ValueError("tenferro.reshape: cannot reshape a tensor of shape %s and strides "
-                         "%s to %s without copying (copy=False)" % (x.shape, x.strides, shape))
-    c = contiguous_copy(x)
-    return c.view(shape, c_strides(shape), c.offset)
-
-
-def _permute(x, *, axes):
-    return x.view(tuple(x.shape[a] for a in axes), tuple(x.estrides[a] for a in axes),
-                  x.offset)
-
-
-def _broadcast_to(x, *, shape):
-    return broadcast_view(x, tuple(shape))
-
-
-def basic_index(x, *, key):
-    """A view of ``x`` at the basic index ``key``, as the CPU driver's: ("i", int) |
-    ("s", start, stop, step) | ("n",) per entry, applied to the leading axes (the rest
-    kept whole)."""
-    shape, st = [], []
-    off = x.offset
-    ax = 0
-    for e in key:
-        if e[0] == "i":
-            i = e[1]
-            if i < 0:
-                i += x.shape[ax]
-            off += i * x.estrides[ax]
-            ax += 1
-        elif e[0] == "s":
-            _, start, stop, step = e
-            n = len(range(start, stop, step))
-            if n > 0:
-                off += start * x.estrides[ax]
-            shape.append(n)
-            st.append(x.estrides[ax] * step)
-            ax += 1
-        else:
-            shape.append(1)
-            st.append(0)
-    shape += x.shape[ax:]
-    st += x.estrides[ax:]
-    return x.view(tuple(shape), tuple(st), off)
-
-
-def diagonal(x, *, offset, axis1, axis2):
-    """A read-only view of ``x``'s diagonal ``offset`` over ``axis1`` and ``axis2``, last."""
-    n1, n2 = x.shape[axis1], x.shape[axis2]
-    s1, s2 = x.estrides[axis1], x.estrides[axis2]
-    if offset >= 0:
-        n = max(0, min(n1, n2 - offset))
-        off = x.offset + (offset * s2 if n else 0)
-    else:
-        n = max(0, min(n1 + offset, n2))
-        off = x.offset + (-offset * s1 if n else 0)
-    keep = [i for i in range(x.ndim) if i not in (axis1, axis2)]
-    return x.view(tuple(x.shape[i] for i in keep) + (n,),
-                  tuple(x.estrides[i] for i in keep) + (s1 + s2,), off, writeable=False)
-
-
-implementations["reshape"] = reshape
-implementations["permute_dims"] = _permute
-implementations["broadcast_to"] = _broadcast_to
-implementations["basic_index"] = basic_index
-implementations["diagonal"] = diagonal
-
-
-# -- writes into zeros: the views' adjoints, concatenate -------------------------------
-
-def _basic_index_transpose(ct, *, key, shape):
-    out = full(shape, ct.dtype, 0, ct.device, "basic_index_transpose")
-    assign(basic_index(out, key=key), ct)
-    return out
-
-
-def _diagonal_transpose(ct, *, offset, axis1, axis2, shape):
-    out = full(shape, ct.dtype, 0, ct.device, "diagonal_transpose")
-    view = diagonal(out, offset=offset, axis1=axis1, axis2=axis2)
-    view.writeable = True  # distinct elements: safe to write through
-    assign(view, ct)
-    return out
-
-
-def _concatenate(*xs, axis):
-    shape = list(xs[0].shape)
-    shape[axis] = sum(x.shape[axis] for x in xs)
-    out = new(tuple(shape), xs[0].dtype, xs[0].device, "concatenate")
-    start = 0
-    for x in xs:
-        n = x.shape[axis]
-        key = [("s", 0, m, 1) for m in shape[:axis]] + [("s", start, start + n, 1)]
-        assign(basic_index(out, key=key), x)
-        start += n
-    return out
-
-
-implementations["basic_index_transpose"] = _basic_index_transpose
-implementations["diagonal_transpose"] = _diagonal_transpose
-implementations["concatenate"] = _concatenate
+# views and their adjoints: metadata and writes through views, as CUDA's
+implementations = _views.implementations(
+    contiguous_copy, assign, lambda shape, dtype, device, op: full(shape, dtype, 0, device, op),
+    new)
+reshape = implementations["reshape"]
 
 
 # -- integer-array indexing: gathers, atomic scatter-adds, nonzero --------------------------
@@ -137,24 +32,12 @@ def _check_index(op, x, idx):
 
 
 def _paired(op, target, idx, axis, along):
-    """(target view, index view) over the iterated shape: ``take``'s
-    ``target.shape[:axis] + idx.shape + target.shape[axis + 1:]``, or (``along``, the
-    core has broadcast both off ``axis``) ``idx.shape``.  The target's strides are 0
-    along the index dims (the index supplies its position there), the index's 0 along
-    the others."""
-    shape = idx.shape if along else target.shape[:axis] + idx.shape + target.shape[axis + 1:]
-    if len(shape) > MAXDIM:
+    """:func:`tenferro.devices._views.paired`, within WebGPU's dimension limit."""
+    nd = idx.ndim if along else target.ndim - 1 + idx.ndim
+    if nd > MAXDIM:
         raise ValueError("tenferro.%s (webgpu): at most %d dimensions, got %d (x of shape %s, "
-                         "indices of shape %s)" % (op, MAXDIM, len(shape), target.shape,
-                                                   idx.shape))
-    if along:
-        st = list(target.estrides)
-        st[axis] = 0
-        return target.view(shape, st, target.offset), idx
-    k, rest = idx.ndim, target.ndim - axis - 1
-    t = target.view(shape, target.estrides[:axis] + (0,) * k + target.estrides[axis + 1:],
-                    target.offset)
-    return t, idx.view(shape, (0,) * axis + idx.estrides + (0,) * rest, idx.offset)
+                         "indices of shape %s)" % (op, MAXDIM, nd, target.shape, idx.shape))
+    return _views.paired(target, idx, axis, along)
 
 
 @functools.lru_cache(maxsize=64)
