@@ -64,7 +64,13 @@ template <class T> static inline T atomicAdd(T* p, T v) {
                                       __ATOMIC_SEQ_CST));
     return old;
 }
-template <class T> static inline T atomicMax(T* p, T v) { return __atomic_fetch_max(p, v, __ATOMIC_SEQ_CST); }
+template <class T> static inline T atomicMax(T* p, T v) {
+    T old;
+    __atomic_load(p, &old, __ATOMIC_SEQ_CST);
+    while (old < v && !__atomic_compare_exchange(p, &old, &v, false, __ATOMIC_SEQ_CST,
+                                                 __ATOMIC_SEQ_CST)) {}
+    return old;
+}
 template <class T> static inline T atomicOr(T* p, T v) { return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST); }
 template <class T> static inline T atomicCAS(T* p, T cmp, T v) {
     __atomic_compare_exchange_n(p, &cmp, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
