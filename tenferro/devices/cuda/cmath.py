@@ -178,8 +178,8 @@ template <class T> __device__ __forceinline__ tf_complex<T> operator-(tf_complex
     return tf_cmk(-a.re, -a.im);
 }
 template <class T> __device__ __forceinline__ tf_complex<T> operator*(tf_complex<T> a, tf_complex<T> b) {
-    using tfm::mul_rn;
-    return tf_cmk(mul_rn(a.re, b.re) - mul_rn(a.im, b.im), mul_rn(a.re, b.im) + mul_rn(a.im, b.re));
+    using tfm::mul_rn;   // as NumPy's SIMD loops (FMA3, AVX-512, NEON): one FMA a part
+    return tf_cmk(tfm::fma(a.re, b.re, -mul_rn(a.im, b.im)), tfm::fma(a.re, b.im, mul_rn(a.im, b.re)));
 }
 template <class T> __device__ __forceinline__ tf_complex<T> operator/(tf_complex<T> a, tf_complex<T> b) {
     using tfm::mul_rn;   // Smith's method, as NumPy
@@ -228,9 +228,7 @@ template <class T> __device__ __forceinline__ tf_complex<T> cfmin(tf_complex<T> 
     return (cnan(b) || cle(a, b)) ? a : b;
 }
 template <class T> __device__ __forceinline__ T cabs(tf_complex<T> z) { return hypot(z.re, z.im); }
-template <class T> __device__ __forceinline__ tf_complex<T> csquare(tf_complex<T> z) {
-    return cmk(mul_rn(z.re, z.re) - mul_rn(z.im, z.im), mul_rn(z.re, z.im) + mul_rn(z.im, z.re));
-}
+template <class T> __device__ __forceinline__ tf_complex<T> csquare(tf_complex<T> z) { return z * z; }
 template <class T> __device__ __forceinline__ tf_complex<T> creciprocal(tf_complex<T> z) {
     if (fabs(z.im) <= fabs(z.re)) {
         const T r = z.im / z.re, d = z.re + mul_rn(z.im, r);
@@ -313,11 +311,13 @@ __device__ __forceinline__ c128 casin(c128 z) {
     return cmk(atan2(z.re, s1.re * s2.re - s1.im * s2.im), asinh(s1.re * s2.im - s1.im * s2.re));
 }
 __device__ __forceinline__ c128 cacos(c128 z) {
+    if (z.re == 0 && z.im != z.im) return cmk(1.5707963267948966, z.im);
     if (big(z)) return cmk(atan2(fabs(z.im), z.re), copysign(log_abs(z) + 0.6931471805599453, -z.im));
     const c128 s1 = csqrt(cmk(1 - z.re, -z.im)), s2 = csqrt(cmk(1 + z.re, z.im));
     return cmk(2 * atan2(s1.re, s2.re), asinh(s2.re * s1.im - s2.im * s1.re));
 }
 __device__ __forceinline__ c128 cacosh(c128 z) {
+    if (z.re == 0 && z.im != z.im) return cmk(z.im, 1.5707963267948966);
     if (big(z)) return cmk(log_abs(z) + 0.6931471805599453, atan2(z.im, z.re));
     const c128 s1 = csqrt(cmk(z.re - 1, z.im)), s2 = csqrt(cmk(z.re + 1, z.im));
     return cmk(asinh(s1.re * s2.re + s1.im * s2.im), 2 * atan2(s1.im, s2.re));
@@ -328,20 +328,20 @@ __device__ __forceinline__ c128 casinh(c128 z) {
 }
 __device__ __forceinline__ c128 catanh(c128 z) {
     const double theta = 3.3519519824856493e+153, rho = 2.9833362924800834e-154;
+    if (z.im != z.im)
+        return z.re == 0 || is_inf(z.re) ? cmk(copysign(0.0, z.re), z.im) : cmk(z.im, z.im);
+    if (z.re != z.re) return is_inf(z.im) ? cmk(0.0, copysign(1.5707963267948966, z.im)) : cmk(z.re, z.re);
     const double beta = copysign(1.0, z.re), x = beta * z.re, y = -beta * z.im;
     double xi, eta;
     if (x > theta || fabs(y) > theta) {
-        eta = y != y ? y : copysign(1.5707963267948966, y);
+        eta = copysign(1.5707963267948966, y);
         if (is_inf(x) || is_inf(y)) xi = 0;
         else if (x >= fabs(y)) { const double r = y / x; xi = 1 / (x + y * r); }
         else { const double r = x / y; xi = r / (x * r + y); }
-    } else if (x == 1) {
-        if (y == 0) { xi = inf<double>(); eta = y; }
-        else {
-            xi = log(sqrt(sqrt(4 + y * y)) / sqrt(fabs(y) + rho));
-            eta = copysign(1.5707963267948966 + atan((fabs(y) + rho) / 2), y) / 2;
-        }
-    } else {
+    } else if (x == 1 && y == 0) {
+        xi = inf<double>();
+        eta = y;
+    } else {   // (Kahan's separate x == 1 formula loses digits: this one holds there too)
         const double t = fabs(y) + rho;
         xi = log1p(4 * x / ((1 - x) * (1 - x) + t * t)) / 4;
         eta = atan2(2 * y, (1 - x) * (1 + x) - t * t) / 2;
@@ -355,6 +355,7 @@ __device__ __forceinline__ c128 catan(c128 z) {
 __device__ __forceinline__ c128 csinh(c128 z) {
     const double x = z.re, y = z.im;
     if (y == 0) return cmk(sinh(x), y);
+    if (!is_finite(y)) return cmk(x == 0 ? x : (is_inf(x) ? fabs(x) : y - y), y - y);
     const double c = cos(y), s = sin(y);
     if (fabs(x) > 700) {
         const double h = exp(0.5 * fabs(x)), hh = 0.5 * h;
@@ -364,7 +365,8 @@ __device__ __forceinline__ c128 csinh(c128 z) {
 }
 __device__ __forceinline__ c128 ccosh(c128 z) {
     const double x = z.re, y = z.im;
-    if (y == 0) return cmk(cosh(x), copysign(1.0, x) * y);
+    if (y == 0) return cmk(cosh(x), x != x ? y : copysign(1.0, x) * y);
+    if (!is_finite(y)) return x == 0 ? cmk(y - y, 0.0) : cmk(is_inf(x) ? fabs(x) : y - y, y - y);
     const double c = cos(y), s = sin(y);
     if (fabs(x) > 700) {
         const double h = exp(0.5 * fabs(x)), hh = 0.5 * h;
@@ -375,16 +377,17 @@ __device__ __forceinline__ c128 ccosh(c128 z) {
 __device__ __forceinline__ c128 ctanh(c128 z) {
     const double x = z.re, y = z.im;
     if (y == 0) return cmk(tanh(x), y);
+    if (is_inf(x)) return cmk(copysign(1.0, x), copysign(0.0, is_finite(y) ? sin(y) * cos(y) : y));
+    if (!is_finite(y)) return cmk(x == 0 ? x : y - y, y - y);
     if (fabs(x) > 22) return cmk(copysign(1.0, x), 4 * sin(y) * cos(y) * exp(-2 * fabs(x)));
     const double t = tan(y), b = 1 + t * t, s = sinh(x), r = sqrt(1 + s * s), d = 1 + b * s * s;
     return cmk(b * r * s / d, t / d);
 }
-__device__ __forceinline__ c128 csin(c128 z) { const c128 w = csinh(cmk(-z.im, z.re)); return cmk(w.im, -w.re); }
+__device__ __forceinline__ c128 csin(c128 z) {
+    if (is_inf(z.im) && !is_finite(z.re)) return cmk(z.re - z.re, fabs(z.im));   // as glibc
+    const c128 w = csinh(cmk(-z.im, z.re)); return cmk(w.im, -w.re); }
 __device__ __forceinline__ c128 ccos(c128 z) { return ccosh(cmk(-z.im, z.re)); }
 __device__ __forceinline__ c128 ctan(c128 z) { const c128 w = ctanh(cmk(-z.im, z.re)); return cmk(w.im, -w.re); }
-__device__ __forceinline__ c128 cexp2(c128 z) {
-    return cexp(cmk(z.re * 0.6931471805599453, z.im * 0.6931471805599453));
-}
 __device__ __forceinline__ c128 clog2(c128 z) {
     const c128 l = clog(z);
     return cmk(l.re * 1.4426950408889634, l.im * 1.4426950408889634);
@@ -400,10 +403,14 @@ __device__ __forceinline__ c128 crsqrt(c128 z) { return cmk(1.0, 0.0) / csqrt(z)
 TF_VIA_DOUBLE(clog) TF_VIA_DOUBLE(cexp) TF_VIA_DOUBLE(csqrt) TF_VIA_DOUBLE(casin)
 TF_VIA_DOUBLE(cacos) TF_VIA_DOUBLE(cacosh) TF_VIA_DOUBLE(casinh) TF_VIA_DOUBLE(catanh)
 TF_VIA_DOUBLE(catan) TF_VIA_DOUBLE(csinh) TF_VIA_DOUBLE(ccosh) TF_VIA_DOUBLE(ctanh)
-TF_VIA_DOUBLE(csin) TF_VIA_DOUBLE(ccos) TF_VIA_DOUBLE(ctan) TF_VIA_DOUBLE(cexp2)
+TF_VIA_DOUBLE(csin) TF_VIA_DOUBLE(ccos) TF_VIA_DOUBLE(ctan)
 TF_VIA_DOUBLE(clog2) TF_VIA_DOUBLE(clog10) TF_VIA_DOUBLE(csigmoid) TF_VIA_DOUBLE(crsqrt)
 #undef TF_VIA_DOUBLE
 // NumPy's own formulas, in the input's precision (NumPy's results near 0 included)
+template <class T> __device__ __forceinline__ tf_complex<T> cexp2(tf_complex<T> z) {
+    const T l = T(0.6931471805599453);
+    return cexp(cmk(z.re * l, z.im * l));
+}
 template <class T> __device__ __forceinline__ tf_complex<T> cexpm1(tf_complex<T> z) {
     const T a = sin(z.im / 2);
     return cmk(expm1(z.re) * cos(z.im) - 2 * a * a, exp(z.re) * sin(z.im));
@@ -411,27 +418,59 @@ template <class T> __device__ __forceinline__ tf_complex<T> cexpm1(tf_complex<T>
 template <class T> __device__ __forceinline__ tf_complex<T> clog1p(tf_complex<T> z) {
     return cmk(log(hypot(z.re + 1, z.im)), atan2(z.im, z.re + 1));
 }
+// the textbook product without FMA (NumPy's scalar loops, which its power uses)
+template <class T> __device__ __forceinline__ tf_complex<T> cmul_plain(tf_complex<T> a, tf_complex<T> b) {
+    return cmk(mul_rn(a.re, b.re) - mul_rn(a.im, b.im), mul_rn(a.re, b.im) + mul_rn(a.im, b.re));
+}
+// C99's product (Annex G.5.1): infinities that the plain product makes NaN + iNaN recovered
+__device__ __forceinline__ c128 cmul_inf(c128 z, c128 w) {
+    double a = z.re, b = z.im, c = w.re, d = w.im;
+    const double ac = a * c, bd = b * d, ad = a * d, bc = b * c, x = ac - bd, y = ad + bc;
+    if (!(x != x && y != y)) return cmk(x, y);
+    bool recalc = false;
+    if (is_inf(a) || is_inf(b)) {       // "box" the infinity, NaNs in the other factor to 0
+        a = copysign(is_inf(a) ? 1.0 : 0.0, a); b = copysign(is_inf(b) ? 1.0 : 0.0, b);
+        if (c != c) c = copysign(0.0, c);
+        if (d != d) d = copysign(0.0, d);
+        recalc = true;
+    }
+    if (is_inf(c) || is_inf(d)) {
+        c = copysign(is_inf(c) ? 1.0 : 0.0, c); d = copysign(is_inf(d) ? 1.0 : 0.0, d);
+        if (a != a) a = copysign(0.0, a);
+        if (b != b) b = copysign(0.0, b);
+        recalc = true;
+    }
+    if (!recalc && (is_inf(ac) || is_inf(bd) || is_inf(ad) || is_inf(bc))) {
+        if (a != a) a = copysign(0.0, a);
+        if (b != b) b = copysign(0.0, b);
+        if (c != c) c = copysign(0.0, c);
+        if (d != d) d = copysign(0.0, d);
+        recalc = true;
+    }
+    if (!recalc) return cmk(x, y);
+    return cmk(inf<double>() * (a * c - b * d), inf<double>() * (a * d + b * c));
+}
 // NumPy's power: 1 for a zero exponent, small integer exponents by repeated products
 template <class T> __device__ __forceinline__ tf_complex<T> cpow(tf_complex<T> a, tf_complex<T> b) {
     if (b.re == 0 && b.im == 0) return cmk(T(1), T(0));
-    if (a.re == 0 && a.im == 0) return (b.re > 0 && b.im == 0) ? cmk(T(0), T(0)) : cmk(nan<T>(), nan<T>());
+    if (a.re == 0 && a.im == 0) return b.re > 0 ? cmk(T(0), T(0)) : cmk(nan<T>(), nan<T>());
     if (b.im == 0 && b.re > -100 && b.re < 100 && (T)(int)b.re == b.re) {
         int n = (int)b.re;
         if (n == 1) return a;
-        if (n == 2) return a * a;
-        if (n == 3) return a * (a * a);
+        if (n == 2) return cmul_plain(a, a);
+        if (n == 3) return cmul_plain(a, cmul_plain(a, a));
         tf_complex<T> p = a, r = cmk(T(1), T(0));
         int mask = 1;
         if (n < 0) n = -n;
         while (1) {
-            if (n & mask) r = r * p;
+            if (n & mask) r = cmul_plain(r, p);
             mask <<= 1;
             if (n < mask) break;
-            p = p * p;
+            p = cmul_plain(p, p);
         }
         return b.re < 0 ? cmk(T(1), T(0)) / r : r;
     }
-    return ccast<T>(cexp(ccast<double>(b) * clog(ccast<double>(a))));
+    return ccast<T>(cexp(cmul_inf(ccast<double>(b), clog(ccast<double>(a)))));
 }
 }  // namespace tfm
 
