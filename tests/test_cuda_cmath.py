@@ -303,3 +303,63 @@ def test_convert_matches_astype(src):
             ref = x.astype(dst)
         check("convert->" + dst.name, src, run("c", "convert", src, x, to=dst), ref, (x,),
               True)
+
+
+@requires_cxx
+def test_tolerances_can_fail():
+    """A result off by 8 ulp fails close(); a zero of the wrong sign fails same()."""
+    x = values(F64)[60:70]
+    ref = np.sin(x)
+    assert close(ref, ref).all() and not close(ref * (1 + 8 * 2.0 ** -52), ref).any()
+    z = values(C64)[-100:-30]
+    w = np.exp(z[(np.abs(z) < 10) & (np.abs(z) > 0.1)])
+    bad = w + np.abs(w) * np.float32(8 * 2.0 ** -23)
+    assert close(w, w).all() and not close(bad.astype(C64), w).any()
+    assert not same(np.array([-0.0]), np.array([0.0])).any()
+    assert same(np.array([np.nan]), np.array([np.nan])).all()
+
+
+def test_support_matches_the_cpu_driver():
+    """An overload for exactly the (op, dtype) pairs the CPU driver has a loop for, with
+    the CPU's result dtype: the CUDA driver's coverage is the CPU's."""
+    from tenferro._kernels import _elementwise as cpu
+    from tenferro.devices import get_driver
+
+    impl = get_driver("cpu").implementations
+    cpu_loops = dict(cpu.UNARY_LOOPS, **cpu.BINARY_LOOPS)
+    assert set(cmath.UNARY_SUPPORT) == set(UNARY) | set(COMPLEX_PARTS)
+    assert set(cmath.BINARY_SUPPORT) == set(BINARY)
+    for op, dts in list(cmath.UNARY_SUPPORT.items()) + list(cmath.BINARY_SUPPORT.items()):
+        loops = cpu_loops[op]
+        assert {d.name for d in dts} == set(loops), op
+        for d in dts:
+            out = cmath.OUT_DTYPE(op, d)
+            assert out.name == loops[d.name], (op, d)
+            x = np.ones(3, d)
+            r = impl[op](*([x] * (1 if op in cmath.UNARY_SUPPORT else 2)), out_dtype=out)
+            assert r.dtype == out, (op, d)
+        for d in set(DTYPES) - dts:
+            with pytest.raises(KeyError):
+                cmath.OUT_DTYPE(op, d)
+    assert set(cmath.CTYPE) == set(DTYPES)
+
+
+def _have_nvrtc():
+    try:
+        nvrtc.version()
+    except RuntimeError:
+        return False
+    return True
+
+
+@pytest.mark.skipif(not _have_nvrtc(), reason="cuda-python/NVRTC not installed")
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+def test_nvrtc_compiles_every_overload(arch):
+    batches = _batches()
+
+    def build(k):
+        src = cmath.PRELUDE + "".join(s for _, s in batches[k])
+        return nvrtc.compile_cubin(src, "cmath_%d.cu" % k, arch)
+    with concurrent.futures.ThreadPoolExecutor(NBATCH) as pool:
+        for cubin in pool.map(build, range(NBATCH)):
+            assert cubin.startswith(b"\x7fELF")
