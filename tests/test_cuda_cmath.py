@@ -54,6 +54,8 @@ def _cases():
             n = _name("c", "convert", src, dst)
             call = "tf_convert<%s, %s>" % (cmath.CTYPE[dst], cmath.CTYPE[src])
             out.append((n, _kernel(n, call, cmath.CTYPE[src], cmath.CTYPE[dst], 1)))
+        n = _name("t", "clip", src)
+        out.append((n, _kernel(n, "tf_clip", cmath.CTYPE[src], cmath.CTYPE[src], 3)))
     return out
 
 
@@ -93,7 +95,7 @@ def run(kind, op, dtype, *args, to=None):
     fn = getattr(_libraries()[name], "tf_launch_" + name)
     args = [np.ascontiguousarray(a, dtype) for a in args]
     n = args[0].size
-    odt = to if to is not None else cmath.OUT_DTYPE(op, dtype)
+    odt = to if to is not None else (dtype if kind == "t" else cmath.OUT_DTYPE(op, dtype))
     out = np.empty(n, odt)
     params = np.array([a.ctypes.data for a in args] + [out.ctypes.data, n], np.int64)
     fn((n + 127) // 128, 1, 1, 128, 1, 1, params.ctypes.data, 0)
@@ -363,3 +365,14 @@ def test_nvrtc_compiles_every_overload(arch):
     with concurrent.futures.ThreadPoolExecutor(NBATCH) as pool:
         for cubin in pool.map(build, range(NBATCH)):
             assert cubin.startswith(b"\x7fELF")
+
+
+@requires_cxx
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.name)
+def test_clip_matches_numpy(dtype):
+    """tf_clip: NumPy's clip, NaNs, zero signs and its complex order included."""
+    x, lo = pairs(dtype, limit=600)
+    hi = np.roll(lo, 7)
+    with np.errstate(all="ignore"):
+        ref = np.clip(x, lo, hi)
+    check("clip", dtype, run("t", "clip", dtype, x, lo, hi), ref, (x, lo, hi), True)

@@ -25,9 +25,9 @@ depends on its loop); float to int casts truncate and give ``INT_MIN``/``LLONG_M
 NaN and out-of-range values (x86-64's ``cvttsd2si``, hence NumPy's there; a GPU's
 conversion would saturate).  Complex numbers: :mod:`.cmath_complex`.
 
-Call the overloads with arguments of their exact C types (a literal ``1`` next to a
-``float`` is ambiguous).  ``clip`` is ``tf_minimum(tf_maximum(x, lo), hi)`` for every
-dtype (NumPy's, NaN propagation and complex order included).
+Beyond the catalog, ``tf_clip(x, lo, hi)`` is NumPy's ``clip`` for every dtype.  Call
+the overloads with arguments of their exact C types (a literal ``1`` next to a ``float``
+is ambiguous).
 """
 import numpy as np
 
@@ -122,6 +122,10 @@ template <class T> __device__ __forceinline__ T sign(T x) {
 }
 template <class T> __device__ __forceinline__ T maximum(T x, T y) { return (x >= y || x != x) ? x : y; }
 template <class T> __device__ __forceinline__ T minimum(T x, T y) { return (x <= y || x != x) ? x : y; }
+template <class T> __device__ __forceinline__ T clip(T x, T lo, T hi) {   // NumPy's clip.cpp
+    const T t = (x != x || x > lo) ? x : lo;
+    return (t != t || t < hi) ? t : hi;
+}
 template <class T> __device__ __forceinline__ T angle(T x) { return atan2(T(0), x); }
 template <class T> __device__ __forceinline__ T sigmoid(T x) {
     const T e = exp(-fabs(x));          // never overflows: 1/(1+e) or e/(1+e)
@@ -286,6 +290,9 @@ _BINARY = {
     "left_shift": ("same", {"i": "tfm::ilshift(x, y)"}),
     "right_shift": ("same", {"i": "tfm::irshift(x, y)"}),
 }
+# NumPy's clip(x, lo, hi) (clip.cpp: not quite minimum(maximum()), see cmath_complex)
+_TERNARY = {"clip": ("same", {"b": "(x || y) && z", "i": "tfm::clip(x, y, z)",
+                              "f": "tfm::clip(x, y, z)", "c": "tfm::cclip(x, y, z)"})}
 assert set(_UNARY) == set(UNARY) | set(COMPLEX_PARTS) and set(_BINARY) == set(BINARY)
 
 
@@ -303,7 +310,7 @@ def OUT_DTYPE(op, dtype):   # noqa: N802 (the contract's name)
     """The dtype of what ``tf_<op>`` returns for inputs of ``dtype`` (KeyError where there
     is no overload)."""
     dtype = np.dtype(dtype)
-    rule, bodies = _UNARY[op] if op in _UNARY else _BINARY[op]
+    rule, bodies = dict(_UNARY, **_BINARY, **_TERNARY)[op]
     if _KIND[dtype] not in bodies:
         raise KeyError("tenferro.devices.cuda.cmath: no %s for %s" % (op, dtype))
     return {"same": dtype, "bool": _dtypes.bool_, "real": _REAL.get(dtype, dtype)}[rule]
@@ -311,7 +318,8 @@ def OUT_DTYPE(op, dtype):   # noqa: N802 (the contract's name)
 
 def _overloads():
     out = ["// ---- tf_<op>: one overload per (op, input type) ----"]
-    for table, params in ((_UNARY, "%s x"), (_BINARY, "%s x, %s y")):
+    for table, params in ((_UNARY, "%s x"), (_BINARY, "%s x, %s y"),
+                          (_TERNARY, "%s x, %s y, %s z")):
         for op, (_, bodies) in table.items():
             for d in CTYPE:
                 body = bodies.get(_KIND[d])

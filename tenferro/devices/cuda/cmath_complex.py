@@ -80,6 +80,14 @@ template <class T> __device__ __forceinline__ tf_complex<T> cfmax(tf_complex<T> 
 template <class T> __device__ __forceinline__ tf_complex<T> cfmin(tf_complex<T> a, tf_complex<T> b) {
     return (cnan(b) || cle(a, b)) ? a : b;
 }
+// NumPy's clip: an order that ignores NaNs but for x's and max(x, lo)'s (clip.cpp)
+template <class T> __device__ __forceinline__ bool clt_plain(tf_complex<T> a, tf_complex<T> b) {
+    return a.re == b.re ? a.im < b.im : a.re < b.re;
+}
+template <class T> __device__ __forceinline__ tf_complex<T> cclip(tf_complex<T> x, tf_complex<T> lo, tf_complex<T> hi) {
+    const tf_complex<T> t = (cnan(x) || clt_plain(lo, x)) ? x : lo;
+    return (cnan(t) || clt_plain(t, hi)) ? t : hi;
+}
 template <class T> __device__ __forceinline__ T cabs(tf_complex<T> z) { return hypot(z.re, z.im); }
 template <class T> __device__ __forceinline__ tf_complex<T> csquare(tf_complex<T> z) { return z * z; }
 template <class T> __device__ __forceinline__ tf_complex<T> creciprocal(tf_complex<T> z) {
