@@ -191,7 +191,8 @@ __device__ __forceinline__ c128 catanh(c128 z) {
     const double theta = 3.3519519824856493e+153, rho = 2.9833362924800834e-154;
     if (z.im != z.im)
         return z.re == 0 || is_inf(z.re) ? cmk(copysign(0.0, z.re), z.im) : cmk(z.im, z.im);
-    if (z.re != z.re) return is_inf(z.im) ? cmk(0.0, copysign(1.5707963267948966, z.im)) : cmk(z.re, z.re);
+    if (z.re != z.re)
+        return is_inf(z.im) ? cmk(copysign(0.0, z.re), copysign(1.5707963267948966, z.im)) : cmk(z.re, z.re);
     const double beta = copysign(1.0, z.re), x = beta * z.re, y = -beta * z.im;
     double xi, eta;
     if (x > theta || fabs(y) > theta) {
@@ -210,6 +211,7 @@ __device__ __forceinline__ c128 catanh(c128 z) {
     return cmk(beta * xi, -beta * eta);
 }
 __device__ __forceinline__ c128 catan(c128 z) {
+    if (is_inf(z.re) && z.im != z.im) return cmk(copysign(1.5707963267948966, z.re), 0.0);   // glibc's
     const c128 w = catanh(cmk(-z.im, z.re));
     return cmk(w.im, -w.re);
 }
