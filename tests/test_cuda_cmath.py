@@ -78,15 +78,18 @@ def _libraries():
     return {n: lib for lib, batch in zip(libs, batches) for n, _ in batch}
 
 
-def _have_cxx():
+def _works(probe):
     try:
-        shim.compiler_version()
+        probe()
     except RuntimeError:
         return False
     return True
 
 
-requires_cxx = pytest.mark.skipif(not _have_cxx(), reason="no host C++ compiler")
+requires_cxx = pytest.mark.skipif(not _works(shim.compiler_version),
+                                  reason="no host C++ compiler")
+requires_nvrtc = pytest.mark.skipif(not _works(nvrtc.version),
+                                    reason="cuda-python/NVRTC not installed")
 
 
 def run(kind, op, dtype, *args, to=None):
@@ -349,15 +352,7 @@ def test_support_matches_the_cpu_driver():
     assert set(cmath.CTYPE) == set(DTYPES)
 
 
-def _have_nvrtc():
-    try:
-        nvrtc.version()
-    except RuntimeError:
-        return False
-    return True
-
-
-@pytest.mark.skipif(not _have_nvrtc(), reason="cuda-python/NVRTC not installed")
+@requires_nvrtc
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
 def test_nvrtc_compiles_every_overload(arch):
     batches = _batches()
