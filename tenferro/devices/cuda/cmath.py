@@ -208,7 +208,6 @@ def _math(f, c=None):
     return d
 
 
-_IDENTITY = {"b": "x", "i": "x", "f": "x", "c": "x"}
 _UNARY = {
     "negative": ("same", {"i": "tfm::ineg(x)", "f": "-x", "c": "-x"}),
     "positive": ("same", {"i": "x", "f": "x", "c": "x"}),
@@ -294,6 +293,7 @@ _BINARY = {
 _TERNARY = {"clip": ("same", {"b": "(x || y) && z", "i": "tfm::clip(x, y, z)",
                               "f": "tfm::clip(x, y, z)", "c": "tfm::cclip(x, y, z)"})}
 assert set(_UNARY) == set(UNARY) | set(COMPLEX_PARTS) and set(_BINARY) == set(BINARY)
+_OPS = dict(_UNARY, **_BINARY, **_TERNARY)
 
 
 def _support(table):
@@ -310,7 +310,7 @@ def OUT_DTYPE(op, dtype):   # noqa: N802 (the contract's name)
     """The dtype of what ``tf_<op>`` returns for inputs of ``dtype`` (KeyError where there
     is no overload)."""
     dtype = np.dtype(dtype)
-    rule, bodies = dict(_UNARY, **_BINARY, **_TERNARY)[op]
+    rule, bodies = _OPS[op]
     if _KIND[dtype] not in bodies:
         raise KeyError("tenferro.devices.cuda.cmath: no %s for %s" % (op, dtype))
     return {"same": dtype, "bool": _dtypes.bool_, "real": _REAL.get(dtype, dtype)}[rule]
