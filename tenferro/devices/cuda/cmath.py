@@ -11,7 +11,10 @@ runs are tested against NumPy on a machine without one.  It defines
   (``UNARY``, ``COMPLEX_PARTS``, ``BINARY``) and input C type ``T`` the CPU driver has a
   loop for, returning the C type of :func:`OUT_DTYPE` (comparisons, ``isnan``: ``bool``;
   ``abs``/``real``/``imag``/``angle`` of complex: the real type);
-* ``tf_convert<To, From>(x)``: NumPy's ``astype`` values for every pair of dtypes.
+* ``tf_convert<To, From>(x)``: NumPy's ``astype`` values for every pair of dtypes;
+* ``tf_cmk(re, im)``: a complex number of its parts.
+
+Everything else lives in the namespace ``tfm``.
 
 What follows NumPy where C or CUDA would not: integer arithmetic wraps (done in unsigned:
 no signed-overflow UB); integer ``floor_divide``/``remainder`` by 0 give 0 and
@@ -171,27 +174,29 @@ template <class I, class F> __device__ __forceinline__ I f2i(F x) {
 
 _CASTS = r"""
 // ---- casts: NumPy's astype values ---------------------------------------------------------
-template <class To, class From> struct tf_cast {
+namespace tfm {
+template <class To, class From> struct cast {
     static __device__ __forceinline__ To run(From x) { return (To)x; }
 };
-#define TF_F2I(I, F) template <> struct tf_cast<I, F> { \
-    static __device__ __forceinline__ I run(F x) { return tfm::f2i<I>(x); } };
+#define TF_F2I(I, F) template <> struct cast<I, F> { \
+    static __device__ __forceinline__ I run(F x) { return f2i<I>(x); } };
 TF_F2I(int, float) TF_F2I(int, double) TF_F2I(long long, float) TF_F2I(long long, double)
 #undef TF_F2I
-template <class To, class T> struct tf_cast<To, tf_complex<T> > {      // the real part
-    static __device__ __forceinline__ To run(tf_complex<T> z) { return tf_cast<To, T>::run(z.re); }
+template <class To, class T> struct cast<To, tf_complex<T> > {      // the real part
+    static __device__ __forceinline__ To run(tf_complex<T> z) { return cast<To, T>::run(z.re); }
 };
-template <class T> struct tf_cast<bool, tf_complex<T> > {
-    static __device__ __forceinline__ bool run(tf_complex<T> z) { return tfm::cnz(z); }
+template <class T> struct cast<bool, tf_complex<T> > {
+    static __device__ __forceinline__ bool run(tf_complex<T> z) { return cnz(z); }
 };
-template <class T, class From> struct tf_cast<tf_complex<T>, From> {
+template <class T, class From> struct cast<tf_complex<T>, From> {
     static __device__ __forceinline__ tf_complex<T> run(From x) { return tf_cmk((T)x, T(0)); }
 };
-template <class T, class U> struct tf_cast<tf_complex<T>, tf_complex<U> > {
-    static __device__ __forceinline__ tf_complex<T> run(tf_complex<U> z) { return tfm::ccast<T>(z); }
+template <class T, class U> struct cast<tf_complex<T>, tf_complex<U> > {
+    static __device__ __forceinline__ tf_complex<T> run(tf_complex<U> z) { return ccast<T>(z); }
 };
+}  // namespace tfm
 template <class To, class From> __device__ __forceinline__ To tf_convert(From x) {
-    return tf_cast<To, From>::run(x);
+    return tfm::cast<To, From>::run(x);
 }
 """
 
