@@ -10,6 +10,7 @@ transcendental functions.  NVRTC compiles the same kernels for two architectures
 import concurrent.futures
 import ctypes
 import functools
+import platform
 import warnings
 
 import numpy as np
@@ -20,6 +21,7 @@ from tenferro._catalog import BINARY, COMPLEX_PARTS, UNARY
 from tenferro.devices.cuda import cmath, nvrtc, shim
 
 DTYPES = _dtypes.DTYPES
+X86 = ("x86_64", "AMD64", "i386", "i686")
 B, I32, I64, F32, F64, C64, C128 = DTYPES
 
 # ---- the kernels ------------------------------------------------------------------------
@@ -310,13 +312,19 @@ def test_binary_matches_numpy(op, dtype):
 @requires_cxx
 @pytest.mark.parametrize("src", DTYPES, ids=lambda d: d.name)
 def test_convert_matches_astype(src):
+    """Every cast, with NumPy's x86-64 values for NaN and out-of-range floats to ints
+    (INT_MIN: C leaves them undefined, so elsewhere only the defined ones count)."""
     x = values(src)
     for dst in DTYPES:
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
             ref = x.astype(dst)
-        check("convert->" + dst.name, src, run("c", "convert", src, x, to=dst), ref, (x,),
-              True)
+        got = run("c", "convert", src, x, to=dst)
+        keep = np.ones(x.size, bool)
+        if src.kind in "fc" and dst.kind == "i" and platform.machine() not in X86:
+            lim = float(2 ** (dst.itemsize * 8 - 1))
+            keep = (x.real >= -lim) & (x.real < lim)
+        check("convert->" + dst.name, src, got[keep], ref[keep], (x[keep],), True)
 
 
 @requires_cxx
