@@ -50,8 +50,9 @@ namespace tfm {
 #ifdef TF_HOST_SHIM
 __device__ __forceinline__ float bits_f(int b) { float x; memcpy(&x, &b, 4); return x; }
 __device__ __forceinline__ double bits_d(long long b) { double x; memcpy(&x, &b, 8); return x; }
-__device__ __forceinline__ float mul_rn(float a, float b) { return a * b; }
-__device__ __forceinline__ double mul_rn(double a, double b) { return a * b; }
+// a product no FMA absorbs (the stored value is the rounded one, whatever -march says)
+__device__ __forceinline__ float mul_rn(float a, float b) { volatile float r = a * b; return r; }
+__device__ __forceinline__ double mul_rn(double a, double b) { volatile double r = a * b; return r; }
 #else
 __device__ __forceinline__ float bits_f(int b) { return __int_as_float(b); }
 __device__ __forceinline__ double bits_d(long long b) { return __longlong_as_double(b); }
