@@ -11,8 +11,11 @@ glibc's where the standard leaves them open).  They compute in double; complex64
 the double result.  ``exp``/``sinh``/``cosh`` scale past exp's overflow, ``log`` sums
 x^2 + y^2 - 1 in double-double near |z| = 1, and the inverse functions are Kahan's
 ("Branch cuts for complex elementary functions", 1987), with log(2z) beyond |z| = 1e150.
-``expm1``, ``log1p`` and ``exp2`` repeat NumPy's own formulas in the input's precision
-(their results near 0 are NumPy's, inaccurate ones included).
+``expm1`` and ``log1p`` repeat NumPy's own formulas in the input's precision (their
+results near 0 are NumPy's, inaccurate ones included), and ``exp2`` scales by ln 2 in the
+input's precision before its ``exp``, as NumPy; ``power`` is NumPy's (1 for a zero
+exponent, 0 or NaN for a zero base, repeated products for integer exponents below 100,
+else exp(y log x) with C99's product).
 """
 
 COMPLEX = r"""
