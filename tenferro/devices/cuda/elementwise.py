@@ -137,14 +137,14 @@ def _where_check(c, x, y, out_dtype):
 
 
 def _clip_check(x, lo, hi, out_dtype):
-    if out_dtype == BOOL or out_dtype.kind == "c" or not (
+    if out_dtype == BOOL or not (
             x.dtype == lo.dtype == hi.dtype == out_dtype):
         raise UnsupportedOperation(x.device, "clip", x.dtype)
 
 
 #: the C expressions of where and clip (shared with the fused kernels, :mod:`.fused`);
-#: clip(x, lo, hi) = minimum(maximum(x, lo), hi): NaN in any of them gives NaN
-TERNARY_EXPR = {"where": "(v0 ? v1 : v2)", "clip": "tf_minimum(tf_maximum(v0, v1), v2)"}
+#: clip is NumPy's (cmath's tf_clip: NaN in x or a bound gives NaN)
+TERNARY_EXPR = {"where": "(v0 ? v1 : v2)", "clip": "tf_clip(v0, v1, v2)"}   # NumPy's clip
 implementations["where"] = _ternary("where", TERNARY_EXPR["where"], _where_check)
 implementations["clip"] = _ternary("clip", TERNARY_EXPR["clip"], _clip_check)
 
