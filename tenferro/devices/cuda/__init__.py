@@ -24,7 +24,7 @@ and this module: the :class:`Driver` and its ``implementations``.
 import numpy as np
 
 from ..base import Driver as _Base
-from . import backend, nvrtc, runtime
+from . import backend, nvrtc, reduce, runtime
 from .array import DTYPES, CUDAArray, from_numpy, new, to_numpy
 from .elementwise import OUT_OPS, full
 from .elementwise import implementations as _elementwise
@@ -32,6 +32,7 @@ from .elementwise import implementations as _elementwise
 __all__ = ["CUDAArray", "Driver", "compile_all", "synchronize"]
 
 impl = dict(_elementwise)
+impl.update(reduce.implementations)
 
 
 class Driver(_Base):

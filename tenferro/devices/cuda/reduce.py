@@ -1,0 +1,446 @@
+"""The CUDA driver's reductions (sum, prod, max, min, any, all), arg-reductions
+(argmax, argmin) and scans (cumsum, cumprod), over any axes of any strided input, for
+every dtype, with NumPy's semantics (bool and int32 sums, products and scans accumulate
+in int64; max/min propagate NaN and order complex lexicographically; argmax/argmin
+return the first extremum, a NaN winning).
+
+Geometry.  The reduced axes are moved last (sorted by stride, the smallest innermost)
+and each group's dimensions merged (:func:`tenferro.devices._layout.coalesce`): a
+reduction is then ``nout`` output rows of ``nred`` elements, split into ``nseg``
+segments of ``seg`` elements.
+
+Kernels (:func:`reduce_kernel`).  ``thread``: one thread per (row, segment), for short
+rows.  ``tree``: a block of ``bx * by`` threads serves ``bx`` neighbouring rows
+(``bx > 1`` when the rows' kept dimension is the contiguous one, so a warp reads
+neighbouring elements), ``by`` threads striding along each row's segment, then a
+shared-memory tree over ``by`` with ``__syncthreads()``.  A thread's sequential run is
+at most :data:`CHAIN` elements (the segments are cut so), so float sums are as accurate
+as a pairwise sum's; rows too few to fill the device are cut into more segments.
+With several segments the partials (one per row and segment) are reduced again by the
+same code.  No identity is needed: a thread starts from its first element and the tree
+combines only the slots that hold values; empty rows take the identity on the host
+(max and min raise, as the CPU driver does).  Combines are :mod:`.cmath`'s ``tf_add``,
+``tf_multiply``, ``tf_maximum``, ``tf_minimum``, ``tf_logical_or``, ``tf_logical_and``
+(a bool accumulator adds and maximises with ``or``, as NumPy).  Arg-reductions reduce
+(value, index) pairs whose combine is order-free (ties go to the lower index).
+
+Scans (:func:`scan_kernel`): one thread per line, sequentially (NumPy's order), when
+lines are many or short; else a block per line segment scans chunks of ``blockDim``
+elements (Hillis-Steele in shared memory) carrying the running total, and long lines
+are cut into segments whose totals (a reduction) are scanned first for the carries in.
+"""
+import functools
+
+import numpy as np
+
+from ... import _dtypes
+from ..._errors import UnsupportedOperation
+from .._layout import coalesce
+from .array import DTYPES, from_numpy, new, zeros
+from .cmath import CTYPE, PRELUDE
+from .kernels import index_lines, kernel, launch
+
+MAX_BLOCK = 256       # threads per block (the shared arrays' size)
+SHORT = 16            # rows (scan lines) this short run one thread each
+CHAIN = 64            # at most this many elements summed sequentially by one thread
+MIN_CHAIN = 8         # rows are cut for parallelism down to this many per thread
+BOOL, I64 = _dtypes.bool_, _dtypes.int64
+
+REDUCTIONS = ("sum", "prod", "max", "min", "any", "all")
+SCANS = {"cumsum": "sum", "cumprod": "prod"}   # the reduction whose combine a scan uses
+_COMBINE = {"sum": "tf_add", "prod": "tf_multiply", "max": "tf_maximum",
+            "min": "tf_minimum", "any": "tf_logical_or", "all": "tf_logical_and"}
+_BOOL_COMBINE = {"sum": "tf_logical_or", "max": "tf_logical_or", "any": "tf_logical_or",
+                 "prod": "tf_logical_and", "min": "tf_logical_and", "all": "tf_logical_and"}
+
+
+def out_dtype_of(op, dtype):
+    """The dtype reduction or scan ``op`` of ``dtype`` gives (the CPU driver's)."""
+    if op in ("any", "all"):
+        return BOOL
+    if op in ("sum", "prod", "cumsum", "cumprod") and dtype in (BOOL, _dtypes.int32):
+        return I64
+    return dtype
+
+
+def _check(op, x, out_dtype):
+    if x.dtype not in DTYPES or out_dtype != out_dtype_of(op, x.dtype):
+        raise UnsupportedOperation(x.device, op, x.dtype if x.dtype not in DTYPES
+                                   or out_dtype in DTYPES else out_dtype)
+
+
+def _block(be):
+    """Threads per block: modest in the simulator (a thread each there)."""
+    return 64 if be.simulated else MAX_BLOCK
+
+
+def _cdiv(a, b):
+    return -(-a // b)
+
+
+def _pow2(n):
+    """The least power of two >= n."""
+    return 1 << max(int(n) - 1, 0).bit_length()
+
+
+# -- kernels -----------------------------------------------------------------------------
+
+def _combine_prelude(op, acc_dtype):
+    """``tf_comb(a, b)``, the combine of reduction ``op`` on accumulator ``acc_dtype``."""
+    c = CTYPE[acc_dtype]
+    fn = (_BOOL_COMBINE if acc_dtype == BOOL else _COMBINE)[op]
+    return ("typedef %s ACC;\n__device__ __forceinline__ ACC tf_comb(ACC a, ACC b) "
+            "{ return %s(a, b); }\n" % (c, fn))
+
+
+_ARG_PRELUDE = """typedef %(t)s T;
+struct ACC { T v; long long i; };
+__device__ __forceinline__ bool tf_nan(T v) { return %(nan)s; }
+__device__ __forceinline__ bool tf_beats(const ACC& a, const ACC& b) {
+    const bool an = tf_nan(a.v), bn = tf_nan(b.v);   // a NaN beats all; the first NaN
+    if (an || bn) return an && (!bn || a.i < b.i);
+    if (%(cmp)s(a.v, b.v)) return true;
+    if (%(cmp)s(b.v, a.v)) return false;
+    return a.i < b.i;                                  // ties: the first index
+}
+__device__ __forceinline__ ACC tf_comb(ACC a, ACC b) { return tf_beats(b, a) ? b : a; }
+"""
+
+
+def _arg_prelude(op, dtype):
+    nan = "tf_isnan(v)" if dtype.kind in "fc" else "false"
+    return _ARG_PRELUDE % dict(t=CTYPE[dtype], nan=nan,
+                               cmp="tf_greater" if op == "argmax" else "tf_less")
+
+
+def _offsets(names, idx, at, nd, base=""):
+    """C lines setting ``long long`` ``names[k]``: operand k's element offset (plus
+    ``base``) at flat index ``idx`` over ``nd`` dimensions, laid out in the words
+    ``m[at ...]`` as :func:`.kernels.index_lines` reads them."""
+    sets = " ".join("%s = %s%s;" % (v, base, "o%d" % k) for k, v in enumerate(names))
+    return ("        long long %s;\n        { const long long i = %s;\n%s          %s }\n"
+            % (", ".join(names), idx, index_lines(len(names), nd, at), sets))
+
+
+_RED_HEAD = """    const long long nout = p.m[0], nred = p.m[1], seg = p.m[2], nseg = p.m[3];
+    auto load = [&](long long xb, long long j) -> ACC {
+%(roff)s        return %(load)s;
+    };
+    auto store = [&](long long q, const ACC& r) { %(store)s };
+"""
+
+_RED_THREAD = """    for (long long q = blockIdx.x * (long long)blockDim.x + threadIdx.x; q < nout * nseg;
+         q += (long long)gridDim.x * blockDim.x) {
+        const long long o = q / nseg, s = q - o * nseg;
+        const long long j0 = s * seg, j1 = j0 + seg < nred ? j0 + seg : nred;
+%(koff)s        ACC acc = load(xb, j0);
+        for (long long j = j0 + 1; j < j1; ++j) acc = tf_comb(acc, load(xb, j));
+        store(q, acc);
+    }
+"""
+
+_RED_TREE = """    const long long nob = p.m[4];
+    const int bx = (int)p.m[5], by = (int)blockDim.x / bx;
+    const int tx = (int)threadIdx.x %% bx, ty = (int)threadIdx.x / bx;
+    alignas(16) __shared__ unsigned char tf_raw[%(maxb)d * sizeof(ACC)];
+    ACC* sh = (ACC*)tf_raw;
+    for (long long g = blockIdx.x; g < nob * nseg; g += gridDim.x) {
+        const long long s = g / nob, o = (g - s * nob) * bx + tx;
+        const long long j0 = s * seg, j1 = j0 + seg < nred ? j0 + seg : nred;
+        if (o < nout && j0 + ty < j1) {
+%(koff)s            ACC acc = load(xb, j0 + ty);
+            for (long long j = j0 + ty + by; j < j1; j += by) acc = tf_comb(acc, load(xb, j));
+            sh[threadIdx.x] = acc;
+        }
+        __syncthreads();
+        const int cnt = (int)(j1 - j0 < by ? j1 - j0 : by);   // slots holding values
+        int h = 1;
+        while (2 * h < cnt) h <<= 1;
+        for (; h > 0; h >>= 1) {
+            if (ty < h && ty + h < cnt)
+                sh[threadIdx.x] = tf_comb(sh[threadIdx.x], sh[threadIdx.x + h * bx]);
+            __syncthreads();
+        }
+        if (ty == 0 && o < nout) store(o * nseg + s, sh[tx]);
+        __syncthreads();
+    }
+"""
+
+# per reduction kind: (load of element ``off`` (reduced index ``j``), store of ``r`` at
+# output ``q``); ``red``: the plain reductions, ``arg*``: (value, index) pairs, read from
+# the input (``arg``) or from partial pairs (``pairs``), stored as the final index or as
+# partial pairs (``*_part``)
+_LOADS = {"red": "tf_convert<ACC>(((const %(t)s*)p.p[0])[off])",
+          "arg": "ACC{((const T*)p.p[0])[off], j}",
+          "pairs": "ACC{((const T*)p.p[0])[off], ((const long long*)p.p[2])[off]}"}
+_STORES = {"red": "((ACC*)p.p[1])[q] = r;",
+           "arg": "((long long*)p.p[1])[q] = r.i;",
+           "part": "((T*)p.p[1])[q] = r.v; ((long long*)p.p[3])[q] = r.i;"}
+
+
+@functools.lru_cache(maxsize=2048)
+def reduce_kernel(variant, op, dtype, acc_dtype, nk, nr, source="red", part=False):
+    """The reduction kernel ``variant`` ("thread" or "tree") of ``op`` over ``dtype``
+    into ``acc_dtype`` (arg-reductions: int64) for ``nk`` kept and ``nr`` reduced
+    dimensions; ``source``/``part`` pick the load and store (see ``_LOADS``)."""
+    arg = op in ("argmax", "argmin")
+    pre = _arg_prelude(op, dtype) if arg else _combine_prelude(op, acc_dtype)
+    load = _LOADS[source] % dict(t=CTYPE[dtype])
+    store = _STORES["part" if part else ("arg" if arg else "red")]
+    roff = _offsets(["off"], "j", 6 + 2 * nk, nr, "xb + ")
+    body = (_RED_HEAD % dict(roff=roff, load=load, store=store)
+            + (_RED_TREE if variant == "tree" else _RED_THREAD)
+            % dict(koff=_offsets(["xb"], "o", 6, nk), maxb=MAX_BLOCK))
+    name = "tf_%s_%s_%s" % (op, variant, dtype.name)
+    return kernel(name, body, 4 if arg else 2, 6 + 2 * (nk + nr), variant == "tree",
+                  PRELUDE + pre)
+
+
+# -- reductions ------------------------------------------------------------------------------
+
+def _geometry(x, axes):
+    """(output shape, kept shape, kept strides, reduced shape, reduced strides) of
+    reducing ``x`` over ``axes``, each group merged; reduced axes by stride."""
+    axes = sorted({a % x.ndim for a in axes}) if x.ndim else []
+    keep = [i for i in range(x.ndim) if i not in axes]
+    out_shape = tuple(x.shape[i] for i in keep)
+    ksh, (kst,) = coalesce(out_shape, [tuple(x.estrides[i] for i in keep)])
+    red = sorted(axes, key=lambda i: -abs(x.estrides[i]))
+    rsh, (rst,) = coalesce(tuple(x.shape[i] for i in red), [tuple(x.estrides[i] for i in red)])
+    return out_shape, ksh, kst, rsh, rst
+
+
+def _plan(be, nout, nred, kst, rst):
+    """(variant, block, bx, seg, nseg) for ``nout`` rows of ``nred`` elements, the
+    kept and reduced strides ``kst``, ``rst`` (innermost last)."""
+    block = _block(be)
+    if nred <= SHORT:
+        return "thread", block, 1, nred, 1
+    columns = bool(kst) and abs(kst[-1]) == 1 and not (rst and abs(rst[-1]) == 1)
+    bx = min(32, _pow2(nout)) if columns else 1
+    by = min(block // bx, _pow2(_cdiv(nred, 4)))
+    bx = max(bx, min(block // by, _pow2(nout)))
+    nob = _cdiv(nout, bx)
+    nseg = _cdiv(nred, by * CHAIN)
+    want = be.sm_count * 8
+    if nob * nseg < want:
+        nseg = max(nseg, min(_cdiv(want, nob), _cdiv(nred, by * MIN_CHAIN)))
+    seg = _cdiv(nred, nseg)
+    return "tree", bx * by, bx, seg, _cdiv(nred, seg)
+
+
+def _launch(be, k, plan, nout, layout, ptrs):
+    variant, block, bx, seg, nseg = plan
+    ksh, kst, rsh, rst = layout
+    nred = int(np.prod(rsh, dtype=np.int64))
+    nob = _cdiv(nout, bx)
+    meta = [nout, nred, seg, nseg, nob, bx] + list(ksh) + list(kst) + list(rsh) + list(rst)
+    if variant == "tree":
+        launch(be, k, 0, ptrs, meta, block=block, grid=min(nob * nseg, be.sm_count * 32))
+    else:
+        launch(be, k, nout * nseg, ptrs, meta, block=block)
+
+
+def _empty_rows(op, out_shape, out_dtype, device):
+    """The result of reducing empty rows: the identity (max and min have none)."""
+    if op in ("max", "min"):
+        raise ValueError("tenferro.%s (cuda): zero-size reduction has no identity" % op)
+    if op in ("sum", "any"):
+        return zeros(out_shape, out_dtype, device, op)
+    return from_numpy(np.ones(out_shape, out_dtype), device)
+
+
+def reduce_op(op, x, axes, out_dtype):
+    """Reduction ``op`` (sum, prod, max, min, any, all) of ``x`` over ``axes`` into
+    ``out_dtype`` (the one :func:`out_dtype_of` gives)."""
+    _check(op, x, out_dtype)
+    out_shape, ksh, kst, rsh, rst = _geometry(x, axes)
+    nout = int(np.prod(out_shape, dtype=np.int64))
+    nred = int(np.prod(rsh, dtype=np.int64))
+    if nout == 0:
+        return new(out_shape, out_dtype, x.device, op)
+    if nred == 0:
+        return _empty_rows(op, out_shape, out_dtype, x.device)
+    be = x.storage.backend
+    plan = _plan(be, nout, nred, kst, rst)
+    nseg = plan[4]
+    out = new(out_shape + ((nseg,) if nseg > 1 else ()), out_dtype, x.device, op)
+    k = reduce_kernel(plan[0], op, x.dtype, out_dtype, len(ksh), len(rsh))
+    _launch(be, k, plan, nout, (ksh, kst, rsh, rst), [x.ptr, out.ptr])
+    return out if nseg == 1 else reduce_op(op, out, (len(out_shape),), out_dtype)
+
+
+def _argreduce(op, x, axis, idx=None):
+    """The index of ``op`` (argmax, argmin) of ``x`` along ``axis``; ``idx``: the indices
+    of partial pairs (``x`` their values, laid out alike) being reduced again."""
+    out_shape, ksh, kst, rsh, rst = _geometry(x, (axis,))
+    nout = int(np.prod(out_shape, dtype=np.int64))
+    nred = int(np.prod(rsh, dtype=np.int64))
+    if nout == 0:
+        return new(out_shape, I64, x.device, op)
+    if nred == 0:
+        raise ValueError("tenferro.%s (cuda): attempt to get %s of an empty sequence"
+                         % (op, op))
+    be = x.storage.backend
+    plan = _plan(be, nout, nred, kst, rst)
+    nseg = plan[4]
+    source = "arg" if idx is None else "pairs"
+    ptrs = [x.ptr, 0, 0 if idx is None else idx.ptr, 0]
+    layout = (ksh, kst, rsh, rst)
+    if nseg == 1:
+        out = new(out_shape, I64, x.device, op)
+        k = reduce_kernel(plan[0], op, x.dtype, I64, len(ksh), len(rsh), source)
+        _launch(be, k, plan, nout, layout, [ptrs[0], out.ptr, ptrs[2], 0])
+        return out
+    vals = new(out_shape + (nseg,), x.dtype, x.device, op)
+    pidx = new(out_shape + (nseg,), I64, x.device, op)
+    k = reduce_kernel(plan[0], op, x.dtype, I64, len(ksh), len(rsh), source, True)
+    _launch(be, k, plan, nout, layout, [ptrs[0], vals.ptr, ptrs[2], pidx.ptr])
+    return _argreduce(op, vals, len(out_shape), pidx)
+
+
+def _arg(op):
+    def run(x, *, axis):
+        if x.dtype not in DTYPES:
+            raise UnsupportedOperation(x.device, op, x.dtype)
+        if x.ndim == 0:
+            x = x.view((1,), (0,), x.offset)
+        return _argreduce(op, x, axis)
+    return run
+
+
+# -- scans ---------------------------------------------------------------------------------
+
+_SCAN_HEAD = """    const long long nlines = p.m[0], n = p.m[1], seg = p.m[2], nseg = p.m[3];
+    const long long xs = p.m[4], os = p.m[5];
+    const %(t)s* x = (const %(t)s*)p.p[0];
+    ACC* out = (ACC*)p.p[1];
+"""
+
+_SCAN_THREAD = """    for (long long q = blockIdx.x * (long long)blockDim.x + threadIdx.x; q < nlines;
+         q += (long long)gridDim.x * blockDim.x) {
+%(off)s        ACC acc = tf_convert<ACC>(x[xb]);
+        out[ob] = acc;
+        for (long long j = 1; j < n; ++j) {
+            acc = tf_comb(acc, tf_convert<ACC>(x[xb + j * xs]));
+            out[ob + j * os] = acc;
+        }
+    }
+"""
+
+_SCAN_BLOCK = """    alignas(16) __shared__ unsigned char tf_raw[%(maxb)d * sizeof(ACC)];
+    ACC* sh = (ACC*)tf_raw;
+    const int t = (int)threadIdx.x, nt = (int)blockDim.x;
+    for (long long g = blockIdx.x; g < nlines * nseg; g += gridDim.x) {
+        const long long q = g / nseg, s = g - q * nseg;
+        const long long j0 = s * seg, j1 = j0 + seg < n ? j0 + seg : n;
+%(off)s        ACC carry = tf_convert<ACC>(x[xb + j0 * xs]);   // (a value; used once set)
+        bool has = s > 0;
+        if (has) carry = ((const ACC*)p.p[2])[q * nseg + s - 1];
+        for (long long c = j0; c < j1; c += nt) {
+            const int cnt = (int)(j1 - c < nt ? j1 - c : nt);
+            if (t < cnt) sh[t] = tf_convert<ACC>(x[xb + (c + t) * xs]);
+            __syncthreads();
+            for (int h = 1; h < cnt; h <<= 1) {          // Hillis-Steele, inclusive
+                ACC v = sh[t];
+                if (t < cnt && t >= h) v = tf_comb(sh[t - h], v);
+                __syncthreads();
+                if (t < cnt) sh[t] = v;
+                __syncthreads();
+            }
+            if (t < cnt) out[ob + (c + t) * os] = has ? tf_comb(carry, sh[t]) : sh[t];
+            carry = has ? tf_comb(carry, sh[cnt - 1]) : sh[cnt - 1];
+            has = true;
+            __syncthreads();
+        }
+    }
+"""
+
+
+@functools.lru_cache(maxsize=512)
+def scan_kernel(variant, op, dtype, acc_dtype, nk):
+    """The scan kernel ``variant`` ("thread" or "block") of ``op`` (cumsum, cumprod)
+    over ``dtype`` into ``acc_dtype``, lines over ``nk`` dimensions."""
+    off = _offsets(["xb", "ob"], "q", 6, nk)
+    body = (_SCAN_HEAD % dict(t=CTYPE[dtype])
+            + (_SCAN_BLOCK if variant == "block" else _SCAN_THREAD)
+            % dict(off=off, maxb=MAX_BLOCK))
+    name = "tf_%s_%s_%s" % (op, variant, dtype.name)
+    return kernel(name, body, 3, 6 + 3 * nk, variant == "block",
+                  PRELUDE + _combine_prelude(SCANS[op], acc_dtype))
+
+
+def scan_op(op, x, axis, out_dtype):
+    """The inclusive scan ``op`` (cumsum, cumprod) of ``x`` along ``axis``."""
+    _check(op, x, out_dtype)
+    out = new(x.shape, out_dtype, x.device, op)
+    if out.size == 0:
+        return out
+    if x.ndim == 0:
+        x, o = x.view((1,), (0,), x.offset), out.view((1,), (1,), 0)
+        axis = 0
+    else:
+        o = out
+    axis %= x.ndim
+    keep = [i for i in range(x.ndim) if i != axis]
+    ksh, (kxs, kos) = coalesce(tuple(x.shape[i] for i in keep),
+                               [tuple(x.estrides[i] for i in keep),
+                                tuple(o.estrides[i] for i in keep)])
+    nlines = int(np.prod(ksh, dtype=np.int64))
+    n = x.shape[axis]
+    be = x.storage.backend
+    block = _block(be)
+    variant, seg, nseg, carry = "thread", n, 1, None
+    if n > SHORT and nlines < be.sm_count * 64:
+        variant = "block"
+        want = be.sm_count * 8
+        if nlines < want and n > 4 * block:
+            nseg = min(_cdiv(want, nlines), _cdiv(n, 4 * block))
+            seg = _cdiv(n, nseg)
+            nseg = _cdiv(n, seg)
+        if nseg > 1:   # the segments' totals, scanned: the carry into each segment
+            plan = ("tree", block, 1, seg, nseg)
+            totals = new(tuple(x.shape[i] for i in keep) + (nseg,), out_dtype, x.device, op)
+            k = reduce_kernel("tree", SCANS[op], x.dtype, out_dtype, len(ksh), 1)
+            _launch(be, k, plan, nlines, (ksh, kxs, (n,), (x.estrides[axis],)),
+                    [x.ptr, totals.ptr])
+            carry = scan_op(op, totals, totals.ndim - 1, out_dtype)
+    meta = [nlines, n, seg, nseg, x.estrides[axis], o.estrides[axis]] + list(ksh) \
+        + list(kxs) + list(kos)
+    k = scan_kernel(variant, op, x.dtype, out_dtype, len(ksh))
+    ptrs = [x.ptr, o.ptr, 0 if carry is None else carry.ptr]
+    if variant == "block":
+        launch(be, k, 0, ptrs, meta, block=block, grid=min(nlines * nseg, be.sm_count * 32))
+    else:
+        launch(be, k, nlines, ptrs, meta, block=block)
+    return out
+
+
+implementations = {}   # op -> the driver function
+for _n in REDUCTIONS:
+    implementations[_n] = (lambda op: lambda x, *, axes, out_dtype:
+                           reduce_op(op, x, axes, out_dtype))(_n)
+for _n in ("argmax", "argmin"):
+    implementations[_n] = _arg(_n)
+for _n in SCANS:
+    implementations[_n] = (lambda op: lambda x, *, axis, out_dtype:
+                           scan_op(op, x, axis, out_dtype))(_n)
+
+
+def all_kernels():
+    """Every kernel this module renders, for one representative layout (one kept and
+    one reduced dimension): each reduction, arg-reduction and scan, for every dtype,
+    in each variant (the driver's ``compile_all`` compiles them)."""
+    out = []
+    dts = sorted(DTYPES, key=lambda d: d.num)
+    for variant in ("thread", "tree"):
+        for op in REDUCTIONS:
+            out += [reduce_kernel(variant, op, d, out_dtype_of(op, d), 1, 1) for d in dts]
+        for op in ("argmax", "argmin"):
+            for source, part in (("arg", False), ("arg", True), ("pairs", False),
+                                 ("pairs", True)):
+                out += [reduce_kernel(variant, op, d, I64, 1, 1, source, part) for d in dts]
+    for variant in ("thread", "block"):
+        for op in SCANS:
+            out += [scan_kernel(variant, op, d, out_dtype_of(op, d), 1) for d in dts]
+    return out
