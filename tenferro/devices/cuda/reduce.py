@@ -166,27 +166,25 @@ _RED_TREE = """    const long long nob = p.m[4];
     }
 """
 
-# per reduction kind: (load of element ``off`` (reduced index ``j``), store of ``r`` at
-# output ``q``); ``red``: the plain reductions, ``arg*``: (value, index) pairs, read from
-# the input (``arg``) or from partial pairs (``pairs``), stored as the final index or as
-# partial pairs (``*_part``)
-_LOADS = {"red": "tf_convert<ACC>(((const %(t)s*)p.p[0])[off])",
-          "arg": "ACC{((const T*)p.p[0])[off], j}",
-          "pairs": "ACC{((const T*)p.p[0])[off], ((const long long*)p.p[2])[off]}"}
-_STORES = {"red": "((ACC*)p.p[1])[q] = r;",
-           "arg": "((long long*)p.p[1])[q] = r.i;",
-           "part": "((T*)p.p[1])[q] = r.v; ((long long*)p.p[3])[q] = r.i;"}
+# (load of element ``off``, reduced index ``j``; store of ``r`` at output ``q``) of the
+# plain reductions and of the arg-reductions' (value, index) pairs: read from the input,
+# or from partial pairs when ``p[2]`` (their indices) is set; stored as the index, or
+# as partial pairs when ``p[3]`` (where their indices go) is set
+_RED_IO = ("tf_convert<ACC>(((const %(t)s*)p.p[0])[off])", "((ACC*)p.p[1])[q] = r;")
+_ARG_IO = ("ACC{((const T*)p.p[0])[off], p.p[2] ? ((const long long*)p.p[2])[off] : j}",
+           "if (p.p[3]) { ((T*)p.p[1])[q] = r.v; ((long long*)p.p[3])[q] = r.i; }\n"
+           "        else ((long long*)p.p[1])[q] = r.i;")
 
 
 @functools.lru_cache(maxsize=2048)
-def reduce_kernel(variant, op, dtype, acc_dtype, nk, nr, source="red", part=False):
+def reduce_kernel(variant, op, dtype, acc_dtype, nk, nr):
     """The reduction kernel ``variant`` ("thread" or "tree") of ``op`` over ``dtype``
     into ``acc_dtype`` (arg-reductions: int64) for ``nk`` kept and ``nr`` reduced
-    dimensions; ``source``/``part`` pick the load and store (see ``_LOADS``)."""
+    dimensions."""
     arg = op in ("argmax", "argmin")
     pre = _arg_prelude(op, dtype) if arg else _combine_prelude(op, acc_dtype)
-    load = _LOADS[source] % dict(t=CTYPE[dtype])
-    store = _STORES["part" if part else ("arg" if arg else "red")]
+    load, store = _ARG_IO if arg else _RED_IO
+    load %= dict(t=CTYPE[dtype])
     roff = _offsets(["off"], "j", 6 + 2 * nk, nr, "xb + ")
     body = (_RED_HEAD % dict(roff=roff, load=load, store=store)
             + (_RED_TREE if variant == "tree" else _RED_THREAD)
@@ -284,18 +282,15 @@ def _argreduce(op, x, axis, idx=None):
     be = x.storage.backend
     plan = _plan(be, nout, nred, kst, rst)
     nseg = plan[4]
-    source = "arg" if idx is None else "pairs"
-    ptrs = [x.ptr, 0, 0 if idx is None else idx.ptr, 0]
-    layout = (ksh, kst, rsh, rst)
+    k = reduce_kernel(plan[0], op, x.dtype, I64, len(ksh), len(rsh))
+    idx_in = 0 if idx is None else idx.ptr
     if nseg == 1:
         out = new(out_shape, I64, x.device, op)
-        k = reduce_kernel(plan[0], op, x.dtype, I64, len(ksh), len(rsh), source)
-        _launch(be, k, plan, nout, layout, [ptrs[0], out.ptr, ptrs[2], 0])
+        _launch(be, k, plan, nout, (ksh, kst, rsh, rst), [x.ptr, out.ptr, idx_in, 0])
         return out
     vals = new(out_shape + (nseg,), x.dtype, x.device, op)
     pidx = new(out_shape + (nseg,), I64, x.device, op)
-    k = reduce_kernel(plan[0], op, x.dtype, I64, len(ksh), len(rsh), source, True)
-    _launch(be, k, plan, nout, layout, [ptrs[0], vals.ptr, ptrs[2], pidx.ptr])
+    _launch(be, k, plan, nout, (ksh, kst, rsh, rst), [x.ptr, vals.ptr, idx_in, pidx.ptr])
     return _argreduce(op, vals, len(out_shape), pidx)
 
 
@@ -418,13 +413,11 @@ def scan_op(op, x, axis, out_dtype):
 
 implementations = {}   # op -> the driver function
 for _n in REDUCTIONS:
-    implementations[_n] = (lambda op: lambda x, *, axes, out_dtype:
-                           reduce_op(op, x, axes, out_dtype))(_n)
+    implementations[_n] = functools.partial(reduce_op, _n)
 for _n in ("argmax", "argmin"):
     implementations[_n] = _arg(_n)
 for _n in SCANS:
-    implementations[_n] = (lambda op: lambda x, *, axis, out_dtype:
-                           scan_op(op, x, axis, out_dtype))(_n)
+    implementations[_n] = functools.partial(scan_op, _n)
 
 
 def all_kernels():
@@ -437,9 +430,7 @@ def all_kernels():
         for op in REDUCTIONS:
             out += [reduce_kernel(variant, op, d, out_dtype_of(op, d), 1, 1) for d in dts]
         for op in ("argmax", "argmin"):
-            for source, part in (("arg", False), ("arg", True), ("pairs", False),
-                                 ("pairs", True)):
-                out += [reduce_kernel(variant, op, d, I64, 1, 1, source, part) for d in dts]
+            out += [reduce_kernel(variant, op, d, I64, 1, 1) for d in dts]
     for variant in ("thread", "block"):
         for op in SCANS:
             out += [scan_kernel(variant, op, d, out_dtype_of(op, d), 1) for d in dts]
