@@ -223,6 +223,12 @@ def test_block_scans_with_carries(dev):
     check_scan("cumsum", a.T, a, dev, 0)
     p = RNG.uniform(0.9, 1.1, (3, 100))
     check_scan("cumprod", p[:, ::-1], p, dev, 1)
+    # many contiguous lines long enough for a block each (coalesced reads)
+    be = from_numpy(np.zeros(1), dev).storage.backend
+    assert R._scan_plan(be, 130, 70, 1)[0] == "block"
+    assert R._scan_plan(be, 130, 70, 130)[0] == "thread"
+    m = RNG.uniform(-1, 1, (130, 70))
+    check_scan("cumsum", m, m, dev, 1)
 
 
 # -- NVRTC: every kernel this module renders compiles ---------------------------------

@@ -1,33 +1,27 @@
 """The CUDA driver's reductions (sum, prod, max, min, any, all), arg-reductions
-(argmax, argmin) and scans (cumsum, cumprod), over any axes of any strided input, for
-every dtype, with NumPy's semantics (bool and int32 sums, products and scans accumulate
-in int64; max/min propagate NaN and order complex lexicographically; argmax/argmin
-return the first extremum, a NaN winning).
+(argmax, argmin) and scans (cumsum, cumprod) over any axes of any strided input, for
+every dtype, with NumPy's semantics (as the CPU driver's: bool and int32 sums, products
+and scans accumulate in int64; max/min propagate NaN and order complex
+lexicographically; argmax/argmin give the first extremum, a NaN winning).
 
-Geometry.  The reduced axes are moved last (sorted by stride, the smallest innermost)
-and each group's dimensions merged (:func:`tenferro.devices._layout.coalesce`): a
-reduction is then ``nout`` output rows of ``nred`` elements, split into ``nseg``
-segments of ``seg`` elements.
+A reduction moves the reduced axes last (sorted by stride) and merges each group's
+dimensions (:func:`tenferro.devices._layout.coalesce`): ``nout`` rows of ``nred``
+elements, cut into ``nseg`` segments.  :func:`reduce_kernel` ``thread`` gives a
+(row, segment) a thread (short rows); ``tree`` gives ``bx`` neighbouring rows a block,
+``by`` threads striding along each (``bx > 1`` when the rows' kept dimension is the
+contiguous one, so a warp reads neighbours), then a shared-memory tree with
+``__syncthreads()``.  No thread adds more than :data:`CHAIN` elements in sequence
+(float sums are as accurate as pairwise ones), rows too few to fill the device are cut
+into more segments, and partials are reduced again by the same code.  No identity is
+needed: a thread starts from its first element and the tree combines only filled slots.
+Combines are :mod:`.cmath`'s ``tf_add``, ``tf_multiply``, ``tf_maximum``, ``tf_minimum``,
+``tf_logical_or``, ``tf_logical_and`` (a bool accumulator adds with ``or``, as NumPy);
+arg-reductions combine (value, index) pairs in an order-free way (ties: lower index).
 
-Kernels (:func:`reduce_kernel`).  ``thread``: one thread per (row, segment), for short
-rows.  ``tree``: a block of ``bx * by`` threads serves ``bx`` neighbouring rows
-(``bx > 1`` when the rows' kept dimension is the contiguous one, so a warp reads
-neighbouring elements), ``by`` threads striding along each row's segment, then a
-shared-memory tree over ``by`` with ``__syncthreads()``.  A thread's sequential run is
-at most :data:`CHAIN` elements (the segments are cut so), so float sums are as accurate
-as a pairwise sum's; rows too few to fill the device are cut into more segments.
-With several segments the partials (one per row and segment) are reduced again by the
-same code.  No identity is needed: a thread starts from its first element and the tree
-combines only the slots that hold values; empty rows take the identity on the host
-(max and min raise, as the CPU driver does).  Combines are :mod:`.cmath`'s ``tf_add``,
-``tf_multiply``, ``tf_maximum``, ``tf_minimum``, ``tf_logical_or``, ``tf_logical_and``
-(a bool accumulator adds and maximises with ``or``, as NumPy).  Arg-reductions reduce
-(value, index) pairs whose combine is order-free (ties go to the lower index).
-
-Scans (:func:`scan_kernel`): one thread per line, sequentially (NumPy's order), when
-lines are many or short; else a block per line segment scans chunks of ``blockDim``
-elements (Hillis-Steele in shared memory) carrying the running total, and long lines
-are cut into segments whose totals (a reduction) are scanned first for the carries in.
+:func:`scan_kernel` ``thread`` scans a line sequentially (NumPy's order; many or short
+lines); ``block`` scans a line segment in chunks of ``blockDim`` elements (Hillis-Steele
+in shared memory) with a running carry; long lines are cut into segments whose totals
+(a reduction), scanned, are the carries in.
 """
 import functools
 
@@ -47,6 +41,7 @@ MIN_CHAIN = 8         # rows are cut for parallelism down to this many per threa
 BOOL, I64 = _dtypes.bool_, _dtypes.int64
 
 REDUCTIONS = ("sum", "prod", "max", "min", "any", "all")
+ARG_REDUCTIONS = ("argmax", "argmin")
 SCANS = {"cumsum": "sum", "cumprod": "prod"}   # the reduction whose combine a scan uses
 _COMBINE = {"sum": "tf_add", "prod": "tf_multiply", "max": "tf_maximum",
             "min": "tf_minimum", "any": "tf_logical_or", "all": "tf_logical_and"}
@@ -181,7 +176,7 @@ def reduce_kernel(variant, op, dtype, acc_dtype, nk, nr):
     """The reduction kernel ``variant`` ("thread" or "tree") of ``op`` over ``dtype``
     into ``acc_dtype`` (arg-reductions: int64) for ``nk`` kept and ``nr`` reduced
     dimensions."""
-    arg = op in ("argmax", "argmin")
+    arg = op in ARG_REDUCTIONS
     pre = _arg_prelude(op, dtype) if arg else _combine_prelude(op, acc_dtype)
     load, store = _ARG_IO if arg else _RED_IO
     load %= dict(t=CTYPE[dtype])
@@ -240,18 +235,19 @@ def _launch(be, k, plan, nout, layout, ptrs):
 
 
 def _empty_rows(op, out_shape, out_dtype, device):
-    """The result of reducing empty rows: the identity (max and min have none)."""
-    if op in ("max", "min"):
+    """The result of reducing empty rows: the identity (max, min and the arg-reductions
+    have none: ValueError, as on the CPU)."""
+    if op in ("max", "min", "argmax", "argmin"):
         raise ValueError("tenferro.%s (cuda): zero-size reduction has no identity" % op)
     if op in ("sum", "any"):
         return zeros(out_shape, out_dtype, device, op)
     return from_numpy(np.ones(out_shape, out_dtype), device)
 
 
-def reduce_op(op, x, axes, out_dtype):
-    """Reduction ``op`` (sum, prod, max, min, any, all) of ``x`` over ``axes`` into
-    ``out_dtype`` (the one :func:`out_dtype_of` gives)."""
-    _check(op, x, out_dtype)
+def _reduce(op, x, axes, out_dtype, idx=None):
+    """``op`` of ``x`` over ``axes``: one pass, and again over the partials when rows
+    were cut into segments.  Arg-reductions: ``idx``, the indices of partial pairs
+    (``x`` their values, laid out alike) being reduced again."""
     out_shape, ksh, kst, rsh, rst = _geometry(x, axes)
     nout = int(np.prod(out_shape, dtype=np.int64))
     nred = int(np.prod(rsh, dtype=np.int64))
@@ -262,46 +258,33 @@ def reduce_op(op, x, axes, out_dtype):
     be = x.storage.backend
     plan = _plan(be, nout, nred, kst, rst)
     nseg = plan[4]
-    out = new(out_shape + ((nseg,) if nseg > 1 else ()), out_dtype, x.device, op)
+    shape = out_shape + ((nseg,) if nseg > 1 else ())
+    arg = op in ARG_REDUCTIONS
+    out = new(shape, x.dtype if arg and nseg > 1 else out_dtype, x.device, op)
+    ptrs = [x.ptr, out.ptr]
+    if arg:   # the partials' indices (when cut in segments) go to ``pidx``
+        pidx = new(shape, I64, x.device, op) if nseg > 1 else None
+        ptrs += [0 if idx is None else idx.ptr, 0 if pidx is None else pidx.ptr]
     k = reduce_kernel(plan[0], op, x.dtype, out_dtype, len(ksh), len(rsh))
-    _launch(be, k, plan, nout, (ksh, kst, rsh, rst), [x.ptr, out.ptr])
-    return out if nseg == 1 else reduce_op(op, out, (len(out_shape),), out_dtype)
-
-
-def _argreduce(op, x, axis, idx=None):
-    """The index of ``op`` (argmax, argmin) of ``x`` along ``axis``; ``idx``: the indices
-    of partial pairs (``x`` their values, laid out alike) being reduced again."""
-    out_shape, ksh, kst, rsh, rst = _geometry(x, (axis,))
-    nout = int(np.prod(out_shape, dtype=np.int64))
-    nred = int(np.prod(rsh, dtype=np.int64))
-    if nout == 0:
-        return new(out_shape, I64, x.device, op)
-    if nred == 0:
-        raise ValueError("tenferro.%s (cuda): attempt to get %s of an empty sequence"
-                         % (op, op))
-    be = x.storage.backend
-    plan = _plan(be, nout, nred, kst, rst)
-    nseg = plan[4]
-    k = reduce_kernel(plan[0], op, x.dtype, I64, len(ksh), len(rsh))
-    idx_in = 0 if idx is None else idx.ptr
+    _launch(be, k, plan, nout, (ksh, kst, rsh, rst), ptrs)
     if nseg == 1:
-        out = new(out_shape, I64, x.device, op)
-        _launch(be, k, plan, nout, (ksh, kst, rsh, rst), [x.ptr, out.ptr, idx_in, 0])
         return out
-    vals = new(out_shape + (nseg,), x.dtype, x.device, op)
-    pidx = new(out_shape + (nseg,), I64, x.device, op)
-    _launch(be, k, plan, nout, (ksh, kst, rsh, rst), [x.ptr, vals.ptr, idx_in, pidx.ptr])
-    return _argreduce(op, vals, len(out_shape), pidx)
+    return _reduce(op, out, (len(out_shape),), out_dtype, pidx if arg else None)
 
 
-def _arg(op):
-    def run(x, *, axis):
-        if x.dtype not in DTYPES:
-            raise UnsupportedOperation(x.device, op, x.dtype)
-        if x.ndim == 0:
-            x = x.view((1,), (0,), x.offset)
-        return _argreduce(op, x, axis)
-    return run
+def reduce_op(op, x, axes, out_dtype):
+    """Reduction ``op`` (sum, prod, max, min, any, all) of ``x`` over ``axes`` into
+    ``out_dtype`` (the one :func:`out_dtype_of` gives)."""
+    _check(op, x, out_dtype)
+    return _reduce(op, x, axes, out_dtype)
+
+
+def _arg(op, x, *, axis):
+    """The int64 index of the first extremum (``op``: argmax, argmin) along ``axis``."""
+    _check(op, x, x.dtype)
+    if x.ndim == 0:
+        x = x.view((1,), (0,), x.offset)
+    return _reduce(op, x, (axis,), I64)
 
 
 # -- scans ---------------------------------------------------------------------------------
@@ -365,6 +348,20 @@ def scan_kernel(variant, op, dtype, acc_dtype, nk):
                   PRELUDE + _combine_prelude(SCANS[op], acc_dtype))
 
 
+def _scan_plan(be, nlines, n, stride):
+    """(variant, block, seg, nseg) of scanning ``nlines`` lines of ``n`` elements at
+    element ``stride``: a thread per line when they are short, or many and not
+    contiguous; else a block per line, and per segment when lines are too few."""
+    block = _block(be)
+    if n <= SHORT or (nlines >= be.sm_count * 64 and (abs(stride) != 1 or n < block)):
+        return "thread", block, n, 1
+    nseg = 1
+    if nlines < be.sm_count * 8 and n > 4 * block:
+        nseg = min(_cdiv(be.sm_count * 8, nlines), _cdiv(n, 4 * block))
+    seg = _cdiv(n, nseg)
+    return "block", block, seg, _cdiv(n, seg)
+
+
 def scan_op(op, x, axis, out_dtype):
     """The inclusive scan ``op`` (cumsum, cumprod) of ``x`` along ``axis``."""
     _check(op, x, out_dtype)
@@ -384,22 +381,14 @@ def scan_op(op, x, axis, out_dtype):
     nlines = int(np.prod(ksh, dtype=np.int64))
     n = x.shape[axis]
     be = x.storage.backend
-    block = _block(be)
-    variant, seg, nseg, carry = "thread", n, 1, None
-    if n > SHORT and nlines < be.sm_count * 64:
-        variant = "block"
-        want = be.sm_count * 8
-        if nlines < want and n > 4 * block:
-            nseg = min(_cdiv(want, nlines), _cdiv(n, 4 * block))
-            seg = _cdiv(n, nseg)
-            nseg = _cdiv(n, seg)
-        if nseg > 1:   # the segments' totals, scanned: the carry into each segment
-            plan = ("tree", block, 1, seg, nseg)
-            totals = new(tuple(x.shape[i] for i in keep) + (nseg,), out_dtype, x.device, op)
-            k = reduce_kernel("tree", SCANS[op], x.dtype, out_dtype, len(ksh), 1)
-            _launch(be, k, plan, nlines, (ksh, kxs, (n,), (x.estrides[axis],)),
-                    [x.ptr, totals.ptr])
-            carry = scan_op(op, totals, totals.ndim - 1, out_dtype)
+    variant, block, seg, nseg = _scan_plan(be, nlines, n, x.estrides[axis])
+    carry = None
+    if nseg > 1:   # the segments' totals, scanned: the carry into each segment
+        totals = new(tuple(x.shape[i] for i in keep) + (nseg,), out_dtype, x.device, op)
+        k = reduce_kernel("tree", SCANS[op], x.dtype, out_dtype, len(ksh), 1)
+        _launch(be, k, ("tree", block, 1, seg, nseg), nlines,
+                (ksh, kxs, (n,), (x.estrides[axis],)), [x.ptr, totals.ptr])
+        carry = scan_op(op, totals, totals.ndim - 1, out_dtype)
     meta = [nlines, n, seg, nseg, x.estrides[axis], o.estrides[axis]] + list(ksh) \
         + list(kxs) + list(kos)
     k = scan_kernel(variant, op, x.dtype, out_dtype, len(ksh))
@@ -414,8 +403,8 @@ def scan_op(op, x, axis, out_dtype):
 implementations = {}   # op -> the driver function
 for _n in REDUCTIONS:
     implementations[_n] = functools.partial(reduce_op, _n)
-for _n in ("argmax", "argmin"):
-    implementations[_n] = _arg(_n)
+for _n in ARG_REDUCTIONS:
+    implementations[_n] = functools.partial(_arg, _n)
 for _n in SCANS:
     implementations[_n] = functools.partial(scan_op, _n)
 
@@ -429,7 +418,7 @@ def all_kernels():
     for variant in ("thread", "tree"):
         for op in REDUCTIONS:
             out += [reduce_kernel(variant, op, d, out_dtype_of(op, d), 1, 1) for d in dts]
-        for op in ("argmax", "argmin"):
+        for op in ARG_REDUCTIONS:
             out += [reduce_kernel(variant, op, d, I64, 1, 1) for d in dts]
     for variant in ("thread", "block"):
         for op in SCANS:
