@@ -28,7 +28,7 @@ and its ``implementations``.
 import numpy as np
 
 from ..base import Driver as _Base
-from . import backend, index, runtime
+from . import backend, index, reduce, runtime
 from .array import DTYPES, CUDAArray, from_numpy, new, to_numpy
 from .elementwise import OUT_OPS, full
 from .elementwise import implementations as _elementwise
@@ -43,6 +43,7 @@ __all__ = ["CUDAArray", "Driver", "Stream", "compile_all", "current_stream", "fr
            "synchronize"]
 
 impl = dict(_elementwise)
+impl.update(reduce.implementations)
 impl.update(index.implementations)
 impl.update(_fused)
 
