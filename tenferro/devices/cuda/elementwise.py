@@ -16,6 +16,7 @@ from .._layout import broadcast_view
 from .array import CUDAArray, check_dtype, from_numpy, new, to_numpy
 from .cmath import BINARY_SUPPORT, UNARY_SUPPORT
 from .kernels import elementwise_kernel, elementwise_layout, launch
+from .reduce import reduce_op
 
 BOOL = np.dtype(bool)
 
@@ -155,7 +156,6 @@ def _int_power(run):
     read back to the host: integer power is a sync point, like any read."""
     def power(a, b, *, out_dtype, out=None):
         if a.dtype.kind == "i" and b.dtype.kind == "i" and b.size:
-            from .reduce import reduce_op   # (reduce is above elementwise)
             lowest = b if b.size == 1 else reduce_op("min", b, tuple(range(b.ndim)), b.dtype)
             if to_numpy(lowest).min() < 0:
                 raise ValueError("Integers to negative integer powers are not allowed.")
