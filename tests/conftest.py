@@ -457,6 +457,8 @@ def check_on(t, expected, device, op=None, dtype=None, rtol=None, atol=None):
 REQUIRED = {
     "TENFERRO_REQUIRE_WEBGPU": re.compile(r"(?i)device absent: webgpu|no webgpu (device|adapter)"),
     "TENFERRO_REQUIRE_OPTIONAL": re.compile(r"could not import '"),  # pytest.importorskip
+    # the CUDA driver: a GPU, or the host simulator (TENFERRO_CUDA_SIMULATOR=1)
+    "TENFERRO_REQUIRE_CUDA": re.compile(r"device absent: cuda|no C\+\+ compiler"),
 }
 
 
