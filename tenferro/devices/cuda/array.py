@@ -6,6 +6,7 @@ transfers are byte copies and DLPack can hand the memory to CuPy or PyTorch as i
 ``offset`` and ``estrides`` are in elements; ``strides`` is in bytes, exactly what
 NumPy would report for the same layout.
 """
+import math
 import numpy as np
 
 from ... import _dtypes
@@ -64,7 +65,7 @@ class CUDAArray:
 
     @property
     def size(self):
-        return int(np.prod(self.shape, dtype=np.int64))
+        return math.prod(self.shape)
 
     @property
     def strides(self):
@@ -102,7 +103,7 @@ def check_dtype(dtype, op, device):
 def new(shape, dtype, device, op="empty"):
     """A new (uninitialised) C-contiguous array."""
     check_dtype(dtype, op, device)
-    n = int(np.prod(shape, dtype=np.int64))
+    n = math.prod(shape)
     mem = Memory(backend_of(device), dtype.itemsize * n)
     return CUDAArray(mem, shape, dtype, device=device)
 

@@ -26,6 +26,7 @@ A group the kernels cannot express (an op or dtype :mod:`.cmath` lacks, integer
 (:func:`tenferro._fused.run_unfused`), raising the unfused program's error where the
 driver lacks an op.
 """
+import math
 import weakref
 
 import numpy as np
@@ -248,8 +249,8 @@ def reduce_group(plan, xs, shape, op, axes, out_dtype, dev):
     ``shape``: a new C-contiguous array of the kept dimensions (in ``out_dtype``)."""
     out_shape = tuple(n for d, n in enumerate(shape) if d not in axes)
     kshape, rshape, kst, rst = _split_layout(shape, axes, xs)
-    m = int(np.prod(kshape, dtype=np.int64))
-    n = int(np.prod(rshape, dtype=np.int64))
+    m = math.prod(kshape)
+    n = math.prod(rshape)
     be = xs[0].storage.backend
     # a block per output when the reduced axes are contiguous in memory for an input
     # (or when the kept ones are not either: then neighbouring threads at least read

@@ -9,6 +9,7 @@ scatter's *target* view has stride 0 along the index dimensions, where the index
 supplies the position (times the target's stride along ``axis``, the last metadata
 word), and the index view has stride 0 along the others.
 """
+import math
 import numpy as np
 
 from ... import _dtypes
@@ -68,7 +69,7 @@ def _scatter(op, along):
     def run(values, idx, *, axis, shape):
         _check_index(op, values, idx)
         shape = tuple(shape)
-        n = int(np.prod(shape, dtype=np.int64))
+        n = math.prod(shape)
         # bools are or-ed into their 32-bit word: round the allocation up to whole words
         out = zeros((-(-n // 4) * 4 if values.dtype == _dtypes.bool_ else n,),
                     values.dtype, values.device, op)

@@ -15,6 +15,7 @@ output's elements; dimensions that every operand steps through as one are merged
 """
 import collections
 import functools
+import math
 
 import numpy as np
 
@@ -50,10 +51,8 @@ def kernel(name, body, nbuf, nmeta, barrier=False, prelude=PRELUDE):
 
 def words(ptrs, meta):
     """The parameter words: addresses then metadata, as an int64 array."""
-    w = np.empty(max(len(ptrs), 1) + max(len(meta), 1), np.int64)
-    w[:len(ptrs)] = ptrs
-    w[max(len(ptrs), 1):max(len(ptrs), 1) + len(meta)] = meta
-    return w
+    ptrs = list(ptrs) or [0]
+    return np.array(ptrs + (list(meta) or [0]), np.int64)
 
 
 def grid_for(be, n, block=BLOCK):
@@ -115,7 +114,7 @@ def elementwise_kernel(name, expr, in_dtypes, out_dtype, nd):
 def elementwise_layout(shape, out, inputs):
     """``(nd, meta)`` for :func:`elementwise_kernel` over ``shape``: ``inputs`` (views
     already broadcast to ``shape``) and ``out``, dimensions merged where they can be."""
-    n = int(np.prod(shape, dtype=np.int64))
+    n = math.prod(shape)
     ops = list(inputs) + [out]
     cshape, cstrides = coalesce(shape, [x.estrides for x in ops])
     if len(cshape) == 1 and all(s == (1,) for s in cstrides):

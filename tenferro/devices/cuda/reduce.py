@@ -24,6 +24,7 @@ in shared memory) with a running carry; long lines are cut into segments whose t
 (a reduction), scanned, are the carries in.
 """
 import functools
+import math
 
 import numpy as np
 
@@ -225,7 +226,7 @@ def _plan(be, nout, nred, kst, rst):
 def _launch(be, k, plan, nout, layout, ptrs):
     variant, block, bx, seg, nseg = plan
     ksh, kst, rsh, rst = layout
-    nred = int(np.prod(rsh, dtype=np.int64))
+    nred = math.prod(rsh)
     nob = _cdiv(nout, bx)
     meta = [nout, nred, seg, nseg, nob, bx] + list(ksh) + list(kst) + list(rsh) + list(rst)
     if variant == "tree":
@@ -249,8 +250,8 @@ def _reduce(op, x, axes, out_dtype, idx=None):
     were cut into segments.  Arg-reductions: ``idx``, the indices of partial pairs
     (``x`` their values, laid out alike) being reduced again."""
     out_shape, ksh, kst, rsh, rst = _geometry(x, axes)
-    nout = int(np.prod(out_shape, dtype=np.int64))
-    nred = int(np.prod(rsh, dtype=np.int64))
+    nout = math.prod(out_shape)
+    nred = math.prod(rsh)
     if nout == 0:
         return new(out_shape, out_dtype, x.device, op)
     if nred == 0:
@@ -378,7 +379,7 @@ def scan_op(op, x, axis, out_dtype):
     ksh, (kxs, kos) = coalesce(tuple(x.shape[i] for i in keep),
                                [tuple(x.estrides[i] for i in keep),
                                 tuple(o.estrides[i] for i in keep)])
-    nlines = int(np.prod(ksh, dtype=np.int64))
+    nlines = math.prod(ksh)
     n = x.shape[axis]
     be = x.storage.backend
     variant, block, seg, nseg = _scan_plan(be, nlines, n, x.estrides[axis])
