@@ -18,8 +18,10 @@ The package, bottom to top (a module imports only modules before it in this list
 ``runtime`` (discovery), ``nvrtc`` (CUDA C -> CUBIN), ``shim`` (CUDA C -> host code),
 ``backend`` (GPU or simulator: memory, launches, streams), ``cmath`` (NumPy's
 semantics in CUDA C), ``array`` (:class:`CUDAArray`, transfers), ``kernels``
-(rendering, launching), ``reduce``, ``elementwise``, ``index``, ``matmul``, ``fused``,
-and this module: the :class:`Driver` and its ``implementations``.
+(rendering, launching), ``reduce``, ``elementwise``, ``index``, ``libs`` (cuBLAS and
+cuSOLVER, or their host twin), ``matmul``, ``linalg`` (tenferro.linalg's primitives,
+registered from there), ``fused``, and this module: the :class:`Driver` and its
+``implementations``.
 """
 import numpy as np
 
@@ -28,10 +30,11 @@ from . import backend, nvrtc, runtime
 from .array import DTYPES, CUDAArray, from_numpy, new, to_numpy
 from .elementwise import OUT_OPS, full
 from .elementwise import implementations as _elementwise
+from .matmul import implementations as _matmul
 
 __all__ = ["CUDAArray", "Driver", "compile_all", "synchronize"]
 
-impl = dict(_elementwise)
+impl = dict(_elementwise, **_matmul)
 
 
 class Driver(_Base):
