@@ -38,10 +38,12 @@ _COMPLEX_NAME = {"syevd": "heevd", "syevj_batched": "heevj_batched", "orgqr": "u
 
 def routine(base, dtype):
     """The nvmath binding name of ``base`` for ``dtype``: ``routine("syevd", c128)`` is
-    ``"zheevd"``."""
+    ``"zheevd"``, ``routine("orgqr_buffer_size", c64)`` ``"cungqr_buffer_size"``."""
     dtype = np.dtype(dtype)
     if dtype.kind == "c":
-        base = _COMPLEX_NAME.get(base, base)
+        for real, cplx in _COMPLEX_NAME.items():   # also their ``_buffer_size``
+            if base == real or base.startswith(real + "_buffer"):
+                base = cplx + base[len(real):]
     return _PREFIX[dtype.char] + base
 
 
@@ -66,8 +68,13 @@ def _scalar(value, dtype):
 class GPULibs:
     """cuBLAS and cuSOLVER on one GPU (a handle each, created on first use)."""
 
-    def __init__(self, be):
-        from nvmath.bindings import cublas, cusolverDn
+    def __init__(self, be, bindings=None):
+        """``bindings``: (cublas, cusolverDn) modules other than nvmath's (a test's
+        recorder)."""
+        if bindings is None:
+            from nvmath.bindings import cublas, cusolverDn
+        else:
+            cublas, cusolverDn = bindings
         self.be = be
         self.cublas, self.cusolver = cublas, cusolverDn
         be.make_current()
