@@ -65,8 +65,16 @@ def _scalar(value, dtype):
     return np.array(value, dtype)
 
 
+class _Handles(threading.local):
+    """One thread's cuBLAS and cuSOLVER handles on one GPU (cuBLAS wants a handle per
+    thread; each thread has its own current stream), opened on the thread's first
+    call."""
+    blas = solver = stream = None
+    syevj = gesvdj = None
+
+
 class GPULibs:
-    """cuBLAS and cuSOLVER on one GPU (a handle each, created on first use)."""
+    """cuBLAS and cuSOLVER on one GPU."""
 
     def __init__(self, be, bindings=None):
         """``bindings``: (cublas, cusolverDn) modules other than nvmath's (a test's
@@ -77,50 +85,50 @@ class GPULibs:
             cublas, cusolverDn = bindings
         self.be = be
         self.cublas, self.cusolver = cublas, cusolverDn
-        be.make_current()
-        self.hblas = cublas.create()
-        self.hsolver = cusolverDn.create()
-        # cuBLAS's own workspace (32 MiB: what NVIDIA recommends on Hopper), kept as long
-        # as the handle
-        self._ws = Memory(be, 32 << 20)
-        cublas.set_workspace(self.hblas, self._ws.ptr, self._ws.nbytes)
-        self._stream = None
-        self._syevj = self._gesvdj = None
+        self._h = _Handles()
 
-    def _bind(self):
-        """Make the device current and the handles run on its current stream."""
+    def _handles(self):
+        """This thread's handles, made to run on the device's current stream."""
+        h = self._h
         self.be.make_current()
-        s = self.be.stream
-        if s is not self._stream:
-            self.cublas.set_stream(self.hblas, int(s))
-            self.cusolver.set_stream(self.hsolver, int(s))
-            self._stream = s
+        if h.blas is None:
+            h.blas, h.solver = self.cublas.create(), self.cusolver.create()
+            # cuBLAS's own workspace (32 MiB, NVIDIA's advice for Hopper), kept as long
+            # as the handle
+            h.workspace = Memory(self.be, 32 << 20)
+            self.cublas.set_workspace(h.blas, h.workspace.ptr, h.workspace.nbytes)
+        s = int(self.be.stream)
+        if s != h.stream:
+            self.cublas.set_stream(h.blas, s)
+            self.cusolver.set_stream(h.solver, s)
+            h.stream = s
+        return h
 
     def _blas(self, base, dtype, *args):
-        self._bind()
-        return getattr(self.cublas, routine(base, dtype))(self.hblas, *args)
+        h = self._handles()
+        return getattr(self.cublas, routine(base, dtype))(h.blas, *args)
 
     def _solver(self, base, dtype, *args):
-        self._bind()
-        return getattr(self.cusolver, routine(base, dtype))(self.hsolver, *args)
+        h = self._handles()
+        return getattr(self.cusolver, routine(base, dtype))(h.solver, *args)
 
     def _work(self, lwork, dtype):
         """A workspace of ``lwork`` elements (freed, stream-ordered, when dropped)."""
         return Memory(self.be, max(int(lwork), 1) * np.dtype(dtype).itemsize)
 
     def _jacobi_params(self, kind):
-        """The syevj / gesvdj parameters (tolerance: machine precision; eigenvalues
-        sorted), created once per handle."""
-        c = self.cusolver
+        """This thread's syevj / gesvdj parameters (cuSOLVER's defaults: tolerance at
+        machine precision, at most 100 sweeps; values sorted)."""
+        h, c = self._h, self.cusolver
         if kind == "syevj":
-            if self._syevj is None:
-                self._syevj = c.create_syevj_info()
-                c.xsyevj_set_sort_eig(self._syevj, 1)
-            return self._syevj
-        if self._gesvdj is None:
-            self._gesvdj = c.create_gesvdj_info()
-            c.xgesvdj_set_sort_eig(self._gesvdj, 1)
-        return self._gesvdj
+            if h.syevj is None:
+                h.syevj = c.create_syevj_info()
+                c.xsyevj_set_sort_eig(h.syevj, 1)
+            return h.syevj
+        if h.gesvdj is None:
+            h.gesvdj = c.create_gesvdj_info()
+            c.xgesvdj_set_sort_eig(h.gesvdj, 1)
+        return h.gesvdj
 
     # cuBLAS ----------------------------------------------------------------------------
     def gemm(self, dtype, ta, tb, m, n, k, a, lda, b, ldb, c, ldc, alpha=1, beta=0):
