@@ -10,6 +10,7 @@ simulator cannot test, the real calls, is checked for names and argument counts 
 nvmath's bindings, and the kernels are compiled by NVRTC.  On a GPU the same tests run
 against cuBLAS and cuSOLVER themselves.
 """
+import ctypes
 import inspect
 
 import numpy as np
@@ -49,17 +50,15 @@ def tol(dtype):
 
 
 def on(dev, view):
-    """A device array laid out as the NumPy ``view``: its base uploaded, the same
-    element offset and strides (transposes, steps, negative and zero strides)."""
-    base = view
-    while base.base is not None and isinstance(base.base, np.ndarray):
-        base = base.base
-    base = np.ascontiguousarray(base)
+    """A device array laid out as the NumPy ``view``: the memory it spans uploaded, the
+    same element strides (transposes, steps, negative and zero strides)."""
     isz = view.dtype.itemsize
-    flat = np.lib.stride_tricks.as_strided(base, (base.size,), (isz,))
-    d = from_numpy(flat, dev)
-    off = (view.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // isz
-    return d.view(view.shape, tuple(s // isz for s in view.strides), off)
+    ext = [s * (n - 1) for n, s in zip(view.shape, view.strides)] if view.size else []
+    lo = sum(e for e in ext if e < 0)
+    hi = sum(e for e in ext if e > 0) + isz
+    span = (ctypes.c_char * (hi - lo)).from_address(view.ctypes.data + lo)
+    d = from_numpy(np.frombuffer(span, view.dtype).copy(), dev)
+    return d.view(view.shape, tuple(s // isz for s in view.strides), -lo // isz)
 
 
 def t(dev, x):
@@ -211,6 +210,27 @@ def test_triangular_solve(dev, dtype, batch):
                     tri = tri - np.einsum("...ii->...i", tri)[..., None] * np.eye(6) + np.eye(6)
                 op = [tri, np.swapaxes(tri, -1, -2), mH(tri)][trans]
                 np.testing.assert_allclose(op @ x, b, atol=tol(dtype) * 100)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_strided_inputs(dev, dtype):
+    """Operands laid out in any way (transposed, stepped, reversed, broadcast) give what
+    their C-ordered copies give."""
+    b = rand((3, 4, 2), dtype, 3)
+    for name, a in _layouts((3, 4, 4), dtype, 1):
+        a = a + 4 * np.eye(4)
+        for lower in (True, False):
+            for trans in (0, 2):
+                x = to_numpy(cl.triangular_solve(on(dev, a), on(dev, b), lower=lower,
+                                                 trans=trans, unit_diagonal=False)[0])
+                tri = np.tril(a) if lower else np.triu(a)
+                op = tri if trans == 0 else mH(tri)
+                np.testing.assert_allclose(op @ x, b, atol=1e-10, err_msg=name)
+        np.testing.assert_allclose(to_numpy(cl.det(on(dev, a))), np.linalg.det(a),
+                                   rtol=1e-10, err_msg=name)
+        h = a @ mH(a)
+        c = to_numpy(cl.cholesky(on(dev, np.asfortranarray(h)), lower=True)[0])
+        np.testing.assert_allclose(c @ mH(c), h, rtol=1e-10, err_msg=name)
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
