@@ -231,6 +231,12 @@ def _lapack(name, dtype):
     return lapack.get_lapack_funcs(name, dtype=np.dtype(dtype))
 
 
+def _sizes(dtype):
+    """The item sizes of ``dtype`` and of its real part (eigenvalues, singular values)."""
+    dtype = np.dtype(dtype)
+    return dtype.itemsize, dtype.itemsize // (2 if dtype.kind == "c" else 1)
+
+
 def _op(x, trans):
     return x if trans == OP_N else (x.T if trans == OP_T else x.conj().T)
 
@@ -325,8 +331,7 @@ class SimLibs:
 
     def syevj_batched(self, dtype, jobz, uplo, n, a, lda, w, info, count):
         _check_jacobi("syevj_batched", n)
-        isz, rsz = np.dtype(dtype).itemsize, np.dtype(dtype).itemsize // (
-            2 if np.dtype(dtype).kind == "c" else 1)
+        isz, rsz = _sizes(dtype)
         for i in range(count):     # the matrices lie lda * n apart, as cuSOLVER's
             self.syevd(dtype, jobz, uplo, n, a + i * lda * n * isz, lda, w + i * n * rsz,
                        info + 4 * i)
@@ -348,9 +353,8 @@ class SimLibs:
 
     def gesvdj_batched(self, dtype, jobz, m, n, a, lda, s, u, ldu, v, ldv, info, count):
         _check_jacobi("gesvdj_batched", m, n)
-        dt = np.dtype(dtype)
-        isz, k = dt.itemsize, min(m, n)
-        rsz = isz // (2 if dt.kind == "c" else 1)
+        dt, k = np.dtype(dtype), min(m, n)
+        isz, rsz = _sizes(dt)
         for i in range(count):   # A, U, V lie ld * cols apart, s k apart, as cuSOLVER's
             A = self._mat("gesvdj_batched", a + i * lda * n * isz, dt, m, n, lda)
             if jobz == VECTOR:
