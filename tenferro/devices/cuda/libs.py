@@ -53,6 +53,12 @@ def _check_ld(what, ld, rows):
                          % (what, ld, rows))
 
 
+def _check_arguments(what, info):
+    if info < 0:
+        raise RuntimeError("tenferro.devices.cuda.libs.%s: argument %d rejected (a bug in "
+                           "tenferro)" % (what, -info))
+
+
 def _check_jacobi(what, *dims):
     if max(dims) > JACOBI_MAX:
         raise ValueError("tenferro.devices.cuda.libs.%s: the batched Jacobi solver takes "
@@ -147,6 +153,21 @@ class GPULibs:
         self._blas("trsm", dtype, side, uplo, trans, diag, m, n, al.ctypes.data, a, lda, b,
                    ldb)
 
+    def trsm_batched(self, dtype, side, uplo, trans, diag, m, n, aarray, lda, barray, ldb,
+                     count, alpha=1):
+        al = _scalar(alpha, dtype)
+        self._blas("trsm_batched", dtype, side, uplo, trans, diag, m, n, al.ctypes.data,
+                   aarray, lda, barray, ldb, count)
+
+    def getrf_batched(self, dtype, n, aarray, lda, ipiv, info, count):
+        self._blas("getrf_batched", dtype, n, aarray, lda, ipiv, info, count)
+
+    def getrs_batched(self, dtype, trans, n, nrhs, aarray, lda, ipiv, barray, ldb, count):
+        info = np.zeros(1, np.int32)   # a host int here: argument checks only
+        self._blas("getrs_batched", dtype, trans, n, nrhs, aarray, lda, ipiv, barray, ldb,
+                   info.ctypes.data, count)
+        _check_arguments("getrs_batched", info[0])
+
     # cuSOLVER --------------------------------------------------------------------------
     def potrf(self, dtype, uplo, n, a, lda, info):
         lw = self._solver("potrf_buffer_size", dtype, uplo, n, a, lda)
@@ -231,6 +252,11 @@ def _lapack(name, dtype):
     return lapack.get_lapack_funcs(name, dtype=np.dtype(dtype))
 
 
+def _pointers(array, count):
+    """The ``count`` addresses of the device array of pointers at ``array``."""
+    return [int(p) for p in host_vector(array, np.uint64, count)]
+
+
 def _sizes(dtype):
     """The item sizes of ``dtype`` and of its real part (eigenvalues, singular values)."""
     dtype = np.dtype(dtype)
@@ -286,9 +312,25 @@ class SimLibs:
         host_vector(info, np.int32, 1)[0] = inf
 
     def potrf_batched(self, dtype, uplo, n, aarray, lda, info, count):
-        ptrs = host_vector(aarray, np.uint64, count)
-        for i in range(count):
-            self.potrf(dtype, uplo, n, int(ptrs[i]), lda, info + 4 * i)
+        for i, pa in enumerate(_pointers(aarray, count)):
+            self.potrf(dtype, uplo, n, pa, lda, info + 4 * i)
+
+    def trsm_batched(self, dtype, side, uplo, trans, diag, m, n, aarray, lda, barray, ldb,
+                     count, alpha=1):
+        for pa, pb in zip(_pointers(aarray, count), _pointers(barray, count)):
+            self.trsm(dtype, side, uplo, trans, diag, m, n, pa, lda, pb, ldb, alpha)
+
+    def getrf_batched(self, dtype, n, aarray, lda, ipiv, info, count):
+        for i, pa in enumerate(_pointers(aarray, count)):   # pivots n apart
+            self.getrf(dtype, n, n, pa, lda, ipiv + 4 * n * i, info + 4 * i)
+
+    def getrs_batched(self, dtype, trans, n, nrhs, aarray, lda, ipiv, barray, ldb, count):
+        info = np.zeros(1, np.int32)
+        for i, (pa, pb) in enumerate(zip(_pointers(aarray, count),
+                                         _pointers(barray, count))):
+            self.getrs(dtype, trans, n, nrhs, pa, lda, ipiv + 4 * n * i, pb, ldb,
+                       info.ctypes.data)
+            _check_arguments("getrs_batched", info[0])
 
     def getrf(self, dtype, m, n, a, lda, ipiv, info):
         A = self._mat("getrf", a, dtype, m, n, lda)

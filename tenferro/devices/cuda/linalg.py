@@ -35,7 +35,7 @@ from .matmul import blas_operand
 I32 = mx.I32
 _REAL = {_dtypes.complex64: _dtypes.float32, _dtypes.complex128: _dtypes.float64}
 _FLOATS = (_dtypes.float32, _dtypes.float64, _dtypes.complex64, _dtypes.complex128)
-BATCHED_MAX = 32     # potrfBatched for batches of matrices up to this size
+BATCHED_MAX = 32     # the batched routines for batches of matrices up to this size
 
 
 # -- kernels ------------------------------------------------------------------------------
@@ -97,7 +97,7 @@ def cholesky(a, *, lower):
     lib, dt, uplo = mx.lib_of(a), a.dtype, UPPER if lower else LOWER
     mats = mx.matrices(out)
     if n and 1 < len(mats) and n <= BATCHED_MAX:
-        ptrs = from_numpy(np.array(mats, np.int64), a.device)   # void*[]
+        ptrs = mx.pointer_array(mats, a.device)   # (alive until the call is queued)
         lib.potrf_batched(dt, uplo, n, ptrs.ptr, n, info.ptr, len(mats))
     elif n:
         for p, q in zip(mats, mx.entries(info)):
@@ -120,9 +120,13 @@ def triangular_solve(a, b, *, lower, trans, unit_diagonal):
         a = contiguous_copy(a)
         how = blas_operand(n, n, *a.estrides[-2:])
     lib, lda = mx.lib_of(b), how[1]
-    for pa, pb in zip(mx.matrices(a), mx.matrices(out)):
-        lib.trsm(b.dtype, RIGHT, UPPER if lower else LOWER, trans,
-                 UNIT if unit_diagonal else NON_UNIT, k, n, pa, lda, pb, k)
+    flags = (RIGHT, UPPER if lower else LOWER, trans, UNIT if unit_diagonal else NON_UNIT)
+    pas, pbs = mx.matrices(a), mx.matrices(out)
+    if len(pas) > 1:
+        aptrs, bptrs = mx.pointer_array(pas, a.device), mx.pointer_array(pbs, a.device)
+        lib.trsm_batched(b.dtype, *flags, k, n, aptrs.ptr, lda, bptrs.ptr, k, len(pas))
+    else:
+        lib.trsm(b.dtype, *flags, k, n, pas[0], lda, pbs[0], k)
     return out, info
 
 
@@ -134,9 +138,12 @@ def _getrf(a):
     f = mx.fortran(a)
     ipiv = new(a.shape[:-2] + (min(m, n),), I32, a.device, "lu_factor")
     info = zeros(a.shape[:-2], I32, a.device)
-    if m and n:
-        lib = mx.lib_of(a)
-        for p, q, r in zip(mx.matrices(f), mx.rows(ipiv), mx.entries(info)):
+    lib, mats = mx.lib_of(a), mx.matrices(f)
+    if m == n and 1 < len(mats) and n <= BATCHED_MAX:
+        ptrs = mx.pointer_array(mats, a.device)
+        lib.getrf_batched(a.dtype, n, ptrs.ptr, n, ipiv.ptr, info.ptr, len(mats))
+    elif m and n:
+        for p, q, r in zip(mats, mx.rows(ipiv), mx.entries(info)):
             lib.getrf(a.dtype, m, n, p, m, q, r)
     return f, ipiv, mx.infos(info)
 
@@ -152,11 +159,17 @@ def _getrs(f, ipiv, b, trans):
     """X (column-major) with op(A) X = B for A's column-major LU factors ``f``."""
     n, k = b.shape[-2:]
     x = mx.fortran(b)
+    if not (n and k):
+        return x
+    lib, fs, xs = mx.lib_of(b), mx.matrices(f), mx.matrices(x)
+    if 1 < len(fs) and n <= BATCHED_MAX:
+        fptrs, xptrs = mx.pointer_array(fs, b.device), mx.pointer_array(xs, b.device)
+        lib.getrs_batched(b.dtype, trans, n, k, fptrs.ptr, n, ipiv.ptr, xptrs.ptr, n,
+                          len(fs))
+        return x
     info = zeros(b.shape[:-2], I32, b.device)
-    if n and k:
-        lib = mx.lib_of(b)
-        for p, q, r, s in zip(mx.matrices(f), mx.rows(ipiv), mx.matrices(x), mx.entries(info)):
-            lib.getrs(b.dtype, trans, n, k, p, n, q, r, n, s)
+    for p, q, r, s in zip(fs, mx.rows(ipiv), xs, mx.entries(info)):
+        lib.getrs(b.dtype, trans, n, k, p, n, q, r, n, s)
     mx.infos(info)
     return x
 

@@ -14,7 +14,7 @@ import itertools
 import numpy as np
 
 from ... import _dtypes
-from .array import new, to_numpy
+from .array import from_numpy, new, to_numpy
 from .elementwise import contiguous_copy, op_expr, run_elementwise
 from .kernels import LOOP, kernel, launch
 from . import libs
@@ -57,6 +57,13 @@ def matrices(x):
     bs = x.estrides[:-2]
     return [x.ptr + isz * sum(i * s for i, s in zip(idx, bs))
             for idx in itertools.product(*map(range, x.shape[:-2]))]
+
+
+def pointer_array(addrs, device):
+    """A device array of the addresses ``addrs`` (the ``void*[]`` of the batched
+    routines).  Keep it in a variable until the call is queued: freed earlier, its
+    memory could be reused before the routine reads it (stream order)."""
+    return from_numpy(np.array(addrs, np.int64), device)
 
 
 def rows(x):
