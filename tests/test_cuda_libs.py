@@ -144,13 +144,39 @@ def test_contract(dev, dtype, case):
     np.testing.assert_allclose(out, want, rtol=tol(dtype), atol=tol(dtype))
 
 
-def test_einsum_public(dev):
-    a, b = rand((3, 4, 5), "float64", 1), rand((5, 4, 2), "float64", 2)
+def _public(fn, *args):
+    """``fn(*args)``, or a skip when it needs an op of the CUDA driver not in this build
+    (the views and reductions are other parts of issue 18)."""
     try:
-        out = tf.einsum("ijk,kjl->il", t(dev, a), t(dev, b))
+        return fn(*args)
     except tf.UnsupportedOperation as e:
-        pytest.skip("needs the CUDA driver's view/reduce ops: %s" % e)
-    np.testing.assert_allclose(host(out), np.einsum("ijk,kjl->il", a, b), rtol=1e-12)
+        if any(op in str(e) for op in ("matmul", "linalg.", "contract")):
+            raise
+        pytest.skip("needs more of the CUDA driver's ops: %s" % e)
+
+
+@pytest.mark.parametrize("dtype", ALL)
+@pytest.mark.parametrize("subs,shapes", [
+    ("ijk,kjl->il", [(3, 4, 5), (5, 4, 2)]), ("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]),
+    ("ij,kj->ik", [(3, 4), (5, 4)]), ("abc,cd->abd", [(2, 3, 4), (4, 5)]),
+    ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 5)])])
+def test_einsum_public(dev, dtype, subs, shapes):
+    arrays = [rand(s, dtype, i) for i, s in enumerate(shapes)]
+    out = _public(tf.einsum, subs, *[t(dev, x) for x in arrays])
+    want = np.einsum(subs, *arrays)
+    assert out.dtype == want.dtype
+    np.testing.assert_allclose(host(out), want, rtol=tol(dtype), atol=tol(dtype))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex64", "int32"])
+def test_matmul_public_broadcast_and_transposed(dev, dtype):
+    a, b = rand((3, 1, 4, 5), dtype, 1), rand((2, 6, 5), dtype, 2)
+    out = _public(lambda: tf.matmul(t(dev, a), tf.matrix_transpose(t(dev, b))))
+    np.testing.assert_allclose(host(out), a @ np.swapaxes(b, -1, -2), rtol=tol(dtype),
+                               atol=tol(dtype))
+    v = rand((5,), dtype, 3)
+    np.testing.assert_allclose(host(_public(tf.matmul, t(dev, a), t(dev, v))), a @ v,
+                               rtol=tol(dtype), atol=tol(dtype))
 
 
 def test_matmul_mixed_dtypes_refused(dev):
@@ -383,6 +409,17 @@ LOSSES = {
                                                  check_finite=False) ** 2),
     "eigh": lambda x, y: tf.sum(tf.linalg.eigh(x + x.T, check_finite=False)[0] ** 3),
     "svd": lambda x, y: tf.sum(tf.linalg.svd(x, compute_uv=False, check_finite=False)),
+    "svd_vectors": lambda x, y: tf.sum(tf.abs(tf.linalg.svd(x, check_finite=False)[0]
+                                              * y)),
+    "qr": lambda x, y: tf.sum(tf.linalg.qr(x, check_finite=False)[1] * y),
+    "det": lambda x, y: tf.linalg.det(x + 4 * tf.eye(4, dtype=x.dtype, device=x.device),
+                                      check_finite=False),
+    "solve_triangular": lambda x, y: tf.sum(tf.linalg.solve_triangular(
+        x + 4 * tf.eye(4, dtype=x.dtype, device=x.device), y, lower=True, trans=1,
+        check_finite=False) ** 2),
+    "lu_factor": lambda x, y: tf.sum(tf.linalg.lu_factor(x, check_finite=False)[0] * y),
+    "batched_eigh": lambda x, y: tf.sum(tf.linalg.eigh(
+        tf.stack([x + x.T, y + y.T]), check_finite=False)[0] ** 3),
 }
 
 
@@ -391,12 +428,8 @@ def test_gradients_match_cpu(dev, name):
     x, y = rand((4, 4), "float64", 9), rand((4, 4), "float64", 10)
     want = [host(g) for g in tf.grad(LOSSES[name], argnums=(0, 1))(tf.asarray(x),
                                                                   tf.asarray(y))]
-    try:
-        got = [host(g) for g in tf.grad(LOSSES[name], argnums=(0, 1))(t(dev, x), t(dev, y))]
-    except tf.UnsupportedOperation as e:
-        if any(op in str(e) for op in ("matmul", "linalg.", "contract")):
-            raise
-        pytest.skip("needs more of the CUDA driver's ops: %s" % e)
+    got = _public(lambda: [host(g) for g in tf.grad(LOSSES[name], argnums=(0, 1))(
+        t(dev, x), t(dev, y))])
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w, rtol=1e-9, atol=1e-10)
 
