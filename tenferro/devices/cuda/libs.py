@@ -2,8 +2,9 @@
 host twin for the simulator.
 
 :func:`get` gives a backend's library object: :class:`GPULibs` on a GPU, whose methods
-call ``cublas<t>...`` / ``cusolverDn<t>...`` with a handle per device bound to the
-backend's current stream and workspaces from the backend's stream-ordered allocator,
+call ``cublas<t>...`` / ``cusolverDn<t>...`` with handles per device and thread bound
+to the thread's current stream and workspaces from the backend's stream-ordered
+allocator,
 or :class:`SimLibs` on the host simulator, whose methods do the same work with NumPy
 and LAPACK (``scipy.linalg.lapack``) on the simulator's host memory.  Both take the
 same arguments -- device addresses, sizes and leading dimensions of COLUMN-MAJOR
@@ -14,7 +15,8 @@ to column-major tricks, leading dimensions, batching, the reading of ``info``) i
 code the simulator tests.
 
 ``info`` stays on the device (cuSOLVER writes it there); :mod:`.linalg` reads it back
-and reports a positive value the way the CPU's LAPACK calls do.
+and reports a positive value the way the CPU's LAPACK calls do (cuBLAS's
+``getrsBatched`` alone reports on the host, argument checks only: raised here).
 """
 import ctypes
 import threading
@@ -53,7 +55,8 @@ def _check_ld(what, ld, rows):
                          % (what, ld, rows))
 
 
-def _check_arguments(what, info):
+def check_arguments(what, info):
+    """RuntimeError when ``info`` says an argument was wrong (info < 0)."""
     if info < 0:
         raise RuntimeError("tenferro.devices.cuda.libs.%s: argument %d rejected (a bug in "
                            "tenferro)" % (what, -info))
@@ -166,7 +169,7 @@ class GPULibs:
         info = np.zeros(1, np.int32)   # a host int here: argument checks only
         self._blas("getrs_batched", dtype, trans, n, nrhs, aarray, lda, ipiv, barray, ldb,
                    info.ctypes.data, count)
-        _check_arguments("getrs_batched", info[0])
+        check_arguments("getrs_batched", info[0])
 
     # cuSOLVER --------------------------------------------------------------------------
     def potrf(self, dtype, uplo, n, a, lda, info):
@@ -330,7 +333,7 @@ class SimLibs:
                                          _pointers(barray, count))):
             self.getrs(dtype, trans, n, nrhs, pa, lda, ipiv + 4 * n * i, pb, ldb,
                        info.ctypes.data)
-            _check_arguments("getrs_batched", info[0])
+            check_arguments("getrs_batched", info[0])
 
     def getrf(self, dtype, m, n, a, lda, ipiv, info):
         A = self._mat("getrf", a, dtype, m, n, lda)

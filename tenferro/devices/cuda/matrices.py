@@ -76,9 +76,8 @@ def infos(info):
     """The host copy of the int32 ``info`` array cuSOLVER wrote; RuntimeError when it
     reports a wrong argument (info < 0)."""
     h = to_numpy(info)
-    if h.size and h.min() < 0:
-        raise RuntimeError("tenferro.devices.cuda.linalg: cuSOLVER rejected argument %d "
-                           "(a bug in tenferro)" % -h.min())
+    if h.size:
+        libs.check_arguments("cuSOLVER", h.min())
     return h
 
 
