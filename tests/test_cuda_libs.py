@@ -11,6 +11,7 @@ nvmath's bindings, and the kernels are compiled by NVRTC.  On a GPU the same tes
 against cuBLAS and cuSOLVER themselves.
 """
 import ctypes
+import importlib.util
 import inspect
 
 import numpy as np
@@ -360,6 +361,26 @@ def test_svd(dev, dtype, shape):
         assert_unitary(vh @ mH(vh), tol(dtype) * 100)
     sv = host(_svd.svdvals_p.bind(t(dev, a), broadening=0, driver="gesdd"))
     np.testing.assert_allclose(sv, s_want, atol=tol(dtype) * 100)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("ord,axis", [(None, None), (2, 1), (1, 0), (3, -1), ("fro", (0, 2)),
+                                      (0.5, (1, 2))])
+def test_norm(dev, dtype, ord, axis):
+    if importlib.util.find_spec("tenferro.devices.cuda.reduce") is None:
+        pytest.skip("needs the CUDA driver's reductions (another part of issue 18)")
+    x = rand((3, 4, 5), dtype, 11)
+    got = host(_public(tf.linalg.norm, t(dev, x), ord, axis))
+    np.testing.assert_allclose(got, np.linalg.norm(x, ord, axis), rtol=tol(dtype) * 10)
+
+
+def test_norm_extremes(dev):
+    if importlib.util.find_spec("tenferro.devices.cuda.reduce") is None:
+        pytest.skip("needs the CUDA driver's reductions (another part of issue 18)")
+    for x in (np.array([3e300, 4e300, 0.0]), np.array([3e-310, 4e-310]),
+              np.array([1.0, np.inf]), np.array([1.0, np.nan]), np.zeros((0,))):
+        got = host(_public(tf.linalg.norm, t(dev, x)))
+        np.testing.assert_allclose(got, host(tf.linalg.norm(tf.asarray(x))), rtol=1e-15)
 
 
 def _cpu_error(fn, *args):

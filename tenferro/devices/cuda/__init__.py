@@ -20,7 +20,8 @@ The package, bottom to top (a module imports only modules before it in this list
 semantics in CUDA C), ``array`` (:class:`CUDAArray`, transfers), ``kernels``
 (rendering, launching), ``reduce``, ``elementwise``, ``index``, ``libs`` (cuBLAS and
 cuSOLVER, or their host twin), ``matmul``, ``matrices`` (column-major stacks for
-cuSOLVER), ``linalg`` (tenferro.linalg's primitives, registered from there), ``fused``, and this module: the :class:`Driver` and its
+cuSOLVER), ``norm`` (vector norms), ``linalg`` (tenferro.linalg's primitives,
+registered from there), ``fused``, and this module: the :class:`Driver` and its
 ``implementations``.
 """
 import numpy as np

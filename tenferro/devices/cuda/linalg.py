@@ -15,8 +15,9 @@ row-major factor), triangular solves from the right on the transposed right-hand
 sides, and the SVD of a wide matrix (the SVD of its transpose, whose factors, read
 row-major, are the wide matrix's).  Small matrices in batches go to the batched
 routines (``potrfBatched``, ``syevjBatched``, ``gesvdjBatched``), others one matrix at
-a time.  tenferro.linalg's primitives with no function here (eig, lstsq, pinv,
-vector_norm) raise UnsupportedOperation on CUDA: there is no host fallback.
+a time.  ``vector_norm`` is the driver's own kernels (:mod:`.norm`).  tenferro.linalg's
+primitives with no function here (eig, lstsq, pinv) raise UnsupportedOperation on
+CUDA: there is no host fallback.
 """
 import functools
 import itertools
@@ -31,6 +32,7 @@ from .elementwise import assign, contiguous_copy, full
 from .kernels import LOOP, kernel, launch
 from .libs import JACOBI_MAX, LOWER, NON_UNIT, NOVECTOR, OP_N, RIGHT, UNIT, UPPER, VECTOR
 from .matmul import blas_operand
+from .norm import vector_norm  # noqa: F401 (tenferro.linalg finds it here)
 
 I32 = mx.I32
 _REAL = {_dtypes.complex64: _dtypes.float32, _dtypes.complex128: _dtypes.float64}
