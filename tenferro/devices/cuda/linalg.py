@@ -32,6 +32,7 @@ from .elementwise import assign, contiguous_copy, full
 from .kernels import LOOP, kernel, launch
 from .libs import JACOBI_MAX, LOWER, NON_UNIT, NOVECTOR, OP_N, RIGHT, UNIT, UPPER, VECTOR
 from .matmul import blas_operand
+from . import norm
 from .norm import vector_norm  # noqa: F401 (tenferro.linalg finds it here)
 
 I32 = mx.I32
@@ -83,9 +84,10 @@ def _permutation_kernel():
 
 
 def all_kernels():
-    """The kernels of this module (for ``compile_all``)."""
+    """The kernels of this module and :mod:`.norm` (for ``compile_all``)."""
     return ([mx.triangle_kernel(s) for s in (4, 8, 16)]
-            + [_det_kernel(d) for d in _FLOATS] + [_permutation_kernel()])
+            + [_det_kernel(d) for d in _FLOATS] + [_permutation_kernel()]
+            + norm.all_kernels())
 
 
 # -- Cholesky and triangular solves -----------------------------------------------------------
