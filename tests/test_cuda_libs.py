@@ -380,7 +380,8 @@ def test_norm_extremes(dev):
     for x in (np.array([3e300, 4e300, 0.0]), np.array([3e-310, 4e-310]),
               np.array([1.0, np.inf]), np.array([1.0, np.nan]), np.zeros((0,))):
         got = host(_public(lambda: tf.linalg.norm(t(dev, x), check_finite=False)))
-        want = host(tf.linalg.norm(tf.asarray(x), check_finite=False))
+        with np.errstate(over="ignore"):    # (the CPU's unscaled first try)
+            want = host(tf.linalg.norm(tf.asarray(x), check_finite=False))
         np.testing.assert_allclose(got, want, rtol=1e-15)
 
 
