@@ -20,7 +20,7 @@ import scipy.linalg as sl
 
 import tenferro as tf
 from conftest import get_test_device
-from tenferro.devices.cuda import backend, libs, linalg as cl, matmul as cm
+from tenferro.devices.cuda import backend, libs, linalg as cl, matmul as cm, simlibs
 from tenferro.devices.cuda.array import from_numpy, to_numpy
 from tenferro.linalg import _eigh, _lu, _qr, _svd, _triangular
 
@@ -521,7 +521,7 @@ def test_kernels_compile_with_nvrtc(arch):
 def test_sim_libs_column_major_on_host_memory():
     """The simulator's twin reads column-major operands with their leading dimensions,
     as cuBLAS does (host addresses: NumPy buffers)."""
-    sim = libs.SimLibs(None)
+    sim = simlibs.SimLibs(None)
     a = np.asfortranarray(rand((6, 4), "float64"))      # A: 3 x 4 inside ld 6
     b = np.asfortranarray(rand((4, 5), "float64", 1))
     c = np.zeros((3, 5), order="F")

@@ -19,10 +19,10 @@ The package, bottom to top (a module imports only modules before it in this list
 ``backend`` (GPU or simulator: memory, launches, streams), ``cmath`` (NumPy's
 semantics in CUDA C), ``array`` (:class:`CUDAArray`, transfers), ``kernels``
 (rendering, launching), ``reduce``, ``elementwise``, ``index``, ``libs`` (cuBLAS and
-cuSOLVER, or their host twin), ``matmul``, ``matrices`` (column-major stacks for
-cuSOLVER), ``norm`` (vector norms), ``linalg`` (tenferro.linalg's primitives,
-registered from there), ``fused``, and this module: the :class:`Driver` and its
-``implementations``.
+cuSOLVER), ``simlibs`` (their host twin), ``matmul``, ``matrices`` (column-major
+stacks for cuSOLVER), ``norm`` (vector norms), ``linalg`` (tenferro.linalg's
+primitives, registered from there), ``fused``, and this module: the :class:`Driver`
+and its ``implementations``.
 """
 import numpy as np
 
