@@ -31,7 +31,7 @@ from .._kernels import _lapack
 from .._kernels._alloc import empty as _empty
 from ..autograd._check import check, is_abstract
 from ..autograd.extend import Primitive, def_impl, def_jvp_rule, def_vjp_rule
-from ._util import (mH, prepared, prepared_pair, raise_for_info, re_diag,
+from ._util import (mH, on_cuda, prepared, prepared_pair, raise_for_info, re_diag,
                     sym_from_triangle, triangle_adjoint)
 from ._triangular import cholesky, solve_triangular
 
@@ -65,6 +65,8 @@ def _heevd(a, lower, vectors):
 
 def_impl(eigh_p, "cpu", lambda a, *, lower, broadening: _heevd(a, lower, True))
 def_impl(eigvalsh_p, "cpu", lambda a, *, lower, broadening: _heevd(a, lower, False)[0])
+def_impl(eigh_p, "cuda", on_cuda("eigh", "eigh", "did not converge"))
+def_impl(eigvalsh_p, "cuda", on_cuda("eigvalsh", "eigh", "did not converge"))
 
 
 _STANDARD = ("ev", "evd", "evr", "evx")

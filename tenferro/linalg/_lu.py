@@ -53,7 +53,7 @@ from ._eigh import _REAL
 from ._svd import svd
 from ._triangular import cho_solve, cholesky, solve_triangular
 from ._util import (TRANS as _TRANS, as_matrix_stack, check_finite as _check_finite, diag,
-                    mH, op_trans, raise_for_info, rhs, sym_from_triangle, tri)
+                    mH, on_cuda, op_trans, raise_for_info, rhs, sym_from_triangle, tri)
 
 
 # -- primitives ----------------------------------------------------------------------------
@@ -142,6 +142,11 @@ def_impl(lu_factor_p, "cpu", _lu_factor_cpu)
 def_impl(lu_solve_p, "cpu", _lu_solve_cpu)
 def_impl(solve_p, "cpu", _solve_cpu)
 def_impl(lu_permutation_p, "cpu", _lu_permutation_cpu)
+def_impl(det_p, "cuda", on_cuda("det"))
+def_impl(lu_factor_p, "cuda", on_cuda("lu_factor"))
+def_impl(lu_solve_p, "cuda", on_cuda("lu_solve", "lu_solve", "is singular"))
+def_impl(solve_p, "cuda", on_cuda("solve", "solve", "is singular"))
+def_impl(lu_permutation_p, "cuda", on_cuda("lu_permutation"))
 
 
 # -- helpers -------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ from ..devices.cpu import threads as _threads
 from ..autograd.extend import Primitive, def_impl, def_jvp_rule, def_vjp_rule
 from ._eigh import _REAL
 from ._svd import svdvals
-from ._util import check_finite as _check_finite
+from ._util import check_finite as _check_finite, on_cuda
 
 
 def _vnorm_aval(x, *, p, axes):
@@ -102,6 +102,7 @@ _SAFE = {np.dtype(t): (np.finfo(t).tiny / np.finfo(t).eps, np.finfo(t).max)
 
 
 def_impl(vector_norm_p, "cpu", _vnorm_cpu)
+def_impl(vector_norm_p, "cuda", on_cuda("vector_norm"))
 # the fast path of norm: its dtypes, and the axes of a whole tensor by ndim
 _FAST = frozenset(_SAFE) | {np.dtype(np.complex64), np.dtype(np.complex128)}
 _ALL = [tuple(range(n)) for n in range(65)]

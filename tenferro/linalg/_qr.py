@@ -22,8 +22,8 @@ from .._kernels import _lapack
 from .._kernels._alloc import empty as _empty
 from ..autograd.extend import Primitive, def_impl, def_jvp_rule, def_vjp_rule
 from ._triangular import solve_triangular
-from ._util import as_matrix_stack, check_finite as _check_finite, mH, raise_for_info, \
-    real_diag
+from ._util import as_matrix_stack, check_finite as _check_finite, mH, on_cuda, \
+    raise_for_info, real_diag
 
 _MODES = ("full", "economic", "r")
 
@@ -63,6 +63,8 @@ def _qr_cpu(a, *, mode):
 
 def_impl(qr_p, "cpu", _qr_cpu)
 def_impl(qr_r_p, "cpu", lambda a: _qr_cpu(a, mode="r")[0])
+def_impl(qr_p, "cuda", on_cuda("qr", "qr", "failed"))
+def_impl(qr_r_p, "cuda", on_cuda("qr_r", "qr", "failed"))
 
 
 def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_finite=True):

@@ -16,7 +16,7 @@ from .._kernels import _lapack
 from .._kernels._alloc import empty as _empty
 from ..autograd.extend import Primitive, def_impl, def_jvp_rule, def_vjp_rule
 from ._eigh import _REAL, _broadened_inverse, _check_gauge, _gap_inverse
-from ._util import cast, mH, prepared, raise_for_info, re_diag
+from ._util import cast, mH, on_cuda, prepared, raise_for_info, re_diag
 
 
 def _svd_aval(a, *, full_matrices, broadening, driver):
@@ -55,6 +55,8 @@ def_impl(svd_p, "cpu", lambda a, *, full_matrices, broadening, driver: _svd_kern
     a, full_matrices, True, driver))
 def_impl(svdvals_p, "cpu", lambda a, *, broadening, driver: _svd_kernel(
     a, False, False, driver)[1])
+def_impl(svd_p, "cuda", on_cuda("svd", "svd", "did not converge"))
+def_impl(svdvals_p, "cuda", on_cuda("svdvals", "svd", "did not converge"))
 
 
 def svd(a, full_matrices=True, compute_uv=True, overwrite_a=False, check_finite=True,

@@ -17,7 +17,7 @@ from .._kernels._alloc import empty as _empty
 from .._ops.matmul import broadcast_batch
 from ..autograd.extend import Primitive, def_impl, def_jvp_rule, def_vjp_rule
 from ._util import (TRANS as _TRANS, as_matrix_stack, check_finite as _check_finite, mH,
-                    half_triangle, op_trans, raise_for_info, real_diag, rhs,
+                    half_triangle, on_cuda, op_trans, raise_for_info, real_diag, rhs,
                     sym_from_triangle as _sym_from_triangle, tri as _tri,
                     triangle_adjoint as _triangle_adjoint)
 
@@ -54,6 +54,9 @@ def _triangular_solve_cpu(a, b, *, lower, trans, unit_diagonal):
 
 def_impl(cholesky_p, "cpu", _cholesky_cpu)
 def_impl(triangular_solve_p, "cpu", _triangular_solve_cpu)
+def_impl(cholesky_p, "cuda", on_cuda("cholesky", "cholesky", "is not positive definite"))
+def_impl(triangular_solve_p, "cuda", on_cuda("triangular_solve", "solve_triangular",
+                                             "is singular (a zero on its diagonal)"))
 
 
 # -- public functions ----------------------------------------------------------------------

@@ -185,3 +185,19 @@ def rhs(op, a, b, keep_vector=False):
                          "b needs %d rows" % (op, a.shape, (b.shape[0],) if vec else b.shape,
                                               a.shape[-1]))
     return a, b, vec
+
+
+def on_cuda(name, op=None, what=None):
+    """The CUDA implementation of a linalg primitive, for ``def_impl(prim, "cuda", ...)``:
+    ``tenferro.devices.cuda.linalg.<name>``, imported at the first call (importing
+    tenferro.linalg loads nothing of CUDA).  With ``op`` that function returns
+    ``(outputs, info)``, and a positive ``info`` raises the CPU's LinAlgError
+    (``raise_for_info(op, info, what)``)."""
+    def run(*arrays, **params):
+        from ..devices.cuda import linalg
+        if op is None:
+            return getattr(linalg, name)(*arrays, **params)
+        out, info = getattr(linalg, name)(*arrays, **params)
+        raise_for_info(op, info, what)
+        return out
+    return run

@@ -20,9 +20,12 @@ The package, bottom to top (a module imports only modules before it in this list
 (:class:`Stream`, :func:`synchronize`), ``versions`` (for ``show_config()``), ``cmath`` (NumPy's
 semantics in CUDA C), ``array`` (:class:`CUDAArray`, transfers), ``kernels``
 (rendering, launching), ``reduce``, ``elementwise``, ``index_kernels``, ``index``
-(views, gathers, scatter-adds, nonzero, put), ``matmul``, ``fused``, ``prebuild``
-(:func:`compile_all`), ``dlpack`` (zero-copy exchange with CuPy and PyTorch:
-``CUDAArray.__dlpack__``, :func:`from_dlpack`), and this module: the :class:`Driver`
+(views, gathers, scatter-adds, nonzero, put), ``libs`` (cuBLAS and cuSOLVER),
+``simlibs`` (their host twin), ``matmul``, ``matrices`` (column-major stacks for
+cuSOLVER), ``norm`` (vector norms), ``linalg`` (tenferro.linalg's primitives,
+registered from there), ``fused``, ``prebuild`` (:func:`compile_all`), ``dlpack``
+(zero-copy exchange with CuPy and PyTorch: ``CUDAArray.__dlpack__``,
+:func:`from_dlpack`), and this module: the :class:`Driver`
 and its ``implementations``.
 """
 import numpy as np
@@ -33,6 +36,7 @@ from .array import DTYPES, CUDAArray, from_numpy, new, to_numpy
 from .elementwise import OUT_OPS, full
 from .elementwise import implementations as _elementwise
 from .fused import implementations as _fused
+from .matmul import implementations as _matmul
 from .prebuild import compile_all
 from .stream import Stream, current_stream, synchronize
 from .versions import cuda_version, versions
@@ -43,9 +47,8 @@ __all__ = ["CUDAArray", "Driver", "Stream", "compile_all", "current_stream", "fr
            "synchronize"]
 
 impl = dict(_elementwise)
-impl.update(reduce.implementations)
-impl.update(index.implementations)
-impl.update(_fused)
+for _table in (reduce.implementations, index.implementations, _matmul, _fused):
+    impl.update(_table)
 
 
 class Driver(_Base):

@@ -29,7 +29,7 @@ from .kernels import Kernel, elementwise_kernel
 BATCH = 48
 DTYPES = tuple(_dtypes.DTYPES)
 BOOL = np.dtype(bool)
-_OTHERS = ("reduce", "index", "matmul")   # modules that may export all_kernels()
+_OTHERS = ("reduce", "index", "matmul", "linalg")   # modules exporting all_kernels()
 
 
 def elementwise_kernels():
@@ -111,14 +111,9 @@ def all_kernels():
     """(label, Kernel) of every kernel this driver can generate (deduplicated)."""
     ks = elementwise_kernels() + fused_kernels()
     for name in _OTHERS:
-        try:
-            mod = importlib.import_module("." + name, __package__)
-        except ImportError:
-            continue
-        fn = getattr(mod, "all_kernels", None)
-        if fn is not None:
-            ks += [(k.name if isinstance(k, Kernel) else k[0], k if isinstance(k, Kernel)
-                    else k[1]) for k in fn()]
+        mod = importlib.import_module("." + name, __package__)
+        ks += [(k.name if isinstance(k, Kernel) else k[0], k if isinstance(k, Kernel)
+                else k[1]) for k in mod.all_kernels()]
     seen, unique = set(), []
     for label, k in ks:
         if k.source not in seen:
