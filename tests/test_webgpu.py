@@ -83,8 +83,10 @@ def test_without_wgpu_reports_zero_devices_with_reason():
             "print(d.device_count()); print(d.unavailable_reason())\n"
             "print(tf.devices.available())\n"
             "try:\n    tf.device('webgpu')\nexcept RuntimeError as e:\n    print(e)\n")
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    env.pop("TENFERRO_CUDA_SIMULATOR", None)   # (available() would list cuda:0)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         cwd=ROOT, env=dict(os.environ, PYTHONPATH=ROOT))
+                         cwd=ROOT, env=env)
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert lines[0] == "0"
