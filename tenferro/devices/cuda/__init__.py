@@ -97,11 +97,8 @@ class Driver(_Base):
     def full(self, shape, dtype, value, device):
         return full(shape, np.dtype(dtype), value, device)
 
-    def from_numpy(self, array, device):
-        return from_numpy(array, device)
-
-    def to_numpy(self, data):
-        return to_numpy(data)
+    from_numpy = staticmethod(from_numpy)   # (array, device) -> CUDAArray
+    to_numpy = staticmethod(to_numpy)       # CUDAArray -> ndarray (waits for it)
 
     def synchronize(self, device):
         backend.get(device.index).synchronize()

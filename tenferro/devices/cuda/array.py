@@ -11,7 +11,7 @@ import numpy as np
 
 from ... import _dtypes
 from ..._errors import UnsupportedOperation
-from .._layout import c_strides, is_c
+from .._layout import StridedArray
 from . import backend
 
 DTYPES = frozenset(_dtypes.DTYPES)
@@ -37,56 +37,16 @@ class Memory:
             pass
 
 
-class CUDAArray:
-    """A strided view of :class:`Memory` (ndarray-like metadata; ``base`` is the shared
-    memory, which the core uses to track in-place writes)."""
+class CUDAArray(StridedArray):
+    """A strided view of :class:`Memory` (see :class:`~tenferro.devices._layout.
+    StridedArray`)."""
 
-    __slots__ = ("storage", "shape", "dtype", "estrides", "offset", "device", "writeable",
-                 "__weakref__")
-    abstract = False
-
-    def __init__(self, storage, shape, dtype, estrides=None, offset=0, device=None,
-                 writeable=True):
-        self.storage = storage
-        self.shape = tuple(shape)
-        self.dtype = dtype
-        self.estrides = tuple(estrides) if estrides is not None else c_strides(self.shape)
-        self.offset = offset
-        self.device = device
-        self.writeable = writeable
-
-    @property
-    def base(self):
-        return self.storage
-
-    @property
-    def ndim(self):
-        return len(self.shape)
-
-    @property
-    def size(self):
-        return math.prod(self.shape)
-
-    @property
-    def strides(self):
-        return tuple(s * self.dtype.itemsize for s in self.estrides)
+    __slots__ = ()
 
     @property
     def ptr(self):
         """The device address of element ``[0, ..., 0]``."""
         return self.storage.ptr + self.offset * self.dtype.itemsize
-
-    @property
-    def c_contiguous(self):
-        return is_c(self.shape, self.estrides)
-
-    def view(self, shape, estrides, offset, writeable=None):
-        return CUDAArray(self.storage, shape, self.dtype, estrides, offset, self.device,
-                         self.writeable if writeable is None else writeable)
-
-    def __repr__(self):
-        return "CUDAArray(shape=%s, dtype=%s, strides=%s, offset=%d, device=%s)" % (
-            self.shape, self.dtype, self.estrides, self.offset, self.device)
 
 
 def backend_of(device):

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..._catalog import BINARY, COMPLEX_PARTS, UNARY, broadcast_shapes
 from ..._errors import UnsupportedOperation
-from .._layout import broadcast_view
+from .._layout import binary_operands, broadcast_view, overlaps
 from .array import CUDAArray, check_dtype, from_numpy, new, to_numpy
 from .cmath import BINARY_SUPPORT, UNARY_SUPPORT
 from .kernels import elementwise_kernel, elementwise_layout, launch
@@ -59,13 +59,6 @@ def _check_out(op, out, shape, dtype):
                          "dtype %s" % (op, tuple(shape), dtype))
 
 
-def overlaps(out, x):
-    """``out`` and ``x`` share memory without being the very same view (an in-place
-    write through them would read values it has already overwritten)."""
-    return out is not x and out.storage is x.storage and not (
-        out.offset == x.offset and out.estrides == x.estrides and out.shape == x.shape)
-
-
 def _same_device(op, *xs):
     dev = xs[0].device
     for x in xs[1:]:
@@ -97,15 +90,9 @@ def _binary(op):
                             % (op, a.dtype, b.dtype))
         _same_device(op, a, b)
         _supported(BINARY_SUPPORT, op, a.dtype, a.device)
-        shape = a.shape if a.shape == b.shape else broadcast_shapes(op, a.shape, b.shape)
-        a, b = broadcast_view(a, shape, op), broadcast_view(b, shape, op)
-        if out is None:
-            return run_elementwise(op, expr, [a, b], out_dtype, shape=shape)
-        _check_out(op, out, shape, out_dtype)
-        if overlaps(out, a):
-            a = contiguous_copy(a)
-        if overlaps(out, b):
-            b = contiguous_copy(b)
+        a, b, shape = binary_operands(op, a, b, out, contiguous_copy)
+        if out is not None:
+            _check_out(op, out, shape, out_dtype)
         return run_elementwise(op, expr, [a, b], out_dtype, out=out, shape=shape)
     return run
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from ... import _dtypes
 from ..._errors import UnsupportedOperation
-from .._layout import c_strides, is_c  # noqa: F401 (c_strides: also for index)
+from .._layout import StridedArray, c_strides  # noqa: F401 (c_strides: for index)
 from .context import device_name, get_context
 
 F32, I32, BOOL, I64 = _dtypes.float32, _dtypes.int32, _dtypes.bool_, _dtypes.int64
@@ -48,56 +48,13 @@ def check_dtype(dtype, op, device):
         raise unsupported(device, op, dtype)
 
 
-class WGPUArray:
-    """A strided view of a pooled GPU buffer (ndarray-like metadata).
+class WGPUArray(StridedArray):
+    """A strided view of a pooled GPU buffer (see :class:`~tenferro.devices._layout.
+    StridedArray`).  ``offset`` and ``estrides`` are in device elements
+    (``HOST[dtype].itemsize`` bytes: 4, or 8 for int64); ``strides`` is in bytes of the
+    logical dtype (see the package docstring)."""
 
-    ``offset`` and ``estrides`` are in device elements (``HOST[dtype].itemsize``
-    bytes: 4, or 8 for int64); ``strides`` is in bytes of the logical dtype (see the
-    package docstring).  ``base`` is the shared storage (used by the core to track
-    in-place writes).
-    """
-
-    __slots__ = ("storage", "shape", "dtype", "estrides", "offset", "device", "writeable",
-                 "__weakref__")
-    abstract = False
-
-    def __init__(self, storage, shape, dtype, estrides=None, offset=0, device=None,
-                 writeable=True):
-        self.storage = storage
-        self.shape = tuple(shape)
-        self.dtype = dtype
-        self.estrides = tuple(estrides) if estrides is not None else c_strides(self.shape)
-        self.offset = offset
-        self.device = device
-        self.writeable = writeable
-
-    @property
-    def base(self):
-        return self.storage
-
-    @property
-    def ndim(self):
-        return len(self.shape)
-
-    @property
-    def size(self):
-        return int(np.prod(self.shape, dtype=np.int64))
-
-    @property
-    def strides(self):
-        return tuple(s * self.dtype.itemsize for s in self.estrides)
-
-    @property
-    def c_contiguous(self):
-        return is_c(self.shape, self.estrides)
-
-    def view(self, shape, estrides, offset, writeable=None):
-        return WGPUArray(self.storage, shape, self.dtype, estrides, offset, self.device,
-                         self.writeable if writeable is None else writeable)
-
-    def __repr__(self):
-        return "WGPUArray(shape=%s, dtype=%s, strides=%s, offset=%d)" % (
-            self.shape, self.dtype, self.estrides, self.offset)
+    __slots__ = ()
 
 
 def new(shape, dtype, device, op):

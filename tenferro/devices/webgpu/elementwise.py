@@ -8,6 +8,7 @@ program computes exactly what the unfused one does.
 import numpy as np
 
 from ..._catalog import BINARY, UNARY
+from .._layout import binary_operands, overlaps
 from .array import BOOL, F32, I32, I64, STORE, WGPUArray, check_dtype, from_numpy, kind, \
     new, to_numpy, unsupported
 from .reduce import reduce_op
@@ -117,18 +118,13 @@ def _check_out(op, out, shape, dtype):
                          "dtype %s" % (op, shape, dtype))
 
 
-def _overlaps(out, x):
-    return out is not x and out.storage is x.storage and not (
-        out.offset == x.offset and out.estrides == x.estrides and out.shape == x.shape)
-
-
 def _unary(op):
     def run(x, *, out_dtype, out=None):
         body = _body(UNARY_BODIES, op, x.dtype, out_dtype, x.device)
         if out is None:
             return run_elementwise(op, body, [x], out_dtype)
         _check_out(op, out, x.shape, out_dtype)
-        if _overlaps(out, x):
+        if overlaps(out, x):
             x = contiguous_copy(x)
         return run_elementwise(op, body, [x], out_dtype, out=out)
     return run
@@ -140,15 +136,9 @@ def _binary(op):
             raise TypeError("tenferro.%s (webgpu): operands must share a device and dtype, "
                             "got %s and %s" % (op, a.dtype, b.dtype))
         body = _body(BINARY_BODIES, op, a.dtype, out_dtype, a.device)
-        shape = a.shape if a.shape == b.shape else broadcast_shape(op, a.shape, b.shape)
-        a, b = broadcast_view(a, shape, op), broadcast_view(b, shape, op)
-        if out is None:
-            return run_elementwise(op, body, [a, b], out_dtype, shape=shape)
-        _check_out(op, out, shape, out_dtype)
-        if _overlaps(out, a):
-            a = contiguous_copy(a)
-        if _overlaps(out, b):
-            b = contiguous_copy(b)
+        a, b, shape = binary_operands(op, a, b, out, contiguous_copy)
+        if out is not None:
+            _check_out(op, out, shape, out_dtype)
         return run_elementwise(op, body, [a, b], out_dtype, out=out, shape=shape)
     return run
 
