@@ -164,11 +164,21 @@ def parse_args(argv, doc, repeat=7, min_time=0.2):
     p.add_argument("--only", default=None, help="run cases whose name contains this")
     p.add_argument("--plot", metavar="FILE.png", default=None,
                    help="also write a bar chart of the time ratios (needs matplotlib)")
+    p.add_argument("--check", action="store_true",
+                   help="first check every library's results against NumPy's")
     args = p.parse_args(argv)
     if args.plot:
         _plot.require_matplotlib()  # fail now, not after the timings
     common.set_threads(args.threads)
     return args
+
+
+def device_or_exit(script, get_device):
+    """``get_device()``, or exit naming ``script`` and why there is no device."""
+    try:
+        return get_device()
+    except NotImplementedError as e:
+        raise SystemExit("%s: %s" % (script, e))
 
 
 def time_libs(make, libs, args, name=""):

@@ -111,17 +111,11 @@ def check(libs):
 
 
 def main(argv=None):
-    argv = list(sys.argv[1:] if argv is None else argv)
-    do_check = "--check" in argv
-    if do_check:
-        argv.remove("--check")
-    args = compare.parse_args(argv, __doc__, repeat=5, min_time=0.1)
-    try:
-        dev = B.cuda_device()
-    except NotImplementedError as e:
-        raise SystemExit("compare_cuda: %s" % e)
+    args = compare.parse_args(sys.argv[1:] if argv is None else argv, __doc__, repeat=5,
+                              min_time=0.1)
+    dev = compare.device_or_exit("compare_cuda", B.cuda_device)
     libs = _libs()
-    if do_check:
+    if args.check:
         check(libs)
     info = dev.driver.info(dev.index)
     peak = peak_bandwidth()

@@ -93,17 +93,11 @@ def check(libs):
 
 
 def main(argv=None):
-    argv = list(sys.argv[1:] if argv is None else argv)
-    do_check = "--check" in argv
-    if do_check:
-        argv.remove("--check")
-    args = compare.parse_args(argv, __doc__, repeat=5, min_time=0.05)
-    try:
-        dev = common.webgpu_device()
-    except NotImplementedError as e:
-        raise SystemExit("compare_webgpu: %s" % e)
+    args = compare.parse_args(sys.argv[1:] if argv is None else argv, __doc__, repeat=5,
+                              min_time=0.05)
+    dev = compare.device_or_exit("compare_webgpu", common.webgpu_device)
     libs = _libs()
-    if do_check:
+    if args.check:
         check(libs)
     info = dev.driver.info(dev.index)
     torch = common.torch_or_none()
