@@ -46,15 +46,15 @@ def _argsort_cpu(a, *, axis, descending):
     """NumPy's stable argsort (the CPU driver's arrays are ndarrays).  Descending: the
     ascending stable sort of the reversed axis, reversed, keeps ties in input order."""
     if not descending:
-        return np.ascontiguousarray(np.argsort(a, axis=axis, kind="stable"), dtype=np.int64)
+        return np.asarray(np.argsort(a, axis=axis, kind="stable"), dtype=np.int64, order="C")
     n = a.shape[axis]
     p = np.flip(np.argsort(np.flip(a, axis), axis=axis, kind="stable"), axis)
-    return np.ascontiguousarray((n - 1) - p, dtype=np.int64)
+    return np.asarray((n - 1) - p, dtype=np.int64, order="C")
 
 
 def _searchsorted_cpu(a, v, *, side):
     """NumPy's searchsorted (binary search; NaN sorts last, as in argsort)."""
-    return np.ascontiguousarray(np.searchsorted(a, v, side=side), dtype=np.int64)
+    return np.asarray(np.searchsorted(a, v, side=side), dtype=np.int64, order="C")
 
 
 def_impl(argsort_p, "cpu", _argsort_cpu)
@@ -93,8 +93,9 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False)
 def sort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
     """``a`` sorted along ``axis`` (``None``: flattened), as ``numpy.sort`` (NaN last,
     complex lexicographic); ``descending=True`` as the Array API's ``sort``.
-    Differentiable: a gather through ``argsort``'s permutation."""
-    from .indexing import take_along_axis
+    Differentiable: a gather through ``argsort``'s permutation (in range by
+    construction: no bounds check, so it can be traced)."""
+    from .indexing import take_along_axis_p
 
     if order is not None:
         raise ValueError("tenferro.sort: order= applies to structured arrays, which "
@@ -103,7 +104,7 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
     if a.shape[axis] <= 1:
         return a.copy()
     perm = bind(argsort_p, (a,), {"axis": axis, "descending": bool(descending)})
-    return take_along_axis(a, perm, axis)
+    return bind(take_along_axis_p, (a, perm), {"axis": axis})
 
 
 def searchsorted(a, v, side="left", sorter=None):
@@ -195,7 +196,8 @@ def _unique_parts(ar, axis, equal_nan):
         flat = reshape(ar, (-1,))
         perm = argsort(flat)
     else:
-        flat = reshape(moveaxis(ar, axis, 0), (ar.shape[axis], -1))
+        rest = ar.shape[:axis] + ar.shape[axis + 1:]
+        flat = reshape(moveaxis(ar, axis, 0), (ar.shape[axis], int(np.prod(rest))))
         perm = _lexsort_rows(flat)
     s = take(flat, perm, axis=0)
     n = s.shape[0]
