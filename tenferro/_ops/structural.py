@@ -116,6 +116,10 @@ def _spacings(op, f, axes, varargs):
         if np.ndim(d) == 0:
             out.append(d.item() if isinstance(d, Tensor) else d)
             continue
+        if not isinstance(d, Tensor):
+            d = np.asarray(d)
+            if d.dtype not in f._device.driver.dtypes:   # (float64 on WebGPU)
+                d = d.astype(_dtypes.real_dtype(f.dtype))
         d = to_tensor(d, device=f._device)
         if d.ndim != 1:
             raise ValueError("tenferro.%s: distances must be either scalars or 1d" % op)
@@ -183,7 +187,9 @@ def gradient(f, *varargs, axis=None, edge_order=1):
             raise ValueError("tenferro.gradient: shape of the array too small to calculate a "
                              "numerical gradient, at least (edge_order + 1) elements are "
                              "required")
-        out.append(_gradient_axis(f, ax, h, edge_order))
+        g = _gradient_axis(f, ax, h, edge_order)
+        # f's dtype, as NumPy's (coordinates of a wider dtype are computed in it)
+        out.append(g if g.dtype == f.dtype else g.astype(f.dtype))
     return out[0] if len(out) == 1 else tuple(out)
 
 
