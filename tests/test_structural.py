@@ -151,6 +151,14 @@ def test_integer_and_bool_cases():
     same(tf.delete(np.arange(4), []), np.delete(np.arange(4), []))
     same(tf.repeat(tf.asarray([1, 2]), tf.asarray([2, 3])), np.repeat([1, 2], [2, 3]))
     same(tf.delete(np.arange(5), tf.asarray([1, 3])), np.delete(np.arange(5), [1, 3]))
+    same(tf.gradient(np.arange(5.0) ** 2, tf.asarray(2.0)), np.gradient(np.arange(5.0) ** 2,
+                                                                          2.0))
+
+
+def test_gradient_is_differentiable_in_a_scalar_spacing():
+    h = tf.tensor(2.0, requires_grad=True)
+    tf.gradient(tf.asarray(np.arange(5.0) ** 2), h).sum().backward()
+    np.testing.assert_allclose(h.grad.numpy(), -20.0 / 4.0)   # sum = 20 / h
 
 
 @pytest.mark.parametrize("dims,dtype,sparse", [((2, 3), int, False), ((4,), float, False),
