@@ -63,7 +63,8 @@ def test_nan_sorts_last_and_complex_lexicographically():
 def test_every_kind_gives_the_stable_order(kind):
     a = data("int32", (50,))
     same(tf.argsort(a, kind=kind), np.argsort(a, kind="stable"))
-    same(tf.sort(a, kind=kind, stable=True), np.sort(a))
+    same(tf.sort(a, kind=kind), np.sort(a))
+    same(tf.sort(a, stable=True), np.sort(a, stable=True))
     same(tf.argsort(a, stable=False), np.argsort(a, kind="stable"))
 
 
@@ -92,8 +93,10 @@ def test_zero_d_and_errors():
         tf.sort(np.array(3.0))
     with pytest.raises(np.exceptions.AxisError, match="argsort"):
         tf.argsort(np.zeros((2, 3)), axis=2)
-    with pytest.raises(ValueError, match="tenferro.sort: kind must be one of"):
+    with pytest.raises(ValueError, match="tenferro.sort: sort kind must be one of"):
         tf.sort([1, 2], kind="bubble")
+    with pytest.raises(ValueError, match="tenferro.argsort: `kind` and `stable`"):
+        tf.argsort([1, 2], kind="stable", stable=True)
     with pytest.raises(ValueError, match="structured"):
         tf.argsort([1, 2], order="x")
 
@@ -156,6 +159,24 @@ def test_searchsorted_errors():
         tf.searchsorted([1, 2], 1, side="middle")
     with pytest.raises(ValueError, match="1-dimensional"):
         tf.searchsorted(np.zeros((2, 2)), 1)
+    with pytest.raises(ValueError, match="sorter.size must equal a.size"):
+        tf.searchsorted([1, 2], 1, sorter=[0])
+    with pytest.raises(ValueError, match="sorter index out of range"):
+        tf.searchsorted([1, 2], 1, sorter=[0, 5])
+
+
+@pytest.mark.parametrize("name,args,params", [
+    ("argsort", [((3, 4), "float32")], {"axis": 0, "descending": True}),
+    ("searchsorted", [((5,), "int64"), ((2, 3), "int64")], {"side": "right"}),
+])
+def test_shape_rules_agree_with_eager_results(name, args, params):
+    rng = np.random.default_rng(0)
+    tensors = [tf.asarray(np.sort(rng.integers(0, 9, s), axis=None).reshape(s).astype(d))
+               for s, d in args]
+    p = tf._primitive.registry[name]
+    shape, dtype = p.abstract_eval(*[(s, np.dtype(d)) for s, d in args], **params)
+    out = p.bind(*tensors, **params)
+    assert out.shape == shape and out.dtype == dtype
 
 
 @pytest.mark.parametrize("right", [False, True])

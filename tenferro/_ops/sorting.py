@@ -60,17 +60,18 @@ def _searchsorted_cpu(a, v, *, side):
 def_impl(argsort_p, "cpu", _argsort_cpu)
 def_impl(searchsorted_p, "cpu", _searchsorted_cpu)
 
-_STABLE_KINDS = (None, "stable", "mergesort")
-_KINDS = _STABLE_KINDS + ("quicksort", "heapsort")
-
-
 def _sort_args(op, a, axis, kind, stable):
     """(tensor, normalised axis): ``axis=None`` (or a 0-d ``a`` in argsort) sorts the
-    flattened tensor.  Every kind is stable here (a stable order is a valid answer for
-    the unstable kinds); ``stable=False`` is accepted for the same reason."""
-    if kind not in _KINDS:
-        raise ValueError("tenferro.%s: kind must be one of %s, got %r"
-                         % (op, ", ".join(repr(k) for k in _KINDS[1:]), kind))
+    flattened tensor.  Every kind NumPy names (quicksort, heapsort, mergesort, stable,
+    by first letter as NumPy reads them) is accepted and sorts stably: a stable order is
+    a valid answer for the unstable kinds, and for ``stable=False``."""
+    if kind is not None and (not isinstance(kind, str) or not kind
+                             or kind[0].lower() not in "qhms"):
+        raise ValueError("tenferro.%s: sort kind must be one of 'quicksort', 'heapsort', "
+                         "'mergesort' or 'stable', got %r" % (op, kind))
+    if kind is not None and stable is not None:
+        raise ValueError("tenferro.%s: `kind` and `stable` cannot be given together; use "
+                         "one of them" % op)
     if stable not in (None, True, False):
         raise ValueError("tenferro.%s: stable must be a bool or None, got %r" % (op, stable))
     a = to_tensor(a)
@@ -121,7 +122,14 @@ def searchsorted(a, v, side="left", sorter=None):
         raise ValueError("tenferro.searchsorted: a must be 1-dimensional, got %d dimensions"
                          % a.ndim)
     if sorter is not None:
-        a = take(a, sorter)
+        sorter = to_tensor(sorter, device=a._device)
+        if sorter.size != a.size:
+            raise ValueError("tenferro.searchsorted: sorter.size must equal a.size, got %d "
+                             "and %d" % (sorter.size, a.size))
+        try:
+            a = take(a, sorter)
+        except IndexError:
+            raise ValueError("tenferro.searchsorted: sorter index out of range") from None
     v = to_tensor(v, device=a._device)
     dt = _dtypes.result_type(a, v)
     a, v = (t if t.dtype == dt else t.astype(dt) for t in (a, v))
