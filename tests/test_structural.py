@@ -122,6 +122,15 @@ def test_gradient_coordinates_are_differentiable_too():
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
+def test_traced_and_compiled(name):
+    """Shapes depend only on shapes and host-side integer arguments: every case traces."""
+    from tenferro.graph import jit
+
+    f = jit(lambda t: tuple(as_list(CASES[name](tf, t))))
+    same(f(tf.asarray(A)), CASES[name](np, A))
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
 def test_on_every_device(device, name):
     """float32 on the device, compared with NumPy's float32 result (float64 where NumPy
     promotes a Python float: the device's default float where it holds no float64)."""
