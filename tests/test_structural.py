@@ -184,6 +184,11 @@ def test_meshgrid_edge_cases():
     same(tf.meshgrid(np.zeros(0), [1.0, 2.0]), np.meshgrid(np.zeros(0), [1.0, 2.0]))
 
 
+def test_stacking_a_tensor_stacks_its_rows():
+    same(tf.vstack(tf.asarray(A[0])), np.vstack(A[0]))
+    same(tf.column_stack(A[0]), np.column_stack(A[0]))
+
+
 def test_stack_dtype_keyword():
     same(tf.hstack([[1, 2], [3]], dtype="float32"), np.hstack([[1, 2], [3]], dtype="float32"))
     same(tf.vstack([[1, 2], [3, 4]], dtype=np.float64),
@@ -220,7 +225,7 @@ def test_stack_dtype_keyword():
     (lambda: tf.dsplit(np.ones((2, 2)), 2), ValueError, "dsplit"),
     (lambda: tf.meshgrid([1], indexing="yx"), ValueError, "indexing"),
     (lambda: tf.hstack([]), ValueError, "at least one"),
-    (lambda: tf.vstack(np.ones((2, 2))), TypeError, "sequence"),
+    (lambda: tf.hstack(x for x in [np.ones(2)]), TypeError, "sequence"),
 ])
 def test_errors_name_the_function(call, err, match):
     with pytest.raises(err, match=match):
