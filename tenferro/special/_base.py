@@ -1,0 +1,116 @@
+"""What the special functions share: scipy.special's dtype rules for their operands, the
+primitives whose CPU kernel is a scipy.special ufunc, and the shape of their rules.
+
+A kernel primitive is registered like tenferro.linalg's (``Primitive``, ``def_impl``,
+per-argument rules) for the ``"cpu"`` device type only: its kernel is scipy's ufunc
+on the CPU driver's device arrays (NumPy ndarrays).  On any other device
+:func:`apply` raises ``UnsupportedOperation`` before anything runs; nothing is ever
+copied to the host behind the caller's back.  A driver that registers its own kernel
+under the same primitive name (``def_impl(prim, "cuda", fn)``) is used instead.
+"""
+import numpy as np
+
+from .. import _ops
+from .._errors import UnsupportedOperation
+from .._ops._common import broadcast_shapes, common_device, to_tensor
+from .._ops.elementwise import _at, _operand, _resolve
+from .._tensor import Tensor
+from ..autograd._engine import detach
+from ..autograd._rules._util import conj, unbroadcast_to
+from ..autograd.extend import Primitive, def_impl, defjvp, defvjp
+
+
+def operands(name, type_rule, *args):
+    """``args`` as tensors of one device and of the loop dtype NumPy's type resolution
+    gives ``type_rule`` (the scipy.special ufunc; NumPy 2 rules, weak Python scalars
+    included): float32 stays float32, ints and bools become float64 (float32 where the
+    ufunc's first loop is float32, as scipy), and a dtype scipy has no loop for raises
+    a TypeError naming ``tenferro.special.<name>``."""
+    tensors = [a for a in args if isinstance(a, Tensor)]
+    args = [a if isinstance(a, Tensor) else _operand(a, tensors[0] if tensors else None)
+            for a in args]
+    if not any(isinstance(a, Tensor) for a in args):
+        args[0] = to_tensor(args[0])
+    dev = common_device("tenferro.special." + name, args)
+    types = tuple(a.dtype if isinstance(a, Tensor) else type(a) for a in args)
+    loop, _ = _resolve("special." + name, type_rule, types)
+    out = [_at(a, loop, dev) for a in args]
+    if len(out) > 1:
+        broadcast_shapes("tenferro.special." + name, *[a.shape for a in out])
+    return out
+
+
+def _aval(*avals, **params):
+    return broadcast_shapes("elementwise", *[a[0] for a in avals]), avals[0][1]
+
+
+def ufunc_kernel(ufunc):
+    """A CPU implementation running scipy's ``ufunc`` (it broadcasts and allocates its
+    result; scipy's own error reporting stays as the user set it, NumPy's warnings are
+    silenced as for tenferro's own kernels)."""
+    def run(*arrays):
+        with np.errstate(all="ignore"):
+            return np.asarray(ufunc(*arrays))
+    run.__name__ = "scipy_" + getattr(ufunc, "__name__", "kernel")
+    return run
+
+
+def kernel_primitive(name, kernel, doc):
+    """The primitive ``special.<name>`` with ``kernel`` (ndarrays in, a new ndarray of the
+    inputs' dtype out) as its CPU implementation."""
+    prim = Primitive("special." + name, _aval, doc=doc + " CPU kernel: scipy.special.")
+    def_impl(prim, "cpu", kernel)
+    return prim
+
+
+def composite_primitive(name, fn, doc):
+    """The primitive ``special.<name>`` computed by ``fn``, written with tenferro ops
+    (on its detached inputs): it runs on every device those ops run on, and its
+    derivatives are its own rules, not those of the ops inside ``fn`` (for the right
+    values at the edges of the domain)."""
+    prim = Primitive("special." + name, _aval, doc=doc)
+    prim.impl = lambda *xs: fn(*[detach(x) for x in xs])
+    return prim
+
+
+def apply(prim, *tensors, **params):
+    """``prim`` bound to ``tensors``, or UnsupportedOperation on a device no kernel of
+    ``prim`` is registered for (scipy's kernels run on host memory only)."""
+    dev = tensors[0].device
+    if prim.name not in dev.driver.implementations:
+        raise UnsupportedOperation(
+            dev, "tenferro." + prim.name, tensors[0].dtype,
+            "its kernel is scipy.special's, on the CPU; move the data there explicitly "
+            "with .to_device('cpu') (tenferro never copies to the host silently)")
+    return prim.bind(*tensors, **params)
+
+
+def holomorphic(prim, deriv):
+    """Rules of a unary primitive with derivative ``deriv(x, out)``: JVP ``t * f'``,
+    VJP ``ct * conj(f')`` (tenferro's complex convention)."""
+    defjvp(prim, lambda t, x, *, out, **params: t * deriv(x, out, **params))
+    defvjp(prim, lambda ct, x, *, out, **params: ct * conj(deriv(x, out, **params)))
+
+
+def partial_rules(prim, *derivs):
+    """Rules of a real binary primitive from its partial derivatives ``d_i(a, b)`` (None:
+    the derivative is not available, a clear error if asked for): JVP ``sum t_i d_i``
+    (broadcast), VJP ``ct * d_i`` summed down to argument i's shape."""
+    def jvp(d):
+        return lambda t, a, b: t * d(a, b)
+
+    def vjp(d, i):
+        return lambda ct, a, b: unbroadcast_to(ct * d(a, b), (a, b)[i])
+    defjvp(prim, *[jvp(d) for d in derivs])
+    defvjp(prim, *[vjp(d, i) for i, d in enumerate(derivs)])
+
+
+def no_derivative(op, arg, why):
+    """A partial derivative that raises NotImplementedError naming ``op`` and ``arg``."""
+    def d(a, b):
+        raise NotImplementedError(
+            "tenferro.special.%s: the derivative with respect to %s is not implemented "
+            "(%s); pass %s as a constant (detach it or leave requires_grad off)"
+            % (op, arg, why, arg))
+    return d
+
