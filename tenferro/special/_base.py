@@ -79,7 +79,7 @@ def apply(prim, *tensors, **params):
     dev = tensors[0].device
     if prim.name not in dev.driver.implementations:
         raise UnsupportedOperation(
-            dev, "tenferro." + prim.name, tensors[0].dtype,
+            dev, prim.name, tensors[0].dtype,
             "its kernel is scipy.special's, on the CPU; move the data there explicitly "
             "with .to_device('cpu') (tenferro never copies to the host silently)")
     return prim.bind(*tensors, **params)

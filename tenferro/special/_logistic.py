@@ -83,10 +83,16 @@ def entr(x):
 
 
 def _rel_entr(x, y):
+    # scipy's branches: x log1p((x - y)/y) for x/y in (1/2, 2) (accurate near x = y),
+    # x (log x - log y) where x/y over- or underflows, x log(x/y) otherwise
     both = (x > 0) & (y > 0)
     xs, ys = _ops.where(both, x, 1.0), _ops.where(both, y, 1.0)
-    r = _ops.where(both, xs * _ops.log(xs / ys),
-                   _ops.where((x == 0) & (y >= 0), 0.0, _INF))
+    ratio = xs / ys
+    tiny = float(_dtypes.finfo(x.dtype).tiny)
+    v = _ops.where((ratio > 0.5) & (ratio < 2.0), xs * _ops.log1p((xs - ys) / ys),
+                   _ops.where((ratio > tiny) & (ratio < _INF), xs * _ops.log(ratio),
+                              xs * (_ops.log(xs) - _ops.log(ys))))
+    r = _ops.where(both, v, _ops.where((x == 0) & (y >= 0), 0.0, _ops.full_like(v, _INF)))
     return _ops.where(_ops.isnan(x) | _ops.isnan(y), _NAN, r)
 
 
@@ -125,10 +131,12 @@ def rel_entr(x, y):
 
 def kl_div(x, y):
     """scipy.special.kl_div: x log(x / y) - x + y for x, y > 0, y for x = 0 and y >= 0,
-    inf elsewhere (real)."""
+    inf elsewhere (real).  Where x / y over- or underflows scipy's x log(x / y) is
+    infinite; here it is rel_entr's finite value (kl_div(1e-300, 1e300) = 1e300)."""
     x, y = operands("kl_div", sc.kl_div, x, y)
-    r = rel_entr_p.bind(x, y)
-    return _ops.where((x >= 0) & (y >= 0), r - x + y, r)
+    ok = (x >= 0) & (y >= 0) & ((x == 0) | (y > 0))   # rel_entr(0, y >= 0) = 0
+    return _ops.where(ok | _ops.isnan(x) | _ops.isnan(y), rel_entr_p.bind(x, y) - x + y,
+                      _INF)
 
 
 # sin(z)/z = sum_k (-1)^k z^2k / (2k+1)!, to z^8: exact to rounding for |z| < 0.15
