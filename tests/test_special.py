@@ -123,8 +123,10 @@ def test_polygamma_values():
             want = sc.polygamma(n, x)
         assert_scipy(ts.polygamma(n, x), want, True)
     # float32 stays float32 (scipy's Python polygamma returns float64)
-    assert_scipy(ts.polygamma(1, x.astype(np.float32)),
-                 sc.polygamma(1, x.astype(np.float32)).astype(np.float32), True)
+    with np.errstate(all="ignore"):
+        x32 = x.astype(np.float32)
+        want = sc.polygamma(1, x32).astype(np.float32)
+    assert_scipy(ts.polygamma(1, x32), want, True)
     # an array of orders broadcast against x
     n = np.array([[0], [1], [3]])
     assert_scipy(ts.polygamma(n, np.array([0.5, 2.0, -1.5, 7.0])),
