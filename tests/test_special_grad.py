@@ -187,3 +187,27 @@ def test_binary_compositions_run_on_webgpu(name):
     assert got.device == dev
     np.testing.assert_allclose(got.to("cpu").numpy(), getattr(sc, name)(x, y),
                                rtol=2e-5, atol=2e-6)
+
+
+def test_docs_worked_example(capsys):
+    """docs/special.md's example runs as written, and finds the optimum scipy.optimize
+    finds for the same likelihood written with scipy.special."""
+    import os
+    import re
+
+    import scipy.optimize as so
+
+    text = open(os.path.join(os.path.dirname(__file__), os.pardir, "docs", "special.md")).read()
+    code = re.search(r"```python\n(.*?)```", text[text.index("## Worked example"):],
+                     re.S).group(1)
+    ns = {}
+    exec(compile(code, "docs/special.md", "exec"), ns)
+    assert capsys.readouterr().out.startswith("shape ")
+    x = ns["x"]
+
+    def nll(t):
+        k, r = np.exp(t)
+        return -np.sum(sc.xlogy(k, r) + sc.xlogy(k - 1, x) - r * x - sc.gammaln(k))
+    want = so.minimize(nll, np.zeros(2), method="Nelder-Mead",
+                       options={"xatol": 1e-10, "fatol": 1e-12}).x
+    np.testing.assert_allclose(ns["res"].x, want, atol=1e-6)
