@@ -285,3 +285,23 @@ def test_logsumexp_complex_sign_and_errors():
         ts.softmax(np.ones(3), axis=2)
     with pytest.raises(ValueError):
         ts.logsumexp(np.ones(3), b=np.ones(4))
+
+
+def test_kernels_split_over_threads_give_the_same_values(monkeypatch):
+    """Large inputs run scipy's ufunc in chunks on tenferro's threads: bit for bit the
+    single call's values, for broadcast, strided and 2-D inputs, with no warnings."""
+    import warnings
+
+    from tenferro.special import _base
+
+    monkeypatch.setattr(_base, "PARALLEL_FROM", 16)
+    x = np.concatenate([GRID, np.linspace(-5, 5, 301)])
+    cases = [("gammaln", (x,)), ("erfcx", (x[::3],)), ("i1e", (x.reshape(-1, 1)[:40],)),
+             ("gammainc", (np.abs(x[:50, None]), np.linspace(0, 9, 7))),
+             ("betaln", (np.linspace(0.1, 4, 5)[:, None], np.abs(x)[None, :]))]
+    with tf.num_threads(3), warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for name, args in cases:
+            with np.errstate(all="ignore"):
+                want = ref(name)(*args)
+            assert_scipy(getattr(ts, name)(*args), want, True)

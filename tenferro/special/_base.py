@@ -8,10 +8,14 @@ on the CPU driver's device arrays (NumPy ndarrays).  On any other device
 copied to the host behind the caller's back.  A driver that registers its own kernel
 under the same primitive name (``def_impl(prim, "cuda", fn)``) is used instead.
 """
+import math
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 
 from .. import _ops
 from .._errors import UnsupportedOperation
+from ..devices.cpu import threads as _threads
 from .._ops._common import broadcast_shapes, common_device, to_tensor
 from .._ops.elementwise import _at, _operand, _resolve
 from .._tensor import Tensor
@@ -44,15 +48,44 @@ def _aval(*avals, **params):
     return broadcast_shapes("elementwise", *[a[0] for a in avals]), avals[0][1]
 
 
+# From this many elements a kernel splits its work over tenferro's thread count
+# (scipy's ufuncs release the GIL; below it a thread hand-off costs more than it saves).
+PARALLEL_FROM = 32768
+_pool = []   # the worker pool, made at first use: [ThreadPoolExecutor]
+
+
 def ufunc_kernel(ufunc):
-    """A CPU implementation running scipy's ``ufunc`` (it broadcasts and allocates its
-    result; scipy's own error reporting stays as the user set it, NumPy's warnings are
-    silenced as for tenferro's own kernels)."""
+    """A CPU implementation running scipy's ``ufunc``: one call, or for large arrays
+    chunks along the longest axis on ``tenferro.get_num_threads()`` threads (the same
+    values: the ufunc is elementwise).  NumPy's warnings are silenced as for tenferro's
+    own kernels; scipy's own error reporting (``scipy.special.seterr``) stays as set."""
     def run(*arrays):
-        with np.errstate(all="ignore"):
-            return np.asarray(ufunc(*arrays))
+        shape = arrays[0].shape if len(arrays) == 1 else \
+            np.broadcast_shapes(*[a.shape for a in arrays])
+        n = min(_threads.current, max(1, math.prod(shape) // PARALLEL_FROM))
+        if n <= 1:
+            with np.errstate(all="ignore"):
+                return np.asarray(ufunc(*arrays))
+        return _chunked(ufunc, arrays, shape, n)
     run.__name__ = "scipy_" + getattr(ufunc, "__name__", "kernel")
     return run
+
+
+def _chunked(ufunc, arrays, shape, n):
+    if not _pool:
+        _pool.append(ThreadPoolExecutor(max_workers=_threads.max_threads(),
+                                        thread_name_prefix="tenferro-special"))
+    out = np.empty(shape, arrays[0].dtype)
+    views = [np.broadcast_to(a, shape) for a in arrays]
+    k = int(np.argmax(shape))
+    step = -(-shape[k] // n)
+
+    def part(i):
+        sl = (slice(None),) * k + (slice(i, i + step),)
+        with np.errstate(all="ignore"):   # (per thread: NumPy's error state is)
+            ufunc(*[v[sl] for v in views], out=out[sl])
+    list(_pool[0].map(part, range(0, shape[k], step)))
+    return out
 
 
 def kernel_primitive(name, kernel, doc):
