@@ -197,7 +197,8 @@ def test_docs_worked_example(capsys):
 
     import scipy.optimize as so
 
-    text = open(os.path.join(os.path.dirname(__file__), os.pardir, "docs", "special.md")).read()
+    with open(os.path.join(os.path.dirname(__file__), os.pardir, "docs", "special.md")) as fh:
+        text = fh.read()
     code = re.search(r"```python\n(.*?)```", text[text.index("## Worked example"):],
                      re.S).group(1)
     ns = {}
