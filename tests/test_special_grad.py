@@ -1,6 +1,7 @@
 """tenferro.special's derivatives at the edges of each domain, derivatives against
 scipy's own functions, clear errors for what has no derivative, the device error on
-another device, traced and compiled programs, and ``tf.special``.  (Gradchecks to order
+another device (WebGPU, CUDA where present) and the composed functions there, traced
+and compiled programs, and ``tf.special``.  (Gradchecks to order
 2 at ordinary points: tests/special_specs.py, run by tests/test_autograd_rules.py.)"""
 import math
 
@@ -11,7 +12,7 @@ import scipy.special as sc
 import tenferro as tf
 import tenferro.special as ts
 
-from conftest import get_test_device, run_on
+from conftest import run_on
 
 
 def grad(f, x):
@@ -153,12 +154,14 @@ KERNELS = [(ts.gammaln, 1), (ts.digamma, 1), (lambda x: ts.polygamma(1, x), 1),
            (ts.i1, 1), (ts.i1e, 1), (ts.betaln, 2), (ts.gammainc, 2), (ts.gammaincc, 2)]
 
 
-def test_kernel_functions_refuse_webgpu():
-    dev = get_test_device("webgpu")
-    x = tf.asarray(np.array([0.25, 0.5], dtype=np.float32)).to(dev)
+def test_kernel_functions_refuse_other_devices(accel_device):
+    """WebGPU (and CUDA where present): UnsupportedOperation naming the primitive, the
+    device and the explicit move, before anything runs."""
+    x = tf.asarray(np.array([0.25, 0.5], dtype=np.float32)).to(accel_device)
     for f, arity in KERNELS:
         with pytest.raises(tf.UnsupportedOperation, match=r"special\.\w+: not supported on "
-                                                          r"device 'webgpu:0'.*to_device"):
+                                                          r"device '%s'.*to_device"
+                                                          % accel_device):
             f(*(x,) * arity)
 
 
@@ -169,8 +172,8 @@ COMPOSED = [("expit", sc.expit), ("logit", sc.logit), ("log_expit", sc.log_expit
 
 
 @pytest.mark.parametrize("name,ref", COMPOSED, ids=[n for n, _ in COMPOSED])
-def test_compositions_run_on_webgpu(name, ref):
-    dev = get_test_device("webgpu")
+def test_compositions_run_on_other_devices(name, ref, accel_device):
+    dev = accel_device
     x = np.array([0.0, 0.05, 0.3, 0.5, 0.9, 1.0, -0.7, 3.0], dtype=np.float32)
     got = run_on(dev, getattr(ts, name), tf.asarray(x).to(dev))
     assert got.device == dev and got.dtype == tf.float32
@@ -179,8 +182,8 @@ def test_compositions_run_on_webgpu(name, ref):
 
 
 @pytest.mark.parametrize("name", ["xlogy", "xlog1py", "rel_entr", "kl_div"])
-def test_binary_compositions_run_on_webgpu(name):
-    dev = get_test_device("webgpu")
+def test_binary_compositions_run_on_other_devices(name, accel_device):
+    dev = accel_device
     x = np.array([0.0, 0.5, 2.0, 0.0, 1.0], dtype=np.float32)
     y = np.array([0.0, 0.25, 3.0, -1.0, 2.0], dtype=np.float32)
     got = run_on(dev, getattr(ts, name), tf.asarray(x).to(dev), tf.asarray(y).to(dev))

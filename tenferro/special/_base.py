@@ -13,7 +13,6 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from .. import _ops
 from .._errors import UnsupportedOperation
 from ..devices.cpu import threads as _threads
 from .._ops._common import broadcast_shapes, common_device, to_tensor
@@ -126,9 +125,9 @@ def holomorphic(prim, deriv):
 
 
 def partial_rules(prim, *derivs):
-    """Rules of a real binary primitive from its partial derivatives ``d_i(a, b)`` (None:
-    the derivative is not available, a clear error if asked for): JVP ``sum t_i d_i``
-    (broadcast), VJP ``ct * d_i`` summed down to argument i's shape."""
+    """Rules of a real binary primitive from its partial derivatives ``d_i(a, b)`` (one
+    that is not available: :func:`no_derivative`): JVP ``sum t_i d_i`` (broadcast),
+    VJP ``ct * d_i`` summed down to argument i's shape."""
     def jvp(d):
         return lambda t, a, b: t * d(a, b)
 
