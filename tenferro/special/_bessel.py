@@ -28,20 +28,34 @@ i1 = _unary("i1", i1_p, "the modified Bessel function of the first kind of order
 i1e = _unary("i1e", i1e_p, "exp(-|x|) i1(x), the exponentially scaled i1")
 
 
-def _inv_x(x):
-    """(x == 0, 1/x with 1 at x = 0): i1(x)/x and i1e(x)/x tend to 1/2 there."""
-    zero = x == 0
-    return zero, 1.0 / _ops.where(zero, 1.0, x)
+# i1'(x) = sum_k (2k+1)/2 (x/2)^2k / (k! (k+1)!) to x^6 (DLMF 10.25.2, differentiated):
+# exact to rounding for |x| < 1e-2, where i0 - i1/x would cancel (and 1/x is 1/0 at 0)
+_SERIES = (0.5, 3.0 / 16.0, 5.0 / 384.0, 7.0 / 18432.0)
+_SERIES_BELOW = 1e-2
+
+
+def _near_0(x):
+    """(|x| < 1e-2, i1'(x) there by its series, 1/x elsewhere, 1 there)."""
+    small = _ops.abs(x) < _SERIES_BELOW
+    xs = _ops.where(small, x, 0.0)
+    x2 = xs * xs
+    series = _SERIES[-1]
+    for c in _SERIES[-2::-1]:
+        series = series * x2 + c
+    return small, series, 1.0 / _ops.where(small, 1.0, x)
 
 
 def _d_i1(x, out):
-    zero, inv = _inv_x(x)
-    return _ops.where(zero, 0.5, apply(i0_p, x) - out * inv)
+    small, series, inv = _near_0(x)
+    return _ops.where(small, series, apply(i0_p, x) - out * inv)
 
 
 def _d_i1e(x, out):
-    zero, inv = _inv_x(x)
-    return _ops.where(zero, 0.5, apply(i0e_p, x) - out * (_ops.sign(x) + inv))
+    # near 0: (exp(-|x|) i1)' = exp(-|x|) (i1' - sign(x) i1)
+    small, series, inv = _near_0(x)
+    sign = _ops.sign(x)
+    near = _ops.exp(-_ops.abs(x)) * (series - sign * apply(i1_p, x))
+    return _ops.where(small, near, apply(i0e_p, x) - out * (sign + inv))
 
 
 # i0' = i1  (DLMF 10.29.3; PyTorch derivatives.yaml i0)
@@ -49,8 +63,9 @@ holomorphic(i0_p, lambda x, out: apply(i1_p, x))
 # i0e' = i1e - sign(x) i0e  (product rule on exp(-|x|) i0 with DLMF 10.29.3; PyTorch
 # derivatives.yaml special_i0e)
 holomorphic(i0e_p, lambda x, out: apply(i1e_p, x) - _ops.sign(x) * out)
-# i1' = i0 - i1/x, 1/2 at 0  (DLMF 10.29.2 with nu = 1; PyTorch derivatives.yaml
-# special_i1 / FunctionsManual.cpp i1_backward)
+# i1' = i0 - i1/x, its series near 0 (1/2 at 0)  (DLMF 10.29.2 with nu = 1; PyTorch
+# derivatives.yaml special_i1 / FunctionsManual.cpp i1_backward)
 holomorphic(i1_p, _d_i1)
-# i1e' = i0e - i1e (sign(x) + 1/x), 1/2 at 0  (PyTorch FunctionsManual.cpp i1e_backward)
+# i1e' = i0e - i1e (sign(x) + 1/x), the series near 0 (1/2 at 0)  (PyTorch
+# FunctionsManual.cpp i1e_backward)
 holomorphic(i1e_p, _d_i1e)
