@@ -38,6 +38,11 @@ def test_derivatives_are_scipys_functions():
     np.testing.assert_array_equal(g2, sc.polygamma(1, x))
     g2 = tf.grad(lambda v: tf.sum(tf.grad(lambda w: tf.sum(ts.i0(w)))(v)))(tf.asarray(x))
     np.testing.assert_allclose(g2.numpy(), sc.i0(x) - sc.i1(x) / x, rtol=1e-15)
+    # i1' and i1'' near 0 (the series branch): (I0 + I2)/2 and (3 I1 + I3)/4
+    x = np.array([2e-2, 9e-3, 1e-4, 1e-7, 0.0, -3e-5])
+    np.testing.assert_allclose(grad(ts.i1, x), (sc.iv(0, x) + sc.iv(2, x)) / 2, rtol=1e-15)
+    g2 = tf.grad(lambda v: tf.sum(tf.grad(lambda w: tf.sum(ts.i1(w)))(v)))(tf.asarray(x))
+    np.testing.assert_allclose(g2.numpy(), (3 * sc.iv(1, x) + sc.iv(3, x)) / 4, rtol=1e-11)
     a = np.array([0.5, 2.0, 3.5])
     np.testing.assert_allclose(grad(lambda v: ts.gammainc(a, v), [0.7, 1.0, 4.0]),
                                np.exp(-np.array([0.7, 1.0, 4.0])) *
