@@ -150,6 +150,10 @@ def test_tf_special_is_the_subpackage():
     assert set(tenferro.special.__all__) >= {"gammaln", "logsumexp", "gammaincc", "psi"}
     for name in tenferro.special.__all__:
         assert callable(getattr(tf.special, name)) and getattr(tf.special, name).__doc__
+        # a scipy ufunc's own name finds its tenferro function (digamma is scipy's psi)
+        u = getattr(sc, name)
+        if isinstance(u, np.ufunc):
+            assert getattr(tf.special, u.__name__) is getattr(tf.special, name)
 
 
 # -- another device ------------------------------------------------------------------------
