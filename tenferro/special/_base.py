@@ -146,3 +146,11 @@ def no_derivative(op, arg, why):
             % (op, arg, why, arg))
     return d
 
+
+def polynomial(coeffs, t):
+    """sum_k coeffs[k] t^k (Horner), for the series branches near a removable
+    singularity (tenferro ops: they differentiate)."""
+    r = coeffs[-1]
+    for c in coeffs[-2::-1]:
+        r = r * t + c
+    return r

@@ -5,7 +5,7 @@ is available."""
 import scipy.special as sc
 
 from .. import _ops
-from ._base import apply, holomorphic, kernel_primitive, operands, ufunc_kernel
+from ._base import apply, holomorphic, kernel_primitive, operands, polynomial, ufunc_kernel
 
 i0_p = kernel_primitive("i0", ufunc_kernel(sc.i0), "I_0(x) (real).")
 i0e_p = kernel_primitive("i0e", ufunc_kernel(sc.i0e), "exp(-|x|) I_0(x) (real).")
@@ -38,11 +38,7 @@ def _near_0(x):
     """(|x| < 1e-2, i1'(x) there by its series, 1/x elsewhere, 1 there)."""
     small = _ops.abs(x) < _SERIES_BELOW
     xs = _ops.where(small, x, 0.0)
-    x2 = xs * xs
-    series = _SERIES[-1]
-    for c in _SERIES[-2::-1]:
-        series = series * x2 + c
-    return small, series, 1.0 / _ops.where(small, 1.0, x)
+    return small, polynomial(_SERIES, xs * xs), 1.0 / _ops.where(small, 1.0, x)
 
 
 def _d_i1(x, out):

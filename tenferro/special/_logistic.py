@@ -15,7 +15,7 @@ import scipy.special as sc
 
 from .. import _dtypes, _ops
 from .._ops._common import to_tensor
-from ._base import composite_primitive, holomorphic, operands, partial_rules
+from ._base import composite_primitive, holomorphic, operands, partial_rules, polynomial
 
 _INF = float("inf")
 _NAN = float("nan")
@@ -155,8 +155,4 @@ def sinc(x):
     small = _ops.abs(x) < _TAYLOR_BELOW
     y = math.pi * _ops.where(small, 1.0, x)
     z = math.pi * _ops.where(small, x, 0.0)
-    z2 = z * z
-    taylor = _TAYLOR[-1]
-    for c in _TAYLOR[-2::-1]:
-        taylor = taylor * z2 + c
-    return _ops.where(small, taylor, _ops.sin(y) / y)
+    return _ops.where(small, polynomial(_TAYLOR, z * z), _ops.sin(y) / y)
