@@ -465,3 +465,6 @@ def _fused(x, w):
 from tenferro._fused import fused_p as _fused_p  # noqa: E402
 
 spec("fused_elementwise", _fused, (Arg((3,)), Arg((3,))), BOTH, prims=("fused_elementwise",))
+
+# tenferro.special (tests/test_special.py checks values and edges)
+import special_specs  # noqa: E402,F401  (appends its specs to SPECS)
