@@ -6,8 +6,10 @@ linear algebra.  The Python rendering of the Rust library tenferro-rs.
 """
 __version__ = "0.1.0"
 
+import importlib as _importlib
 import os as _os
 import sys as _sys
+from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 # NumPy loads its own OpenBLAS copy when it is imported.  Loaded before tenferro (the
 # usual order in a script), it read its spin time before tenferro could shorten it:
@@ -52,6 +54,17 @@ from .autograd import functional_grad as grad, AdContext  # noqa: F401
 from ._errors import ConcretizationError  # noqa: F401
 from . import graph  # noqa: F401
 from .graph import TensorSpec, Graph, Program, compile, jit, make_graph  # noqa: F401
+from ._io import save, load  # noqa: F401
+
+# Submodules imported on first use (PEP 562's module __getattr__): ``tf.linalg`` works
+# after a bare ``import tenferro``, which does not pay for importing it.  A new lazy
+# submodule is one line in this dict, and its import in the block below, which only
+# type checkers read (tests/test_packaging.py checks that the two agree).
+_LAZY_SUBMODULES = {
+    "linalg": "tenferro.linalg",
+}
+if _TYPE_CHECKING:
+    from . import linalg as linalg  # noqa: F401
 
 if not _threads.have_openmp():
     import warnings as _w
@@ -80,6 +93,19 @@ def trace(a, *args, **kwargs):
     return _ops.trace(a, *args, **kwargs)
 
 
+if not _TYPE_CHECKING:   # hidden from type checkers, which then flag misspelt attributes
+    def __getattr__(name):
+        """Import a lazy submodule (``_LAZY_SUBMODULES``) on its first access."""
+        module = _LAZY_SUBMODULES.get(name)
+        if module is None:
+            raise AttributeError("module 'tenferro' has no attribute %r" % name)
+        return _importlib.import_module(module)   # which sets tenferro.<name> as well
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY_SUBMODULES))
+
+
 newaxis = None
 pi = 3.141592653589793
 e = 2.718281828459045
@@ -89,3 +115,8 @@ nan = float("nan")
 for _k in _runtime_env_set:
     _os.environ.pop(_k, None)
 runtime_env = {k: _RUNTIME_ENV[k] for k in _runtime_env_set}  # what tenferro set at load
+
+# Every public name, so that help(tenferro) and the documentation tools list the
+# functions (pydoc lists only functions defined in a module itself, or those in its
+# __all__), and ``from tenferro import *`` takes the lazy submodules too.
+__all__ = sorted({n for n in globals() if not n.startswith("_")} | set(_LAZY_SUBMODULES))
