@@ -9,7 +9,7 @@ __version__ = "0.1.0"
 import importlib as _importlib
 import os as _os
 import sys as _sys
-from typing import TYPE_CHECKING as _TYPE_CHECKING
+import typing as _typing
 
 # NumPy loads its own OpenBLAS copy when it is imported.  Loaded before tenferro (the
 # usual order in a script), it read its spin time before tenferro could shorten it:
@@ -63,7 +63,7 @@ from ._io import save, load  # noqa: F401
 _LAZY_SUBMODULES = {
     "linalg": "tenferro.linalg",
 }
-if _TYPE_CHECKING:
+if _typing.TYPE_CHECKING:
     from . import linalg as linalg  # noqa: F401
 
 if not _threads.have_openmp():
@@ -93,7 +93,7 @@ def trace(a, *args, **kwargs):
     return _ops.trace(a, *args, **kwargs)
 
 
-if not _TYPE_CHECKING:   # hidden from type checkers, which then flag misspelt attributes
+if not _typing.TYPE_CHECKING:   # hidden from type checkers, which then flag misspelt attributes
     def __getattr__(name):
         """Import a lazy submodule (``_LAZY_SUBMODULES``) on its first access."""
         module = _LAZY_SUBMODULES.get(name)
@@ -116,7 +116,23 @@ for _k in _runtime_env_set:
     _os.environ.pop(_k, None)
 runtime_env = {k: _RUNTIME_ENV[k] for k in _runtime_env_set}  # what tenferro set at load
 
-# Every public name, so that help(tenferro) and the documentation tools list the
-# functions (pydoc lists only functions defined in a module itself, or those in its
-# __all__), and ``from tenferro import *`` takes the lazy submodules too.
-__all__ = sorted({n for n in globals() if not n.startswith("_")} | set(_LAZY_SUBMODULES))
+# Every public name: help(tenferro) lists the functions in __all__ (pydoc shows only
+# functions defined in the module itself otherwise), type checkers take the names it
+# lists as exported (mypy --strict: no implicit re-exports), and ``from tenferro
+# import *`` takes the lazy submodules too.  A literal list of what this file imports
+# or defines, then the ops' (tests/test_packaging.py checks that nothing is missing).
+__all__ = [
+    "bool", "bool_", "int32", "int64", "float32", "float64", "complex64", "complex128",
+    "dtype", "result_type", "can_cast", "finfo", "iinfo",
+    "TenferroError", "UnsupportedOperation", "DeviceMismatchError", "LinAlgError",
+    "ConcretizationError", "AxisError",
+    "Tensor", "device", "Device", "get_num_threads", "set_num_threads", "num_threads",
+    "show_config", "runtime_env",
+    "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "grad",
+    "value_and_grad", "vjp", "jvp", "linearize", "hvp", "jacrev", "jacfwd", "hessian",
+    "stop_gradient", "checkpoint", "checkpoint_sequential", "AdContext",
+    "TensorSpec", "Graph", "Program", "compile", "jit", "make_graph",
+    "save", "load", "trace", "newaxis", "pi", "e", "inf", "nan",
+    "autograd", "devices", "graph", "random", "linalg",
+]
+__all__ += [_n for _n in _ops.__all__ if _n not in __all__]
