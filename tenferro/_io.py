@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import zipfile
 from collections.abc import Iterator, Mapping
-from typing import IO, Any, Union
+from typing import IO, Any, Literal, Union
 
 import numpy as np
 
@@ -20,6 +20,7 @@ from ._ops import asarray
 from ._tensor import Tensor
 
 PathOrFile = Union[str, "os.PathLike[str]", IO[bytes]]
+MmapMode = Literal["r", "r+", "c"]
 
 _NPY_MAGIC = b"\x93NUMPY"
 _ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")   # a zip's first member, or an empty zip
@@ -62,7 +63,7 @@ def _save_npz(file: PathOrFile, tensors: Mapping[Any, Any], compressed: bool) ->
         arrays[name] = _host(value, "tenferro.save[%r]" % name)
     path = _path(file, ".npz", ".npy", "a dict of tensors (saved as an .npz archive)")
     method = zipfile.ZIP_DEFLATED if compressed else zipfile.ZIP_STORED
-    with zipfile.ZipFile(path if path is not None else file, mode="w",  # type: ignore[arg-type]
+    with zipfile.ZipFile(path if path is not None else file, mode="w",
                          compression=method, allowZip64=True) as zf:
         for name, arr in arrays.items():
             with zf.open(name + ".npy", "w", force_zip64=True) as member:
@@ -86,7 +87,7 @@ def _host(value: Any, what: str) -> np.ndarray:
     return t._host(what)
 
 
-def load(file: PathOrFile, mmap_mode: str | None = None) -> Tensor | NpzTensors:
+def load(file: PathOrFile, mmap_mode: MmapMode | None = None) -> Tensor | NpzTensors:
     """Load a tensor from an ``.npy`` file, or the tensors of an ``.npz`` archive.
 
     The format is read from the file's first bytes, whatever its name.  An ``.npy``
@@ -140,7 +141,7 @@ def _format(file: PathOrFile, what: str) -> str:
                      % (what, head))
 
 
-def _np_load(file: PathOrFile, what: str, mmap_mode: str | None) -> Any:
+def _np_load(file: PathOrFile, what: str, mmap_mode: MmapMode | None) -> Any:
     try:
         return np.load(file, mmap_mode=mmap_mode, allow_pickle=False)
     except ValueError as e:

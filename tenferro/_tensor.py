@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
     # What tenferro.asarray takes: tensors and anything NumPy turns into an array.
     ArrayLike = Union["Tensor", npt.ArrayLike]
-    DTypeLike = npt.DTypeLike                  # a dtype, its name or type; None: the default
+    DTypeLike = Union[npt.DTypeLike, None]     # a dtype, its name or type; None: the default
     DeviceLike = Any                           # a tenferro.Device (a layer up) or its name
     ScalarLike = Union[complex, np.generic, "Tensor"]   # a number (int, float: complex's)
     ShapeLike = Union[SupportsIndex, Sequence[SupportsIndex]]
@@ -41,6 +41,9 @@ class Tensor:
     """An n-dimensional array on a device (see :func:`tenferro.tensor` to make one)."""
 
     __slots__ = ("_data", "_device", "_ad", "__weakref__")
+    _data: Any     # the driver's device array (a NumPy ndarray on the CPU)
+    _device: Any   # the tenferro.Device
+    _ad: Any       # the AutogradMeta, or None
     # NumPy defers binary operators (ndarray + Tensor) to us.
     __array_priority__ = 1000
     # The autodiff trace owning this value; tracers (tenferro.autograd) override it.
