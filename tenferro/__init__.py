@@ -93,7 +93,7 @@ def trace(a, *args, **kwargs):
     return _ops.trace(a, *args, **kwargs)
 
 
-if not _typing.TYPE_CHECKING:   # hidden from type checkers, which then flag misspelt attributes
+if not _typing.TYPE_CHECKING:   # hidden from type checkers: they flag misspelt names
     def __getattr__(name):
         """Import a lazy submodule (``_LAZY_SUBMODULES``) on its first access."""
         module = _LAZY_SUBMODULES.get(name)

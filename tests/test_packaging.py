@@ -191,11 +191,16 @@ def test_declared_elementwise_names_match_the_op_tables():
     generated = set(elementwise.UNARY) | set(elementwise.BINARY)
     aliases = {n for n in elementwise.__all__ if n not in generated
                and getattr(getattr(elementwise, n), "__name__", n) in generated}
-    assert declared == (generated | aliases) - {"round"}   # round is a def of its own
+    want = (generated | aliases) - {"round"}   # round is a def of its own
+    assert declared == want, (
+        "tenferro/_ops/elementwise.py's TYPE_CHECKING block: declare %s, drop %s"
+        % (sorted(want - declared), sorted(declared - want)))
     tree = ast.parse((ROOT / "tenferro" / "_ops" / "__init__.py").read_text())
     typed = next(n for n in _type_checking_block(tree) if isinstance(n, ast.Assign))
-    assert sorted(ast.literal_eval(typed.value)) == sorted(ops.__all__), \
-        "tenferro/_ops/__init__.py: the __all__ for type checkers lags the one that runs"
+    typed, runs = set(ast.literal_eval(typed.value)), set(ops.__all__)
+    assert typed == runs, (
+        "tenferro/_ops/__init__.py: the __all__ for type checkers lags the one that runs: "
+        "add %s, drop %s" % (sorted(runs - typed), sorted(typed - runs)))
 
 
 def test_mypy_strict_on_a_typed_user_script(tmp_path):
