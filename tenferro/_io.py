@@ -194,6 +194,9 @@ class NpzTensors(Mapping[str, Tensor]):
     def __iter__(self) -> Iterator[str]:
         return iter(self._npz.files)
 
+    def __contains__(self, name: object) -> bool:   # without reading the entry
+        return name in self._npz.files
+
     def __len__(self) -> int:
         return len(self._npz.files)
 

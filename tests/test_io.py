@@ -237,9 +237,10 @@ def test_foreign_dtype_names_it_and_the_supported_ones(tmp_path, arr):
         tf.load(tmp_path / "f.npy")
     assert "dtype %s " % arr.dtype in str(e.value)    # named as NumPy names it
     np.savez(tmp_path / "f.npz", x=arr)
-    with tf.load(tmp_path / "f.npz") as d, \
-            pytest.raises(TypeError, match=r"\['x'\]: dtype .* is not a tenferro dtype"):
-        d["x"]
+    with tf.load(tmp_path / "f.npz") as d:
+        assert "x" in d and list(d) == ["x"]      # listed without being read
+        with pytest.raises(TypeError, match=r"\['x'\]: dtype .* is not a tenferro dtype"):
+            d["x"]
 
 
 def test_object_arrays_are_never_unpickled(tmp_path):
