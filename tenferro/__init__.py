@@ -120,7 +120,8 @@ runtime_env = {k: _RUNTIME_ENV[k] for k in _runtime_env_set}  # what tenferro se
 # functions defined in the module itself otherwise), type checkers take the names it
 # lists as exported (mypy --strict: no implicit re-exports), and ``from tenferro
 # import *`` takes the lazy submodules too.  A literal list of what this file imports
-# or defines, then the ops' (tests/test_packaging.py checks that nothing is missing).
+# or defines, then the lazy submodules and the ops (tests/test_packaging.py checks
+# that nothing is missing).
 __all__ = [
     "bool", "bool_", "int32", "int64", "float32", "float64", "complex64", "complex128",
     "dtype", "result_type", "can_cast", "finfo", "iinfo",
@@ -133,6 +134,6 @@ __all__ = [
     "stop_gradient", "checkpoint", "checkpoint_sequential", "AdContext",
     "TensorSpec", "Graph", "Program", "compile", "jit", "make_graph",
     "save", "load", "trace", "newaxis", "pi", "e", "inf", "nan",
-    "autograd", "devices", "graph", "random", "linalg",
+    "autograd", "devices", "graph", "random",
 ]
-__all__ += [_n for _n in _ops.__all__ if _n not in __all__]
+__all__ += [_n for _n in list(_LAZY_SUBMODULES) + _ops.__all__ if _n not in __all__]
