@@ -6,8 +6,10 @@ linear algebra.  The Python rendering of the Rust library tenferro-rs.
 """
 __version__ = "0.1.0"
 
+import importlib as _importlib
 import os as _os
 import sys as _sys
+import typing as _typing
 
 # NumPy loads its own OpenBLAS copy when it is imported.  Loaded before tenferro (the
 # usual order in a script), it read its spin time before tenferro could shorten it:
@@ -52,6 +54,17 @@ from .autograd import functional_grad as grad, AdContext  # noqa: F401
 from ._errors import ConcretizationError  # noqa: F401
 from . import graph  # noqa: F401
 from .graph import TensorSpec, Graph, Program, compile, jit, make_graph  # noqa: F401
+from ._io import save, load  # noqa: F401
+
+# Submodules imported on first use (PEP 562's module __getattr__): ``tf.linalg`` works
+# after a bare ``import tenferro``, which does not pay for importing it.  A new lazy
+# submodule is one line in this dict, and its import in the block below, which only
+# type checkers read (tests/test_packaging.py checks that the two agree).
+_LAZY_SUBMODULES = {
+    "linalg": "tenferro.linalg",
+}
+if _typing.TYPE_CHECKING:
+    from . import linalg as linalg  # noqa: F401
 
 if not _threads.have_openmp():
     import warnings as _w
@@ -80,6 +93,19 @@ def trace(a, *args, **kwargs):
     return _ops.trace(a, *args, **kwargs)
 
 
+if not _typing.TYPE_CHECKING:   # hidden from type checkers: they flag misspelt names
+    def __getattr__(name):
+        """Import a lazy submodule (``_LAZY_SUBMODULES``) on its first access."""
+        module = _LAZY_SUBMODULES.get(name)
+        if module is None:
+            raise AttributeError("module 'tenferro' has no attribute %r" % name)
+        return _importlib.import_module(module)   # which sets tenferro.<name> as well
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY_SUBMODULES))
+
+
 newaxis = None
 pi = 3.141592653589793
 e = 2.718281828459045
@@ -89,3 +115,25 @@ nan = float("nan")
 for _k in _runtime_env_set:
     _os.environ.pop(_k, None)
 runtime_env = {k: _RUNTIME_ENV[k] for k in _runtime_env_set}  # what tenferro set at load
+
+# Every public name: help(tenferro) lists the functions in __all__ (pydoc shows only
+# functions defined in the module itself otherwise), type checkers take the names it
+# lists as exported (mypy --strict: no implicit re-exports), and ``from tenferro
+# import *`` takes the lazy submodules too.  A literal list of what this file imports
+# or defines, then the lazy submodules and the ops (tests/test_packaging.py checks
+# that nothing is missing).
+__all__ = [
+    "bool", "bool_", "int32", "int64", "float32", "float64", "complex64", "complex128",
+    "dtype", "result_type", "can_cast", "finfo", "iinfo",
+    "TenferroError", "UnsupportedOperation", "DeviceMismatchError", "LinAlgError",
+    "ConcretizationError", "AxisError",
+    "Tensor", "device", "Device", "get_num_threads", "set_num_threads", "num_threads",
+    "show_config", "runtime_env",
+    "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "grad",
+    "value_and_grad", "vjp", "jvp", "linearize", "hvp", "jacrev", "jacfwd", "hessian",
+    "stop_gradient", "checkpoint", "checkpoint_sequential", "AdContext",
+    "TensorSpec", "Graph", "Program", "compile", "jit", "make_graph",
+    "save", "load", "trace", "newaxis", "pi", "e", "inf", "nan",
+    "autograd", "devices", "graph", "random",
+]
+__all__ += [_n for _n in list(_LAZY_SUBMODULES) + _ops.__all__ if _n not in __all__]

@@ -7,19 +7,43 @@ imports nothing above it (docs/design.md).  The layers above attach the rest, as
 JAX's ``array_methods`` does: the ops layer the constructor, operators and op methods
 (``tenferro/_ops/_methods.py``), autodiff ``backward``, the hooks and the writable
 ``requires_grad``/``grad`` (``tenferro/autograd/_engine.py``).
+
+The public API's type hints (PEP 561, ``py.typed``) use the aliases below; what the
+layers above attach is declared for type checkers in ``Tensor``'s ``TYPE_CHECKING``
+block (tests/test_packaging.py checks it against what is attached).
 """
+from __future__ import annotations
+
 import operator
+from typing import TYPE_CHECKING, Any, Iterator
 
 import numpy as np
 
 from . import _dtypes
 from ._errors import ConcretizationError
 
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import SupportsIndex, Union
+
+    import numpy.typing as npt
+
+    # What tenferro.asarray takes: tensors and anything NumPy turns into an array.
+    ArrayLike = Union["Tensor", npt.ArrayLike]
+    DTypeLike = Union[npt.DTypeLike, None]     # a dtype, its name or type; None: the default
+    DeviceLike = Any                           # a tenferro.Device (a layer up) or its name
+    ScalarLike = Union[complex, np.generic, "Tensor"]   # a number (int, float: complex's)
+    ShapeLike = Union[SupportsIndex, Sequence[SupportsIndex]]
+    AxisLike = Union[None, SupportsIndex, Sequence[SupportsIndex]]
+
 
 class Tensor:
     """An n-dimensional array on a device (see :func:`tenferro.tensor` to make one)."""
 
     __slots__ = ("_data", "_device", "_ad", "__weakref__")
+    _data: Any     # the driver's device array (a NumPy ndarray on the CPU)
+    _device: Any   # the tenferro.Device
+    _ad: Any       # the AutogradMeta, or None
     # NumPy defers binary operators (ndarray + Tensor) to us.
     __array_priority__ = 1000
     # The autodiff trace owning this value; tracers (tenferro.autograd) override it.
@@ -27,69 +51,79 @@ class Tensor:
 
     # -- autodiff state, read-only here (tenferro.autograd attaches the writers) -----
     # ``_ad`` is the AutogradMeta of a tensor taking part in eager autodiff, else None.
-    @property
-    def requires_grad(self):
-        return self._ad is not None and self._ad.requires_grad
+    if TYPE_CHECKING:   # tenferro.autograd attaches the setters
+        @property
+        def requires_grad(self) -> bool: ...
+        @requires_grad.setter
+        def requires_grad(self, value: bool) -> None: ...
+        @property
+        def grad(self) -> Tensor | None: ...
+        @grad.setter
+        def grad(self, value: Tensor | None) -> None: ...
+    else:
+        @property
+        def requires_grad(self):
+            return self._ad is not None and self._ad.requires_grad
+
+        @property
+        def grad(self):
+            return None if self._ad is None else self._ad.grad
 
     @property
-    def grad(self):
-        return None if self._ad is None else self._ad.grad
-
-    @property
-    def grad_fn(self):
+    def grad_fn(self) -> Any:
         """The node that made this tensor (its name, ``next_functions`` and ``inputs``
         can be inspected), or None for a leaf."""
         return None if self._ad is None else self._ad.grad_fn
 
     @property
-    def is_leaf(self):
+    def is_leaf(self) -> bool:
         """True for tensors not made by a recorded operation (their ``.grad`` fills)."""
         return self._ad is None or self._ad.grad_fn is None
 
     @property
-    def retains_grad(self):
+    def retains_grad(self) -> bool:
         return self._ad is not None and self._ad.retains_grad
 
     # -- metadata ------------------------------------------------------------------
     @property
-    def shape(self):
+    def shape(self) -> tuple[int, ...]:
         return self._data.shape
 
     @property
-    def ndim(self):
+    def ndim(self) -> int:
         return self._data.ndim
 
     @property
-    def size(self):
+    def size(self) -> int:
         return self._data.size
 
     @property
-    def dtype(self):
+    def dtype(self) -> np.dtype[Any]:
         return self._data.dtype
 
     @property
-    def device(self):
+    def device(self) -> DeviceLike:
         return self._device
 
     @property
-    def strides(self):
+    def strides(self) -> tuple[int, ...]:
         """Strides in bytes, as NumPy reports them."""
         return self._data.strides
 
     @property
-    def itemsize(self):
+    def itemsize(self) -> int:
         return self._data.dtype.itemsize
 
     @property
-    def nbytes(self):
+    def nbytes(self) -> int:
         return self._data.size * self._data.dtype.itemsize
 
-    def __len__(self):
+    def __len__(self) -> int:
         if self.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
         return self.shape[0]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Tensor]:
         if self.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
         for i in range(self.shape[0]):
@@ -122,12 +156,13 @@ class Tensor:
                             ".to('cpu')" % str(self._device))
         return self._data
 
-    def numpy(self):
+    def numpy(self) -> npt.NDArray[Any]:
         """The CPU tensor's data as a NumPy array (zero-copy); other devices must
         ``.to('cpu')`` first, a tensor that requires grad must be ``detach()``-ed first."""
         return self._numpy("numpy()")
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype: DTypeLike = None,
+                  copy: bool | None = None) -> npt.NDArray[Any]:
         a = self._numpy("numpy.asarray() (__array__)")
         if dtype is not None and np.dtype(dtype) != a.dtype:
             if copy is False:
@@ -142,13 +177,13 @@ class Tensor:
     def __dlpack_device__(self):
         return self._numpy("__dlpack_device__()", True).__dlpack_device__()
 
-    def item(self):
+    def item(self) -> Any:
         if self.size != 1:
             raise ValueError("Tensor.item: only a tensor with one element can be converted to "
                              "a Python scalar, got shape %s" % (self.shape,))
         return self._host("item()").reshape(()).item()
 
-    def tolist(self):
+    def tolist(self) -> Any:
         return self._host("tolist()").tolist()
 
     def _scalar(self, what):
@@ -157,22 +192,22 @@ class Tensor:
                             "scalar, got shape %s" % (what, self.shape))
         return self._host(what).reshape(())[()]
 
-    def __bool__(self):
+    def __bool__(self) -> bool:
         if self.size != 1:
             raise ValueError("The truth value of a tensor with %s elements is ambiguous; use "
                              ".any() or .all()" % self.size)
         return bool(self._scalar("bool()"))
 
-    def __float__(self):
+    def __float__(self) -> float:
         return float(self._scalar("float()"))
 
-    def __int__(self):
+    def __int__(self) -> int:
         return int(self._scalar("int()"))
 
-    def __complex__(self):
+    def __complex__(self) -> complex:
         return complex(self._scalar("complex()"))
 
-    def __index__(self):
+    def __index__(self) -> int:
         if self.dtype.kind not in "biu":
             raise TypeError("only integer tensors with one element can be used as an index, "
                             "got dtype %s" % self.dtype)
@@ -228,7 +263,7 @@ class Tensor:
             t.__dict__.update(_copy.deepcopy(state, memo))
         return t
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         a = host_array(self)
         prefix = "tensor("
         body = np.array2string(a, separator=", ", prefix=prefix, threshold=1000)
@@ -244,13 +279,113 @@ class Tensor:
             extra += ", requires_grad=True"
         return prefix + body + extra + ")"
 
-    def __str__(self):
+    def __str__(self) -> str:
         return np.array2string(host_array(self), threshold=1000)
 
-    def __format__(self, spec):
+    def __format__(self, spec: str) -> str:
         if self.ndim == 0:
             return format(self._scalar("format()").item(), spec)
         return format(str(self), spec)
+
+    if TYPE_CHECKING:
+        # Attached by the layers above (tenferro/_ops/_methods.py: the constructor,
+        # operators and op methods; tenferro/autograd/_engine.py: backward & co.),
+        # declared here for type checkers only.
+        def __init__(self, data: ArrayLike, dtype: DTypeLike = None,
+                     device: DeviceLike = None, copy: bool | None = None,
+                     requires_grad: bool = False) -> None: ...
+        @property
+        def T(self) -> Tensor: ...
+        @property
+        def mT(self) -> Tensor: ...
+        @property
+        def mH(self) -> Tensor: ...
+        @property
+        def real(self) -> Tensor: ...
+        @property
+        def imag(self) -> Tensor: ...
+        def to(self, device: DeviceLike = None, dtype: DTypeLike = None,
+               copy: bool = False) -> Tensor: ...
+        def cpu(self) -> Tensor: ...
+        def astype(self, dtype: DTypeLike, copy: bool = True,
+                   casting: str = "unsafe") -> Tensor: ...
+        def copy(self) -> Tensor: ...
+        def contiguous(self) -> Tensor: ...
+        def reshape(self, *shape: ShapeLike, copy: bool | None = None) -> Tensor: ...
+        def view(self, *shape: ShapeLike) -> Tensor: ...
+        def flatten(self) -> Tensor: ...
+        def ravel(self) -> Tensor: ...
+        def transpose(self, *axes: ShapeLike | None) -> Tensor: ...
+        def swapaxes(self, a: SupportsIndex, b: SupportsIndex) -> Tensor: ...
+        def squeeze(self, axis: AxisLike = None) -> Tensor: ...
+        def conj(self) -> Tensor: ...
+        def sum(self, axis: AxisLike = None, dtype: DTypeLike = None,
+                out: Tensor | None = None, keepdims: bool = False) -> Tensor: ...
+        def prod(self, axis: AxisLike = None, dtype: DTypeLike = None,
+                 out: Tensor | None = None, keepdims: bool = False) -> Tensor: ...
+        def mean(self, axis: AxisLike = None, dtype: DTypeLike = None,
+                 out: Tensor | None = None, keepdims: bool = False) -> Tensor: ...
+        def max(self, axis: AxisLike = None, out: Tensor | None = None,
+                keepdims: bool = False) -> Tensor: ...
+        def min(self, axis: AxisLike = None, out: Tensor | None = None,
+                keepdims: bool = False) -> Tensor: ...
+        def argmax(self, axis: SupportsIndex | None = None, out: Tensor | None = None,
+                   keepdims: bool = False) -> Tensor: ...
+        def any(self, axis: AxisLike = None, out: Tensor | None = None,
+                keepdims: bool = False) -> Tensor: ...
+        def all(self, axis: AxisLike = None, out: Tensor | None = None,
+                keepdims: bool = False) -> Tensor: ...
+        def copy_(self, src: ArrayLike) -> Tensor: ...
+        def fill_(self, value: ArrayLike) -> Tensor: ...
+        def zero_(self) -> Tensor: ...
+        def __getitem__(self, key: Any) -> Tensor: ...
+        def __setitem__(self, key: Any, value: ArrayLike) -> None: ...
+        # operators: a tensor with a tensor, an array or a Python/NumPy scalar
+        def __add__(self, other: ArrayLike) -> Tensor: ...
+        def __radd__(self, other: ArrayLike) -> Tensor: ...
+        def __iadd__(self, other: ArrayLike) -> Tensor: ...
+        def __sub__(self, other: ArrayLike) -> Tensor: ...
+        def __rsub__(self, other: ArrayLike) -> Tensor: ...
+        def __isub__(self, other: ArrayLike) -> Tensor: ...
+        def __mul__(self, other: ArrayLike) -> Tensor: ...
+        def __rmul__(self, other: ArrayLike) -> Tensor: ...
+        def __imul__(self, other: ArrayLike) -> Tensor: ...
+        def __truediv__(self, other: ArrayLike) -> Tensor: ...
+        def __rtruediv__(self, other: ArrayLike) -> Tensor: ...
+        def __itruediv__(self, other: ArrayLike) -> Tensor: ...
+        def __floordiv__(self, other: ArrayLike) -> Tensor: ...
+        def __rfloordiv__(self, other: ArrayLike) -> Tensor: ...
+        def __mod__(self, other: ArrayLike) -> Tensor: ...
+        def __rmod__(self, other: ArrayLike) -> Tensor: ...
+        def __pow__(self, other: ArrayLike) -> Tensor: ...
+        def __rpow__(self, other: ArrayLike) -> Tensor: ...
+        def __matmul__(self, other: ArrayLike) -> Tensor: ...
+        def __rmatmul__(self, other: ArrayLike) -> Tensor: ...
+        def __and__(self, other: ArrayLike) -> Tensor: ...
+        def __rand__(self, other: ArrayLike) -> Tensor: ...
+        def __or__(self, other: ArrayLike) -> Tensor: ...
+        def __ror__(self, other: ArrayLike) -> Tensor: ...
+        def __xor__(self, other: ArrayLike) -> Tensor: ...
+        def __rxor__(self, other: ArrayLike) -> Tensor: ...
+        def __lt__(self, other: ArrayLike) -> Tensor: ...
+        def __le__(self, other: ArrayLike) -> Tensor: ...
+        def __gt__(self, other: ArrayLike) -> Tensor: ...
+        def __ge__(self, other: ArrayLike) -> Tensor: ...
+        def __eq__(self, other: object) -> Tensor: ...  # type: ignore[override]
+        def __ne__(self, other: object) -> Tensor: ...  # type: ignore[override]
+        def __neg__(self) -> Tensor: ...
+        def __pos__(self) -> Tensor: ...
+        def __abs__(self) -> Tensor: ...
+        def __invert__(self) -> Tensor: ...
+        # autodiff
+        def requires_grad_(self, requires_grad: bool = True) -> Tensor: ...
+        def backward(self, gradient: ArrayLike | None = None,
+                     retain_graph: bool | None = None, create_graph: bool = False,
+                     inputs: Sequence[Tensor] | None = None) -> None: ...
+        def detach(self) -> Tensor: ...
+        def zero_grad(self, set_to_none: bool = True) -> None: ...
+        def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> Any: ...
+        def retain_grad(self) -> None: ...
 
 
 def _wrap(data, device, _new=object.__new__):

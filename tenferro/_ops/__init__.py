@@ -1,4 +1,6 @@
 """tenferro's public ops (re-exported at the top level)."""
+import typing as _typing
+
 from ._common import NotATensor, AxisError, broadcast_shapes  # noqa: F401
 from .conversion import (astype, copy, ascontiguousarray, is_contiguous, to_device,  # noqa
                          to_numpy, copy_into, store_out)
@@ -36,8 +38,43 @@ NUMPY_UFUNCS.update({"absolute": _ew.abs, "conjugate": _ew.conj, "true_divide": 
                      "multiply": _ew.multiply, "fmod": None})
 NUMPY_UFUNCS = {k: v for k, v in NUMPY_UFUNCS.items() if v is not None}
 
-__all__ = [n for n in globals() if not n.startswith("_") and n not in (
-    "NotATensor", "NUMPY_UFUNCS", "UNARY", "BINARY", "inplace", "copy_into", "to_numpy",
-    "store_out", "broadcast_shapes",
-    "getitem", "setitem", "conversion", "creation", "elementwise", "shape", "indexing",
-    "reduction", "joining", "sorting", "structural", "stacking")]
+if _typing.TYPE_CHECKING:   # the list below, for type checkers (tests/test_packaging.py compares)
+    __all__ = [
+        "AxisError", "abs", "absolute", "add", "all", "amax", "amin", "angle",
+        "any", "append", "arange", "arccos", "arccosh", "arcsin", "arcsinh",
+        "arctan", "arctan2", "arctanh", "argmax", "argmin", "argsort", "argwhere",
+        "array_split", "asarray", "ascontiguousarray", "astype", "atan2",
+        "bitwise_and", "bitwise_invert", "bitwise_left_shift", "bitwise_not",
+        "bitwise_or", "bitwise_right_shift", "bitwise_xor", "broadcast_arrays",
+        "broadcast_tensors", "broadcast_to", "ceil", "clip", "column_stack",
+        "concat", "concatenate", "conj", "conjugate", "copy", "copysign", "cos",
+        "cosh", "count_nonzero", "cumprod", "cumsum", "delete", "diag", "diagonal",
+        "diff", "digitize", "divide", "dot", "dsplit", "dstack", "ediff1d",
+        "einsum", "einsum_cache_clear", "einsum_cache_info", "einsum_cache_resize",
+        "einsum_path", "empty", "empty_like", "equal", "erf", "exp", "exp2",
+        "expand_dims", "expm1", "eye", "flatnonzero", "flip", "fliplr", "flipud",
+        "floor", "floor_divide", "fmax", "fmin", "from_col_major", "from_dlpack",
+        "from_numpy", "from_vec_col_major", "full", "full_like", "gradient",
+        "greater", "greater_equal", "hsplit", "hstack", "hypot", "identity", "imag",
+        "indices", "inner", "insert", "invert", "is_contiguous", "isfinite",
+        "isinf", "isnan", "kron", "left_shift", "less", "less_equal", "linspace",
+        "log", "log10", "log1p", "log2", "logaddexp", "logical_and", "logical_not",
+        "logical_or", "logical_xor", "logsumexp", "matmul", "matrix_transpose",
+        "max", "maximum", "mean", "meshgrid", "min", "minimum", "mod", "moveaxis",
+        "multiply", "negative", "nonzero", "not_equal", "ones", "ones_like",
+        "outer", "pad", "permute_dims", "positive", "pow", "power", "prod", "ravel",
+        "real", "reciprocal", "remainder", "repeat", "reshape", "right_shift",
+        "rint", "roll", "rot90", "round", "rsqrt", "scatter_add",
+        "scatter_add_along_axis", "searchsorted", "sigmoid", "sign", "sin", "sinh",
+        "sort", "split", "sqrt", "square", "squeeze", "stack", "std", "subtract",
+        "sum", "swapaxes", "take", "take_along_axis", "tan", "tanh", "tensor",
+        "tensordot", "tile", "to_device", "trace", "transpose", "tril", "triu",
+        "true_divide", "trunc", "unique", "unique_all", "unique_counts",
+        "unique_inverse", "unique_values", "var", "vdot", "vsplit", "vstack",
+        "where", "zeros", "zeros_like"]
+else:
+    __all__ = [n for n in globals() if not n.startswith("_") and n not in (
+        "NotATensor", "NUMPY_UFUNCS", "UNARY", "BINARY", "inplace", "copy_into", "to_numpy",
+        "store_out", "broadcast_shapes",
+        "getitem", "setitem", "conversion", "creation", "elementwise", "shape", "indexing",
+        "reduction", "joining", "sorting", "structural", "stacking")]

@@ -1,10 +1,17 @@
 """Creating tensors: from data, filled, ranges, identity, diagonals, triangles."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from .. import _dtypes
 from .._tensor import Tensor
 from ..devices import device as _dev
 from ._common import shape_tuple
+
+if TYPE_CHECKING:
+    from .._tensor import DeviceLike, DTypeLike, ScalarLike, ShapeLike
 
 
 def _device(device):
@@ -74,7 +81,8 @@ def _host_array(obj, dtype, copy, dev=None):
     return arr
 
 
-def asarray(obj, dtype=None, device=None, copy=None):
+def asarray(obj: Any, dtype: DTypeLike = None, device: DeviceLike = None,
+            copy: bool | None = None) -> Tensor:
     """Convert ``obj`` to a Tensor, without copying when possible (``copy=`` as NumPy's).
 
     Tensors pass through (moved/cast if asked), CPU ndarrays are wrapped zero-copy,
@@ -238,12 +246,12 @@ def _full(shape, fill_value, dtype, device):
     return Tensor._wrap(dev.driver.full(shape, d, fill_value, dev), dev)
 
 
-def zeros(shape, dtype=None, device=None):
+def zeros(shape: ShapeLike, dtype: DTypeLike = None, device: DeviceLike = None) -> Tensor:
     shape = shape_tuple("zeros", shape)
     return _full(shape, 0, dtype if dtype is not None else _default_float(device), device)
 
 
-def ones(shape, dtype=None, device=None):
+def ones(shape: ShapeLike, dtype: DTypeLike = None, device: DeviceLike = None) -> Tensor:
     shape = shape_tuple("ones", shape)
     return _full(shape, 1, dtype if dtype is not None else _default_float(device), device)
 
@@ -273,7 +281,8 @@ def full_like(x, fill_value, dtype=None, device=None, shape=None):
     return full(s, fill_value, d, dev)
 
 
-def arange(start, stop=None, step=1, dtype=None, device=None):
+def arange(start: ScalarLike, stop: ScalarLike | None = None, step: ScalarLike = 1,
+           dtype: DTypeLike = None, device: DeviceLike = None) -> Tensor:
     """Evenly spaced values in [start, stop) (NumPy's ``arange`` and dtype inference)."""
     if stop is None:
         start, stop = 0, start
@@ -287,7 +296,8 @@ def arange(start, stop=None, step=1, dtype=None, device=None):
     return asarray(a, dtype=dtype, device=device)
 
 
-def linspace(start, stop, num=50, endpoint=True, dtype=None, device=None):
+def linspace(start: ScalarLike, stop: ScalarLike, num: int = 50, endpoint: bool = True,
+             dtype: DTypeLike = None, device: DeviceLike = None) -> Tensor:
     if num < 0:
         raise ValueError("tenferro.linspace: num must be non-negative, got %d" % num)
     if _followed([start, stop]):
@@ -339,7 +349,8 @@ def _linspace_graph(start, stop, num, endpoint, dtype, device):
     return y if dtype is None else y.astype(dtype)
 
 
-def eye(N, M=None, k=0, dtype=None, device=None):
+def eye(N: int, M: int | None = None, k: int = 0, dtype: DTypeLike = None,
+        device: DeviceLike = None) -> Tensor:
     """Ones on the ``k``-th diagonal of an N x M matrix."""
     a = np.eye(N, M, k, dtype=_dtypes.dtype(dtype) if dtype is not None
                else _default_float(device))

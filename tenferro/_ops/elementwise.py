@@ -5,8 +5,10 @@ NumPy ufunc whose type resolution it follows (so dtype results match NumPy 2 exa
 weak Python scalars included), and whether it is differentiable.  JVP/VJP rules are
 attached to the primitives by :mod:`tenferro.autograd`.
 """
+from __future__ import annotations
 
 import functools
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -18,6 +20,9 @@ from .._tensor import Tensor, _wrap
 from . import _fastpath
 from ._common import NotATensor, WEAK, broadcast_shapes, to_tensor
 from .conversion import astype
+
+if TYPE_CHECKING:
+    from .._tensor import ArrayLike
 
 # The op tables live in the catalog (tenferro._catalog), below the drivers that read
 # them too; this module turns each row into a primitive and a public function.
@@ -385,6 +390,23 @@ def _make_binary(name, dunder=False):
     return f
 
 
+if TYPE_CHECKING:
+    # The functions generated below from the op tables (and their aliases), as type
+    # checkers see them (tests/test_packaging.py checks the names against the tables).
+    def _unary(x: ArrayLike, out: Tensor | None = None) -> Tensor: ...
+    def _binary(x1: ArrayLike, x2: ArrayLike, out: Tensor | None = None) -> Tensor: ...
+    negative = positive = abs = sign = exp = expm1 = exp2 = log = log1p = log2 = log10 = \
+        sqrt = rsqrt = square = reciprocal = sin = cos = tan = arcsin = arccos = arctan = \
+        sinh = cosh = tanh = arcsinh = arccosh = arctanh = sigmoid = erf = floor = ceil = \
+        trunc = conj = isnan = isinf = isfinite = logical_not = bitwise_invert = \
+        absolute = conjugate = invert = bitwise_not = rint = _unary
+    add = subtract = multiply = divide = floor_divide = remainder = power = maximum = \
+        minimum = fmax = fmin = arctan2 = hypot = copysign = logaddexp = equal = \
+        not_equal = less = less_equal = greater = greater_equal = logical_and = \
+        logical_or = logical_xor = bitwise_and = bitwise_or = bitwise_xor = left_shift = \
+        right_shift = true_divide = pow = mod = bitwise_left_shift = \
+        bitwise_right_shift = atan2 = _binary
+
 _g = globals()
 for _name in UNARY:
     _g[_name] = _make_unary(_name)
@@ -471,7 +493,8 @@ def inplace(name, x, other):
     copy_into(x, r)
 
 
-__all__ = (list(UNARY) + list(BINARY) + [
-    "absolute", "conjugate", "true_divide", "pow", "mod", "invert", "bitwise_not",
-    "bitwise_left_shift", "bitwise_right_shift", "atan2", "rint",
-    "where", "clip", "real", "imag", "angle", "round", "logsumexp"])
+if not TYPE_CHECKING:   # type checkers export the names the block above declares
+    __all__ = (list(UNARY) + list(BINARY) + [
+        "absolute", "conjugate", "true_divide", "pow", "mod", "invert", "bitwise_not",
+        "bitwise_left_shift", "bitwise_right_shift", "atan2", "rint",
+        "where", "clip", "real", "imag", "angle", "round", "logsumexp"])

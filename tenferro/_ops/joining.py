@@ -1,8 +1,18 @@
 """Joining and padding: concatenate, stack, pad (all modes built from slices)."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from .. import _dtypes
 from .._primitive import Primitive, bind
 from ._common import common_device, normalize_axis, to_tensor
 from .shape import expand_dims, flip, reshape
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import SupportsIndex
+
+    from .._tensor import ArrayLike, DTypeLike, Tensor
 
 
 def _concat_aval(*xs, axis):
@@ -14,7 +24,8 @@ def _concat_aval(*xs, axis):
 concatenate_p = Primitive("concatenate", _concat_aval, doc="Join along an existing axis.")
 
 
-def concatenate(tensors, axis=0, dtype=None):
+def concatenate(tensors: Sequence[ArrayLike], axis: SupportsIndex | None = 0,
+                dtype: DTypeLike = None) -> Tensor:
     """Join tensors along an existing ``axis`` (``axis=None`` flattens them first)."""
     ts = [to_tensor(t) for t in tensors]
     if not ts:
@@ -46,7 +57,7 @@ def concatenate(tensors, axis=0, dtype=None):
 concat = concatenate
 
 
-def stack(tensors, axis=0):
+def stack(tensors: Sequence[ArrayLike], axis: SupportsIndex = 0) -> Tensor:
     """Join tensors of one shape along a new ``axis``."""
     ts = [to_tensor(t) for t in tensors]
     if not ts:

@@ -1,9 +1,16 @@
 """Matrix products (BLAS for float/complex, exact own kernels for int/bool)."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from .. import _dtypes
 from .._errors import DeviceMismatchError
 from .._primitive import Primitive, bind
 from ._common import broadcast_shapes, to_tensor
 from .shape import broadcast_to, expand_dims, squeeze
+
+if TYPE_CHECKING:
+    from .._tensor import ArrayLike, Tensor
 
 
 def _matmul_aval(a, b):
@@ -15,7 +22,7 @@ matmul_p = Primitive("matmul", _matmul_aval,
                          "batch shapes and dtypes.")
 
 
-def matmul(x1, x2):
+def matmul(x1: ArrayLike, x2: ArrayLike) -> Tensor:
     """NumPy's ``matmul`` (``@``): 1-D operands promoted, batch dimensions broadcast."""
     a = to_tensor(x1)
     b = to_tensor(x2, device=a.device)

@@ -4,12 +4,21 @@
 the compiled fast path (``_fastpath.reduction``) for a Tensor reduced over all axes or
 one int axis, without ``dtype``/``keepdims``/``out``; the Tensor methods call the same.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from .. import _dtypes
 from .._primitive import Primitive, bind
 from .._tensor import Tensor
 from . import _fastpath
 from ._common import normalize_axes, normalize_axis, numel, to_tensor
 from .conversion import store_out
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from .._tensor import ArrayLike, AxisLike, DTypeLike
 from .shape import reshape, zero_d_axis
 
 
@@ -115,7 +124,8 @@ def _entry(prim, dev, dtype):
     return (out, prim.name in ("max", "min"))
 
 
-def _fast(prim, general, doc, with_dtype=True):
+def _fast(prim: Primitive, general: Callable[..., Tensor], doc: str,
+          with_dtype: bool = True) -> Callable[..., Tensor]:
     """The public reduction: ``general(x, axis, dtype, keepdims)`` with NumPy's ``out=``,
     behind the compiled fast path (``fn.fast(x, axis, dtype, keepdims, out)``, which the
     Tensor methods call)."""
@@ -124,10 +134,12 @@ def _fast(prim, general, doc, with_dtype=True):
         return r if out is None else store_out(prim.name, r, out)
     fast = _fastpath.reduction(prim, call, _entry)
     if with_dtype:
-        def fn(x, axis=None, dtype=None, keepdims=False, out=None):
+        def fn(x: ArrayLike, axis: AxisLike = None, dtype: DTypeLike = None,
+               keepdims: bool = False, out: Tensor | None = None) -> Tensor:
             return fast(x, axis, dtype, keepdims, out)
     else:
-        def fn(x, axis=None, keepdims=False, out=None):
+        def fn(x: ArrayLike, axis: AxisLike = None, keepdims: bool = False,  # type: ignore[misc]
+               out: Tensor | None = None) -> Tensor:
             return fast(x, axis, None, keepdims, out)
     fn.__name__ = fn.__qualname__ = prim.name
     fn.__doc__ = doc
@@ -187,7 +199,8 @@ def cumprod(x, axis=None, dtype=None):
     return _scan(cumprod_p, "cumprod", x, axis, dtype)
 
 
-def mean(x, axis=None, dtype=None, keepdims=False, out=None):
+def mean(x: ArrayLike, axis: AxisLike = None, dtype: DTypeLike = None, keepdims: bool = False,
+         out: Tensor | None = None) -> Tensor:
     """Arithmetic mean (integers averaged in float64, as NumPy)."""
     if dtype is None and out is None and keepdims is False and type(x) is Tensor \
             and x.dtype.kind in "fc":

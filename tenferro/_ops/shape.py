@@ -1,6 +1,16 @@
 """View ops (no copies unless strides make a view impossible, as in NumPy)."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from .._primitive import Primitive, bind
 from ._common import (normalize_axes, normalize_axis, numel, shape_tuple, to_tensor)
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import SupportsIndex
+
+    from .._tensor import ArrayLike, ShapeLike, Tensor
 
 
 def _reshape_aval(x, *, shape, copy=False):
@@ -65,7 +75,7 @@ diagonal_transpose_p = Primitive(
         "(params: offset, axis1, axis2, shape).")
 
 
-def reshape(x, shape, copy=None):
+def reshape(x: ArrayLike, shape: ShapeLike, copy: bool | None = None) -> Tensor:
     """Same data with a new shape; a view unless the strides make that impossible.
 
     ``copy=True`` always copies; ``copy=False`` raises when a copy would be needed.
@@ -105,7 +115,7 @@ def permute_dims(x, axes):
     return bind(permute_dims_p, (x,), {"axes": axes})
 
 
-def transpose(x, axes=None):
+def transpose(x: ArrayLike, axes: Sequence[SupportsIndex] | None = None) -> Tensor:
     x = to_tensor(x)
     if axes is None:
         axes = tuple(range(x.ndim - 1, -1, -1))

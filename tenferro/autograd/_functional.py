@@ -10,6 +10,10 @@ apart (no perturbation confusion); a tracer used after its transform has returne
 reported as leaked.  Forward mode is real forward mode: tangents travel through the
 JVP rules alongside the primal computation.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from .._errors import DeviceMismatchError
@@ -19,6 +23,12 @@ from .._primitive import Trace, Tracer, bind, with_rules
 from .._tensor import Tensor
 from ._engine import InputNode, Node, check_zero_derivative, run_backward
 from .._tree import tree_flatten, tree_unflatten
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import ParamSpec
+
+    P = ParamSpec("P")
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "hvp", "jacrev", "jacfwd",
            "hessian", "stop_gradient"]
@@ -203,7 +213,7 @@ def _strip(x, trace):
 
 # -- reverse mode ----------------------------------------------------------------------------
 
-def vjp(f, *primals, has_aux=False):
+def vjp(f: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
     """``(f(*primals), vjp_fn)``: ``vjp_fn(ct)`` maps an output cotangent (same structure as
     the output) to the tuple of input cotangents.  With ``has_aux``, ``f`` returns
     ``(output, aux)`` and the result is ``(output, vjp_fn, aux)``."""
@@ -253,7 +263,8 @@ def _check_like(op, what, c, o, i):
     return c
 
 
-def value_and_grad(f, argnums=0, has_aux=False):
+def value_and_grad(f: Callable[P, Any], argnums: int | Sequence[int] = 0,
+                   has_aux: bool = False) -> Callable[P, tuple[Any, Any]]:
     """``f``'s value and its gradient with respect to the ``argnums`` arguments.
 
     ``f`` must return a real scalar.  For complex inputs the gradient follows tenferro's
@@ -286,7 +297,8 @@ def value_and_grad(f, argnums=0, has_aux=False):
     return wrapped
 
 
-def grad(f, argnums=0, has_aux=False):
+def grad(f: Callable[P, Any], argnums: int | Sequence[int] = 0,
+         has_aux: bool = False) -> Callable[P, Any]:
     """The gradient of a real-scalar function (JAX's ``grad``; nestable)."""
     vg = value_and_grad(f, argnums, has_aux)
 
@@ -305,7 +317,8 @@ def _name(wrapped, what, f):
 
 # -- forward mode ----------------------------------------------------------------------------
 
-def jvp(f, primals, tangents, has_aux=False):
+def jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any],
+        has_aux: bool = False) -> tuple[Any, ...]:
     """``(f(*primals), J t)``: the output and its directional derivative along
     ``tangents`` (same structure, shapes and dtypes as ``primals``), by forward mode."""
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):

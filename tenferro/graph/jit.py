@@ -6,11 +6,14 @@ pair of calls that could give different results: non-tensor arguments are keyed 
 and exact value (``0.0`` and ``-0.0`` apart), objects hashed by identity are refused
 unless declared static, and the AdContext in force is part of it.
 """
+from __future__ import annotations
+
 import collections
 import inspect
 import itertools
 import struct
 import threading
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -19,6 +22,9 @@ from .._tensor import Tensor
 from .._tree import tree_flatten, tree_unflatten
 from .program import compile
 from .trace import as_spec, make_graph
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
 
 __all__ = ["jit"]
 
@@ -77,8 +83,9 @@ class jit:
             return lambda g: cls(g, *args, **kwargs)
         return object.__new__(cls)
 
-    def __init__(self, f, maxsize=64, passes=None, reuse=True, static_argnums=(),
-                 static_argnames=()):
+    def __init__(self, f: Callable[..., Any], maxsize: int = 64, passes: Any = None,
+                 reuse: bool = True, static_argnums: int | Sequence[int] = (),
+                 static_argnames: str | Sequence[str] = ()) -> None:
         if not callable(f):
             raise TypeError("tenferro.jit: expected a function, got %s" % type(f).__name__)
         self.f = f
@@ -106,7 +113,7 @@ class jit:
         self.__name__ = getattr(f, "__name__", "jit")
         self.__doc__ = getattr(f, "__doc__", None)
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         fast = self._fast
         if fast is not None and not kwargs and not _primitive._interpreters and \
                 _primitive.state.context is None and len(args) == len(fast[0]):

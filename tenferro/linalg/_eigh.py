@@ -20,7 +20,10 @@ eigenvalues.  A loss that depends on the arbitrary phase of complex eigenvectors
 detected and raises, as PyTorch does (a traced program raises when it runs: a runtime
 ``check``).
 """
+from __future__ import annotations
+
 import operator
+from typing import TYPE_CHECKING, Literal, overload
 
 import numpy as np
 
@@ -34,6 +37,11 @@ from ..autograd.extend import Primitive, def_impl, def_jvp_rule, def_vjp_rule
 from ._util import (mH, on_cuda, prepared, prepared_pair, raise_for_info, re_diag,
                     sym_from_triangle, triangle_adjoint)
 from ._triangular import cholesky, solve_triangular
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .._tensor import ArrayLike, Tensor
 
 _REAL = {np.dtype(np.complex64): np.dtype(np.float32),
          np.dtype(np.complex128): np.dtype(np.float64)}
@@ -73,9 +81,28 @@ _STANDARD = ("ev", "evd", "evr", "evx")
 _GENERALIZED = ("gv", "gvd", "gvx")
 
 
-def eigh(a, b=None, *, lower=True, eigvals_only=False, overwrite_a=False,
-         overwrite_b=False, type=1, check_finite=True, subset_by_index=None,
-         subset_by_value=None, driver=None, broadening=1e-12):
+@overload
+def eigh(a: ArrayLike, b: ArrayLike | None = ..., *, lower: bool = ...,
+         eigvals_only: Literal[False] = ..., overwrite_a: bool = ..., overwrite_b: bool = ...,
+         type: int = ..., check_finite: bool = ...,
+         subset_by_index: Sequence[int] | None = ...,
+         subset_by_value: Sequence[float] | None = ..., driver: str | None = ...,
+         broadening: float = ...) -> tuple[Tensor, Tensor]: ...
+@overload
+def eigh(a: ArrayLike, b: ArrayLike | None = ..., *, lower: bool = ...,
+         eigvals_only: Literal[True], overwrite_a: bool = ..., overwrite_b: bool = ...,
+         type: int = ..., check_finite: bool = ...,
+         subset_by_index: Sequence[int] | None = ...,
+         subset_by_value: Sequence[float] | None = ..., driver: str | None = ...,
+         broadening: float = ...) -> Tensor: ...
+
+
+def eigh(a: ArrayLike, b: ArrayLike | None = None, *, lower: bool = True,
+         eigvals_only: bool = False, overwrite_a: bool = False, overwrite_b: bool = False,
+         type: int = 1, check_finite: bool = True,
+         subset_by_index: Sequence[int] | None = None,
+         subset_by_value: Sequence[float] | None = None, driver: str | None = None,
+         broadening: float = 1e-12) -> Tensor | tuple[Tensor, Tensor]:
     """scipy.linalg.eigh: ``(w, v)`` with ``a @ v = v * w`` (``b``: ``a @ v = b @ v * w``
     for ``type=1``, ``a @ b @ v = v * w`` for 2, ``b @ a @ v = v * w`` for 3), eigenvalues
     ascending; ``eigvals_only=True`` gives ``w``.  Only the ``lower`` (or upper) triangle

@@ -32,7 +32,10 @@ the part read.  Ill-conditioned solves ('gen', 'sym', 'her', 'tridiagonal', 'pos
 'diagonal') warn with scipy's ``LinAlgWarning`` (?gecon's / ?pocon's rcond < eps, as
 scipy; triangular solves do not warn, as scipy's).
 """
+from __future__ import annotations
+
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.linalg import LinAlgWarning
@@ -54,6 +57,9 @@ from ._svd import svd
 from ._triangular import cho_solve, cholesky, solve_triangular
 from ._util import (TRANS as _TRANS, as_matrix_stack, check_finite as _check_finite, diag,
                     mH, on_cuda, op_trans, raise_for_info, rhs, sym_from_triangle, tri)
+
+if TYPE_CHECKING:
+    from .._tensor import ArrayLike, Tensor
 
 
 # -- primitives ----------------------------------------------------------------------------
@@ -582,8 +588,9 @@ def _surely_well_conditioned(an):
 _SURE = {dt: 1e4 * _EPS[_REAL.get(dt, dt)] for dt in _PLAIN}
 
 
-def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=True,
-          assume_a=None, transposed=False):
+def solve(a: ArrayLike, b: ArrayLike, lower: bool = False, overwrite_a: bool = False,
+          overwrite_b: bool = False, check_finite: bool = True, assume_a: str | None = None,
+          transposed: bool = False) -> Tensor:
     """scipy.linalg.solve: x with a x = b (``a^T x = b`` if ``transposed``).
     ``assume_a`` as scipy 1.17's: None (the default: scipy detects the structure, which
     gives the general solution's numbers), 'gen'/'general'/'banded' (LU of the whole

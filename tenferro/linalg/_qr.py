@@ -15,6 +15,10 @@ With ``mode='full'`` and m > n the last m - n columns of Q are an arbitrary basi
 complement (as svd's with ``full_matrices=True``): their tangents are zero and their
 cotangent is ignored.  ``mode='r'`` recomputes Q in its rules.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from .. import _ops
 from ..devices.cpu import threads as _threads
 from .._errors import LinAlgError
@@ -24,6 +28,9 @@ from ..autograd.extend import Primitive, def_impl, def_jvp_rule, def_vjp_rule
 from ._triangular import solve_triangular
 from ._util import as_matrix_stack, check_finite as _check_finite, mH, on_cuda, \
     raise_for_info, real_diag
+
+if TYPE_CHECKING:
+    from .._tensor import ArrayLike, Tensor
 
 _MODES = ("full", "economic", "r")
 
@@ -67,7 +74,8 @@ def_impl(qr_p, "cuda", on_cuda("qr", "qr", "failed"))
 def_impl(qr_r_p, "cuda", on_cuda("qr_r", "qr", "failed"))
 
 
-def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_finite=True):
+def qr(a: ArrayLike, overwrite_a: bool = False, lwork: int | None = None, mode: str = "full",
+       pivoting: bool = False, check_finite: bool = True) -> tuple[Tensor, ...]:
     """scipy.linalg.qr: ``(Q, R)`` with ``a = Q @ R`` (``mode`` 'full' or 'economic'), or
     ``(R,)`` (mode 'r').  Batched over leading dims.  ``lwork`` is ignored (the
     workspace is queried); ``overwrite_a`` is accepted and ignored."""

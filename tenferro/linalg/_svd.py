@@ -8,6 +8,10 @@ eigh (``broadening=eps``, 1e-12 by default), so repeated or zero singular values
 finite gradients.  A loss that depends on the arbitrary phases of complex singular
 vectors raises LinAlgError, as PyTorch does.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal, overload
+
 import numpy as np
 
 from .. import _ops
@@ -17,6 +21,9 @@ from .._kernels._alloc import empty as _empty
 from ..autograd.extend import Primitive, def_impl, def_jvp_rule, def_vjp_rule
 from ._eigh import _REAL, _broadened_inverse, _check_gauge, _gap_inverse
 from ._util import cast, mH, on_cuda, prepared, raise_for_info, re_diag
+
+if TYPE_CHECKING:
+    from .._tensor import ArrayLike, Tensor
 
 
 def _svd_aval(a, *, full_matrices, broadening, driver):
@@ -59,8 +66,19 @@ def_impl(svd_p, "cuda", on_cuda("svd", "svd", "did not converge"))
 def_impl(svdvals_p, "cuda", on_cuda("svdvals", "svd", "did not converge"))
 
 
-def svd(a, full_matrices=True, compute_uv=True, overwrite_a=False, check_finite=True,
-        lapack_driver="gesdd", broadening=1e-12):
+@overload
+def svd(a: ArrayLike, full_matrices: bool = ..., compute_uv: Literal[True] = ...,
+        overwrite_a: bool = ..., check_finite: bool = ..., lapack_driver: str = ...,
+        broadening: float = ...) -> tuple[Tensor, Tensor, Tensor]: ...
+@overload
+def svd(a: ArrayLike, full_matrices: bool = ..., *, compute_uv: Literal[False],
+        overwrite_a: bool = ..., check_finite: bool = ..., lapack_driver: str = ...,
+        broadening: float = ...) -> Tensor: ...
+
+
+def svd(a: ArrayLike, full_matrices: bool = True, compute_uv: bool = True,
+        overwrite_a: bool = False, check_finite: bool = True, lapack_driver: str = "gesdd",
+        broadening: float = 1e-12) -> Tensor | tuple[Tensor, Tensor, Tensor]:
     """scipy.linalg.svd: ``(U, s, Vh)`` with ``a = U[..., :k] * s @ Vh[..., :k, :]``,
     s descending; ``compute_uv=False`` gives ``s``.  Batched over leading dims.
     ``lapack_driver``: 'gesdd' (divide and conquer) or 'gesvd' (QR iteration: slower,

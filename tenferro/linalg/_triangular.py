@@ -10,6 +10,10 @@ finite differences in every direction).  For a Hermitian input built from parame
 Hermitian-gradient convention of PyTorch and JAX.  Cholesky also ignores the imaginary
 part of the diagonal (LAPACK's ?potrf reads the real part only).
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from .. import _ops
 from ..devices.cpu import threads as _threads
 from .._kernels import _lapack
@@ -20,6 +24,9 @@ from ._util import (TRANS as _TRANS, as_matrix_stack, check_finite as _check_fin
                     half_triangle, on_cuda, op_trans, raise_for_info, real_diag, rhs,
                     sym_from_triangle as _sym_from_triangle, tri as _tri,
                     triangle_adjoint as _triangle_adjoint)
+
+if TYPE_CHECKING:
+    from .._tensor import ArrayLike, Tensor
 
 
 
@@ -61,7 +68,8 @@ def_impl(triangular_solve_p, "cuda", on_cuda("triangular_solve", "solve_triangul
 
 # -- public functions ----------------------------------------------------------------------
 
-def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
+def cholesky(a: ArrayLike, lower: bool = False, overwrite_a: bool = False,
+             check_finite: bool = True) -> Tensor:
     """scipy.linalg.cholesky: the upper factor U (A = U^H U) by default, the lower L
     (A = L L^H) with ``lower=True``; only that triangle of ``a`` is read.  Batched over
     leading dims; LinAlgError names the first matrix that is not positive definite."""

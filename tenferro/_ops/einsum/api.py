@@ -1,6 +1,9 @@
 """The public einsum functions: ``einsum``, ``einsum_path`` and NumPy's contractions
 built on the einsum engine (``tensordot``, ``inner``, ``kron``, ``trace``)."""
+from __future__ import annotations
+
 import operator
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -17,11 +20,15 @@ from .plan import build_plan, oe_optimize
 from .primitive import einsum_p
 from .steps import take
 
+if TYPE_CHECKING:
+    from ..._tensor import DTypeLike
+
 
 _CASTING = ("no", "equiv", "safe", "same_kind", "unsafe")
 
 
-def einsum(*args, optimize="auto", out=None, dtype=None, casting="safe", order="K"):
+def einsum(*args: Any, optimize: Any = "auto", out: Tensor | None = None,
+           dtype: DTypeLike = None, casting: str = "safe", order: str = "K") -> Tensor:
     """Einstein summation with NumPy's grammar (``tenferro.einsum('ij,jk->ik', a, b)``
     or the interleaved ``einsum(a, [0, 1], b, [1, 2], [0, 2])``), plus diagonal
     embedding (``'i->ii'``).  ``optimize``: False, "auto", "greedy", "optimal", "dp",

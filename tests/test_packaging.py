@@ -1,0 +1,235 @@
+"""The package as users and tools meet it: ``tenferro.__all__`` complete (so help()
+lists the functions), submodules imported lazily on first access (PEP 562) and what a
+bare ``import tenferro`` leaves out, the pip metadata of pyproject.toml, ``py.typed``,
+and ``mypy --strict`` on a small typed user script (tests/typing/user_script.py)."""
+import ast
+import importlib.util
+import inspect
+import os
+import pathlib
+import pydoc
+import subprocess
+import sys
+import tomllib
+import types
+
+import pytest
+
+import tenferro as tf
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
+
+# public names deliberately left out of tenferro.__all__, with the reason: none so far
+NOT_IN_ALL = {}
+
+
+def _run(code, **kw):
+    """Run ``code`` in a fresh interpreter importing this tree's tenferro."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.run([sys.executable, "-c", code], cwd=str(ROOT), env=env,
+                          capture_output=True, text=True, **kw)
+
+
+def test_all_is_complete_and_resolves():
+    public = {n for n in dir(tf) if not n.startswith("_")}
+    missing = public - set(tf.__all__) - set(NOT_IN_ALL)
+    assert not missing, "public names missing from tenferro.__all__: %s" % sorted(missing)
+    for name in tf.__all__:
+        assert hasattr(tf, name), name
+    assert len(tf.__all__) == len(set(tf.__all__))
+    for name in ("einsum", "matmul", "save", "load", "grad", "jit", "Tensor", "linalg",
+                 "autograd", "random", "devices", "graph", "float64", "newaxis"):
+        assert name in tf.__all__, name
+    for name in tf.__all__:   # submodules in __all__ are tenferro's own
+        value = getattr(tf, name)
+        if isinstance(value, types.ModuleType):
+            assert value.__name__ == "tenferro." + name, name
+
+
+def test_help_lists_the_functions_and_submodules():
+    text = pydoc.render_doc(tf, renderer=pydoc.plaintext)
+    functions = text.split("\nFUNCTIONS\n")[1].split("\nDATA\n")[0]
+    for name in ("einsum(", "matmul(", "sum(", "save(", "load(", "asarray(", "grad("):
+        assert name in functions, name
+    assert "cholesky(" not in functions   # tenferro.linalg's, not the top level's
+    contents = text.split("\nPACKAGE CONTENTS\n")[1].split("\n\n")[0]
+    for sub in ("linalg (package)", "autograd (package)", "random"):  # linalg: a submodule
+        assert sub in contents, sub
+
+
+def test_linalg_is_lazy_and_reachable_after_a_bare_import():
+    code = """if 1:
+        import sys
+        import tenferro as tf
+        heavy = ["tenferro.linalg", "tenferro.demo", "tenferro.devices.webgpu",
+                 "tenferro.devices.cuda", "wgpu", "torch", "cotengra", "hypothesis",
+                 "opt_einsum", "scipy.special", "scipy.sparse", "scipy.optimize",
+                 "scipy.stats"]
+        print(sorted(m for m in heavy if m in sys.modules))
+        c = tf.linalg.cholesky(tf.asarray([[4.0, 2.0], [2.0, 3.0]]), lower=True)
+        print("tenferro.linalg" in sys.modules, tf.linalg is sys.modules["tenferro.linalg"])
+        print(round(float(c[1, 1]), 12))
+        print("linalg" in dir(tf), hasattr(tf, "no_such_thing"))
+    """
+    r = _run(code)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0] == "[]", "import tenferro imported: %s" % lines[0]
+    assert lines[1] == "True True"
+    assert lines[2] == str(round(2 ** 0.5, 12))
+    assert lines[3] == "True False"
+
+
+def test_unknown_attribute_raises_attribute_error():
+    with pytest.raises(AttributeError, match="module 'tenferro' has no attribute 'nope'"):
+        tf.nope
+
+
+def test_lazy_table_matches_the_type_checking_imports():
+    """Type checkers do not run __getattr__: each lazy submodule is imported in the
+    ``if _typing.TYPE_CHECKING:`` block of tenferro/__init__.py as well."""
+    tree = ast.parse((ROOT / "tenferro" / "__init__.py").read_text())
+    typed = set()
+    for node in tree.body:
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "_typing.TYPE_CHECKING":
+            for imp in node.body:
+                if isinstance(imp, ast.ImportFrom) and imp.level == 1 and imp.module is None:
+                    typed.update(a.asname or a.name for a in imp.names)
+    assert typed == set(tf._LAZY_SUBMODULES)
+    for name, module in tf._LAZY_SUBMODULES.items():
+        assert module == "tenferro." + name and importlib.util.find_spec(module), name
+
+
+def test_pip_metadata():
+    project = PYPROJECT["project"]
+    assert project["readme"] == "README.md" and (ROOT / "README.md").exists()
+    assert project["license"] == "MIT OR Apache-2.0"
+    for path in project.get("license-files", []):   # none in the tree yet
+        assert list(ROOT.glob(path)), path
+    classifiers = project["classifiers"]
+    assert "Typing :: Typed" in classifiers
+    assert any(c.startswith("Development Status") for c in classifiers)
+    assert not any(c.startswith("License ::") for c in classifiers)   # PEP 639: the expression
+    readme = (ROOT / "README.md").read_text()
+    for url in project["urls"].values():   # only URLs the README itself gives
+        assert url in readme, url
+    assert project["version"] == tf.__version__
+
+
+def test_py_typed_ships():
+    assert (ROOT / "tenferro" / "py.typed").exists()
+    assert "py.typed" in PYPROJECT["tool"]["setuptools"]["package-data"]["tenferro"]
+
+
+# -- type hints ------------------------------------------------------------------------
+
+ANNOTATED = ["asarray", "zeros", "ones", "arange", "linspace", "eye", "sum", "mean",
+             "matmul", "einsum", "reshape", "transpose", "concatenate", "stack", "grad",
+             "value_and_grad", "vjp", "jvp", "save", "load"]
+ANNOTATED_LINALG = ["cholesky", "solve", "eigh", "svd", "qr"]
+
+
+def _annotated(fn):
+    """Every parameter and the return annotated (what mypy --strict asks of a callee)."""
+    sig = inspect.signature(fn)
+    return sig.return_annotation is not sig.empty and all(
+        p.annotation is not p.empty for p in sig.parameters.values() if p.name != "self")
+
+
+def test_the_public_api_users_call_most_is_annotated():
+    import tenferro.linalg as tl
+
+    missing = [n for n in ANNOTATED if not _annotated(getattr(tf, n))]
+    missing += ["linalg." + n for n in ANNOTATED_LINALG if not _annotated(getattr(tl, n))]
+    missing += ["jit." + n for n in ("__init__", "__call__") if not _annotated(getattr(tf.jit, n))]
+    missing += ["Tensor." + n for n in ("item", "numpy", "__len__", "__float__")
+                if not _annotated(getattr(tf.Tensor, n))]
+    assert not missing, "not annotated: %s" % missing
+
+
+def _type_checking_block(tree):
+    """The statements of the ``if TYPE_CHECKING:`` (or ``_typing.TYPE_CHECKING``) blocks
+    directly under ``tree`` (a module or class) that declare rather than import."""
+    body = [n for node in tree.body if isinstance(node, ast.If)
+            and ast.unparse(node.test) in ("TYPE_CHECKING", "_typing.TYPE_CHECKING")
+            for n in node.body
+            if not isinstance(n, (ast.Import, ast.ImportFrom))]
+    assert body, "no TYPE_CHECKING block of declarations"
+    return body
+
+
+def test_declared_tensor_methods_match_the_attached_ones():
+    """The methods the layers above attach to Tensor, declared for type checkers in
+    tenferro/_tensor.py, exist at run time with the declared parameters."""
+    tree = ast.parse((ROOT / "tenferro" / "_tensor.py").read_text())
+    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Tensor")
+    block = [n for n in _type_checking_block(cls) if isinstance(n, ast.FunctionDef)]
+    assert len(block) > 50
+    for fn in block:
+        value = inspect.getattr_static(tf.Tensor, fn.name)
+        assert value is not None, fn.name
+        if isinstance(value, property) or not inspect.isfunction(value):
+            continue   # a property, or a compiled operator without a signature
+        declared = [a.arg for a in fn.args.args + fn.args.kwonlyargs]
+        declared += ["*" + fn.args.vararg.arg] if fn.args.vararg else []
+        actual = [("*" if p.kind == p.VAR_POSITIONAL else "") + p.name
+                  for p in inspect.signature(value).parameters.values()]
+        assert sorted(declared) == sorted(actual), (fn.name, declared, actual)
+
+
+def test_declared_elementwise_names_match_the_op_tables():
+    """tenferro/_ops/elementwise.py declares the functions it generates for type
+    checkers; tenferro/_ops/__init__.py lists its __all__ for them: both agree with
+    what runs."""
+    import tenferro._ops as ops
+    from tenferro._ops import elementwise
+
+    tree = ast.parse((ROOT / "tenferro" / "_ops" / "elementwise.py").read_text())
+    declared = {t.id for n in _type_checking_block(tree) if isinstance(n, ast.Assign)
+                for t in n.targets}
+    generated = set(elementwise.UNARY) | set(elementwise.BINARY)
+    aliases = {n for n in elementwise.__all__ if n not in generated
+               and getattr(getattr(elementwise, n), "__name__", n) in generated}
+    want = (generated | aliases) - {"round"}   # round is a def of its own
+    assert declared == want, (
+        "tenferro/_ops/elementwise.py's TYPE_CHECKING block: declare %s, drop %s"
+        % (sorted(want - declared), sorted(declared - want)))
+    tree = ast.parse((ROOT / "tenferro" / "_ops" / "__init__.py").read_text())
+    typed = next(n for n in _type_checking_block(tree) if isinstance(n, ast.Assign))
+    typed, runs = set(ast.literal_eval(typed.value)), set(ops.__all__)
+    assert typed == runs, (
+        "tenferro/_ops/__init__.py: the __all__ for type checkers lags the one that runs: "
+        "add %s, drop %s" % (sorted(runs - typed), sorted(typed - runs)))
+
+
+def test_mypy_strict_on_a_typed_user_script(tmp_path):
+    """tests/typing/user_script.py type-checks under ``mypy --strict``.
+
+    ``--follow-imports=silent``: mypy reads tenferro's modules for the types they
+    declare but does not report errors inside them.  That is how mypy treats an
+    installed package; run on this source tree, it would otherwise apply --strict to
+    every module of tenferro, most of which has no annotations (only the public API
+    users call most is annotated)."""
+    pytest.importorskip("mypy")
+    script = ROOT / "tests" / "typing" / "user_script.py"
+    args = [sys.executable, "-m", "mypy", "--strict", "--follow-imports=silent",
+            "--cache-dir", str(tmp_path / "mypy-cache"), str(script)]
+    r = subprocess.run(args, cwd=str(ROOT), capture_output=True, text=True,
+                       env=dict(os.environ, MYPYPATH=str(ROOT)), timeout=900)
+    assert r.returncode == 0, r.stdout + r.stderr
+    # ... and the script runs, its asserts holding at run time too
+    r = _run(script.read_text())
+    assert r.returncode == 0, r.stderr
+    # mypy reads tenferro's types (nothing silently Any): wrong uses are reported
+    bad = tmp_path / "bad.py"
+    bad.write_text("import tenferro as tf\n"
+                   "s: str = tf.zeros(3)\n"
+                   "n: str = tf.ones(2).shape\n"
+                   "tf.no_such_function()\n"
+                   "tf.linalg.cholesky(tf.eye(2), lower='yes')\n"
+                   "w: tf.Tensor = tf.linalg.eigh(tf.eye(2))\n")
+    r = subprocess.run(args[:-1] + [str(bad)], cwd=str(ROOT), capture_output=True, text=True,
+                       env=dict(os.environ, MYPYPATH=str(ROOT)), timeout=900)
+    for line in (2, 3, 4, 5, 6):
+        assert "bad.py:%d: error" % line in r.stdout, r.stdout
