@@ -21,6 +21,8 @@ from .matmul import matmul, dot, vdot, outer  # noqa: F401
 from .einsum import (einsum, einsum_path, einsum_cache_info, einsum_cache_clear,  # noqa
                      einsum_cache_resize, tensordot, inner, kron, trace)
 
+from .statistics import *  # noqa: F401,F403  (statistics, nan-reductions, calculus)
+
 from . import _methods  # noqa: F401,E402  (Tensor's constructor, operators, op methods)
 
 # NumPy ufuncs that dispatch to tenferro when called on tensors (Tensor.__array_ufunc__).
@@ -34,4 +36,4 @@ __all__ = [n for n in globals() if not n.startswith("_") and n not in (
     "NotATensor", "NUMPY_UFUNCS", "UNARY", "BINARY", "inplace", "copy_into", "to_numpy",
     "store_out", "broadcast_shapes",
     "getitem", "setitem", "conversion", "creation", "elementwise", "shape", "indexing",
-    "reduction", "joining")]
+    "reduction", "joining", "statistics", "nanfunctions", "calculus")]
