@@ -1,5 +1,6 @@
 """NumPy's small numerical helpers: ``trapezoid`` (integration), ``cross`` (vector
-product), ``polyval`` (polynomials by Horner's scheme).
+product), ``polyval`` (polynomials by Horner's scheme), ``interp`` (piecewise-linear
+interpolation), and ``count_le``, the sorted search they and ``histogram`` share.
 
 Each is NumPy's own formula written with tenferro's differentiable ops, in the same
 order of operations (so results round as NumPy's do), and so differentiable in every
@@ -10,17 +11,13 @@ import warnings
 from .. import _dtypes
 from .._errors import DeviceMismatchError
 from ._common import broadcast_shapes, normalize_axis, to_tensor
-from .elementwise import multiply, negative, subtract
+from .elementwise import multiply, negative
 from .joining import stack
 from .reduction import sum as _sum
 from .shape import broadcast_to, moveaxis, reshape
+from .structural import along, diff
 
-__all__ = ["trapezoid", "cross", "polyval"]
-
-
-def _along(x, axis, sl):
-    """``x[..., sl, ...]`` with ``sl`` on ``axis``."""
-    return x[(slice(None),) * axis + (sl,)]
+__all__ = ["trapezoid", "cross", "polyval", "interp"]
 
 
 def _same_device(name, *ts):
@@ -44,16 +41,12 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
         x = to_tensor(x, device=y._device)
         _same_device("trapezoid", y, x)
         if x.ndim == 1:
-            d = _diff(x, 0)
+            d = diff(x, axis=0)
             d = reshape(d, tuple(d.shape[0] if i == axis else 1 for i in range(y.ndim)))
         else:
-            d = _diff(x, normalize_axis("trapezoid", axis - y.ndim, x.ndim))
-    s = _along(y, axis, slice(1, None)) + _along(y, axis, slice(None, -1))
+            d = diff(x, axis=normalize_axis("trapezoid", axis - y.ndim, x.ndim))
+    s = along(y, axis, 1) + along(y, axis, None, -1)
     return _sum(d * s / 2.0, axis=axis)
-
-
-def _diff(x, axis):
-    return subtract(_along(x, axis, slice(1, None)), _along(x, axis, slice(None, -1)))
 
 
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
@@ -117,3 +110,101 @@ def polyval(p, x):
     for i in range(p.shape[0]):
         y = y * x + p[i]
     return y
+
+
+def count_le(s, v):
+    """How many elements of the ascending 1-D tensor ``s`` are ``<= v``, for each element
+    of ``v`` (int32; ``searchsorted(s, v, side="right")``), by a vectorised bisection:
+    ``log2(len(s))`` rounds of a gather and a comparison, so it runs on every device (the
+    ``searchsorted`` primitive is CPU-only).  NaN in ``v`` counts 0."""
+    from .creation import zeros
+    from .elementwise import floor_divide, less_equal, logical_and, where
+    from .indexing import take
+
+    m = s.shape[0]
+    lo = zeros(v.shape, dtype=_dtypes.int32, device=v._device)
+    hi = lo + m
+    for _ in range(int(m).bit_length()):
+        mid = floor_divide(lo + hi, 2)
+        open_ = lo < hi
+        go = logical_and(open_, less_equal(take(s, where(open_, mid, 0)), v))
+        lo = where(go, mid + 1, lo)
+        hi = where(logical_and(open_, ~go), mid, hi)
+    return lo
+
+
+def interp(x, xp, fp, left=None, right=None, period=None):
+    """Piecewise-linear interpolant of the points (``xp``, ``fp``) at ``x`` (NumPy's
+    ``interp``: ``xp`` increasing, ``left``/``right`` beyond its ends (default
+    ``fp[0]``/``fp[-1]``), or ``period`` for periodic ``x``).  float64 (complex128 for
+    complex ``fp``; the device's default float where it has no float64), differentiable
+    in ``x``, ``xp`` and ``fp``."""
+    from .creation import _default_float
+
+    x = to_tensor(x)
+    xp, fp = to_tensor(xp, device=x._device), to_tensor(fp, device=x._device)
+    _same_device("interp", x, xp, fp)
+    if xp.ndim != 1 or fp.ndim != 1:
+        raise ValueError("tenferro.interp: xp and fp must be 1-D, got shapes %s and %s"
+                         % (xp.shape, fp.shape))
+    if xp.shape[0] == 0:
+        raise ValueError("tenferro.interp: array of sample points is empty")
+    if xp.shape[0] != fp.shape[0]:
+        raise ValueError("tenferro.interp: fp and xp are not of the same length (%d and %d)"
+                         % (fp.shape[0], xp.shape[0]))
+    ft = _default_float(x._device)
+    x, xp = x.astype(ft, copy=False), xp.astype(ft, copy=False)
+    if period is not None:
+        x, xp, fp = _periodic(x, xp, fp, period)
+        left = right = None
+    if fp.dtype.kind == "c":
+        from .elementwise import imag, real
+
+        part = (lambda v, f: None if v is None else f(to_tensor(v)))
+        return _interp(x, xp, real(fp).astype(ft), part(left, real), part(right, real)) + \
+            multiply(_interp(x, xp, imag(fp).astype(ft), part(left, imag), part(right, imag)),
+                     1j)
+    return _interp(x, xp, fp.astype(ft, copy=False), left, right)
+
+
+def _periodic(x, xp, fp, period):
+    """``x`` and ``xp`` reduced modulo ``period``, ``xp`` sorted (``fp`` with it) and
+    extended by one point at each end, as NumPy's ``interp``."""
+    from .elementwise import remainder
+    from .indexing import take
+    from .joining import concatenate
+    from .sorting import argsort
+
+    if period == 0:
+        raise ValueError("tenferro.interp: period must be a non-zero value")
+    period = abs(period)
+    x, xp = remainder(x, period), remainder(xp, period)
+    order = argsort(xp)
+    xp, fp = take(xp, order), take(fp, order)
+    xp = concatenate((xp[-1:] - period, xp, xp[0:1] + period))
+    fp = concatenate((fp[-1:], fp, fp[0:1]))
+    return x, xp, fp
+
+
+def _interp(x, xp, fp, left, right):
+    """NumPy's interp loop for real ``fp``, written elementwise (its exact-hit and
+    NaN-slope fallbacks included)."""
+    from .elementwise import clip, equal, greater, isnan, logical_and, where
+    from .indexing import take
+
+    n = xp.shape[0]
+    j = count_le(xp, x) - 1                      # xp[j] <= x < xp[j + 1]
+    if n == 1:
+        r = broadcast_to(fp[0], x.shape)
+    else:
+        jc = clip(j, 0, n - 2)
+        x0, x1, y0, y1 = take(xp, jc), take(xp, jc + 1), take(fp, jc), take(fp, jc + 1)
+        slope = (y1 - y0) / (x1 - x0)
+        r = slope * (x - x0) + y0
+        r = where(isnan(r), slope * (x - x1) + y1, r)
+        r = where(logical_and(isnan(r), equal(y0, y1)), y0, r)
+        r = where(equal(x, x0), y0, r)
+    r = where(j == n - 1, where(greater(x, xp[-1]), fp[-1] if right is None else right,
+                                fp[-1]), r)
+    r = where(j < 0, fp[0] if left is None else left, r)
+    return where(isnan(x), x, r).astype(fp.dtype, copy=False)

@@ -21,7 +21,7 @@ from .. import _dtypes
 from .._errors import DeviceMismatchError
 from ._common import normalize_axis, normalize_axes, to_tensor
 from .calculus import *  # noqa: F401,F403  (re-exported: see the module docstring)
-from .calculus import __all__ as _calculus_all
+from .calculus import __all__ as _calculus_all, count_le
 from .conversion import astype
 from .creation import _default_float, asarray, zeros
 from .elementwise import clip, conj, divide, floor_divide, greater_equal, imag, less_equal, \
@@ -248,24 +248,6 @@ def bincount(x, weights=None, minlength=0):
     return scatter_add((n,), x, values, 0)
 
 
-def _bin_positions(a, edges):
-    """For each value of the 1-D ``a``, its bin among ``edges`` (``edges[i] <= v <
-    edges[i + 1]``, the last bin closed): the number of interior edges ``<= v``, by a
-    vectorised bisection (``log2(bins)`` gathers and comparisons: no sort)."""
-    inner = edges[1:-1]
-    m = inner.shape[0]
-    lo = zeros(a.shape, dtype=_dtypes.int32, device=a._device)
-    hi = lo + m
-    for _ in range(int(m).bit_length()):
-        mid = floor_divide(lo + hi, 2)
-        open_ = lo < hi
-        e = take(inner, where(open_, mid, 0))
-        go = logical_and(open_, less_equal(e, a))
-        lo = where(go, mid + 1, lo)
-        hi = where(logical_and(open_, ~go), mid, hi)
-    return lo
-
-
 def _outer_edges(a, range):
     if range is not None:
         first, last = range
@@ -344,7 +326,7 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     if nb:   # (values outside [lo, hi], NaN included, go to an extra bin, then dropped)
         keep = logical_and(greater_equal(v, np.asarray(lo).item()),
                            less_equal(v, np.asarray(hi).item()))
-        idx = where(keep, _bin_positions(v, edges), nb)
+        idx = where(keep, count_le(edges[1:-1], v), nb)   # (the last bin closed)
     else:
         idx = zeros(a.shape, dtype=_dtypes.int32, device=a._device)
     if weights is None:
