@@ -43,4 +43,4 @@ __all__ = [n for n in globals() if not n.startswith("_") and n not in (
     "store_out", "broadcast_shapes",
     "getitem", "setitem", "conversion", "creation", "elementwise", "shape", "indexing",
     "reduction", "joining", "sorting", "structural", "stacking", "statistics",
-    "nanfunctions", "calculus")]
+    "nanfunctions", "calculus", "quantiles")]

@@ -11,7 +11,7 @@ Weights NumPy takes as float64 are the device's default float here (float64 on t
 CPU; float32 on a device without float64, such as WebGPU).
 
 This module also gathers the other statistics modules' functions (``nanfunctions``,
-``calculus``) for the one import line in ``tenferro._ops``.
+``quantiles``, ``calculus``) for the one import line in ``tenferro._ops``.
 """
 import warnings
 
@@ -31,10 +31,13 @@ from .joining import concatenate
 from .matmul import matmul
 from .nanfunctions import *  # noqa: F401,F403
 from .nanfunctions import __all__ as _nan_all
+from .quantiles import *  # noqa: F401,F403
+from .quantiles import __all__ as _quantiles_all
 from .reduction import any as _any, max as _max, mean, min as _min, sum as _sum
 from .shape import broadcast_to, diagonal, expand_dims, permute_dims, reshape, squeeze
 
-__all__ = ["average", "cov", "corrcoef", "bincount", "histogram"] + _nan_all + _calculus_all
+__all__ = ["average", "cov", "corrcoef", "bincount", "histogram"] + _nan_all + _calculus_all + \
+    _quantiles_all
 
 
 def _host(t):

@@ -1,0 +1,272 @@
+"""Order statistics: ``median``, ``quantile``, ``percentile`` and their NaN-ignoring
+versions, with NumPy's semantics (its thirteen ``method``s, ``axis`` tuples,
+``keepdims``, result dtypes, NaN and all-NaN behaviour).
+
+The reduced axes are moved to the front and flattened into one, which is sorted (NaNs
+last); each quantile is then a gather of one or two order statistics and NumPy's
+``_lerp`` between them.  The sort is ``take_along_axis`` through ``argsort``'s
+permutation and the rest are differentiable ops, so the gradient reaches exactly the
+selected (or interpolated) elements.  Sorting runs where the ``argsort`` primitive
+does (the CPU; other devices raise ``UnsupportedOperation``).
+
+The plain functions use one sample count ``n`` for every slice; the ``nan*`` ones count
+the non-NaN elements of each slice, which sort first, so the same index formulas apply
+per slice (NumPy's ``_nanquantile_1d`` without its loop over slices).
+"""
+import warnings
+
+import numpy as np
+
+from .. import _dtypes
+from ._common import normalize_axes, numel, to_tensor
+from .creation import asarray, full
+from .elementwise import ceil, equal, floor, isnan, logical_and, logical_not, remainder, \
+    round as _round, where
+from .indexing import take_along_axis
+from .reduction import any as _any, sum as _sum
+from .shape import permute_dims, reshape
+from .sorting import sort
+
+__all__ = ["median", "quantile", "percentile", "nanmedian", "nanquantile", "nanpercentile"]
+
+
+def _host_any(t):
+    return bool(_any(t).to("cpu").numpy())
+
+
+# -- the virtual index of each method (Hyndman & Fan; NumPy's _QuantileMethods) ---------------
+
+def _hf(alpha, beta):
+    """Hyndman & Fan's continuous methods: index ``n q + alpha + q (1 - alpha - beta) - 1``."""
+    return lambda n, q: n * q + (alpha + q * (1 - alpha - beta)) - 1
+
+
+def _discrete(index, take_previous):
+    """The order statistic ``floor(index)`` where ``take_previous(gamma, index)``, else
+    the next one (clipped at 0), as NumPy's ``_discrete_interpolation_to_boundaries``."""
+    previous = floor(index)
+    r = where(take_previous(index - previous, index), previous, previous + 1)
+    return where(r < 0, 0, r)
+
+
+def _gamma_mask(default, conditioned, cond):
+    return where(cond, conditioned, default)
+
+
+# name -> (virtual index from (n, q), gamma fix (None: the index is an integer))
+_METHODS = {
+    "inverted_cdf": (lambda n, q: _discrete(n * q - 1, lambda g, _: g == 0), None),
+    "averaged_inverted_cdf": (lambda n, q: n * q - 1,
+                              lambda g, _: _gamma_mask(1.0, 0.5, g == 0)),
+    "closest_observation": (
+        lambda n, q: _discrete(n * q - 1 - 0.5,
+                               lambda g, i: logical_and(g == 0, remainder(floor(i), 2) == 1)),
+        None),
+    "interpolated_inverted_cdf": (_hf(0, 1), lambda g, _: g),
+    "hazen": (_hf(0.5, 0.5), lambda g, _: g),
+    "weibull": (_hf(0, 0), lambda g, _: g),
+    "linear": (lambda n, q: (n - 1) * q, lambda g, _: g),
+    "median_unbiased": (_hf(1 / 3.0, 1 / 3.0), lambda g, _: g),
+    "normal_unbiased": (_hf(3 / 8.0, 3 / 8.0), lambda g, _: g),
+    "lower": (lambda n, q: floor((n - 1) * q), None),
+    "higher": (lambda n, q: ceil((n - 1) * q), None),
+    "midpoint": (lambda n, q: 0.5 * (floor((n - 1) * q) + ceil((n - 1) * q)),
+                 lambda g, i: _gamma_mask(0.5, 0.0, remainder(i, 1) == 0)),
+    "nearest": (lambda n, q: _round((n - 1) * q), None),
+}
+
+
+# -- shared steps ------------------------------------------------------------------------------
+
+def _front(name, a, axis):
+    """(``a`` with its reduced axes flattened into a leading one, the normalised axes)."""
+    a = to_tensor(a)
+    axes = normalize_axes(name, axis, a.ndim)
+    keep = [i for i in range(a.ndim) if i not in axes]
+    if list(axes) + keep != list(range(a.ndim)):
+        a = permute_dims(a, tuple(axes) + tuple(keep))
+    return reshape(a, (numel(a.shape[:len(axes)]),) + a.shape[len(axes):]), axes
+
+
+def _keepdims(r, lead, shape, axes, keepdims):
+    """``r`` (leading dims ``lead``, then the kept axes) with NumPy's ``keepdims``."""
+    if not keepdims:
+        return r
+    return reshape(r, lead + tuple(1 if i in axes else n for i, n in enumerate(shape)))
+
+
+def _q_host(name, q, percent):
+    """(``q`` as a host array in [0, 1], whether it is a weak Python scalar)."""
+    weak = type(q) in (int, float)
+    if hasattr(q, "detach"):
+        q = q.detach().to("cpu").numpy()
+    q = np.true_divide(q, 100) if percent else np.asanyarray(q)
+    if q.ndim > 2:
+        raise ValueError("tenferro.%s: q must be a scalar or 1d" % name)
+    if q.size and not (q.min() >= 0 and q.max() <= 1):
+        raise ValueError("tenferro.%s: %s must be in the range [0, %d]"
+                         % (name, "Percentiles" if percent else "Quantiles",
+                            100 if percent else 1))
+    return q, weak
+
+
+def _order_statistics(s, n, q, weak, method, name):
+    """Quantiles ``q`` of the sorted ``s`` (samples along axis 0, ``n`` of them per
+    slice: an int or a tensor of the slices' shape), shape ``q.shape + s.shape[1:]``."""
+    try:
+        index_of, fix = _METHODS[method]
+    except KeyError:
+        raise ValueError("tenferro.%s: %r is not a valid method; use one of %s"
+                         % (name, method, ", ".join(_METHODS))) from None
+    rest = s.shape[1:]
+    qt = asarray(q.reshape((-1,) + (1,) * len(rest)), device=s._device)
+    last = (n - 1) if not hasattr(n, "astype") else (n - 1).astype(_dtypes.int64)
+    vi = index_of(n if not hasattr(n, "astype") else n.astype(qt.dtype), qt)
+    if fix is None or (method == "linear" and vi.dtype.kind in "biu"):
+        r = _gather(s, vi, rest)
+    else:
+        prev = floor(vi)
+        above, below = vi >= last, vi < 0
+        gamma = fix(vi - where(above, -1, where(below, 0, prev)), vi).astype(vi.dtype)
+        prev = where(above, last, where(below, 0, prev))
+        nxt = where(above, last, where(below, 0, prev + 1))
+        dt = _dtypes.result_type(s.dtype, 0.5 if weak else gamma.dtype)
+        r = _lerp(_gather(s, prev, rest), _gather(s, nxt, rest), gamma, dt)
+    return reshape(r, q.shape + rest)
+
+
+def _gather(s, index, rest):
+    idx = index.astype(_dtypes.int64)
+    idx = where(idx < 0, 0, idx)     # (an all-NaN slice of a nan* function: n = 0)
+    shape = idx.shape[:1] + rest
+    if idx.shape != shape:
+        from .shape import broadcast_to
+
+        idx = broadcast_to(idx, shape)
+    return take_along_axis(s, idx, 0)
+
+
+def _lerp(a, b, t, dt):
+    """NumPy's ``_lerp``: ``a + (b - a) t``, from ``b``'s side where ``t >= 0.5``, in
+    ``dt`` (``b - a`` in their dtype, ``t`` and ``1 - t`` rounded to ``dt`` from their own,
+    as NumPy's)."""
+    d = b - a
+    return where(t >= 0.5, b - d * (1 - t).astype(dt), a + d * t.astype(dt))
+
+
+# -- quantile / percentile -----------------------------------------------------------------------
+
+def _quantile(name, a, q, axis, method, keepdims, percent, nan):
+    a = to_tensor(a)
+    if a.dtype.kind == "c":
+        raise TypeError("tenferro.%s: a must be an array of real numbers, got %s"
+                        % (name, a.dtype))
+    qh, weak = _q_host(name, q, percent)
+    flat, axes = _front(name, a, axis)
+    if nan and a.dtype.kind == "f":
+        if flat.shape[0] == 0:
+            warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=3)
+            r = full(qh.shape + flat.shape[1:], float("nan"), dtype=a.dtype, device=a._device)
+            return _keepdims(r, qh.shape, a.shape, axes, keepdims)
+        s = sort(flat, axis=0)
+        n = _sum(logical_not(isnan(flat)), axis=0)
+        r = _order_statistics(s, n, qh, weak, method, name)
+        empty = n == 0
+        if _host_any(empty):
+            warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=3)
+            r = where(empty, float("nan"), r)
+    else:
+        if flat.shape[0] == 0:
+            raise IndexError("tenferro.%s: cannot take a quantile of an empty slice (the "
+                             "reduced axes have size 0)" % name)
+        s = sort(flat, axis=0)
+        r = _order_statistics(s, flat.shape[0], qh, weak, method, name)
+        if a.dtype.kind == "f":          # a NaN anywhere in a slice: NaN (sorted last)
+            r = where(isnan(s[-1]), s[-1], r)
+    return _keepdims(r, qh.shape, a.shape, axes, keepdims)
+
+
+def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+             keepdims=False, *, weights=None):
+    """The ``q``-th quantiles (``q`` in [0, 1], scalar or 1-D: its dimensions lead the
+    result) of ``a`` over ``axis``, by NumPy's ``method`` (``"linear"``, ``"lower"``,
+    ``"higher"``, ``"nearest"``, ``"midpoint"``, and the nine Hyndman & Fan methods);
+    NaN in a slice gives NaN.  Differentiable in ``a`` through the sort."""
+    return _finish("quantile", _quantile("quantile", a, q, axis, method, keepdims, False,
+                                         False), out, weights)
+
+
+def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+               keepdims=False, *, weights=None):
+    """``quantile`` with ``q`` in percent ([0, 100])."""
+    return _finish("percentile", _quantile("percentile", a, q, axis, method, keepdims, True,
+                                           False), out, weights)
+
+
+def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                keepdims=False, *, weights=None):
+    """``quantile`` of the non-NaN elements of each slice; an all-NaN slice gives NaN and
+    a RuntimeWarning "All-NaN slice encountered"."""
+    return _finish("nanquantile", _quantile("nanquantile", a, q, axis, method, keepdims,
+                                            False, True), out, weights)
+
+
+def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                  keepdims=False, *, weights=None):
+    """``nanquantile`` with ``q`` in percent."""
+    return _finish("nanpercentile", _quantile("nanpercentile", a, q, axis, method, keepdims,
+                                              True, True), out, weights)
+
+
+def _finish(name, r, out, weights):
+    if weights is not None:
+        raise NotImplementedError("tenferro.%s: weights (method='inverted_cdf' only, in "
+                                  "NumPy) are not supported" % name)
+    if out is None:
+        return r
+    from .conversion import store_out
+
+    return store_out(name, r, out)
+
+
+# -- median ----------------------------------------------------------------------------------------
+
+def _median(name, a, axis, keepdims, nan):
+    a = to_tensor(a)
+    flat, axes = _front(name, a, axis)
+    if a.dtype.kind in "biu":
+        flat = flat.astype(_dtypes.float64)
+    rest = flat.shape[1:]
+    if flat.shape[0] == 0:   # NumPy: the mean of an empty slice
+        warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=3)
+        r = full(rest, float("nan"), dtype=flat.dtype, device=a._device)
+        return _keepdims(r, (), a.shape, axes, keepdims)
+    s = sort(flat, axis=0)
+    if nan and a.dtype.kind in "fc":
+        n = _sum(logical_not(isnan(flat)), axis=0, keepdims=True)
+        lo, hi = (n - 1) // 2, n // 2
+        a_lo, a_hi = _gather(s, lo, rest), _gather(s, hi, rest)
+        r = where(equal(lo, hi), a_lo, (a_lo + a_hi) / 2)[0]
+        empty = n[0] == 0
+        if _host_any(empty):
+            warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=3)
+            r = where(empty, float("nan"), r)
+    else:
+        m = flat.shape[0]
+        r = s[m // 2] if m % 2 else (s[m // 2 - 1] + s[m // 2]) / 2
+        if a.dtype.kind in "fc":
+            r = where(isnan(s[-1]), s[-1], r)
+    return _keepdims(r, (), a.shape, axes, keepdims)
+
+
+def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """The median over ``axis`` (the mean of the two middle values for an even count;
+    integers in float64); NaN in a slice gives NaN.  Differentiable through the sort."""
+    return _finish("median", _median("median", a, axis, keepdims, False), out, None)
+
+
+def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """The median of the non-NaN elements of each slice; an all-NaN slice gives NaN and a
+    RuntimeWarning."""
+    return _finish("nanmedian", _median("nanmedian", a, axis, keepdims, True), out, None)
+
