@@ -15,7 +15,7 @@ from .. import _dtypes
 from .._ir import is_abstract
 from ._common import normalize_axes, to_tensor
 from .conversion import copy_into, store_out
-from .elementwise import conj, imag, isinf, isnan, logical_not, multiply, real, sqrt, where
+from .elementwise import conj, imag, isnan, logical_not, multiply, real, sqrt, where
 from .reduction import all as _all, any as _any, argmax, argmin, cumprod, cumsum, max as _max, \
     mean, min as _min, prod, sum as _sum, var
 from .shape import reshape, zero_d_axis
@@ -81,9 +81,10 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     posinf = float(info.max) if posinf is None else posinf
     neginf = float(info.min) if neginf is None else neginf
 
-    def fix(v):
-        v = where(isnan(v), nan, v)
-        return where(isinf(v), where(v > 0, posinf, neginf), v)
+    def fix(v):   # (the masks from v itself: a replacement is never replaced again)
+        r = where(isnan(v), nan, v)
+        r = where(v == float("inf"), posinf, r)
+        return where(v == float("-inf"), neginf, r)
 
     if t.dtype.kind == "c":
         r = fix(real(t)) + multiply(fix(imag(t)), 1j)
