@@ -189,22 +189,23 @@ def _periodic(x, xp, fp, period):
 def _interp(x, xp, fp, left, right):
     """NumPy's interp loop for real ``fp``, written elementwise (its exact-hit and
     NaN-slope fallbacks included)."""
-    from .elementwise import clip, equal, greater, isnan, logical_and, where
+    from .elementwise import clip, equal, greater, isnan, less, logical_and, where
     from .indexing import take
 
     n = xp.shape[0]
+    lval = fp[0] if left is None else left
+    rval = fp[-1] if right is None else right
+    if n == 1:     # (NumPy's special case: a NaN x gets fp[0] too)
+        r = where(less(x, xp[0]), lval, where(greater(x, xp[0]), rval, fp[0]))
+        return r.astype(fp.dtype, copy=False)
     j = count_le(xp, x) - 1                      # xp[j] <= x < xp[j + 1]
-    if n == 1:
-        r = broadcast_to(fp[0], x.shape)
-    else:
-        jc = clip(j, 0, n - 2)
-        x0, x1, y0, y1 = take(xp, jc), take(xp, jc + 1), take(fp, jc), take(fp, jc + 1)
-        slope = (y1 - y0) / (x1 - x0)
-        r = slope * (x - x0) + y0
-        r = where(isnan(r), slope * (x - x1) + y1, r)
-        r = where(logical_and(isnan(r), equal(y0, y1)), y0, r)
-        r = where(equal(x, x0), y0, r)
-    r = where(j == n - 1, where(greater(x, xp[-1]), fp[-1] if right is None else right,
-                                fp[-1]), r)
-    r = where(j < 0, fp[0] if left is None else left, r)
+    jc = clip(j, 0, n - 2)
+    x0, x1, y0, y1 = take(xp, jc), take(xp, jc + 1), take(fp, jc), take(fp, jc + 1)
+    slope = (y1 - y0) / (x1 - x0)
+    r = slope * (x - x0) + y0
+    r = where(isnan(r), slope * (x - x1) + y1, r)
+    r = where(logical_and(isnan(r), equal(y0, y1)), y0, r)
+    r = where(equal(x, x0), y0, r)
+    r = where(j == n - 1, where(greater(x, xp[-1]), rval, fp[-1]), r)
+    r = where(j < 0, lval, r)
     return where(isnan(x), x, r).astype(fp.dtype, copy=False)

@@ -164,10 +164,10 @@ def _quantile(name, a, q, axis, method, keepdims, percent, nan):
     qh, weak = _q_host(name, q, percent)
     flat, axes = _front(name, a, axis)
     if nan and a.dtype.kind == "f":
-        if flat.shape[0] == 0:
-            warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=3)
-            r = full(qh.shape + flat.shape[1:], float("nan"), dtype=a.dtype, device=a._device)
-            return _keepdims(r, qh.shape, a.shape, axes, keepdims)
+        if a.size == 0:    # NumPy answers with nanmean: no q dimensions
+            warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=3)
+            r = full(flat.shape[1:], float("nan"), dtype=a.dtype, device=a._device)
+            return _keepdims(r, (), a.shape, axes, keepdims)
         s = sort(flat, axis=0)
         n = _sum(logical_not(isnan(flat)), axis=0)
         r = _order_statistics(s, n, qh, weak, method, name)

@@ -72,6 +72,8 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     a = to_tensor(a)
     axes = normalize_axes("average", axis, a.ndim)
     if weights is None:
+        if a.size == 0 or any(a.shape[ax] == 0 for ax in axes):
+            warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=2)
         avg = mean(a, axis=axes, keepdims=keepdims)
         n = a.size / avg.size if avg.size else float("nan")
         scl = asarray(np.asarray(n, dtype=avg.dtype), device=a._device)
@@ -172,12 +174,11 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     if aweights is not None:
         aw = _sample_weights("cov", "aweights", aweights, n, m)
         w = aw if w is None else w * aw
+    avg, w_sum = average(X, axis=1, weights=w, returned=True)
     if w is None:
-        avg = mean(X, axis=1)
         fact = n - ddof
         bad = fact <= 0
     else:
-        avg, w_sum = average(X, axis=1, weights=w, returned=True)
         w_sum = w_sum[0]
         if ddof == 0:
             fact = w_sum
