@@ -141,9 +141,11 @@ def test_nan_reductions_keywords():
 def test_nan_to_num(dtype):
     a = np.array([1, np.nan, np.inf, -np.inf, -2]) if np.dtype(dtype).kind in "fc" else \
         data((5,), dtype)
+    if np.dtype(dtype).kind == "c":
+        re = a.astype(np.dtype(dtype).char.lower())
+        a = np.empty(a.shape, dtype)
+        a.real, a.imag = re, re[::-1]
     a = a.astype(dtype)
-    if a.dtype.kind == "c":
-        a = a + 1j * a[::-1]
     same_as_numpy("nan_to_num", (a,))
     same_as_numpy("nan_to_num", (a,), dict(nan=7.0, posinf=1e3, neginf=-1e3))
 
