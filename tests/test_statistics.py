@@ -74,7 +74,7 @@ def same_as_numpy(name, args, kwargs=None, targs=None, rtol=None, atol=None, np_
         assert_close(got, want, rtol=rtol, atol=atol)
 
 
-# -- nan* reductions, scans, nan_to_num --------------------------------------------------------
+# -- nan* reductions, scans, nan_to_num ---------------------------------------------------
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("name", NAN_REDUCTIONS)
@@ -159,7 +159,7 @@ def test_nan_to_num_in_place():
     assert tf.nan_to_num(t, copy=False) is t and tf.nan_to_num(t) is not t
 
 
-# -- average, cov, corrcoef ---------------------------------------------------------------------
+# -- average, cov, corrcoef ---------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", ["int32", "int64", "float32", "float64", "complex128"])
 def test_average(dtype):
@@ -221,7 +221,8 @@ def test_cov_errors():
                          (dict(fweights=[1, -1, 1]), ValueError, "fweights cannot be negative"),
                          (dict(aweights=[1, -1, 1]), ValueError, "aweights cannot be negative"),
                          (dict(aweights=[1, 1]), RuntimeError, "incompatible numbers"),
-                         (dict(aweights=[[1, 1, 1]]), RuntimeError, "cannot handle multidimensional"),
+                         (dict(aweights=[[1, 1, 1]]), RuntimeError,
+                          "cannot handle multidimensional"),
                          (dict(ddof=1.5), ValueError, "ddof must be integer")]:
         with pytest.raises(err, match="cov: " + msg):
             tf.cov(m, **kw)
@@ -229,7 +230,7 @@ def test_cov_errors():
         tf.cov(tf.ones((2, 2, 2)))
 
 
-# -- bincount, histogram ----------------------------------------------------------------------
+# -- bincount, histogram ------------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", ["bool", "int32", "int64"])
 def test_bincount(dtype):
@@ -290,7 +291,7 @@ def test_histogram_errors():
             tf.histogram(a, **kw)
 
 
-# -- trapezoid, cross, polyval, interp -------------------------------------------------------------
+# -- trapezoid, cross, polyval, interp ----------------------------------------------------
 
 @pytest.mark.parametrize("dtype", ["int32", "int64", "float32", "float64", "complex128"])
 def test_trapezoid(dtype):
@@ -361,7 +362,7 @@ def test_interp_errors():
         tf.interp(tf.asarray([0.5]), tf.asarray([0.0, 1.0]), tf.asarray([0.0, 1.0]), period=0)
 
 
-# -- median, quantile, percentile and their nan* versions -------------------------------------------
+# -- median, quantile, percentile and their nan* versions ---------------------------------
 
 Q_CASES = [0.3, 1, [0.0, 0.25, 0.5, 1.0], np.float32(0.7), np.array([0.1, 0.9], np.float32),
            np.array([[0.2], [0.8]])]
@@ -384,6 +385,22 @@ def test_quantile_methods(dtype, method, nan):
             # 0-d: a dtype that depends on the data, which tenferro does not copy)
             quirk = np.ndim(want) == 0 and np.isnan(want)
             assert_close(got, want, check_dtype=not quirk)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "float32", "float64"])
+@pytest.mark.parametrize("name", ["quantile", "nanquantile", "percentile", "nanpercentile"])
+def test_weighted_quantile(name, dtype):
+    a = data((4, 5, 6), dtype)
+    w = stable_rng("qw").random((4, 5, 6))
+    w[1, 1, :] = 0      # leading zero weights in some slices, and one all-zero slice
+    q = [0.0, 0.3, 1.0] if "quantile" in name else [0.0, 30.0, 100.0]
+    cases = [(None, w), (0, w), (-1, w), ((0, 2), w)]
+    if not name.startswith("nan"):   # (NumPy's nan* ones fail on weights along the axes)
+        cases += [((0, 2), w[:, 0, :]), ((2, 0), w[:, 0, :].T), (1, w[0, :, 0])]
+    for axis, wt in cases:
+        for qq in q + [q]:
+            same_as_numpy(name, (a, qq), dict(axis=axis, weights=wt, method="inverted_cdf"),
+                          targs=(tf.asarray(a), qq))
 
 
 @pytest.mark.parametrize("name", ["percentile", "nanpercentile"])
@@ -426,8 +443,14 @@ def test_quantile_errors():
         tf.quantile(a, 0.5, method="cubic")
     with pytest.raises(TypeError, match="real numbers"):
         tf.quantile(tf.asarray([1j]), 0.5)
-    with pytest.raises(NotImplementedError, match="weights"):
-        tf.quantile(a, 0.5, method="inverted_cdf", weights=tf.ones(3))
+    with pytest.raises(ValueError, match="only method 'inverted_cdf' supports weights"):
+        tf.quantile(a, 0.5, weights=tf.ones(3))
+    with pytest.raises(ValueError, match="weights must be non-negative"):
+        tf.quantile(a, 0.5, method="inverted_cdf", weights=-tf.ones(3))
+    with pytest.raises(ValueError, match="weights included NaN, inf or were all zero"):
+        tf.quantile(a, 0.5, method="inverted_cdf", weights=tf.zeros(3))
+    with pytest.raises(TypeError, match="quantile: axis must be specified"):
+        tf.quantile(tf.ones((2, 3)), 0.5, method="inverted_cdf", weights=tf.ones(3))
     with pytest.raises(IndexError, match="quantile: cannot take a quantile of an empty"):
         tf.quantile(tf.zeros((0,)), 0.5)
     out = tf.zeros((2,))
@@ -435,7 +458,7 @@ def test_quantile_errors():
     assert_close(out, np.quantile([1.0, 2.0, 3.0], [0.2, 0.4]))
 
 
-# -- derivatives -----------------------------------------------------------------------------------
+# -- derivatives --------------------------------------------------------------------------
 
 def _t(a):
     return tf.asarray(np.asarray(a))
@@ -486,6 +509,8 @@ def _grad_cases():
         "median-even": (lambda a: tf.median(a, axis=0), [_t(r.standard_normal((4, 3)))]),
         "quantile": (lambda a: tf.quantile(a, [0.2, 0.5, 0.9], axis=1), [_t(x)]),
         "quantile-hazen": (lambda a: tf.quantile(a, 0.3, method="hazen"), [_t(x)]),
+        "quantile-weighted": (lambda a: tf.quantile(a, [0.3, 0.6], axis=1, weights=w5,
+                                                    method="inverted_cdf"), [_t(x)]),
         "percentile-lower": (lambda a: tf.percentile(a, 30, axis=0, method="lower"), [_t(x)]),
         "nanmedian": (lambda a: tf.nanmedian(a, axis=1), [_t(xn)]),
         "nanquantile": (lambda a: tf.nanquantile(a, [0.25, 0.75], axis=(0, 1)), [_t(xn)]),
@@ -518,7 +543,7 @@ def test_gradient_reaches_the_selected_elements():
     np.testing.assert_array_equal(np.asarray(y.grad), [0, 0, 1])
 
 
-# -- on every device ---------------------------------------------------------------------------
+# -- on every device ----------------------------------------------------------------------
 
 F32 = np.float32
 

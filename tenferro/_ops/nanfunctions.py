@@ -62,7 +62,7 @@ def _check_inexact(name, dtype):
                         % (name, _dtypes.dtype(dtype)))
 
 
-# -- nan_to_num ------------------------------------------------------------------------
+# -- nan_to_num ---------------------------------------------------------------------------
 
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     """NaN -> ``nan``, +inf -> ``posinf`` (default: the dtype's largest finite value),
@@ -97,7 +97,7 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     return x
 
 
-# -- sums, products, scans ---------------------------------------------------------------
+# -- sums, products, scans ----------------------------------------------------------------
 
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False):
     """Sum treating NaNs as zero (an all-NaN or empty slice sums to 0)."""
@@ -134,7 +134,7 @@ def nancumprod(a, axis=None, dtype=None, out=None):
     return _out("nancumprod", cumprod(_replace_nan(a, 1)[0], axis=axis, dtype=dtype), out)
 
 
-# -- mean, variance, standard deviation ----------------------------------------------------
+# -- mean, variance, standard deviation ---------------------------------------------------
 
 def _count(mask, axis, keepdims, like):
     """The number of non-NaN elements per slice, in the real dtype of ``like``."""
@@ -199,7 +199,7 @@ def _nanvar(name, a, axis, dtype, out, ddof, keepdims, correction, root):
     return _out(name, sqrt(r) if root else r, out)
 
 
-# -- max, min and their positions ----------------------------------------------------------
+# -- max, min and their positions ---------------------------------------------------------
 
 def _nan_extreme(name, reduce, fill, a, axis, out, keepdims):
     a = to_tensor(a)

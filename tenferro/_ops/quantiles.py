@@ -34,7 +34,7 @@ def _host_any(t):
     return bool(_any(t).to("cpu").numpy())
 
 
-# -- the virtual index of each method (Hyndman & Fan; NumPy's _QuantileMethods) ---------------
+# -- the virtual index of each method (Hyndman & Fan; NumPy's _QuantileMethods) -----------
 
 def _hf(alpha, beta):
     """Hyndman & Fan's continuous methods: index ``n q + alpha + q (1 - alpha - beta) - 1``."""
@@ -76,7 +76,7 @@ _METHODS = {
 }
 
 
-# -- shared steps ------------------------------------------------------------------------------
+# -- shared steps -------------------------------------------------------------------------
 
 def _front(name, a, axis):
     """(``a`` with its reduced axes flattened into a leading one, the normalised axes)."""
@@ -154,74 +154,137 @@ def _lerp(a, b, t, dt):
     return where(t >= 0.5, b - d * (1 - t).astype(dt), a + d * t.astype(dt))
 
 
-# -- quantile / percentile -----------------------------------------------------------------------
+# -- quantile / percentile ----------------------------------------------------------------
 
-def _quantile(name, a, q, axis, method, keepdims, percent, nan):
+def _quantile(name, a, q, axis, method, keepdims, weights, percent, nan):
     a = to_tensor(a)
     if a.dtype.kind == "c":
         raise TypeError("tenferro.%s: a must be an array of real numbers, got %s"
                         % (name, a.dtype))
     qh, weak = _q_host(name, q, percent)
     flat, axes = _front(name, a, axis)
-    if nan and a.dtype.kind == "f":
+    w = None if weights is None else _sample_weights(name, a, weights, axis, axes, method)
+    nan = nan and a.dtype.kind == "f"
+    if nan:
         if a.size == 0:    # NumPy answers with nanmean: no q dimensions
             warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=3)
             r = full(flat.shape[1:], float("nan"), dtype=a.dtype, device=a._device)
             return _keepdims(r, (), a.shape, axes, keepdims)
-        s = sort(flat, axis=0)
         n = _sum(logical_not(isnan(flat)), axis=0)
+    elif flat.shape[0] == 0:
+        raise IndexError("tenferro.%s: cannot take a quantile of an empty slice (the reduced "
+                         "axes have size 0)" % name)
+    else:
+        n = flat.shape[0]
+    if w is None:
+        s = sort(flat, axis=0)
         r = _order_statistics(s, n, qh, weak, method, name)
+    else:
+        s, r = _weighted(name, flat, w, n, qh, nan)
+    if nan:
         empty = n == 0
         if _host_any(empty):
             warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=3)
             r = where(empty, float("nan"), r)
-    else:
-        if flat.shape[0] == 0:
-            raise IndexError("tenferro.%s: cannot take a quantile of an empty slice (the "
-                             "reduced axes have size 0)" % name)
-        s = sort(flat, axis=0)
-        r = _order_statistics(s, flat.shape[0], qh, weak, method, name)
-        if a.dtype.kind == "f":          # a NaN anywhere in a slice: NaN (sorted last)
-            r = where(isnan(s[-1]), s[-1], r)
+    elif a.dtype.kind == "f":          # a NaN anywhere in a slice: NaN (sorted last)
+        r = where(isnan(s[-1]), s[-1], r)
     return _keepdims(r, qh.shape, a.shape, axes, keepdims)
+
+
+def weights_along(name, a, w, axis, axes):
+    """Weights given along ``axis`` only (``average``'s and the quantiles'), shaped to
+    broadcast against ``a``, as NumPy's ``_weights_are_valid``."""
+    from ._common import normalize_axis
+
+    if axis is None:
+        raise TypeError("tenferro.%s: axis must be specified when shapes of a and weights "
+                        "differ" % name)
+    given = [normalize_axis(name, ax, a.ndim)
+             for ax in (axis if isinstance(axis, (tuple, list)) else (axis,))]
+    if w.shape != tuple(a.shape[ax] for ax in given):
+        raise ValueError("tenferro.%s: shape of weights %s must be consistent with shape of "
+                         "a %s along axis %r" % (name, w.shape, a.shape, axis))
+    w = permute_dims(w, tuple(int(i) for i in np.argsort(given)))
+    return reshape(w, tuple(n if i in axes else 1 for i, n in enumerate(a.shape)))
+
+
+def _sample_weights(name, a, weights, axis, axes, method):
+    """The quantiles' ``weights`` checked and laid out as ``_front`` lays out ``a``."""
+    from .shape import broadcast_to
+
+    if method != "inverted_cdf":
+        raise ValueError("tenferro.%s: only method 'inverted_cdf' supports weights, got %r"
+                         % (name, method))
+    w = to_tensor(weights, device=a._device)
+    if w.shape != a.shape:
+        w = weights_along(name, a, w, axis, axes)
+    if _host_any(w < 0):
+        raise ValueError("tenferro.%s: weights must be non-negative" % name)
+    return _front(name, broadcast_to(w, a.shape), axis)[0]
+
+
+def _weighted(name, flat, w, n, q, nan):
+    """(sorted samples, weighted ``inverted_cdf`` quantiles): the first sample whose
+    share of the cumulative weight reaches ``q``, as NumPy's weighted branch (its
+    per-slice ``searchsorted`` as a count of ``cdf < q``)."""
+    from .creation import _default_float
+    from .elementwise import less, minimum
+    from .reduction import cumsum
+    from .sorting import argsort
+
+    perm = argsort(flat, axis=0)
+    s, ws = take_along_axis(flat, perm, 0), take_along_axis(w, perm, 0)
+    if nan:        # (NaNs sort last: weightless, they end no slice's cdf early)
+        ws = where(isnan(s), 0, ws)
+    cdf = cumsum(ws, axis=0, dtype=_default_float(flat._device))
+    cdf = cdf / cdf[-1]
+    bad = isnan(cdf[-1])
+    if _host_any(logical_and(bad, n > 0) if nan else bad):
+        raise ValueError("tenferro.%s: weights included NaN, inf or were all zero" % name)
+    if q.dtype.kind == "f":
+        cdf = cdf.astype(q.dtype)
+    cdf = where(cdf == 0, -1, cdf)            # leading zero weights never match q = 0
+    rest = flat.shape[1:]
+    qt = asarray(q.reshape((-1, 1) + (1,) * len(rest)), device=flat._device)
+    idx = _sum(less(reshape(cdf, (1,) + cdf.shape), qt), axis=1)
+    idx = minimum(idx, n - 1)
+    return s, reshape(_gather(s, idx, rest), q.shape + rest)
 
 
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
              keepdims=False, *, weights=None):
     """The ``q``-th quantiles (``q`` in [0, 1], scalar or 1-D: its dimensions lead the
     result) of ``a`` over ``axis``, by NumPy's ``method`` (``"linear"``, ``"lower"``,
-    ``"higher"``, ``"nearest"``, ``"midpoint"``, and the nine Hyndman & Fan methods);
-    NaN in a slice gives NaN.  Differentiable in ``a`` through the sort."""
-    return _finish("quantile", _quantile("quantile", a, q, axis, method, keepdims, False,
-                                         False), out, weights)
+    ``"higher"``, ``"nearest"``, ``"midpoint"``, and the nine Hyndman & Fan methods;
+    ``weights``, of ``a``'s shape or along ``axis``, with ``"inverted_cdf"``); NaN in a
+    slice gives NaN.  Differentiable in ``a`` through the sort."""
+    r = _quantile("quantile", a, q, axis, method, keepdims, weights, False, False)
+    return _finish("quantile", r, out)
 
 
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                keepdims=False, *, weights=None):
     """``quantile`` with ``q`` in percent ([0, 100])."""
-    return _finish("percentile", _quantile("percentile", a, q, axis, method, keepdims, True,
-                                           False), out, weights)
+    r = _quantile("percentile", a, q, axis, method, keepdims, weights, True, False)
+    return _finish("percentile", r, out)
 
 
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                 keepdims=False, *, weights=None):
     """``quantile`` of the non-NaN elements of each slice; an all-NaN slice gives NaN and
     a RuntimeWarning "All-NaN slice encountered"."""
-    return _finish("nanquantile", _quantile("nanquantile", a, q, axis, method, keepdims,
-                                            False, True), out, weights)
+    r = _quantile("nanquantile", a, q, axis, method, keepdims, weights, False, True)
+    return _finish("nanquantile", r, out)
 
 
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                   keepdims=False, *, weights=None):
     """``nanquantile`` with ``q`` in percent."""
-    return _finish("nanpercentile", _quantile("nanpercentile", a, q, axis, method, keepdims,
-                                              True, True), out, weights)
+    r = _quantile("nanpercentile", a, q, axis, method, keepdims, weights, True, True)
+    return _finish("nanpercentile", r, out)
 
 
-def _finish(name, r, out, weights):
-    if weights is not None:
-        raise NotImplementedError("tenferro.%s: weights (method='inverted_cdf' only, in "
-                                  "NumPy) are not supported" % name)
+def _finish(name, r, out):
     if out is None:
         return r
     from .conversion import store_out
@@ -229,7 +292,7 @@ def _finish(name, r, out, weights):
     return store_out(name, r, out)
 
 
-# -- median ----------------------------------------------------------------------------------------
+# -- median -------------------------------------------------------------------------------
 
 def _median(name, a, axis, keepdims, nan):
     a = to_tensor(a)
@@ -262,11 +325,11 @@ def _median(name, a, axis, keepdims, nan):
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """The median over ``axis`` (the mean of the two middle values for an even count;
     integers in float64); NaN in a slice gives NaN.  Differentiable through the sort."""
-    return _finish("median", _median("median", a, axis, keepdims, False), out, None)
+    return _finish("median", _median("median", a, axis, keepdims, False), out)
 
 
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """The median of the non-NaN elements of each slice; an all-NaN slice gives NaN and a
     RuntimeWarning."""
-    return _finish("nanmedian", _median("nanmedian", a, axis, keepdims, True), out, None)
+    return _finish("nanmedian", _median("nanmedian", a, axis, keepdims, True), out)
 

@@ -32,7 +32,7 @@ from .matmul import matmul
 from .nanfunctions import *  # noqa: F401,F403
 from .nanfunctions import __all__ as _nan_all
 from .quantiles import *  # noqa: F401,F403
-from .quantiles import __all__ as _quantiles_all
+from .quantiles import __all__ as _quantiles_all, weights_along
 from .reduction import any as _any, max as _max, mean, min as _min, sum as _sum
 from .shape import broadcast_to, diagonal, expand_dims, permute_dims, reshape, squeeze
 
@@ -59,7 +59,7 @@ def _on(name, x, like, dtype=None):
     return t
 
 
-# -- average ----------------------------------------------------------------------------
+# -- average ------------------------------------------------------------------------------
 
 def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     """Weighted mean ``sum(a * w) / sum(w)`` over ``axis`` (NumPy's ``average``); with
@@ -83,7 +83,7 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
         if a.dtype.kind in "biu":
             rt = _dtypes.result_type(rt, _float_for(a))
         if a.shape != w.shape:
-            w = _weights_along(a, w, axis, axes)
+            w = weights_along("average", a, w, axis, axes)
         scl = _sum(w, axis=axes, dtype=rt, keepdims=keepdims)
         if _host(_any(scl == 0)):
             raise ZeroDivisionError("tenferro.average: weights sum to zero, can't be "
@@ -96,21 +96,7 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     return avg, scl
 
 
-def _weights_along(a, w, axis, axes):
-    """``average``'s weights given along ``axis`` only, shaped to broadcast against ``a``."""
-    if axis is None:
-        raise TypeError("tenferro.average: axis must be specified when shapes of a and "
-                        "weights differ")
-    given = [normalize_axis("average", ax, a.ndim)
-             for ax in (axis if isinstance(axis, (tuple, list)) else (axis,))]
-    if w.shape != tuple(a.shape[ax] for ax in given):
-        raise ValueError("tenferro.average: shape of weights %s must be consistent with shape "
-                         "of a %s along axis %r" % (w.shape, a.shape, axis))
-    w = permute_dims(w, tuple(int(i) for i in np.argsort(given)))
-    return reshape(w, tuple(n if i in axes else 1 for i, n in enumerate(a.shape)))
-
-
-# -- covariance and correlation ----------------------------------------------------------
+# -- covariance and correlation -----------------------------------------------------------
 
 def _rows(name, v, dtype, rowvar):
     """``v`` as a 2-D tensor of ``dtype`` with one variable per row (NumPy's cov)."""
@@ -214,7 +200,7 @@ def corrcoef(x, y=None, rowvar=True, *, dtype=None):
     return clip(c, -1, 1)
 
 
-# -- counting: bincount, histogram -------------------------------------------------------
+# -- counting: bincount, histogram --------------------------------------------------------
 
 def bincount(x, weights=None, minlength=0):
     """Number of occurrences of each value in the non-negative integer tensor ``x``
