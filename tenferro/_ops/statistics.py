@@ -19,14 +19,14 @@ import numpy as np
 
 from .. import _dtypes
 from .._errors import DeviceMismatchError
-from ._common import normalize_axis, normalize_axes, to_tensor
+from ._common import normalize_axes, to_tensor
 from .calculus import *  # noqa: F401,F403  (re-exported: see the module docstring)
 from .calculus import __all__ as _calculus_all, count_le
 from .conversion import astype
 from .creation import _default_float, asarray, zeros
-from .elementwise import clip, conj, divide, floor_divide, greater_equal, imag, less_equal, \
+from .elementwise import clip, conj, divide, greater_equal, imag, less_equal, \
     logical_and, multiply, real, sqrt, where
-from .indexing import scatter_add, take
+from .indexing import scatter_add
 from .joining import concatenate
 from .matmul import matmul
 from .nanfunctions import *  # noqa: F401,F403
@@ -34,7 +34,7 @@ from .nanfunctions import __all__ as _nan_all
 from .quantiles import *  # noqa: F401,F403
 from .quantiles import __all__ as _quantiles_all, weights_along
 from .reduction import any as _any, max as _max, mean, min as _min, sum as _sum
-from .shape import broadcast_to, diagonal, expand_dims, permute_dims, reshape, squeeze
+from .shape import broadcast_to, diagonal, expand_dims, reshape, squeeze
 
 __all__ = ["average", "cov", "corrcoef", "bincount", "histogram"] + _nan_all + _calculus_all + \
     _quantiles_all
@@ -48,6 +48,17 @@ def _host(t):
 def _float_for(t):
     """The device's default float dtype for ``t``: what NumPy's float64 weights are."""
     return _default_float(t._device)
+
+
+def _here(dtype, like):
+    """``dtype``, but float64 as the default float of ``like``'s device (float32 on a
+    device without float64)."""
+    return _float_for(like) if dtype == _dtypes.float64 else dtype
+
+
+def _ones(x):
+    """int64 ones of ``x``'s shape (the counts ``bincount`` and ``histogram`` add)."""
+    return broadcast_to(asarray(1, dtype=_dtypes.int64, device=x._device), x.shape)
 
 
 def _on(name, x, like, dtype=None):
@@ -103,8 +114,7 @@ def _rows(name, v, dtype, rowvar):
     if v.ndim > 2:
         raise ValueError("tenferro.%s: input has more than 2 dimensions (shape %s)"
                          % (name, v.shape))
-    x = reshape(astype(v, dtype), (1,) * (2 - v.ndim) + v.shape)
-    return x
+    return reshape(astype(v, dtype), (1,) * (2 - v.ndim) + v.shape)
 
 
 def _sample_weights(name, kind, w, n, like):
@@ -179,7 +189,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     X = X - expand_dims(avg, 1).astype(X.dtype)
     X_T = (X if w is None else X * w).T
     c = matmul(X, conj(X_T))
-    if isinstance(fact, float) or isinstance(fact, int):
+    if isinstance(fact, (int, float)):
         scale = 1.0 / fact if fact else float("inf")
     else:
         scale = astype(divide(1, fact), _dtypes.real_dtype(c.dtype))
@@ -225,7 +235,7 @@ def bincount(x, weights=None, minlength=0):
         raise ValueError("tenferro.bincount: x must have no negative elements")
     n = max(int(_host(_max(x))) + 1 if x.size else 0, minlength)
     if weights is None:
-        values = broadcast_to(asarray(1, dtype=_dtypes.int64, device=x._device), x.shape)
+        values = _ones(x)
     else:
         values = _on("bincount", weights, x)
         if values.dtype.kind == "c":
@@ -309,7 +319,8 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     host_edges, uniform = _bin_edges(a, bins, range)
     nb = host_edges.shape[0] - 1
     # compared in NumPy's dtype: the edges' for equal-width bins, else the promoted one
-    cmp = np.result_type(host_edges.dtype, a.dtype) if uniform is None else host_edges.dtype
+    cmp = _here(np.result_type(host_edges.dtype, a.dtype) if uniform is None
+                else host_edges.dtype, a)
     edges = asarray(host_edges.astype(cmp, copy=False), device=a._device)
     v = astype(a, cmp)
     lo, hi = (host_edges[0], host_edges[-1]) if uniform is None else uniform
@@ -319,12 +330,8 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
         idx = where(keep, count_le(edges[1:-1], v), nb)   # (the last bin closed)
     else:
         idx = zeros(a.shape, dtype=_dtypes.int32, device=a._device)
-    if weights is None:
-        values = broadcast_to(asarray(1, dtype=_dtypes.int64, device=a._device), a.shape)
-    else:
-        values = weights
-    n = scatter_add((nb + 1,), idx, values, 0)[:nb]
-    out_edges = asarray(host_edges, device=a._device)
+    n = scatter_add((nb + 1,), idx, _ones(a) if weights is None else weights, 0)[:nb]
+    out_edges = asarray(host_edges.astype(_here(host_edges.dtype, a)), device=a._device)
     if density:
         db = astype(asarray(np.diff(host_edges), device=a._device), _float_for(a))
         n = astype(n, _dtypes.result_type(n.dtype, _float_for(a)))
