@@ -273,10 +273,13 @@ def test_histogram(dtype, kw):
 
 @pytest.mark.parametrize("a", [np.array([], np.float32), np.array([5.0, 5.0]),
                                np.array([1, 2, 2, 3, 9], np.int32), np.array(3.0),
-                               np.array([1.0, np.nan, 2.0])], ids=str)
+                               np.array([1.0, np.nan, 2.0]), np.linspace(0, 1, 11),
+                               np.linspace(-3, 7, 41).astype(np.float32)], ids=str)
 def test_histogram_edges(a):
+    """Values on the edges land as NumPy's (its estimate-and-correct binning)."""
     same_as_numpy("histogram", (a,))
     same_as_numpy("histogram", (a,), dict(bins=3, range=(0, 4)))
+    same_as_numpy("histogram", (a,), dict(bins=7, range=(-1.3, 2.9)))
 
 
 def test_histogram_errors():

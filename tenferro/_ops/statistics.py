@@ -26,7 +26,7 @@ from .conversion import astype
 from .creation import _default_float, asarray, zeros
 from .elementwise import clip, conj, divide, greater_equal, imag, less_equal, \
     logical_and, multiply, real, sqrt, where
-from .indexing import scatter_add
+from .indexing import scatter_add, take
 from .joining import concatenate
 from .matmul import matmul
 from .nanfunctions import *  # noqa: F401,F403
@@ -300,6 +300,24 @@ def _bin_edges(a, bins, range):
     return edges, None
 
 
+def _equal_width_positions(v, edges, first, last, nb):
+    """The bins of ``v`` among ``nb`` equal-width ``edges`` from ``first`` to ``last``,
+    NumPy's way: ``(v - first) / (last - first) * nb`` truncated, then corrected by one
+    against the edges (two gathers, where a search would take ``log2(nb)``)."""
+    from .elementwise import clip, greater_equal as ge, less, not_equal
+
+    if np.issubdtype(np.asarray(first).dtype, np.integer):
+        denom = int(last) - int(first)              # (NumPy's unsigned subtraction)
+    else:
+        denom = np.subtract(last, first).item()     # rounded in first's and last's dtype
+    f = (v - np.asarray(first).item()) / denom * nb
+    idx = clip(astype(f, _dtypes.int64), 0, nb - 1)  # (the values kept are in [0, nb])
+    idx = where(less(v, take(edges, idx)), idx - 1, idx)
+    idx = clip(idx, 0, nb - 1)
+    up = logical_and(ge(v, take(edges, idx + 1)), not_equal(idx, nb - 1))
+    return where(up, idx + 1, idx)
+
+
 def histogram(a, bins=10, range=None, density=None, weights=None):
     """(counts per bin, bin edges) of the flattened ``a``, as NumPy's ``histogram``:
     ``bins`` equal-width bins over ``range`` (default: ``a``'s min and max, read back to
@@ -327,7 +345,9 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     if nb:   # (values outside [lo, hi], NaN included, go to an extra bin, then dropped)
         keep = logical_and(greater_equal(v, np.asarray(lo).item()),
                            less_equal(v, np.asarray(hi).item()))
-        idx = where(keep, count_le(edges[1:-1], v), nb)   # (the last bin closed)
+        pos = count_le(edges[1:-1], v) if uniform is None else \
+            _equal_width_positions(v, edges, lo, hi, nb)     # (the last bin closed)
+        idx = where(keep, pos, nb)
     else:
         idx = zeros(a.shape, dtype=_dtypes.int32, device=a._device)
     n = scatter_add((nb + 1,), idx, _ones(a) if weights is None else weights, 0)[:nb]
