@@ -34,6 +34,15 @@ def _host_any(t):
     return bool(_any(t).to("cpu").numpy())
 
 
+def _nan_slices(empty, r):
+    """``r`` with NaN where ``empty`` (the all-NaN slices), and one RuntimeWarning per
+    such slice, as NumPy's nanmedian/nanquantile give."""
+    count = int(_sum(empty).to("cpu").numpy())
+    for _ in range(count):
+        warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=4)
+    return where(empty, float("nan"), r) if count else r
+
+
 # -- the virtual index of each method (Hyndman & Fan; NumPy's _QuantileMethods) -----------
 
 def _hf(alpha, beta):
@@ -182,10 +191,7 @@ def _quantile(name, a, q, axis, method, keepdims, weights, percent, nan):
     else:
         s, r = _weighted(name, flat, w, n, qh, nan)
     if nan:
-        empty = n == 0
-        if _host_any(empty):
-            warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=3)
-            r = where(empty, float("nan"), r)
+        r = _nan_slices(n == 0, r)
     elif a.dtype.kind == "f":          # a NaN anywhere in a slice: NaN (sorted last)
         r = where(isnan(s[-1]), s[-1], r)
     return _keepdims(r, qh.shape, a.shape, axes, keepdims)
@@ -310,10 +316,7 @@ def _median(name, a, axis, keepdims, nan):
         lo, hi = (n - 1) // 2, n // 2
         a_lo, a_hi = _gather(s, lo, rest), _gather(s, hi, rest)
         r = where(equal(lo, hi), a_lo, (a_lo + a_hi) / 2)[0]
-        empty = n[0] == 0
-        if _host_any(empty):
-            warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=3)
-            r = where(empty, float("nan"), r)
+        r = _nan_slices(n[0] == 0, r)
     else:
         m = flat.shape[0]
         r = s[m // 2] if m % 2 else (s[m // 2 - 1] + s[m // 2]) / 2

@@ -46,31 +46,32 @@ def _argsort_cpu(a, *, axis, descending):
     """NumPy's stable argsort (the CPU driver's arrays are ndarrays).  Descending: the
     ascending stable sort of the reversed axis, reversed, keeps ties in input order."""
     if not descending:
-        return np.ascontiguousarray(np.argsort(a, axis=axis, kind="stable"), dtype=np.int64)
+        return np.asarray(np.argsort(a, axis=axis, kind="stable"), dtype=np.int64, order="C")
     n = a.shape[axis]
     p = np.flip(np.argsort(np.flip(a, axis), axis=axis, kind="stable"), axis)
-    return np.ascontiguousarray((n - 1) - p, dtype=np.int64)
+    return np.asarray((n - 1) - p, dtype=np.int64, order="C")
 
 
 def _searchsorted_cpu(a, v, *, side):
     """NumPy's searchsorted (binary search; NaN sorts last, as in argsort)."""
-    return np.ascontiguousarray(np.searchsorted(a, v, side=side), dtype=np.int64)
+    return np.asarray(np.searchsorted(a, v, side=side), dtype=np.int64, order="C")
 
 
 def_impl(argsort_p, "cpu", _argsort_cpu)
 def_impl(searchsorted_p, "cpu", _searchsorted_cpu)
 
-_STABLE_KINDS = (None, "stable", "mergesort")
-_KINDS = _STABLE_KINDS + ("quicksort", "heapsort")
-
-
 def _sort_args(op, a, axis, kind, stable):
     """(tensor, normalised axis): ``axis=None`` (or a 0-d ``a`` in argsort) sorts the
-    flattened tensor.  Every kind is stable here (a stable order is a valid answer for
-    the unstable kinds); ``stable=False`` is accepted for the same reason."""
-    if kind not in _KINDS:
-        raise ValueError("tenferro.%s: kind must be one of %s, got %r"
-                         % (op, ", ".join(repr(k) for k in _KINDS[1:]), kind))
+    flattened tensor.  Every kind NumPy names (quicksort, heapsort, mergesort, stable,
+    by first letter as NumPy reads them) is accepted and sorts stably: a stable order is
+    a valid answer for the unstable kinds, and for ``stable=False``."""
+    if kind is not None and (not isinstance(kind, str) or not kind
+                             or kind[0].lower() not in "qhms"):
+        raise ValueError("tenferro.%s: sort kind must be one of 'quicksort', 'heapsort', "
+                         "'mergesort' or 'stable', got %r" % (op, kind))
+    if kind is not None and stable is not None:
+        raise ValueError("tenferro.%s: `kind` and `stable` cannot be given together; use "
+                         "one of them" % op)
     if stable not in (None, True, False):
         raise ValueError("tenferro.%s: stable must be a bool or None, got %r" % (op, stable))
     a = to_tensor(a)
@@ -93,8 +94,9 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False)
 def sort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
     """``a`` sorted along ``axis`` (``None``: flattened), as ``numpy.sort`` (NaN last,
     complex lexicographic); ``descending=True`` as the Array API's ``sort``.
-    Differentiable: a gather through ``argsort``'s permutation."""
-    from .indexing import take_along_axis
+    Differentiable: a gather through ``argsort``'s permutation (in range by
+    construction: no bounds check, so it can be traced)."""
+    from .indexing import take_along_axis_p
 
     if order is not None:
         raise ValueError("tenferro.sort: order= applies to structured arrays, which "
@@ -103,7 +105,7 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
     if a.shape[axis] <= 1:
         return a.copy()
     perm = bind(argsort_p, (a,), {"axis": axis, "descending": bool(descending)})
-    return take_along_axis(a, perm, axis)
+    return bind(take_along_axis_p, (a, perm), {"axis": axis})
 
 
 def searchsorted(a, v, side="left", sorter=None):
@@ -120,7 +122,14 @@ def searchsorted(a, v, side="left", sorter=None):
         raise ValueError("tenferro.searchsorted: a must be 1-dimensional, got %d dimensions"
                          % a.ndim)
     if sorter is not None:
-        a = take(a, sorter)
+        sorter = to_tensor(sorter, device=a._device)
+        if sorter.size != a.size:
+            raise ValueError("tenferro.searchsorted: sorter.size must equal a.size, got %d "
+                             "and %d" % (sorter.size, a.size))
+        try:
+            a = take(a, sorter)
+        except IndexError:
+            raise ValueError("tenferro.searchsorted: sorter index out of range") from None
     v = to_tensor(v, device=a._device)
     dt = _dtypes.result_type(a, v)
     a, v = (t if t.dtype == dt else t.astype(dt) for t in (a, v))
@@ -195,7 +204,8 @@ def _unique_parts(ar, axis, equal_nan):
         flat = reshape(ar, (-1,))
         perm = argsort(flat)
     else:
-        flat = reshape(moveaxis(ar, axis, 0), (ar.shape[axis], -1))
+        rest = ar.shape[:axis] + ar.shape[axis + 1:]
+        flat = reshape(moveaxis(ar, axis, 0), (ar.shape[axis], int(np.prod(rest))))
         perm = _lexsort_rows(flat)
     s = take(flat, perm, axis=0)
     n = s.shape[0]

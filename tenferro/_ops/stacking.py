@@ -11,9 +11,11 @@ from .structural import along
 
 
 def _tensors(op, tup):
-    if hasattr(tup, "shape") or not hasattr(tup, "__iter__"):
-        raise TypeError("tenferro.%s: expected a sequence of tensors, got %s"
-                        % (op, type(tup).__name__))
+    """The tensors of a sequence (a tensor or ndarray is one of its rows, as NumPy's);
+    a generator or non-sequence is a TypeError, as NumPy's."""
+    if not hasattr(tup, "__getitem__") or not hasattr(tup, "__len__"):
+        raise TypeError("tenferro.%s: arrays to stack must be passed as a sequence type "
+                        "such as list or tuple, got %s" % (op, type(tup).__name__))
     ts = [to_tensor(t) for t in tup]
     if not ts:
         raise ValueError("tenferro.%s: need at least one tensor to concatenate" % op)

@@ -102,7 +102,8 @@ def ediff1d(ary, to_end=None, to_begin=None):
 
 
 def _spacings(op, f, axes, varargs):
-    """One spacing per axis: a Python scalar, or a 1-D coordinate tensor."""
+    """One spacing per axis: a scalar (Python, NumPy or 0-d tensor), or a 1-D
+    coordinate tensor."""
     n = len(varargs)
     if n == 0:
         return [1.0] * len(axes)
@@ -114,8 +115,12 @@ def _spacings(op, f, axes, varargs):
     out = []
     for ax, d in zip(axes, varargs):
         if np.ndim(d) == 0:
-            out.append(d.item() if isinstance(d, Tensor) else d)
+            out.append(d)
             continue
+        if not isinstance(d, Tensor):
+            d = np.asarray(d)
+            if d.dtype not in f._device.driver.dtypes:   # (float64 on WebGPU)
+                d = d.astype(_dtypes.real_dtype(f.dtype))
         d = to_tensor(d, device=f._device)
         if d.ndim != 1:
             raise ValueError("tenferro.%s: distances must be either scalars or 1d" % op)
@@ -141,7 +146,7 @@ def _gradient_axis(f, axis, h, edge_order):
 
     lo, mid_, hi = along(f, axis, None, -2), along(f, axis, 1, -1), along(f, axis, 2)
 
-    if isinstance(h, Tensor):
+    if isinstance(h, Tensor) and h.ndim == 1:
         dx = diff(h)
         dx1, dx2 = _coeffs(along(dx, 0, None, -1), axis, f.ndim), \
             _coeffs(along(dx, 0, 1), axis, f.ndim)
@@ -183,7 +188,9 @@ def gradient(f, *varargs, axis=None, edge_order=1):
             raise ValueError("tenferro.gradient: shape of the array too small to calculate a "
                              "numerical gradient, at least (edge_order + 1) elements are "
                              "required")
-        out.append(_gradient_axis(f, ax, h, edge_order))
+        g = _gradient_axis(f, ax, h, edge_order)
+        # f's dtype, as NumPy's (coordinates of a wider dtype are computed in it)
+        out.append(g if g.dtype == f.dtype else g.astype(f.dtype))
     return out[0] if len(out) == 1 else tuple(out)
 
 
