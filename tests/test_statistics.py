@@ -548,6 +548,46 @@ def test_gradient_reaches_the_selected_elements():
     np.testing.assert_array_equal(np.asarray(y.grad), [0, 0, 1])
 
 
+# -- traced -------------------------------------------------------------------------------
+
+TRACED = {
+    "nansum": lambda a: tf.nansum(a, axis=1),
+    "nanmean": lambda a: tf.nanmean(a, axis=0),
+    "nanvar": lambda a: tf.nanvar(a, axis=1, ddof=1),
+    "nanmax": lambda a: tf.nanmax(a, axis=0),
+    "nanargmin": lambda a: tf.nanargmin(a, axis=1),
+    "nancumsum": lambda a: tf.nancumsum(a, axis=1),
+    "nan_to_num": tf.nan_to_num,
+    "trapezoid": lambda a: tf.trapezoid(a, dx=0.5),
+    "cross": lambda a: tf.cross(a[:, :3], a[:, 1:4]),
+    "polyval": lambda a: tf.polyval(a[0], a[1]),
+    "cov": lambda a: tf.cov(tf.nan_to_num(a)),
+    "corrcoef": lambda a: tf.corrcoef(tf.nan_to_num(a), rowvar=False),
+    "average": lambda a: tf.average(tf.nan_to_num(a), axis=1, weights=tf.arange(1.0, 6.0)),
+    "interp": lambda a: tf.interp(tf.nan_to_num(a), tf.linspace(-1.0, 1.0, 4),
+                                  tf.asarray([0.0, 2.0, -1.0, 3.0])),
+    "median": lambda a: tf.median(a, axis=1),
+    "nanmedian": lambda a: tf.nanmedian(a, axis=0),
+    "quantile": lambda a: tf.quantile(a, [0.1, 0.5], axis=0, method="hazen"),
+    "nanpercentile": lambda a: tf.nanpercentile(a, 40, axis=1, keepdims=True),
+}
+
+
+@pytest.mark.parametrize("name", list(TRACED))
+def test_traced(name):
+    """Compiled (``tenferro.graph.jit``), each gives its eager values; the data-dependent
+    checks (all-NaN warnings, weight checks) are skipped while tracing."""
+    from tenferro.graph import jit
+
+    a = data((4, 5), "float64")
+    a[2] = [np.nan, 1.0, np.nan, 2.0, 0.5]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        want = TRACED[name](tf.asarray(a))
+        got = jit(TRACED[name])(tf.asarray(a))
+    assert_close(got, np.asarray(want))
+
+
 # -- on every device ----------------------------------------------------------------------
 
 F32 = np.float32

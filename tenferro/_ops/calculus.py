@@ -112,6 +112,20 @@ def polyval(p, x):
     return y
 
 
+def take_in_range(x, idx, axis=0):
+    """``take(x, idx, axis)`` for integer indices known to lie in ``[0, x.shape[axis])``
+    (``idx`` as ``x.shape`` off ``axis`` for ``take_along_axis``-style gathers: same
+    ndim): the gather primitive without ``take``'s bounds check, which reads the indices
+    back to the host -- so no device sync per gather, and traceable."""
+    from .._primitive import bind
+    from .indexing import take_along_axis_p, take_p
+
+    idx = idx.astype(_dtypes.int64, copy=False)
+    if idx.ndim == x.ndim and x.ndim > 1:
+        return bind(take_along_axis_p, (x, idx), {"axis": axis})
+    return bind(take_p, (x, idx), {"axis": axis})
+
+
 def count_le(s, v):
     """How many elements of the ascending 1-D tensor ``s`` are ``<= v``, for each element
     of ``v`` (int32; ``searchsorted(s, v, side="right")``), by a vectorised bisection:
@@ -119,7 +133,6 @@ def count_le(s, v):
     ``searchsorted`` primitive is CPU-only).  NaN in ``v`` counts 0."""
     from .creation import zeros
     from .elementwise import floor_divide, less_equal, logical_and, where
-    from .indexing import take
 
     m = s.shape[0]
     lo = zeros(v.shape, dtype=_dtypes.int32, device=v._device)
@@ -127,7 +140,7 @@ def count_le(s, v):
     for _ in range(int(m).bit_length()):
         mid = floor_divide(lo + hi, 2)
         open_ = lo < hi
-        go = logical_and(open_, less_equal(take(s, where(open_, mid, 0)), v))
+        go = logical_and(open_, less_equal(take_in_range(s, where(open_, mid, 0)), v))
         lo = where(go, mid + 1, lo)
         hi = where(logical_and(open_, ~go), mid, hi)
     return lo
@@ -171,7 +184,6 @@ def _periodic(x, xp, fp, period):
     """``x`` and ``xp`` reduced modulo ``period``, ``xp`` sorted (``fp`` with it) and
     extended by one point at each end, as NumPy's ``interp``."""
     from .elementwise import remainder
-    from .indexing import take
     from .joining import concatenate
     from .sorting import argsort
 
@@ -180,7 +192,7 @@ def _periodic(x, xp, fp, period):
     period = abs(period)
     x, xp = remainder(x, period), remainder(xp, period)
     order = argsort(xp)
-    xp, fp = take(xp, order), take(fp, order)
+    xp, fp = take_in_range(xp, order), take_in_range(fp, order)
     xp = concatenate((xp[-1:] - period, xp, xp[0:1] + period))
     fp = concatenate((fp[-1:], fp, fp[0:1]))
     return x, xp, fp
@@ -190,7 +202,6 @@ def _interp(x, xp, fp, left, right):
     """NumPy's interp loop for real ``fp``, written elementwise (its exact-hit and
     NaN-slope fallbacks included)."""
     from .elementwise import clip, equal, greater, isnan, less, logical_and, where
-    from .indexing import take
 
     n = xp.shape[0]
     lval = fp[0] if left is None else left
@@ -200,7 +211,8 @@ def _interp(x, xp, fp, left, right):
         return r.astype(fp.dtype, copy=False)
     j = count_le(xp, x) - 1                      # xp[j] <= x < xp[j + 1]
     jc = clip(j, 0, n - 2)
-    x0, x1, y0, y1 = take(xp, jc), take(xp, jc + 1), take(fp, jc), take(fp, jc + 1)
+    x0, x1 = take_in_range(xp, jc), take_in_range(xp, jc + 1)
+    y0, y1 = take_in_range(fp, jc), take_in_range(fp, jc + 1)
     slope = (y1 - y0) / (x1 - x0)
     r = slope * (x - x0) + y0
     r = where(isnan(r), slope * (x - x1) + y1, r)

@@ -6,8 +6,8 @@ reaches the non-NaN elements and is zero at the NaNs.  Integer and bool inputs h
 NaNs and go straight to the plain reduction (with its result dtype).  All-NaN slices
 behave as NumPy's: ``nanmean``/``nanvar``/``nanstd`` give NaN with a RuntimeWarning,
 ``nanmax``/``nanmin`` NaN with a RuntimeWarning, ``nanargmax``/``nanargmin`` raise
-ValueError.  Those checks read one boolean back to the host (skipped while tracing,
-where the values are not known).
+ValueError.  Those warnings and errors read one boolean back to the host; while
+tracing, where the values are not known, they are skipped (the NaN results stay).
 """
 import warnings
 
@@ -37,7 +37,7 @@ def _replace_nan(a, value):
     return where(mask, value, a), mask
 
 
-def _host_any(mask):
+def host_any(mask):
     """Whether any element of the bool tensor ``mask`` is true: a host read, False for a
     traced (abstract) tensor, whose values are not known."""
     if is_abstract(mask):
@@ -153,7 +153,7 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
     _check_inexact("nanmean", dtype)
     tot = _sum(arr, axis=axis, dtype=dtype, keepdims=keepdims)
     cnt = _count(mask, axis, keepdims, tot)
-    if _host_any(cnt == 0):
+    if host_any(cnt == 0):
         warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=2)
     return _out("nanmean", tot / cnt, out)
 
@@ -193,9 +193,9 @@ def _nanvar(name, a, axis, dtype, out, ddof, keepdims, correction, root):
     dof = dof - ddof
     r = _sum(sq, axis=axes, keepdims=keepdims) / dof
     bad = dof <= 0
-    if _host_any(bad):
+    if host_any(bad):
         warnings.warn("Degrees of freedom <= 0 for slice.", RuntimeWarning, stacklevel=3)
-        r = where(bad, float("nan"), r)
+    r = where(bad, float("nan"), r)
     return _out(name, sqrt(r) if root else r, out)
 
 
@@ -212,9 +212,9 @@ def _nan_extreme(name, reduce, fill, a, axis, out, keepdims):
     r = reduce(arr, axis=axis, keepdims=keepdims)
     if mask is not None:
         allnan = _all(mask, axis=axis, keepdims=keepdims)
-        if _host_any(allnan):
+        if host_any(allnan):
             warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=3)
-            r = where(allnan, float("nan"), r)
+        r = where(allnan, float("nan"), r)      # (unconditionally: also when traced)
     return _out(name, r, out)
 
 
@@ -233,7 +233,7 @@ def _nan_arg(name, reduce, fill, a, axis, out, keepdims):
     if axis is not None and not zero_d_axis(axis, a.ndim):
         normalize_axes(name, axis, a.ndim)
     arr, mask = _replace_nan(a, fill)
-    if mask is not None and mask.size and _host_any(_all(mask, axis=axis)):
+    if mask is not None and mask.size and host_any(_all(mask, axis=axis)):
         raise ValueError("tenferro.%s: All-NaN slice encountered" % name)
     try:
         r = reduce(arr, axis=axis, keepdims=keepdims)

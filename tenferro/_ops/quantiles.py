@@ -4,7 +4,7 @@ versions, with NumPy's semantics (its thirteen ``method``s, ``axis`` tuples,
 
 The reduced axes are moved to the front and flattened into one, which is sorted (NaNs
 last); each quantile is then a gather of one or two order statistics and NumPy's
-``_lerp`` between them.  The sort is ``take_along_axis`` through ``argsort``'s
+``_lerp`` between them.  The sort is a gather through ``argsort``'s
 permutation and the rest are differentiable ops, so the gradient reaches exactly the
 selected (or interpolated) elements.  Sorting runs where the ``argsort`` primitive
 does (the CPU; other devices raise ``UnsupportedOperation``).
@@ -18,29 +18,27 @@ import warnings
 import numpy as np
 
 from .. import _dtypes
+from .._ir import is_abstract
 from ._common import normalize_axes, numel, to_tensor
 from .creation import asarray, full
 from .elementwise import ceil, equal, floor, isnan, logical_and, logical_not, remainder, \
     round as _round, where
-from .indexing import take_along_axis
-from .reduction import any as _any, sum as _sum
+from .calculus import take_in_range
+from .nanfunctions import host_any as _host_any
+from .reduction import sum as _sum
 from .shape import permute_dims, reshape
 from .sorting import sort
 
 __all__ = ["median", "quantile", "percentile", "nanmedian", "nanquantile", "nanpercentile"]
 
 
-def _host_any(t):
-    return bool(_any(t).to("cpu").numpy())
-
-
 def _nan_slices(empty, r):
     """``r`` with NaN where ``empty`` (the all-NaN slices), and one RuntimeWarning per
-    such slice, as NumPy's nanmedian/nanquantile give."""
-    count = int(_sum(empty).to("cpu").numpy())
-    for _ in range(count):
+    such slice, as NumPy's nanmedian/nanquantile give (none while tracing, where the
+    values are not known)."""
+    for _ in range(0 if is_abstract(empty) else int(_sum(empty).to("cpu").numpy())):
         warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=4)
-    return where(empty, float("nan"), r) if count else r
+    return where(empty, float("nan"), r)
 
 
 # -- the virtual index of each method (Hyndman & Fan; NumPy's _QuantileMethods) -----------
@@ -152,7 +150,7 @@ def _gather(s, index, rest):
         from .shape import broadcast_to
 
         idx = broadcast_to(idx, shape)
-    return take_along_axis(s, idx, 0)
+    return take_in_range(s, idx)
 
 
 def _lerp(a, b, t, dt):
@@ -239,7 +237,7 @@ def _weighted(name, flat, w, n, q, nan):
     from .sorting import argsort
 
     perm = argsort(flat, axis=0)
-    s, ws = take_along_axis(flat, perm, 0), take_along_axis(w, perm, 0)
+    s, ws = take_in_range(flat, perm), take_in_range(w, perm)
     if nan:        # (NaNs sort last: weightless, they end no slice's cdf early)
         ws = where(isnan(s), 0, ws)
     cdf = cumsum(ws, axis=0, dtype=_default_float(flat._device))

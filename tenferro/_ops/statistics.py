@@ -21,19 +21,19 @@ from .. import _dtypes
 from .._errors import DeviceMismatchError
 from ._common import normalize_axes, to_tensor
 from .calculus import *  # noqa: F401,F403  (re-exported: see the module docstring)
-from .calculus import __all__ as _calculus_all, count_le
+from .calculus import __all__ as _calculus_all, count_le, take_in_range
 from .conversion import astype
 from .creation import _default_float, asarray, zeros
 from .elementwise import clip, conj, divide, greater_equal, imag, less_equal, \
-    logical_and, multiply, real, sqrt, where
-from .indexing import scatter_add, take
+    logical_and, multiply, real, round as _round, sqrt, where
+from .indexing import scatter_add
 from .joining import concatenate
 from .matmul import matmul
 from .nanfunctions import *  # noqa: F401,F403
-from .nanfunctions import __all__ as _nan_all
+from .nanfunctions import __all__ as _nan_all, host_any
 from .quantiles import *  # noqa: F401,F403
 from .quantiles import __all__ as _quantiles_all, weights_along
-from .reduction import any as _any, max as _max, mean, min as _min, sum as _sum
+from .reduction import max as _max, mean, min as _min, sum as _sum
 from .shape import broadcast_to, diagonal, expand_dims, reshape, squeeze
 
 __all__ = ["average", "cov", "corrcoef", "bincount", "histogram"] + _nan_all + _calculus_all + \
@@ -96,7 +96,7 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
         if a.shape != w.shape:
             w = weights_along("average", a, w, axis, axes)
         scl = _sum(w, axis=axes, dtype=rt, keepdims=keepdims)
-        if _host(_any(scl == 0)):
+        if host_any(scl == 0):
             raise ZeroDivisionError("tenferro.average: weights sum to zero, can't be "
                                     "normalized")
         avg = _sum(multiply(astype(a, rt), astype(w, rt)), axis=axes, keepdims=keepdims) / scl
@@ -124,10 +124,9 @@ def _sample_weights(name, kind, w, n, like):
     if w.shape[0] != n:
         raise RuntimeError("tenferro.%s: incompatible numbers of samples (%d) and %s (%d)"
                            % (name, n, kind, w.shape[0]))
-    host = w.detach().to("cpu").numpy()
-    if kind == "fweights" and not np.all(host == np.around(host)):
+    if kind == "fweights" and host_any(w != _round(w)):
         raise TypeError("tenferro.%s: fweights must be integer" % name)
-    if np.any(host < 0):
+    if host_any(w < 0):
         raise ValueError("tenferro.%s: %s cannot be negative" % (name, kind))
     return w
 
@@ -182,7 +181,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
             fact = w_sum - ddof
         else:
             fact = w_sum - ddof * _sum(w * aw) / w_sum
-        bad = _host(fact.detach() <= 0)
+        bad = host_any(fact.detach() <= 0)
     if bad:
         warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=2)
         fact = 0.0
@@ -312,9 +311,9 @@ def _equal_width_positions(v, edges, first, last, nb):
         denom = np.subtract(last, first).item()     # rounded in first's and last's dtype
     f = (v - np.asarray(first).item()) / denom * nb
     idx = clip(astype(f, _dtypes.int64), 0, nb - 1)  # (the values kept are in [0, nb])
-    idx = where(less(v, take(edges, idx)), idx - 1, idx)
+    idx = where(less(v, take_in_range(edges, idx)), idx - 1, idx)
     idx = clip(idx, 0, nb - 1)
-    up = logical_and(ge(v, take(edges, idx + 1)), not_equal(idx, nb - 1))
+    up = logical_and(ge(v, take_in_range(edges, idx + 1)), not_equal(idx, nb - 1))
     return where(up, idx + 1, idx)
 
 
