@@ -135,8 +135,8 @@ def _order_statistics(s, n, q, weak, method, name):
         prev = floor(vi)
         above, below = vi >= last, vi < 0
         gamma = fix(vi - where(above, -1, where(below, 0, prev)), vi).astype(vi.dtype)
-        prev = where(above, last, where(below, 0, prev))
         nxt = where(above, last, where(below, 0, prev + 1))
+        prev = where(above, last, where(below, 0, prev))
         dt = _dtypes.result_type(s.dtype, 0.5 if weak else gamma.dtype)
         r = _lerp(_gather(s, prev, rest), _gather(s, nxt, rest), gamma, dt)
     return reshape(r, q.shape + rest)
