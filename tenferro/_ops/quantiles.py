@@ -255,37 +255,30 @@ def _weighted(name, flat, w, n, q, nan):
     return s, reshape(_gather(s, idx, rest), q.shape + rest)
 
 
-def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-             keepdims=False, *, weights=None):
-    """The ``q``-th quantiles (``q`` in [0, 1], scalar or 1-D: its dimensions lead the
-    result) of ``a`` over ``axis``, by NumPy's ``method`` (``"linear"``, ``"lower"``,
-    ``"higher"``, ``"nearest"``, ``"midpoint"``, and the nine Hyndman & Fan methods;
-    ``weights``, of ``a``'s shape or along ``axis``, with ``"inverted_cdf"``); NaN in a
-    slice gives NaN.  Differentiable in ``a`` through the sort."""
-    r = _quantile("quantile", a, q, axis, method, keepdims, weights, False, False)
-    return _finish("quantile", r, out)
+def _public(name, percent, nan, doc):
+    """The public function ``name`` (NumPy's signature) around ``_quantile``."""
+    def fn(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+           keepdims=False, *, weights=None):
+        r = _quantile(name, a, q, axis, method, keepdims, weights, percent, nan)
+        return _finish(name, r, out)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return fn
 
 
-def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-               keepdims=False, *, weights=None):
-    """``quantile`` with ``q`` in percent ([0, 100])."""
-    r = _quantile("percentile", a, q, axis, method, keepdims, weights, True, False)
-    return _finish("percentile", r, out)
-
-
-def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-                keepdims=False, *, weights=None):
-    """``quantile`` of the non-NaN elements of each slice; an all-NaN slice gives NaN and
-    a RuntimeWarning "All-NaN slice encountered"."""
-    r = _quantile("nanquantile", a, q, axis, method, keepdims, weights, False, True)
-    return _finish("nanquantile", r, out)
-
-
-def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-                  keepdims=False, *, weights=None):
-    """``nanquantile`` with ``q`` in percent."""
-    r = _quantile("nanpercentile", a, q, axis, method, keepdims, weights, True, True)
-    return _finish("nanpercentile", r, out)
+quantile = _public("quantile", False, False, """The ``q``-th quantiles (``q`` in [0, 1],
+    scalar or 1-D: its dimensions lead the result) of ``a`` over ``axis``, by NumPy's
+    ``method`` (``"linear"``, ``"lower"``, ``"higher"``, ``"nearest"``, ``"midpoint"``,
+    and the nine Hyndman & Fan methods; ``weights``, of ``a``'s shape or along ``axis``,
+    with ``"inverted_cdf"``); NaN in a slice gives NaN.  Differentiable in ``a`` through
+    the sort.""")
+percentile = _public("percentile", True, False, "``quantile`` with ``q`` in percent "
+                     "([0, 100]).")
+nanquantile = _public("nanquantile", False, True, """``quantile`` of the non-NaN elements
+    of each slice; an all-NaN slice gives NaN and a RuntimeWarning "All-NaN slice
+    encountered".""")
+nanpercentile = _public("nanpercentile", True, True, "``nanquantile`` with ``q`` in "
+                        "percent.")
 
 
 def _finish(name, r, out):
