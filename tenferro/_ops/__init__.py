@@ -29,6 +29,8 @@ from .matmul import matmul, dot, vdot, outer  # noqa: F401
 from .einsum import (einsum, einsum_path, einsum_cache_info, einsum_cache_clear,  # noqa
                      einsum_cache_resize, tensordot, inner, kron, trace)
 
+from .statistics import *  # noqa: F401,F403  (statistics, nan-reductions, calculus)
+
 from . import _methods  # noqa: F401,E402  (Tensor's constructor, operators, op methods)
 
 # NumPy ufuncs that dispatch to tenferro when called on tensors (Tensor.__array_ufunc__).
@@ -43,38 +45,43 @@ if _typing.TYPE_CHECKING:   # the list below, for type checkers (tests/test_pack
         "AxisError", "abs", "absolute", "add", "all", "amax", "amin", "angle",
         "any", "append", "arange", "arccos", "arccosh", "arcsin", "arcsinh",
         "arctan", "arctan2", "arctanh", "argmax", "argmin", "argsort", "argwhere",
-        "array_split", "asarray", "ascontiguousarray", "astype", "atan2",
-        "bitwise_and", "bitwise_invert", "bitwise_left_shift", "bitwise_not",
-        "bitwise_or", "bitwise_right_shift", "bitwise_xor", "broadcast_arrays",
-        "broadcast_tensors", "broadcast_to", "ceil", "clip", "column_stack",
-        "concat", "concatenate", "conj", "conjugate", "copy", "copysign", "cos",
-        "cosh", "count_nonzero", "cumprod", "cumsum", "delete", "diag", "diagonal",
-        "diff", "digitize", "divide", "dot", "dsplit", "dstack", "ediff1d",
-        "einsum", "einsum_cache_clear", "einsum_cache_info", "einsum_cache_resize",
+        "array_split", "asarray", "ascontiguousarray", "astype", "atan2", "average",
+        "bincount", "bitwise_and", "bitwise_invert", "bitwise_left_shift",
+        "bitwise_not", "bitwise_or", "bitwise_right_shift", "bitwise_xor",
+        "broadcast_arrays", "broadcast_tensors", "broadcast_to", "ceil", "clip",
+        "column_stack", "concat", "concatenate", "conj", "conjugate", "copy",
+        "copysign", "corrcoef", "cos", "cosh", "count_nonzero", "cov", "cross",
+        "cumprod", "cumsum", "delete", "diag", "diagonal", "diff", "digitize",
+        "divide", "dot", "dsplit", "dstack", "ediff1d", "einsum",
+        "einsum_cache_clear", "einsum_cache_info", "einsum_cache_resize",
         "einsum_path", "empty", "empty_like", "equal", "erf", "exp", "exp2",
         "expand_dims", "expm1", "eye", "flatnonzero", "flip", "fliplr", "flipud",
         "floor", "floor_divide", "fmax", "fmin", "from_col_major", "from_dlpack",
         "from_numpy", "from_vec_col_major", "full", "full_like", "gradient",
-        "greater", "greater_equal", "hsplit", "hstack", "hypot", "identity", "imag",
-        "indices", "inner", "insert", "invert", "is_contiguous", "isfinite",
-        "isinf", "isnan", "kron", "left_shift", "less", "less_equal", "linspace",
-        "log", "log10", "log1p", "log2", "logaddexp", "logical_and", "logical_not",
-        "logical_or", "logical_xor", "logsumexp", "matmul", "matrix_transpose",
-        "max", "maximum", "mean", "meshgrid", "min", "minimum", "mod", "moveaxis",
-        "multiply", "negative", "nonzero", "not_equal", "ones", "ones_like",
-        "outer", "pad", "permute_dims", "positive", "pow", "power", "prod", "ravel",
-        "real", "reciprocal", "remainder", "repeat", "reshape", "right_shift",
-        "rint", "roll", "rot90", "round", "rsqrt", "scatter_add",
-        "scatter_add_along_axis", "searchsorted", "sigmoid", "sign", "sin", "sinh",
-        "sort", "split", "sqrt", "square", "squeeze", "stack", "std", "subtract",
-        "sum", "swapaxes", "take", "take_along_axis", "tan", "tanh", "tensor",
-        "tensordot", "tile", "to_device", "trace", "transpose", "tril", "triu",
-        "true_divide", "trunc", "unique", "unique_all", "unique_counts",
-        "unique_inverse", "unique_values", "var", "vdot", "vsplit", "vstack",
-        "where", "zeros", "zeros_like"]
+        "greater", "greater_equal", "histogram", "hsplit", "hstack", "hypot",
+        "identity", "imag", "indices", "inner", "insert", "interp", "invert",
+        "is_contiguous", "isfinite", "isinf", "isnan", "kron", "left_shift", "less",
+        "less_equal", "linspace", "log", "log10", "log1p", "log2", "logaddexp",
+        "logical_and", "logical_not", "logical_or", "logical_xor", "logsumexp",
+        "matmul", "matrix_transpose", "max", "maximum", "mean", "median",
+        "meshgrid", "min", "minimum", "mod", "moveaxis", "multiply", "nan_to_num",
+        "nanargmax", "nanargmin", "nancumprod", "nancumsum", "nanmax", "nanmean",
+        "nanmedian", "nanmin", "nanpercentile", "nanprod", "nanquantile", "nanstd",
+        "nansum", "nanvar", "negative", "nonzero", "not_equal", "ones", "ones_like",
+        "outer", "pad", "percentile", "permute_dims", "polyval", "positive", "pow",
+        "power", "prod", "quantile", "ravel", "real", "reciprocal", "remainder",
+        "repeat", "reshape", "right_shift", "rint", "roll", "rot90", "round",
+        "rsqrt", "scatter_add", "scatter_add_along_axis", "searchsorted", "sigmoid",
+        "sign", "sin", "sinh", "sort", "split", "sqrt", "square", "squeeze",
+        "stack", "std", "subtract", "sum", "swapaxes", "take", "take_along_axis",
+        "tan", "tanh", "tensor", "tensordot", "tile", "to_device", "trace",
+        "transpose", "trapezoid", "tril", "triu", "true_divide", "trunc", "unique",
+        "unique_all", "unique_counts", "unique_inverse", "unique_values", "var",
+        "vdot", "vsplit", "vstack", "where", "zeros", "zeros_like"]
 else:
     __all__ = [n for n in globals() if not n.startswith("_") and n not in (
         "NotATensor", "NUMPY_UFUNCS", "UNARY", "BINARY", "inplace", "copy_into", "to_numpy",
         "store_out", "broadcast_shapes",
         "getitem", "setitem", "conversion", "creation", "elementwise", "shape", "indexing",
-        "reduction", "joining", "sorting", "structural", "stacking")]
+        "reduction", "joining", "sorting", "structural", "stacking", "statistics",
+        "nanfunctions", "calculus", "quantiles")]

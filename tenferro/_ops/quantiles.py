@@ -1,0 +1,329 @@
+"""Order statistics: ``median``, ``quantile``, ``percentile`` and their NaN-ignoring
+versions, with NumPy's semantics (its thirteen ``method``s, ``axis`` tuples,
+``keepdims``, result dtypes, NaN and all-NaN behaviour).
+
+The reduced axes are moved to the front and flattened into one, which is sorted (NaNs
+last); each quantile is then a gather of one or two order statistics and NumPy's
+``_lerp`` between them.  The sort is a gather through ``argsort``'s
+permutation and the rest are differentiable ops, so the gradient reaches exactly the
+selected (or interpolated) elements.  Sorting runs where the ``argsort`` primitive
+does (the CPU; other devices raise ``UnsupportedOperation``).
+
+The plain functions use one sample count ``n`` for every slice; the ``nan*`` ones count
+the non-NaN elements of each slice, which sort first, so the same index formulas apply
+per slice (NumPy's ``_nanquantile_1d`` without its loop over slices).
+"""
+import warnings
+
+import numpy as np
+
+from .. import _dtypes
+from .._ir import is_abstract
+from ._common import normalize_axes, numel, to_tensor
+from .creation import asarray, full
+from .elementwise import ceil, equal, floor, isnan, logical_and, logical_not, remainder, \
+    round as _round, where
+from .calculus import take_in_range
+from .nanfunctions import host_any as _host_any
+from .reduction import sum as _sum
+from .shape import permute_dims, reshape
+from .sorting import sort
+
+__all__ = ["median", "quantile", "percentile", "nanmedian", "nanquantile", "nanpercentile"]
+
+
+def _nan_slices(empty, r):
+    """``r`` with NaN where ``empty`` (the all-NaN slices), and one RuntimeWarning per
+    such slice, as NumPy's nanmedian/nanquantile give (none while tracing, where the
+    values are not known)."""
+    for _ in range(0 if is_abstract(empty) else int(_sum(empty).to("cpu").numpy())):
+        warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=4)
+    return where(empty, float("nan"), r)
+
+
+# -- the virtual index of each method (Hyndman & Fan; NumPy's _QuantileMethods) -----------
+
+def _hf(alpha, beta):
+    """Hyndman & Fan's continuous methods: index ``n q + alpha + q (1 - alpha - beta) - 1``."""
+    return lambda n, q: n * q + (alpha + q * (1 - alpha - beta)) - 1
+
+
+def _discrete(index, take_previous):
+    """The order statistic ``floor(index)`` where ``take_previous(gamma, index)``, else
+    the next one (clipped at 0), as NumPy's ``_discrete_interpolation_to_boundaries``."""
+    previous = floor(index)
+    r = where(take_previous(index - previous, index), previous, previous + 1)
+    return where(r < 0, 0, r)
+
+
+def _gamma_mask(default, conditioned, cond):
+    return where(cond, conditioned, default)
+
+
+# name -> (virtual index from (n, q), gamma fix (None: the index is an integer))
+_METHODS = {
+    "inverted_cdf": (lambda n, q: _discrete(n * q - 1, lambda g, _: g == 0), None),
+    "averaged_inverted_cdf": (lambda n, q: n * q - 1,
+                              lambda g, _: _gamma_mask(1.0, 0.5, g == 0)),
+    "closest_observation": (
+        lambda n, q: _discrete(n * q - 1 - 0.5,
+                               lambda g, i: logical_and(g == 0, remainder(floor(i), 2) == 1)),
+        None),
+    "interpolated_inverted_cdf": (_hf(0, 1), lambda g, _: g),
+    "hazen": (_hf(0.5, 0.5), lambda g, _: g),
+    "weibull": (_hf(0, 0), lambda g, _: g),
+    "linear": (lambda n, q: (n - 1) * q, lambda g, _: g),
+    "median_unbiased": (_hf(1 / 3.0, 1 / 3.0), lambda g, _: g),
+    "normal_unbiased": (_hf(3 / 8.0, 3 / 8.0), lambda g, _: g),
+    "lower": (lambda n, q: floor((n - 1) * q), None),
+    "higher": (lambda n, q: ceil((n - 1) * q), None),
+    "midpoint": (lambda n, q: 0.5 * (floor((n - 1) * q) + ceil((n - 1) * q)),
+                 lambda g, i: _gamma_mask(0.5, 0.0, remainder(i, 1) == 0)),
+    "nearest": (lambda n, q: _round((n - 1) * q), None),
+}
+
+
+# -- shared steps -------------------------------------------------------------------------
+
+def _front(name, a, axis):
+    """(``a`` with its reduced axes flattened into a leading one, the normalised axes)."""
+    a = to_tensor(a)
+    axes = normalize_axes(name, axis, a.ndim)
+    keep = [i for i in range(a.ndim) if i not in axes]
+    if list(axes) + keep != list(range(a.ndim)):
+        a = permute_dims(a, tuple(axes) + tuple(keep))
+    return reshape(a, (numel(a.shape[:len(axes)]),) + a.shape[len(axes):]), axes
+
+
+def _keepdims(r, lead, shape, axes, keepdims):
+    """``r`` (leading dims ``lead``, then the kept axes) with NumPy's ``keepdims``."""
+    if not keepdims:
+        return r
+    return reshape(r, lead + tuple(1 if i in axes else n for i, n in enumerate(shape)))
+
+
+def _q_host(name, q, percent):
+    """(``q`` as a host array in [0, 1], whether it is a weak Python scalar)."""
+    weak = type(q) in (int, float)
+    if hasattr(q, "detach"):
+        q = q.detach().to("cpu").numpy()
+    q = np.true_divide(q, 100) if percent else np.asanyarray(q)
+    if q.ndim > 2:
+        raise ValueError("tenferro.%s: q must be a scalar or 1d" % name)
+    if q.size and not (q.min() >= 0 and q.max() <= 1):
+        raise ValueError("tenferro.%s: %s must be in the range [0, %d]"
+                         % (name, "Percentiles" if percent else "Quantiles",
+                            100 if percent else 1))
+    return q, weak
+
+
+def _order_statistics(s, n, q, weak, method, name):
+    """Quantiles ``q`` of the sorted ``s`` (samples along axis 0, ``n`` of them per
+    slice: an int or a tensor of the slices' shape), shape ``q.shape + s.shape[1:]``."""
+    try:
+        index_of, fix = _METHODS[method]
+    except KeyError:
+        raise ValueError("tenferro.%s: %r is not a valid method; use one of %s"
+                         % (name, method, ", ".join(_METHODS))) from None
+    rest = s.shape[1:]
+    qt = asarray(q.reshape((-1,) + (1,) * len(rest)), device=s._device)
+    last = (n - 1) if not hasattr(n, "astype") else (n - 1).astype(_dtypes.int64)
+    vi = index_of(n if not hasattr(n, "astype") else n.astype(qt.dtype), qt)
+    if fix is None or (method == "linear" and vi.dtype.kind in "biu"):
+        r = _gather(s, vi, rest)
+    else:
+        prev = floor(vi)
+        above, below = vi >= last, vi < 0
+        gamma = fix(vi - where(above, -1, where(below, 0, prev)), vi).astype(vi.dtype)
+        nxt = where(above, last, where(below, 0, prev + 1))
+        prev = where(above, last, where(below, 0, prev))
+        dt = _dtypes.result_type(s.dtype, 0.5 if weak else gamma.dtype)
+        r = _lerp(_gather(s, prev, rest), _gather(s, nxt, rest), gamma, dt)
+    return reshape(r, q.shape + rest)
+
+
+def _gather(s, index, rest):
+    idx = index.astype(_dtypes.int64)
+    idx = where(idx < 0, 0, idx)     # (an all-NaN slice of a nan* function: n = 0)
+    shape = idx.shape[:1] + rest
+    if idx.shape != shape:
+        from .shape import broadcast_to
+
+        idx = broadcast_to(idx, shape)
+    return take_in_range(s, idx)
+
+
+def _lerp(a, b, t, dt):
+    """NumPy's ``_lerp``: ``a + (b - a) t``, from ``b``'s side where ``t >= 0.5``, in
+    ``dt`` (``b - a`` in their dtype, ``t`` and ``1 - t`` rounded to ``dt`` from their own,
+    as NumPy's)."""
+    d = b - a
+    return where(t >= 0.5, b - d * (1 - t).astype(dt), a + d * t.astype(dt))
+
+
+# -- quantile / percentile ----------------------------------------------------------------
+
+def _quantile(name, a, q, axis, method, keepdims, weights, percent, nan):
+    a = to_tensor(a)
+    if a.dtype.kind == "c":
+        raise TypeError("tenferro.%s: a must be an array of real numbers, got %s"
+                        % (name, a.dtype))
+    qh, weak = _q_host(name, q, percent)
+    flat, axes = _front(name, a, axis)
+    w = None if weights is None else _sample_weights(name, a, weights, axis, axes, method)
+    nan = nan and a.dtype.kind == "f"
+    if nan:
+        if a.size == 0:    # NumPy answers with nanmean: no q dimensions
+            warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=3)
+            r = full(flat.shape[1:], float("nan"), dtype=a.dtype, device=a._device)
+            return _keepdims(r, (), a.shape, axes, keepdims)
+        n = _sum(logical_not(isnan(flat)), axis=0)
+    elif flat.shape[0] == 0:
+        raise IndexError("tenferro.%s: cannot take a quantile of an empty slice (the reduced "
+                         "axes have size 0)" % name)
+    else:
+        n = flat.shape[0]
+    if w is None:
+        s = sort(flat, axis=0)
+        r = _order_statistics(s, n, qh, weak, method, name)
+    else:
+        s, r = _weighted(name, flat, w, n, qh, nan)
+    if nan:
+        r = _nan_slices(n == 0, r)
+    elif a.dtype.kind == "f":          # a NaN anywhere in a slice: NaN (sorted last)
+        r = where(isnan(s[-1]), s[-1], r)
+    return _keepdims(r, qh.shape, a.shape, axes, keepdims)
+
+
+def weights_along(name, a, w, axis, axes):
+    """Weights given along ``axis`` only (``average``'s and the quantiles'), shaped to
+    broadcast against ``a``, as NumPy's ``_weights_are_valid``."""
+    from ._common import normalize_axis
+
+    if axis is None:
+        raise TypeError("tenferro.%s: axis must be specified when shapes of a and weights "
+                        "differ" % name)
+    given = [normalize_axis(name, ax, a.ndim)
+             for ax in (axis if isinstance(axis, (tuple, list)) else (axis,))]
+    if w.shape != tuple(a.shape[ax] for ax in given):
+        raise ValueError("tenferro.%s: shape of weights %s must be consistent with shape of "
+                         "a %s along axis %r" % (name, w.shape, a.shape, axis))
+    w = permute_dims(w, tuple(int(i) for i in np.argsort(given)))
+    return reshape(w, tuple(n if i in axes else 1 for i, n in enumerate(a.shape)))
+
+
+def _sample_weights(name, a, weights, axis, axes, method):
+    """The quantiles' ``weights`` checked and laid out as ``_front`` lays out ``a``."""
+    from .shape import broadcast_to
+
+    if method != "inverted_cdf":
+        raise ValueError("tenferro.%s: only method 'inverted_cdf' supports weights, got %r"
+                         % (name, method))
+    w = to_tensor(weights, device=a._device)
+    if w.shape != a.shape:
+        w = weights_along(name, a, w, axis, axes)
+    if _host_any(w < 0):
+        raise ValueError("tenferro.%s: weights must be non-negative" % name)
+    return _front(name, broadcast_to(w, a.shape), axis)[0]
+
+
+def _weighted(name, flat, w, n, q, nan):
+    """(sorted samples, weighted ``inverted_cdf`` quantiles): the first sample whose
+    share of the cumulative weight reaches ``q``, as NumPy's weighted branch (its
+    per-slice ``searchsorted`` as a count of ``cdf < q``)."""
+    from .creation import _default_float
+    from .elementwise import less, minimum
+    from .reduction import cumsum
+    from .sorting import argsort
+
+    perm = argsort(flat, axis=0)
+    s, ws = take_in_range(flat, perm), take_in_range(w, perm)
+    if nan:        # (NaNs sort last: weightless, they end no slice's cdf early)
+        ws = where(isnan(s), 0, ws)
+    cdf = cumsum(ws, axis=0, dtype=_default_float(flat._device))
+    cdf = cdf / cdf[-1]
+    bad = isnan(cdf[-1])
+    if _host_any(logical_and(bad, n > 0) if nan else bad):
+        raise ValueError("tenferro.%s: weights included NaN, inf or were all zero" % name)
+    if q.dtype.kind == "f":
+        cdf = cdf.astype(q.dtype)
+    cdf = where(cdf == 0, -1, cdf)            # leading zero weights never match q = 0
+    rest = flat.shape[1:]
+    qt = asarray(q.reshape((-1, 1) + (1,) * len(rest)), device=flat._device)
+    idx = _sum(less(reshape(cdf, (1,) + cdf.shape), qt), axis=1)
+    idx = minimum(idx, n - 1)
+    return s, reshape(_gather(s, idx, rest), q.shape + rest)
+
+
+def _public(name, percent, nan, doc):
+    """The public function ``name`` (NumPy's signature) around ``_quantile``."""
+    def fn(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+           keepdims=False, *, weights=None):
+        r = _quantile(name, a, q, axis, method, keepdims, weights, percent, nan)
+        return _finish(name, r, out)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return fn
+
+
+quantile = _public("quantile", False, False, """The ``q``-th quantiles (``q`` in [0, 1],
+    scalar or 1-D: its dimensions lead the result) of ``a`` over ``axis``, by NumPy's
+    ``method`` (``"linear"``, ``"lower"``, ``"higher"``, ``"nearest"``, ``"midpoint"``,
+    and the nine Hyndman & Fan methods; ``weights``, of ``a``'s shape or along ``axis``,
+    with ``"inverted_cdf"``); NaN in a slice gives NaN.  Differentiable in ``a`` through
+    the sort.""")
+percentile = _public("percentile", True, False, "``quantile`` with ``q`` in percent "
+                     "([0, 100]).")
+nanquantile = _public("nanquantile", False, True, """``quantile`` of the non-NaN elements
+    of each slice; an all-NaN slice gives NaN and a RuntimeWarning "All-NaN slice
+    encountered".""")
+nanpercentile = _public("nanpercentile", True, True, "``nanquantile`` with ``q`` in "
+                        "percent.")
+
+
+def _finish(name, r, out):
+    if out is None:
+        return r
+    from .conversion import store_out
+
+    return store_out(name, r, out)
+
+
+# -- median -------------------------------------------------------------------------------
+
+def _median(name, a, axis, keepdims, nan):
+    a = to_tensor(a)
+    flat, axes = _front(name, a, axis)
+    if a.dtype.kind in "biu":
+        flat = flat.astype(_dtypes.float64)
+    rest = flat.shape[1:]
+    if flat.shape[0] == 0:   # NumPy: the mean of an empty slice
+        warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=3)
+        r = full(rest, float("nan"), dtype=flat.dtype, device=a._device)
+        return _keepdims(r, (), a.shape, axes, keepdims)
+    s = sort(flat, axis=0)
+    if nan and a.dtype.kind in "fc":
+        n = _sum(logical_not(isnan(flat)), axis=0, keepdims=True)
+        lo, hi = (n - 1) // 2, n // 2
+        a_lo, a_hi = _gather(s, lo, rest), _gather(s, hi, rest)
+        r = where(equal(lo, hi), a_lo, (a_lo + a_hi) / 2)[0]
+        r = _nan_slices(n[0] == 0, r)
+    else:
+        m = flat.shape[0]
+        r = s[m // 2] if m % 2 else (s[m // 2 - 1] + s[m // 2]) / 2
+        if a.dtype.kind in "fc":
+            r = where(isnan(s[-1]), s[-1], r)
+    return _keepdims(r, (), a.shape, axes, keepdims)
+
+
+def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """The median over ``axis`` (the mean of the two middle values for an even count;
+    integers in float64); NaN in a slice gives NaN.  Differentiable through the sort."""
+    return _finish("median", _median("median", a, axis, keepdims, False), out)
+
+
+def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """The median of the non-NaN elements of each slice; an all-NaN slice gives NaN and a
+    RuntimeWarning."""
+    return _finish("nanmedian", _median("nanmedian", a, axis, keepdims, True), out)
+

@@ -1,0 +1,358 @@
+"""NumPy's statistics: ``average``, ``cov``, ``corrcoef``, ``bincount``, ``histogram``.
+
+Each is a composition of differentiable ops (means, matmul, ``scatter_add``), so
+``average``, ``cov`` and ``corrcoef`` are differentiable in their data and in
+``aweights``/``weights``, ``bincount`` and ``histogram`` in their weights (the counts
+themselves are integers).  Output sizes that depend on the data (``bincount``'s length,
+``histogram``'s automatic range) and NumPy's data-dependent errors and warnings read a
+few values back to the host, as NumPy does; so these functions cannot be traced.
+
+Weights NumPy takes as float64 are the device's default float here (float64 on the
+CPU; float32 on a device without float64, such as WebGPU).
+
+This module also gathers the other statistics modules' functions (``nanfunctions``,
+``quantiles``, ``calculus``) for the one import line in ``tenferro._ops``.
+"""
+import warnings
+
+import numpy as np
+
+from .. import _dtypes
+from .._errors import DeviceMismatchError
+from ._common import normalize_axes, to_tensor
+from .calculus import *  # noqa: F401,F403  (re-exported: see the module docstring)
+from .calculus import __all__ as _calculus_all, count_le, take_in_range
+from .conversion import astype
+from .creation import _default_float, asarray, zeros
+from .elementwise import clip, conj, divide, greater_equal, imag, less_equal, \
+    logical_and, multiply, real, round as _round, sqrt, where
+from .indexing import scatter_add
+from .joining import concatenate
+from .matmul import matmul
+from .nanfunctions import *  # noqa: F401,F403
+from .nanfunctions import __all__ as _nan_all, host_any
+from .quantiles import *  # noqa: F401,F403
+from .quantiles import __all__ as _quantiles_all, weights_along
+from .reduction import max as _max, mean, min as _min, sum as _sum
+from .shape import broadcast_to, diagonal, expand_dims, reshape, squeeze
+
+__all__ = ["average", "cov", "corrcoef", "bincount", "histogram"] + _nan_all + _calculus_all + \
+    _quantiles_all
+
+
+def _host(t):
+    """The value of a small tensor on the host (a NumPy scalar or array)."""
+    return t.to("cpu").numpy()[()]
+
+
+def _float_for(t):
+    """The device's default float dtype for ``t``: what NumPy's float64 weights are."""
+    return _default_float(t._device)
+
+
+def _here(dtype, like):
+    """``dtype``, but float64 as the default float of ``like``'s device (float32 on a
+    device without float64)."""
+    return _float_for(like) if dtype == _dtypes.float64 else dtype
+
+
+def _ones(x):
+    """int64 ones of ``x``'s shape (the counts ``bincount`` and ``histogram`` add)."""
+    return broadcast_to(asarray(1, dtype=_dtypes.int64, device=x._device), x.shape)
+
+
+def _on(name, x, like, dtype=None):
+    """``x`` as a tensor beside ``like`` (converted onto its device; a tensor on another
+    device is an error naming ``name``)."""
+    t = to_tensor(x, device=like._device, dtype=dtype)
+    if t._device is not like._device:
+        raise DeviceMismatchError(name, [like._device, t._device])
+    return t
+
+
+# -- average ------------------------------------------------------------------------------
+
+def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
+    """Weighted mean ``sum(a * w) / sum(w)`` over ``axis`` (NumPy's ``average``); with
+    ``returned`` also the sum of the weights, broadcast to the result's shape.
+
+    ``weights`` has ``a``'s shape or, with ``axis`` given, the shape of ``a`` along
+    ``axis``.  Integer and bool data are averaged in float64 (the device's default
+    float).
+    """
+    a = to_tensor(a)
+    axes = normalize_axes("average", axis, a.ndim)
+    if weights is None:
+        if a.size == 0 or any(a.shape[ax] == 0 for ax in axes):
+            warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=2)
+        avg = mean(a, axis=axes, keepdims=keepdims)
+        n = a.size / avg.size if avg.size else float("nan")
+        scl = asarray(np.asarray(n, dtype=avg.dtype), device=a._device)
+    else:
+        w = _on("average", weights, a)
+        rt = _dtypes.result_type(a.dtype, w.dtype)
+        if a.dtype.kind in "biu":
+            rt = _dtypes.result_type(rt, _float_for(a))
+        if a.shape != w.shape:
+            w = weights_along("average", a, w, axis, axes)
+        scl = _sum(w, axis=axes, dtype=rt, keepdims=keepdims)
+        if host_any(scl == 0):
+            raise ZeroDivisionError("tenferro.average: weights sum to zero, can't be "
+                                    "normalized")
+        avg = _sum(multiply(astype(a, rt), astype(w, rt)), axis=axes, keepdims=keepdims) / scl
+    if not returned:
+        return avg
+    if scl.shape != avg.shape:
+        scl = broadcast_to(scl, avg.shape).copy()
+    return avg, scl
+
+
+# -- covariance and correlation -----------------------------------------------------------
+
+def _rows(name, v, dtype, rowvar):
+    """``v`` as a 2-D tensor of ``dtype`` with one variable per row (NumPy's cov)."""
+    if v.ndim > 2:
+        raise ValueError("tenferro.%s: input has more than 2 dimensions (shape %s)"
+                         % (name, v.shape))
+    return reshape(astype(v, dtype), (1,) * (2 - v.ndim) + v.shape)
+
+
+def _sample_weights(name, kind, w, n, like):
+    w = _on(name, w, like, dtype=_float_for(like))
+    if w.ndim > 1:
+        raise RuntimeError("tenferro.%s: cannot handle multidimensional %s" % (name, kind))
+    if w.shape[0] != n:
+        raise RuntimeError("tenferro.%s: incompatible numbers of samples (%d) and %s (%d)"
+                           % (name, n, kind, w.shape[0]))
+    if kind == "fweights" and host_any(w != _round(w)):
+        raise TypeError("tenferro.%s: fweights must be integer" % name)
+    if host_any(w < 0):
+        raise ValueError("tenferro.%s: %s cannot be negative" % (name, kind))
+    return w
+
+
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *,
+        dtype=None):
+    """Covariance matrix of the variables in the rows of ``m`` (columns if not
+    ``rowvar``), and of ``y``'s; NumPy's ``cov``, with frequency and analytic weights.
+
+    The result is float64 (complex128 for complex data) unless ``dtype`` says otherwise,
+    as NumPy; a single variable gives a 0-d tensor.  Differentiable in ``m``, ``y`` and
+    ``aweights``.
+    """
+    if ddof is not None and ddof != int(ddof):
+        raise ValueError("tenferro.cov: ddof must be integer, got %r" % (ddof,))
+    m = to_tensor(m)
+    if y is not None:
+        y = _on("cov", y, m)
+    if dtype is None:
+        dtype = _dtypes.result_type(*([m.dtype] + ([y.dtype] if y is not None else [])
+                                      + [_float_for(m)]))
+    else:
+        dtype = _dtypes.dtype(dtype)
+    X = _rows("cov", m, dtype, rowvar)
+    if not rowvar and m.ndim != 1:
+        X = X.T
+    if X.shape[0] == 0:
+        return zeros((0, 0), dtype=_float_for(m), device=m._device)
+    if y is not None:
+        Y = _rows("cov", y, dtype, rowvar)
+        if not rowvar and Y.shape[0] != 1:
+            Y = Y.T
+        X = concatenate((X, Y), axis=0)
+    if ddof is None:
+        ddof = 1 if bias == 0 else 0
+    n = X.shape[1]
+    w = aw = None
+    if fweights is not None:
+        w = _sample_weights("cov", "fweights", fweights, n, m)
+    if aweights is not None:
+        aw = _sample_weights("cov", "aweights", aweights, n, m)
+        w = aw if w is None else w * aw
+    avg, w_sum = average(X, axis=1, weights=w, returned=True)
+    if w is None:
+        fact = n - ddof
+        bad = fact <= 0
+    else:
+        w_sum = w_sum[0]
+        if ddof == 0:
+            fact = w_sum
+        elif aw is None:
+            fact = w_sum - ddof
+        else:
+            fact = w_sum - ddof * _sum(w * aw) / w_sum
+        bad = host_any(fact.detach() <= 0)
+    if bad:
+        warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=2)
+        fact = 0.0
+    X = X - expand_dims(avg, 1).astype(X.dtype)
+    X_T = (X if w is None else X * w).T
+    c = matmul(X, conj(X_T))
+    if isinstance(fact, (int, float)):
+        scale = 1.0 / fact if fact else float("inf")
+    else:
+        scale = astype(divide(1, fact), _dtypes.real_dtype(c.dtype))
+    return squeeze(multiply(c, scale))
+
+
+def corrcoef(x, y=None, rowvar=True, *, dtype=None):
+    """Pearson correlation coefficients ``cov / sqrt(outer(var, var))``, clipped to
+    [-1, 1] (real and imaginary parts), as NumPy's ``corrcoef``."""
+    c = cov(x, y, rowvar, dtype=dtype)
+    if c.ndim == 0:
+        return c / c
+    d = sqrt(real(diagonal(c)))
+    c = c / expand_dims(d, 1)
+    c = c / expand_dims(d, 0)
+    if c.dtype.kind == "c":
+        return (clip(real(c), -1, 1) + multiply(clip(imag(c), -1, 1), 1j)).astype(c.dtype)
+    return clip(c, -1, 1)
+
+
+# -- counting: bincount, histogram --------------------------------------------------------
+
+def bincount(x, weights=None, minlength=0):
+    """Number of occurrences of each value in the non-negative integer tensor ``x``
+    (with ``weights``: their sums), of length ``max(x) + 1`` or ``minlength``.
+
+    The length depends on the data: ``max(x)`` is read back to the host.  Counts are
+    int64; weighted sums float64 (the device's default float), differentiable in
+    ``weights`` (a ``scatter_add``).
+    """
+    x = to_tensor(x)
+    if x.ndim != 1:
+        raise ValueError("tenferro.bincount: x must be 1-dimensional, got shape %s" % (x.shape,))
+    if x.dtype.kind not in "biu":
+        raise TypeError("tenferro.bincount: cannot cast x of dtype %s to int64 according to "
+                        "the rule 'safe'" % x.dtype)
+    minlength = int(minlength.__index__() if hasattr(minlength, "__index__") else minlength)
+    if minlength < 0:
+        raise ValueError("tenferro.bincount: 'minlength' must not be negative, got %d"
+                         % minlength)
+    x = astype(x, _dtypes.int64)
+    if x.size and int(_host(_min(x))) < 0:
+        raise ValueError("tenferro.bincount: x must have no negative elements")
+    n = max(int(_host(_max(x))) + 1 if x.size else 0, minlength)
+    if weights is None:
+        values = _ones(x)
+    else:
+        values = _on("bincount", weights, x)
+        if values.dtype.kind == "c":
+            raise TypeError("tenferro.bincount: cannot cast complex weights to %s"
+                            % _float_for(x))
+        values = astype(values, _float_for(x))
+        if values.shape != x.shape:
+            raise ValueError("tenferro.bincount: weights of shape %s do not match x of "
+                             "shape %s" % (values.shape, x.shape))
+    return scatter_add((n,), x, values, 0)
+
+
+def _outer_edges(a, range):
+    if range is not None:
+        first, last = range
+        if first > last:
+            raise ValueError("tenferro.histogram: max must be larger than min in range "
+                             "parameter, got %r" % (tuple(range),))
+        if not (np.isfinite(first) and np.isfinite(last)):
+            raise ValueError("tenferro.histogram: supplied range of [%s, %s] is not finite"
+                             % (first, last))
+    elif a.size == 0:
+        first, last = 0, 1
+    else:
+        first, last = _host(_min(a)), _host(_max(a))
+        if not (np.isfinite(first) and np.isfinite(last)):
+            raise ValueError("tenferro.histogram: autodetected range of [%s, %s] is not "
+                             "finite" % (first, last))
+    if first == last:
+        first, last = first - 0.5, last + 0.5
+    return first, last
+
+
+def _bin_edges(a, bins, range):
+    """(bin edges as a host array, whether NumPy computed them: equal-width bins)."""
+    if isinstance(bins, str):
+        raise NotImplementedError("tenferro.histogram: bins=%r (an estimator name) is not "
+                                  "supported; give a number of bins or the edges" % bins)
+    if np.ndim(bins) == 0:
+        try:
+            nb = int(bins.__index__())
+        except AttributeError:
+            raise TypeError("tenferro.histogram: `bins` must be an integer or an array, got "
+                            "%r" % (bins,)) from None
+        if nb < 1:
+            raise ValueError("tenferro.histogram: `bins` must be positive, when an integer")
+        first, last = _outer_edges(a, range)
+        bin_type = np.result_type(first, last, np.empty(0, a.dtype))
+        if np.issubdtype(bin_type, np.integer):
+            bin_type = np.result_type(bin_type, float)
+        edges = np.linspace(first, last, nb + 1, endpoint=True, dtype=bin_type)
+        if np.any(edges[:-1] >= edges[1:]):
+            raise ValueError("tenferro.histogram: too many bins for data range; cannot create "
+                             "%d finite-sized bins" % nb)
+        return edges, (first, last)
+    edges = bins.detach().to("cpu").numpy() if hasattr(bins, "detach") else np.asarray(bins)
+    if edges.ndim != 1:
+        raise ValueError("tenferro.histogram: `bins` must be 1d, when an array")
+    if np.any(edges[:-1] > edges[1:]):
+        raise ValueError("tenferro.histogram: `bins` must increase monotonically, when an "
+                         "array")
+    return edges, None
+
+
+def _equal_width_positions(v, edges, first, last, nb):
+    """The bins of ``v`` among ``nb`` equal-width ``edges`` from ``first`` to ``last``,
+    NumPy's way: ``(v - first) / (last - first) * nb`` truncated, then corrected by one
+    against the edges (two gathers, where a search would take ``log2(nb)``)."""
+    from .elementwise import clip, greater_equal as ge, less, not_equal
+
+    if np.issubdtype(np.asarray(first).dtype, np.integer):
+        denom = int(last) - int(first)              # (NumPy's unsigned subtraction)
+    else:
+        denom = np.subtract(last, first).item()     # rounded in first's and last's dtype
+    f = (v - np.asarray(first).item()) / denom * nb
+    idx = clip(astype(f, _dtypes.int64), 0, nb - 1)  # (the values kept are in [0, nb])
+    idx = where(less(v, take_in_range(edges, idx)), idx - 1, idx)
+    idx = clip(idx, 0, nb - 1)
+    up = logical_and(ge(v, take_in_range(edges, idx + 1)), not_equal(idx, nb - 1))
+    return where(up, idx + 1, idx)
+
+
+def histogram(a, bins=10, range=None, density=None, weights=None):
+    """(counts per bin, bin edges) of the flattened ``a``, as NumPy's ``histogram``:
+    ``bins`` equal-width bins over ``range`` (default: ``a``'s min and max, read back to
+    the host) or the given monotonic edges; bins are half-open but the last, which is
+    closed.  Counts are int64, or sums of ``weights`` in its dtype (differentiable in
+    ``weights``); ``density`` normalises to unit integral (float64).  String estimators
+    (``bins="auto"``, ...) are not supported.
+    """
+    a = reshape(to_tensor(a), (-1,))
+    if a.dtype.kind == "c":
+        raise TypeError("tenferro.histogram: complex input is not supported (no ordering)")
+    if weights is not None:
+        weights = _on("histogram", weights, a)
+        weights = reshape(weights, (-1,))
+        if weights.shape != a.shape:
+            raise ValueError("tenferro.histogram: weights should have the same shape as a")
+    host_edges, uniform = _bin_edges(a, bins, range)
+    nb = host_edges.shape[0] - 1
+    # compared in NumPy's dtype: the edges' for equal-width bins, else the promoted one
+    cmp = _here(np.result_type(host_edges.dtype, a.dtype) if uniform is None
+                else host_edges.dtype, a)
+    edges = asarray(host_edges.astype(cmp, copy=False), device=a._device)
+    v = astype(a, cmp)
+    lo, hi = (host_edges[0], host_edges[-1]) if uniform is None else uniform
+    if nb:   # (values outside [lo, hi], NaN included, go to an extra bin, then dropped)
+        keep = logical_and(greater_equal(v, np.asarray(lo).item()),
+                           less_equal(v, np.asarray(hi).item()))
+        pos = count_le(edges[1:-1], v) if uniform is None else \
+            _equal_width_positions(v, edges, lo, hi, nb)     # (the last bin closed)
+        idx = where(keep, pos, nb)
+    else:
+        idx = zeros(a.shape, dtype=_dtypes.int32, device=a._device)
+    n = scatter_add((nb + 1,), idx, _ones(a) if weights is None else weights, 0)[:nb]
+    out_edges = asarray(host_edges.astype(_here(host_edges.dtype, a)), device=a._device)
+    if density:
+        db = astype(asarray(np.diff(host_edges), device=a._device), _float_for(a))
+        n = astype(n, _dtypes.result_type(n.dtype, _float_for(a)))
+        return n / db / _sum(n), out_edges
+    return n, out_edges
