@@ -1,0 +1,261 @@
+"""The Array API functions whose signature or semantics differ from tenferro's NumPy ones.
+
+Each wraps tenferro's op (so it stays differentiable and runs on every device);
+functions tenferro does not have yet come from :func:`._host.pick`.
+"""
+import math
+from collections import namedtuple
+
+from .. import _dtypes, _ops
+from .._tensor import Tensor
+from ._host import pick
+
+
+def _tensor(x):
+    return x if isinstance(x, Tensor) else _ops.asarray(x)
+
+
+def _dtype_of(x):
+    return x.dtype if isinstance(x, Tensor) else _dtypes.dtype(x)
+
+
+# ---------------------------------------------------------------- creation
+
+def asarray(obj, /, *, dtype=None, device=None, copy=None):
+    return _ops.asarray(obj, dtype=dtype, device=device, copy=copy)
+
+
+def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
+    return _ops.arange(start, stop, step, dtype=dtype, device=device)
+
+
+def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
+    return _ops.eye(n_rows, n_cols, k=k, dtype=dtype, device=device)
+
+
+def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
+    return _ops.linspace(start, stop, num, endpoint=endpoint, dtype=dtype, device=device)
+
+
+def empty_like(x, /, *, dtype=None, device=None):
+    return _ops.empty_like(x, dtype=dtype, device=device)
+
+
+def zeros_like(x, /, *, dtype=None, device=None):
+    return _ops.zeros_like(x, dtype=dtype, device=device)
+
+
+def ones_like(x, /, *, dtype=None, device=None):
+    return _ops.ones_like(x, dtype=dtype, device=device)
+
+
+def full_like(x, /, fill_value, *, dtype=None, device=None):
+    return _ops.full_like(x, fill_value, dtype=dtype, device=device)
+
+
+def from_dlpack(x, /, *, device=None, copy=None):
+    return _ops.from_dlpack(x, device=device, copy=copy)
+
+
+def meshgrid(*arrays, indexing="xy"):
+    if indexing not in ("xy", "ij"):
+        raise ValueError("tenferro.array_api.meshgrid: indexing must be 'xy' or 'ij', got %r"
+                         % (indexing,))
+    n = len(arrays)
+    shape = [a.shape[0] for a in arrays]
+    if indexing == "xy" and n > 1:
+        shape[0], shape[1] = shape[1], shape[0]
+    out = []
+    for i, a in enumerate(arrays):
+        j = i if indexing == "ij" or n < 2 or i > 1 else 1 - i
+        view = [1] * n
+        view[j] = a.shape[0]
+        out.append(_ops.broadcast_to(_ops.reshape(a, tuple(view)), tuple(shape)))
+    return out
+
+
+# ---------------------------------------------------------------- data types
+
+def astype(x, dtype, /, *, copy=True, device=None):
+    out = _ops.astype(x, dtype, copy=copy)
+    return out if device is None else _ops.to_device(out, device)
+
+
+def can_cast(from_, to, /):
+    """Whether the standard's promotion lattice casts ``from_`` to ``to`` (no kind changes
+    except upward within bool < int < float < complex... which the standard excludes)."""
+    f, t = _dtype_of(from_), _dtypes.dtype(to)
+    if f == t:
+        return True
+    if (f.kind == "b") != (t.kind == "b"):
+        return False
+    if f.kind in "iu" and t.kind not in "iu":
+        return False
+    if f.kind == "f" and t.kind not in "fc":
+        return False
+    if f.kind == "c" and t.kind != "c":
+        return False
+    return _dtypes.can_cast(f, t)
+
+
+finfo_object = namedtuple("finfo_object", "bits eps max min smallest_normal dtype")
+iinfo_object = namedtuple("iinfo_object", "bits max min dtype")
+
+
+def finfo(type, /):
+    f = _dtypes.finfo(_dtype_of(type))
+    return finfo_object(int(f.bits), float(f.eps), float(f.max), float(f.min),
+                        float(f.smallest_normal), _dtypes.dtype(f.dtype))
+
+
+def iinfo(type, /):
+    i = _dtypes.iinfo(_dtype_of(type))
+    return iinfo_object(int(i.bits), int(i.max), int(i.min), _dtypes.dtype(i.dtype))
+
+
+_KINDS = {"bool": "b", "signed integer": "i", "unsigned integer": "u", "integral": "iu",
+          "real floating": "f", "complex floating": "c", "numeric": "iufc"}
+
+
+def isdtype(dtype, kind):
+    dtype = _dtypes.dtype(dtype)
+    if isinstance(kind, tuple):
+        return any(isdtype(dtype, k) for k in kind)
+    if isinstance(kind, str):
+        if kind not in _KINDS:
+            raise ValueError("tenferro.array_api.isdtype: unknown kind %r; expected one of %s"
+                             % (kind, ", ".join(_KINDS)))
+        return dtype.kind in _KINDS[kind]
+    return dtype == _dtypes.dtype(kind)
+
+
+def result_type(*arrays_and_dtypes):
+    if not arrays_and_dtypes:
+        raise ValueError("tenferro.array_api.result_type: at least one array or dtype needed")
+    return _dtypes.result_type(*arrays_and_dtypes)
+
+
+# ---------------------------------------------------------------- elementwise
+
+def clip(x, /, min=None, max=None):
+    """Clamp to [min, max]; the result keeps ``x``'s dtype (NumPy would promote)."""
+    out = x
+    if min is not None:
+        out = _ops.where(out < min, _ops.astype(_tensor(min), x.dtype), out) \
+            if isinstance(min, Tensor) else _ops.where(out < min, min, out)
+    if max is not None:
+        out = _ops.where(out > max, _ops.astype(_tensor(max), x.dtype), out) \
+            if isinstance(max, Tensor) else _ops.where(out > max, max, out)
+    return _ops.astype(out, x.dtype, copy=False)
+
+
+def signbit(x, /):
+    return _ops.less(_ops.copysign(_ops.ones((), dtype=x.dtype, device=x.device), x), 0)
+
+
+def round(x, /):
+    return _ops.round(x)
+
+
+nextafter = pick("nextafter")
+
+
+# ---------------------------------------------------------------- statistics
+
+def std(x, /, *, axis=None, correction=0.0, keepdims=False):
+    return _ops.std(x, axis=_axis(axis), ddof=correction, keepdims=keepdims)
+
+
+def var(x, /, *, axis=None, correction=0.0, keepdims=False):
+    return _ops.var(x, axis=_axis(axis), ddof=correction, keepdims=keepdims)
+
+
+def _axis(axis):
+    return tuple(axis) if isinstance(axis, list) else axis
+
+
+def _cumulative(name, op, fill):
+    def cumulative(x, /, *, axis=None, dtype=None, include_initial=False):
+        if axis is None:
+            if x.ndim > 1:
+                raise ValueError("tenferro.array_api.%s: axis is required for a %d-d array"
+                                 % (name, x.ndim))
+            axis = 0
+        if x.ndim == 0:
+            raise ValueError("tenferro.array_api.%s: needs at least one dimension" % name)
+        out = op(x, axis=axis, dtype=dtype)
+        if include_initial:
+            shape = list(out.shape)
+            shape[axis] = 1
+            out = _ops.concat([_ops.full(tuple(shape), fill, dtype=out.dtype,
+                                         device=out.device), out], axis=axis)
+        return out
+    cumulative.__name__ = cumulative.__qualname__ = name
+    return cumulative
+
+
+cumulative_sum = _cumulative("cumulative_sum", _ops.cumsum, 0)
+cumulative_prod = _cumulative("cumulative_prod", _ops.cumprod, 1)
+
+
+# ---------------------------------------------------------------- manipulation
+
+def concat(arrays, /, *, axis=0):
+    if axis is None:
+        arrays = [_ops.reshape(a, (-1,)) for a in arrays]
+        axis = 0
+    return _ops.concat(list(arrays), axis=axis)
+
+
+def unstack(x, /, *, axis=0):
+    if x.ndim == 0:
+        raise ValueError("tenferro.array_api.unstack: needs at least one dimension")
+    x = _ops.moveaxis(x, axis, 0)
+    return tuple(x[i] for i in range(x.shape[0]))
+
+
+def vecdot(x1, x2, /, *, axis=-1):
+    if min(x1.ndim, x2.ndim) < -axis or x1.shape[axis] != x2.shape[axis]:
+        raise ValueError("tenferro.array_api.vecdot: axis %d has sizes %s and %s"
+                         % (axis, x1.shape, x2.shape))
+    return _ops.sum(_ops.multiply(_ops.conj(x1), x2), axis=axis)
+
+
+def take_along_axis(x, indices, /, *, axis=-1):
+    return _ops.take_along_axis(x, indices, axis)
+
+
+repeat = pick("repeat")
+roll = pick("roll")
+tile = pick("tile")
+diff = pick("diff")
+searchsorted = pick("searchsorted")
+
+# ---------------------------------------------------------------- sorting and sets
+
+unique_all = pick("unique_all")
+unique_counts = pick("unique_counts")
+unique_inverse = pick("unique_inverse")
+unique_values = pick("unique_values")
+_argsort = pick("argsort")
+_sort = pick("sort")
+
+
+def argsort(x, /, *, axis=-1, descending=False, stable=True):
+    """Indices that sort ``x`` along ``axis``; ``descending`` keeps equal elements in
+    their original order (a stable sort of the reversed input, indices mapped back)."""
+    kind = "stable" if stable else None
+    if not descending:
+        return _argsort(x, axis=axis, kind=kind)
+    n = x.shape[axis]
+    idx = _argsort(_ops.flip(x, axis=axis), axis=axis, kind=kind)
+    return _ops.flip(_ops.subtract(n - 1, idx), axis=axis)
+
+
+def sort(x, /, *, axis=-1, descending=False, stable=True):
+    out = _sort(x, axis=axis, kind="stable" if stable else None)
+    return _ops.flip(out, axis=axis) if descending else out
+
+
+# ---------------------------------------------------------------- constants
+e, pi, inf, nan, newaxis = math.e, math.pi, math.inf, math.nan, None

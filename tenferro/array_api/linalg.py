@@ -1,0 +1,106 @@
+"""The Array API ``linalg`` extension over :mod:`tenferro.linalg` (which is scipy-style).
+
+The standard's conventions differ from scipy's: ``cholesky`` gives the lower factor,
+``qr``'s default mode is ``"reduced"``, decompositions return named tuples, norms
+are split into ``vector_norm``/``matrix_norm``, ``diagonal``/``trace`` act on the last
+two axes, tolerances are ``rtol`` relative to the largest singular value.
+"""
+from collections import namedtuple
+
+from .. import _ops, linalg as _la
+from ._functions import vecdot  # noqa: F401
+from ._host import pick
+
+matmul = _ops.matmul
+matrix_transpose = _ops.matrix_transpose
+outer = _ops.outer
+tensordot = _ops.tensordot
+cross = pick("cross")
+
+EighResult = namedtuple("EighResult", "eigenvalues eigenvectors")
+QRResult = namedtuple("QRResult", "Q R")
+SlogdetResult = namedtuple("SlogdetResult", "sign logabsdet")
+SVDResult = namedtuple("SVDResult", "U S Vh")
+
+
+def cholesky(x, /, *, upper=False):
+    return _la.cholesky(x, lower=not upper)
+
+
+def det(x, /):
+    return _la.det(x)
+
+
+def diagonal(x, /, *, offset=0):
+    return _ops.diagonal(x, offset=offset, axis1=-2, axis2=-1)
+
+
+def eigh(x, /):
+    return EighResult(*_la.eigh(x))
+
+
+def eigvalsh(x, /):
+    return _la.eigvalsh(x)
+
+
+def inv(x, /):
+    return _la.inv(x)
+
+
+def matrix_power(x, n, /):
+    return _la.matrix_power(x, n)
+
+
+def _rtol(x, rtol):
+    if rtol is None:
+        return max(x.shape[-2:]) * _ops.finfo(x.dtype).eps
+    return rtol
+
+
+def matrix_rank(x, /, *, rtol=None):
+    s = _la.svdvals(x)
+    tol = _ops.multiply(_ops.max(s, axis=-1, keepdims=True), _rtol(x, rtol)) \
+        if s.shape[-1] else 0.0
+    return _ops.count_nonzero(_ops.greater(s, tol), axis=-1)
+
+
+def pinv(x, /, *, rtol=None):
+    return _la.pinv(x, rtol=_rtol(x, rtol))
+
+
+def qr(x, /, *, mode="reduced"):
+    if mode not in ("reduced", "complete"):
+        raise ValueError("tenferro.array_api.linalg.qr: mode must be 'reduced' or "
+                         "'complete', got %r" % (mode,))
+    return QRResult(*_la.qr(x, mode="economic" if mode == "reduced" else "full"))
+
+
+def slogdet(x, /):
+    return SlogdetResult(*_la.slogdet(x))
+
+
+def solve(x1, x2, /):
+    return _la.solve(x1, x2)
+
+
+def svd(x, /, *, full_matrices=True):
+    return SVDResult(*_la.svd(x, full_matrices=full_matrices))
+
+
+def svdvals(x, /):
+    return _la.svdvals(x)
+
+
+def trace(x, /, *, offset=0, dtype=None):
+    return _ops.trace(x, offset=offset, axis1=-2, axis2=-1, dtype=dtype)
+
+
+def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
+    if axis is None:
+        out = _la.norm(_ops.reshape(x, (-1,)), ord=ord)
+        return _ops.reshape(out, (1,) * x.ndim) if keepdims else out
+    return _la.norm(x, ord=ord, axis=axis, keepdims=keepdims)
+
+
+def matrix_norm(x, /, *, keepdims=False, ord="fro"):
+    return _la.norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
