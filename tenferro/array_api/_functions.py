@@ -82,20 +82,7 @@ def astype(x, dtype, /, *, copy=True, device=None):
 
 
 def can_cast(from_, to, /):
-    """Whether the standard's promotion lattice casts ``from_`` to ``to`` (no kind changes
-    except upward within bool < int < float < complex... which the standard excludes)."""
-    f, t = _dtype_of(from_), _dtypes.dtype(to)
-    if f == t:
-        return True
-    if (f.kind == "b") != (t.kind == "b"):
-        return False
-    if f.kind in "iu" and t.kind not in "iu":
-        return False
-    if f.kind == "f" and t.kind not in "fc":
-        return False
-    if f.kind == "c" and t.kind != "c":
-        return False
-    return _dtypes.can_cast(f, t)
+    return _dtypes.can_cast(_dtype_of(from_), _dtypes.dtype(to))
 
 
 finfo_object = namedtuple("finfo_object", "bits eps max min smallest_normal dtype")
@@ -155,6 +142,26 @@ def signbit(x, /):
 
 def round(x, /):
     return _ops.round(x)
+
+
+def floor_divide(x1, x2, /):
+    """NumPy's floor_divide, except with an infinite operand, where the standard wants
+    floor(x1 / x2) (inf // 2 is inf, not NumPy's nan; 1 // -inf is -0, not -1)."""
+    out = _ops.floor_divide(x1, x2)
+    if out.dtype.kind != "f":
+        return out
+    return _ops.where(_ops.isinf(x1) | _ops.isinf(x2), _ops.floor(_ops.divide(x1, x2)), out)
+
+
+def expm1(x, /):
+    """exp(x) - 1; for complex ``x`` the standard's special values: those of exp(x) - 1
+    where ``x`` is not finite (NumPy's complex expm1 gives nan), and +0 + 0j (not
+    NumPy's -0 + 0j) at -0 + 0j."""
+    out = _ops.expm1(x)
+    if x.dtype.kind != "c":
+        return out
+    out = _ops.where(_ops.isfinite(x), out, _ops.subtract(_ops.exp(x), 1))
+    return _ops.where(_ops.equal(x, 0), _ops.subtract(x, _ops.real(x)), out)
 
 
 nextafter = pick("nextafter")
@@ -218,7 +225,8 @@ def vecdot(x1, x2, /, *, axis=-1):
     if min(x1.ndim, x2.ndim) < -axis or x1.shape[axis] != x2.shape[axis]:
         raise ValueError("tenferro.array_api.vecdot: axis %d has sizes %s and %s"
                          % (axis, x1.shape, x2.shape))
-    return _ops.sum(_ops.multiply(_ops.conj(x1), x2), axis=axis)
+    prod = _ops.multiply(_ops.conj(x1), x2)
+    return _ops.sum(prod, axis=axis, dtype=prod.dtype)
 
 
 def take_along_axis(x, indices, /, *, axis=-1):

@@ -26,17 +26,26 @@ class Info:
         return [_devices.device(name) for name in _devices.available()]
 
     def default_dtypes(self, *, device=None):
-        return {"real floating": _dtypes.float64, "complex floating": _dtypes.complex128,
-                "integral": _dtypes.int64, "indexing": _dtypes.int64}
+        """The dtypes creation functions give on ``device`` (float32 where a device has
+        no float64, as on WebGPU)."""
+        d = self._driver(device).default_dtypes
+        return {"real floating": d["f"], "complex floating": d["c"], "integral": d["i"],
+                "indexing": _dtypes.int64}
 
     def dtypes(self, *, device=None, kind=None):
+        """The dtypes tensors on ``device`` can hold, of ``kind`` (all when None)."""
         if kind is None:
             names = ("bool",) + _KIND_DTYPES["numeric"]
         elif isinstance(kind, tuple):
             names = tuple(dict.fromkeys(n for k in kind for n in self._names(k)))
         else:
             names = self._names(kind)
-        return {n: _dtypes.dtype(n) for n in names}
+        held = self._driver(device).dtypes
+        return {n: _dtypes.dtype(n) for n in names if _dtypes.dtype(n) in held}
+
+    @staticmethod
+    def _driver(device):
+        return _devices.device("cpu" if device is None else device).driver
 
     @staticmethod
     def _names(kind):

@@ -7,7 +7,8 @@ two axes, tolerances are ``rtol`` relative to the largest singular value.
 """
 from collections import namedtuple
 
-from .. import _ops, linalg as _la
+from .. import _dtypes, _ops, linalg as _la
+from .._tensor import Tensor
 from ._functions import vecdot  # noqa: F401
 from ._host import pick
 
@@ -53,7 +54,7 @@ def matrix_power(x, n, /):
 
 def _rtol(x, rtol):
     if rtol is None:
-        return max(x.shape[-2:]) * _ops.finfo(x.dtype).eps
+        return max(x.shape[-2:]) * _dtypes.finfo(x.dtype).eps
     return rtol
 
 
@@ -65,7 +66,18 @@ def matrix_rank(x, /, *, rtol=None):
 
 
 def pinv(x, /, *, rtol=None):
-    return _la.pinv(x, rtol=_rtol(x, rtol))
+    if not isinstance(rtol, Tensor):
+        return _la.pinv(x, rtol=_rtol(x, rtol))
+    # a tolerance per matrix of the batch: through the SVD (tenferro.linalg.pinv takes a
+    # float)
+    shape = x.shape[:-2] + (x.shape[-1], x.shape[-2])
+    if x.size == 0:
+        return _ops.zeros(shape, dtype=x.dtype, device=x.device)
+    u, s, vh = _la.svd(x, full_matrices=False)
+    cutoff = _ops.multiply(_ops.max(s, axis=-1, keepdims=True), _ops.expand_dims(rtol, -1))
+    s_inv = _ops.where(_ops.greater(s, cutoff), _ops.reciprocal(s), 0)
+    return _ops.matmul(_ops.conj(_ops.matrix_transpose(vh)) * _ops.expand_dims(s_inv, -2),
+                       _ops.conj(_ops.matrix_transpose(u)))
 
 
 def qr(x, /, *, mode="reduced"):

@@ -41,7 +41,8 @@ def run(suite, max_examples, extra):
 def tally(root):
     counts = collections.defaultdict(collections.Counter)
     for case in root.iter("testcase"):
-        name = case.get("classname", "").split(".")[-1] + ".py"
+        name = [p for p in case.get("classname", "").split(".") if p.startswith("test_")]
+        name = (name[-1] if name else "?") + ".py"
         if case.find("skipped") is not None:
             outcome = "skipped"
         elif case.find("failure") is not None or case.find("error") is not None:
@@ -73,7 +74,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--suite", default=os.environ.get("ARRAY_API_TESTS_DIR",
                                                      "/work/array-api-tests"))
-    p.add_argument("--max-examples", type=int, default=20)
+    p.add_argument("--max-examples", type=int, default=100)
     args, extra = p.parse_known_args()
     print(table(tally(run(args.suite, args.max_examples, extra))))
 
