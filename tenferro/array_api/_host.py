@@ -9,6 +9,7 @@ tensors on the input's device.  That detour is explicit and documented
 rather than silently cutting a gradient.
 """
 import functools
+from collections import namedtuple
 
 import numpy as np
 
@@ -47,8 +48,9 @@ def _from_host(out, device):
 
 
 def via_numpy(name, np_name=None):
-    """``name`` computed by NumPy's ``np_name`` (default ``name``) on host copies."""
-    fn = getattr(np, np_name or name)
+    """``name`` computed by NumPy's ``np_name`` (default ``name``; or a function of
+    ndarrays) on host copies."""
+    fn = np_name if callable(np_name) else getattr(np, np_name or name)
 
     @functools.wraps(fn)
     def host(*args, **kwargs):
@@ -58,10 +60,36 @@ def via_numpy(name, np_name=None):
 
     host.__name__ = host.__qualname__ = name
     host.__doc__ = ("tenferro.array_api.%s: NumPy's %s on host copies (tenferro has no "
-                    "native %s yet; not differentiable)." % (name, np_name or name, name))
+                    "native %s yet; not differentiable)." % (name, fn.__name__, name))
     return host
+
+
+def _unique(name, fields):
+    """NumPy's ``unique`` (sorted values: NumPy 2.3's ``unique_values`` and friends
+    may leave them unsorted, which the standard allows but callers such as
+    scikit-learn's ``classes_`` do not expect) as the standard's named tuple."""
+    result = namedtuple(name, fields) if " " in fields else None
+
+    def unique(x):
+        x = np.asarray(x)
+        vals, index, inverse, counts = np.unique(x.ravel(), return_index=True,
+                                                  return_inverse=True, return_counts=True,
+                                                  equal_nan=False)
+        got = {"values": vals, "indices": index, "inverse_indices": inverse.reshape(x.shape),
+               "counts": counts}
+        return result(*(got[f] for f in fields.split())) if result else vals
+    unique.__name__ = "unique"
+    return unique
+
+
+UNIQUE = {"unique_all": ("UniqueAllResult", "values indices inverse_indices counts"),
+          "unique_counts": ("UniqueCountsResult", "values counts"),
+          "unique_inverse": ("UniqueInverseResult", "values inverse_indices"),
+          "unique_values": (None, "values")}
 
 
 def pick(name, np_name=None):
     """tenferro's op ``name`` when it exists, otherwise NumPy's through the host."""
+    if name in UNIQUE and np_name is None:
+        np_name = _unique(*UNIQUE[name])
     return getattr(_ops, name, None) or via_numpy(name, np_name)
