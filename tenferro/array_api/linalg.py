@@ -58,10 +58,17 @@ def _rtol(x, rtol):
     return rtol
 
 
+def _cutoff(x, s, rtol):
+    """The singular values ``s`` of ``x`` at or below this count as zero."""
+    rtol = _rtol(x, rtol)
+    if isinstance(rtol, Tensor):   # one per matrix of the batch
+        rtol = _ops.expand_dims(rtol, -1)
+    return _ops.multiply(_ops.max(s, axis=-1, keepdims=True), rtol)
+
+
 def matrix_rank(x, /, *, rtol=None):
     s = _la.svdvals(x)
-    tol = _ops.multiply(_ops.max(s, axis=-1, keepdims=True), _rtol(x, rtol)) \
-        if s.shape[-1] else 0.0
+    tol = _cutoff(x, s, rtol) if s.shape[-1] else 0.0
     return _ops.count_nonzero(_ops.greater(s, tol), axis=-1)
 
 
@@ -74,8 +81,7 @@ def pinv(x, /, *, rtol=None):
     if x.size == 0:
         return _ops.zeros(shape, dtype=x.dtype, device=x.device)
     u, s, vh = _la.svd(x, full_matrices=False)
-    cutoff = _ops.multiply(_ops.max(s, axis=-1, keepdims=True), _ops.expand_dims(rtol, -1))
-    s_inv = _ops.where(_ops.greater(s, cutoff), _ops.reciprocal(s), 0)
+    s_inv = _ops.where(_ops.greater(s, _cutoff(x, s, rtol)), _ops.reciprocal(s), 0)
     return _ops.matmul(_ops.conj(_ops.matrix_transpose(vh)) * _ops.expand_dims(s_inv, -2),
                        _ops.conj(_ops.matrix_transpose(u)))
 

@@ -7,7 +7,7 @@ Runs the suite with ARRAY_API_TESTS_MODULE=tenferro.array_api, API version 2024.
 this worktree on PYTHONPATH, a fixed --max-examples and a fixed Hypothesis seed, the
 ``fft`` extension disabled (tenferro has none yet) and tests/array_api/xfails.txt as
 the skips file; prints one row per test file (passed, failed, skipped, pass rate) and
-the total.  The suite is not vendored: clone it with its submodule
+the total, then the failed tests.  The suite is not vendored: clone it with its submodule
 (``git clone --recursive https://github.com/data-apis/array-api-tests``).
 """
 import argparse
@@ -39,7 +39,9 @@ def run(suite, max_examples, extra):
 
 
 def tally(root):
+    """Outcomes per test file, and the failures as (test id, first line of message)."""
     counts = collections.defaultdict(collections.Counter)
+    failures = []
     for case in root.iter("testcase"):
         name = [p for p in case.get("classname", "").split(".") if p.startswith("test_")]
         name = (name[-1] if name else "?") + ".py"
@@ -47,10 +49,13 @@ def tally(root):
             outcome = "skipped"
         elif case.find("failure") is not None or case.find("error") is not None:
             outcome = "failed"
+            bad = case.find("failure") if case.find("failure") is not None else case.find("error")
+            failures.append("%s::%s: %s" % (name, case.get("name"),
+                                            (bad.get("message") or "").split("\n")[0][:150]))
         else:
             outcome = "passed"
         counts[name][outcome] += 1
-    return counts
+    return counts, failures
 
 
 def table(counts):
@@ -76,7 +81,10 @@ def main():
                                                      "/work/array-api-tests"))
     p.add_argument("--max-examples", type=int, default=100)
     args, extra = p.parse_known_args()
-    print(table(tally(run(args.suite, args.max_examples, extra))))
+    counts, failures = tally(run(args.suite, args.max_examples, extra))
+    print(table(counts))
+    if failures:
+        print("\nfailed:\n" + "\n".join(failures))
 
 
 if __name__ == "__main__":
