@@ -17,6 +17,12 @@ from .indexing import (take, take_along_axis, scatter_add, scatter_add_along_axi
 from .reduction import (sum, prod, max, min, amax, amin, any, all, argmax, argmin,  # noqa
                         cumsum, cumprod, mean, var, std)
 from .joining import concatenate, concat, stack, pad  # noqa: F401
+from .sorting import (sort, argsort, searchsorted, digitize, unique, unique_values,  # noqa
+                      unique_counts, unique_inverse, unique_all)
+from .structural import (diff, ediff1d, gradient, roll, repeat, tile, flipud, fliplr,  # noqa
+                         rot90, append, insert, delete)
+from .stacking import (hstack, vstack, dstack, column_stack, split, array_split, hsplit,  # noqa
+                       vsplit, dsplit, meshgrid, indices)
 from .matmul import matmul, dot, vdot, outer  # noqa: F401
 from .einsum import (einsum, einsum_path, einsum_cache_info, einsum_cache_clear,  # noqa
                      einsum_cache_resize, tensordot, inner, kron, trace)
@@ -34,4 +40,4 @@ __all__ = [n for n in globals() if not n.startswith("_") and n not in (
     "NotATensor", "NUMPY_UFUNCS", "UNARY", "BINARY", "inplace", "copy_into", "to_numpy",
     "store_out", "broadcast_shapes",
     "getitem", "setitem", "conversion", "creation", "elementwise", "shape", "indexing",
-    "reduction", "joining")]
+    "reduction", "joining", "sorting", "structural", "stacking")]

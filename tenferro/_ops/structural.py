@@ -1,0 +1,389 @@
+"""Rearranging along axes: diff, ediff1d, gradient, roll, repeat, tile, flips, rot90,
+append, insert and delete, with NumPy's semantics.
+
+Each is a composition of existing ops (slices, concatenate, take, broadcast_to,
+reshape, flip, permute_dims), so it is differentiable and runs on every device where
+its parts do.  Where the output's shape depends on integer arguments given as data
+(``repeat``'s array of repeats, ``insert``/``delete``'s indices), those are read on
+the host and the gather index is built there and sent to the tensor's device: the
+tensor's own data never leaves its device.
+"""
+import numpy as np
+
+from .. import _dtypes
+from .._tensor import Tensor
+from ._common import normalize_axis, normalize_axes, to_tensor
+from .shape import broadcast_to, flip, moveaxis, permute_dims, reshape
+
+_NOVALUE = object()
+
+
+def along(x, axis, start=None, stop=None, step=None):
+    """``x[..., start:stop:step, ...]`` with the slice on ``axis`` (a view)."""
+    return x[(slice(None),) * axis + (slice(start, stop, step),)]
+
+
+def _host_ints(op, obj):
+    """Integer (or bool) positions given as a Python int, sequence, ndarray or tensor,
+    as an ndarray on the host (they decide the output's shape)."""
+    if isinstance(obj, Tensor):
+        obj = obj.numpy()
+    a = np.asarray(obj)
+    if a.dtype.kind not in "iub" and a.size:
+        raise IndexError("tenferro.%s: indices must be integers, got dtype %s" % (op, a.dtype))
+    return a
+
+
+def _flat_axis(op, a, axis):
+    """(``a``, axis): the flattened ``a`` and 0 for ``axis=None``."""
+    if axis is None:
+        return reshape(a, (-1,)), 0
+    return a, normalize_axis(op, axis, a.ndim)
+
+
+# -- differences -------------------------------------------------------------------------
+
+def _edge(v, a, axis):
+    """``prepend``/``append`` of diff: a scalar is broadcast to ``a``'s shape with size 1
+    on ``axis``."""
+    v = to_tensor(v, device=a._device)
+    if v.ndim == 0:
+        shape = list(a.shape)
+        shape[axis] = 1
+        v = broadcast_to(v, tuple(shape))
+    return v
+
+
+def diff(a, n=1, axis=-1, prepend=_NOVALUE, append=_NOVALUE):
+    """The ``n``-th discrete difference along ``axis``, as ``numpy.diff`` (``prepend``
+    and ``append`` are joined to ``a`` first; booleans differ by ``!=``)."""
+    from .elementwise import not_equal, subtract
+    from .joining import concatenate
+
+    a = to_tensor(a)
+    if n < 0:
+        raise ValueError("tenferro.diff: order must be non-negative, got %r" % (n,))
+    if a.ndim == 0:
+        raise ValueError("tenferro.diff: diff requires input that is at least one "
+                         "dimensional")
+    axis = normalize_axis("diff", axis, a.ndim)
+    if n == 0:
+        return a
+    parts = ([_edge(prepend, a, axis)] if prepend is not _NOVALUE else []) + [a] + \
+        ([_edge(append, a, axis)] if append is not _NOVALUE else [])
+    if len(parts) > 1:
+        a = concatenate(parts, axis=axis)
+    op = not_equal if a.dtype == _dtypes.bool_ else subtract
+    for _ in range(min(n, a.shape[axis])):   # (n >= the length leaves it empty)
+        a = op(along(a, axis, 1), along(a, axis, None, -1))
+    return a
+
+
+def ediff1d(ary, to_end=None, to_begin=None):
+    """Differences between consecutive elements of the flattened ``ary``, with
+    ``to_begin``/``to_end`` (cast to ``ary``'s dtype by the ``same_kind`` rule) joined,
+    as ``numpy.ediff1d``."""
+    from .elementwise import subtract
+    from .joining import concatenate
+
+    ary = reshape(to_tensor(ary), (-1,))
+    parts = [subtract(along(ary, 0, 1), along(ary, 0, None, -1))]
+    for name, v in (("to_begin", to_begin), ("to_end", to_end)):
+        if v is None:
+            continue
+        v = reshape(to_tensor(v, device=ary._device), (-1,))
+        if not np.can_cast(v.dtype, ary.dtype, casting="same_kind"):
+            raise TypeError("tenferro.ediff1d: dtype of `%s` must be compatible with input "
+                            "`ary` under the `same_kind` rule, got %s for %s"
+                            % (name, v.dtype, ary.dtype))
+        v = v.astype(ary.dtype)
+        parts = [v] + parts if name == "to_begin" else parts + [v]
+    return concatenate(parts) if len(parts) > 1 else parts[0]
+
+
+def _spacings(op, f, axes, varargs):
+    """One spacing per axis: a scalar (Python, NumPy or 0-d tensor), or a 1-D
+    coordinate tensor."""
+    n = len(varargs)
+    if n == 0:
+        return [1.0] * len(axes)
+    if n == 1 and np.ndim(varargs[0]) == 0:
+        return [varargs[0]] * len(axes)
+    if n != len(axes):
+        raise TypeError("tenferro.%s: invalid number of arguments: %d spacings for %d axes"
+                        % (op, n, len(axes)))
+    out = []
+    for ax, d in zip(axes, varargs):
+        if np.ndim(d) == 0:
+            out.append(d)
+            continue
+        if not isinstance(d, Tensor):
+            d = np.asarray(d)
+            if d.dtype not in f._device.driver.dtypes:   # (float64 on WebGPU)
+                d = d.astype(_dtypes.real_dtype(f.dtype))
+        d = to_tensor(d, device=f._device)
+        if d.ndim != 1:
+            raise ValueError("tenferro.%s: distances must be either scalars or 1d" % op)
+        if d.shape[0] != f.shape[ax]:
+            raise ValueError("tenferro.%s: when 1d, distances must match the length of the "
+                             "corresponding dimension" % op)
+        out.append(d if d.dtype.kind in "fc" else d.astype(_dtypes.float64))
+    return out
+
+
+def _coeffs(dx, axis, ndim):
+    """A 1-D coefficient tensor shaped to broadcast along ``axis`` of an ``ndim`` tensor."""
+    return reshape(dx, (1,) * axis + (-1,) + (1,) * (ndim - axis - 1))
+
+
+def _gradient_axis(f, axis, h, edge_order):
+    """NumPy's second-order central differences inside, first- or second-order one-sided
+    differences at the edges, for uniform (scalar ``h``) or coordinate spacing."""
+    from .joining import concatenate
+
+    def at(i):   # the i-th slice along axis, kept as an axis of length 1
+        return along(f, axis, i, i + 1 or None)
+
+    lo, mid_, hi = along(f, axis, None, -2), along(f, axis, 1, -1), along(f, axis, 2)
+
+    if isinstance(h, Tensor) and h.ndim == 1:
+        dx = diff(h)
+        dx1, dx2 = _coeffs(along(dx, 0, None, -1), axis, f.ndim), \
+            _coeffs(along(dx, 0, 1), axis, f.ndim)
+        mid = (-dx2 / (dx1 * (dx1 + dx2))) * lo + ((dx2 - dx1) / (dx1 * dx2)) * mid_ \
+            + (dx1 / (dx2 * (dx1 + dx2))) * hi
+        d = [dx[i] for i in (0, 1, -2, -1)] if dx.shape[0] > 1 else [dx[0]] * 4
+    else:
+        mid = (hi - lo) / (2.0 * h)
+        d = [h] * 4
+    if edge_order == 1:
+        first = (at(1) - at(0)) / d[0]
+        last = (at(-1) - at(-2)) / d[3]
+    else:
+        a, b = d[0], d[1]
+        first = (-(2.0 * a + b) / (a * (a + b))) * at(0) + ((a + b) / (a * b)) * at(1) \
+            - (a / (b * (a + b))) * at(2)
+        a, b = d[2], d[3]
+        last = (b / (a * (a + b))) * at(-3) - ((a + b) / (a * b)) * at(-2) \
+            + ((2.0 * b + a) / (b * (a + b))) * at(-1)
+    return concatenate([first, mid, last], axis=axis)
+
+
+def gradient(f, *varargs, axis=None, edge_order=1):
+    """The gradient of sampled ``f`` along each of ``axis`` (all by default), as
+    ``numpy.gradient``: spacings are scalars or 1-D coordinates per axis; a tuple of
+    tensors, or one tensor for a single axis; integer input gives float64."""
+    f = to_tensor(f)
+    axes = normalize_axes("gradient", axis, f.ndim)
+    if isinstance(axis, (tuple, list)):   # in the order given, as NumPy's
+        axes = tuple(normalize_axis("gradient", a, f.ndim) for a in axis)
+    if edge_order not in (1, 2):
+        raise ValueError("tenferro.gradient: 'edge_order' greater than 2 not supported, "
+                         "got %r" % (edge_order,))
+    if f.dtype.kind not in "fc":
+        f = f.astype(_dtypes.float64)
+    out = []
+    for ax, h in zip(axes, _spacings("gradient", f, axes, varargs)):
+        if f.shape[ax] < edge_order + 1:
+            raise ValueError("tenferro.gradient: shape of the array too small to calculate a "
+                             "numerical gradient, at least (edge_order + 1) elements are "
+                             "required")
+        g = _gradient_axis(f, ax, h, edge_order)
+        # f's dtype, as NumPy's (coordinates of a wider dtype are computed in it)
+        out.append(g if g.dtype == f.dtype else g.astype(f.dtype))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+# -- moving, repeating, flipping ---------------------------------------------------------
+
+def roll(a, shift, axis=None):
+    """Elements shifted cyclically by ``shift`` along ``axis`` (the flattened tensor for
+    None; ints or matching/broadcastable tuples), as ``numpy.roll``."""
+    from .joining import concatenate
+
+    a = to_tensor(a)
+    if axis is None:
+        return reshape(roll(reshape(a, (-1,)), shift, 0), a.shape)
+    pairs = np.broadcast(np.asarray(shift), np.asarray(axis))
+    if pairs.nd > 1:
+        raise ValueError("tenferro.roll: shift and axis must be ints or 1-D sequences")
+    total = {}
+    for s, ax in pairs:
+        ax = normalize_axis("roll", int(ax), a.ndim)
+        total[ax] = total.get(ax, 0) + int(s)
+    for ax, s in total.items():
+        n = a.shape[ax]
+        if n and s % n:
+            k = n - s % n
+            a = concatenate([along(a, ax, k), along(a, ax, None, k)], axis=ax)
+    return a
+
+
+def repeat(a, repeats, axis=None):
+    """Each element repeated ``repeats`` times along ``axis`` (flattened for None), as
+    ``numpy.repeat``: an int, or one non-negative count per element (read on the host;
+    the gather index is built there)."""
+    from .indexing import take
+
+    a, axis = _flat_axis("repeat", to_tensor(a), axis)
+    r = _host_ints("repeat", repeats)
+    if r.ndim > 1:
+        raise ValueError("tenferro.repeat: repeats must be an int or 1-D, got %d dimensions"
+                         % r.ndim)
+    if (r < 0).any():
+        raise ValueError("tenferro.repeat: repeats may not contain negative values")
+    n = a.shape[axis]
+    if r.ndim == 0 or r.shape == (1,):
+        k = int(r.reshape(()))
+        shape = a.shape[:axis + 1] + (k,) + a.shape[axis + 1:]
+        b = broadcast_to(reshape(a, a.shape[:axis + 1] + (1,) + a.shape[axis + 1:]), shape)
+        return reshape(b, a.shape[:axis] + (n * k,) + a.shape[axis + 1:])
+    if r.shape[0] != n:
+        raise ValueError("tenferro.repeat: operands could not be broadcast together: %d "
+                         "repeats for an axis of length %d" % (r.shape[0], n))
+    idx = np.repeat(np.arange(n, dtype=np.int64), r.astype(np.int64))
+    return take(a, to_tensor(idx, device=a._device), axis=axis)
+
+
+def tile(A, reps):
+    """``A`` repeated ``reps`` times along each axis (a new tensor), as ``numpy.tile``."""
+    A = to_tensor(A)
+    reps = tuple(int(r) for r in (np.atleast_1d(_host_ints("tile", reps))))
+    if any(r < 0 for r in reps):
+        raise ValueError("tenferro.tile: negative dimensions are not allowed, got %s" % (reps,))
+    d = max(len(reps), A.ndim)
+    reps = (1,) * (d - len(reps)) + reps
+    shape = (1,) * (d - A.ndim) + A.shape
+    inter = tuple(x for s in shape for x in (1, s))
+    big = tuple(x for r, s in zip(reps, shape) for x in (r, s))
+    b = broadcast_to(reshape(A, inter), big)
+    return reshape(b, tuple(r * s for r, s in zip(reps, shape))).copy()
+
+
+def flipud(m):
+    """``m`` reversed along axis 0 (a view)."""
+    m = to_tensor(m)
+    if m.ndim < 1:
+        raise ValueError("tenferro.flipud: input must be >= 1-d, got 0-d")
+    return flip(m, 0)
+
+
+def fliplr(m):
+    """``m`` reversed along axis 1 (a view)."""
+    m = to_tensor(m)
+    if m.ndim < 2:
+        raise ValueError("tenferro.fliplr: input must be >= 2-d, got %d-d" % m.ndim)
+    return flip(m, 1)
+
+
+def rot90(m, k=1, axes=(0, 1)):
+    """``m`` rotated by 90 degrees ``k`` times in the plane of ``axes`` (from the first
+    axis towards the second), as ``numpy.rot90`` (a view)."""
+    m = to_tensor(m)
+    axes = tuple(axes)
+    if len(axes) != 2:
+        raise ValueError("tenferro.rot90: len(axes) must be 2, got %d" % len(axes))
+    if axes[0] == axes[1] or abs(axes[0] - axes[1]) == m.ndim:
+        raise ValueError("tenferro.rot90: axes must be different, got %s" % (axes,))
+    a0, a1 = (normalize_axis("rot90", a, m.ndim) for a in axes)
+    k %= 4
+    if k == 0:
+        return m
+    if k == 2:
+        return flip(m, (a0, a1))
+    perm = list(range(m.ndim))
+    perm[a0], perm[a1] = perm[a1], perm[a0]
+    if k == 1:
+        return permute_dims(flip(m, a1), perm)
+    return flip(permute_dims(m, perm), a1)
+
+
+# -- append, insert, delete --------------------------------------------------------------
+
+def append(arr, values, axis=None):
+    """``values`` joined to the end of ``arr`` along ``axis`` (both flattened for None)."""
+    from .joining import concatenate
+
+    arr = to_tensor(arr)
+    values = to_tensor(values, device=arr._device)
+    if axis is None:
+        return concatenate([reshape(arr, (-1,)), reshape(values, (-1,))])
+    return concatenate([arr, values], axis=axis)
+
+
+def insert(arr, obj, values, axis=None):
+    """``values`` inserted before the indices ``obj`` (an int, a slice or a sequence of
+    ints) along ``axis`` (flattened for None), as ``numpy.insert``; ``values`` take
+    ``arr``'s dtype and broadcast to the inserted block."""
+    from .indexing import take
+    from .joining import concatenate
+
+    arr, axis = _flat_axis("insert", to_tensor(arr), axis)
+    n = arr.shape[axis]
+    idx = np.arange(*obj.indices(n)) if isinstance(obj, slice) else _host_ints("insert", obj)
+    if idx.dtype == np.bool_:
+        if idx.ndim != 1:
+            raise ValueError("tenferro.insert: boolean array argument obj must be one "
+                             "dimensional")
+        idx = np.flatnonzero(idx)
+    if idx.ndim > 1:
+        raise ValueError("tenferro.insert: index array argument obj must be one dimensional "
+                         "or scalar")
+    idx = idx.astype(np.int64)
+    if ((idx < -n) | (idx > n)).any():
+        raise IndexError("tenferro.insert: index %s is out of bounds for axis %d with size %d"
+                         % (obj, axis, n))
+    idx = np.where(idx < 0, idx + n, idx)
+    values = to_tensor(values, device=arr._device)
+    values = values.astype(arr.dtype) if values.dtype != arr.dtype else values
+    values = reshape(values, (1,) * (arr.ndim - values.ndim) + values.shape)
+    shape = list(arr.shape)
+    if idx.size == 1:
+        if idx.ndim == 0:
+            values = moveaxis(values, 0, axis)
+        shape[axis] = values.shape[axis]
+        i = int(idx.reshape(()))
+        return concatenate([along(arr, axis, None, i), broadcast_to(values, tuple(shape)),
+                            along(arr, axis, i)], axis=axis)
+    k = idx.shape[0]
+    shape[axis] = k
+    # the new positions: index i of the inserted block goes to idx (in sorted order) +
+    # the number inserted before it; the old elements fill the rest in order
+    pos = idx.copy()
+    pos[np.argsort(idx, kind="stable")] += np.arange(k)
+    gather = np.empty(n + k, dtype=np.int64)
+    old = np.ones(n + k, dtype=bool)
+    old[pos] = False
+    gather[old] = np.arange(n)
+    gather[pos] = n + np.arange(k)
+    src = concatenate([arr, broadcast_to(values, tuple(shape))], axis=axis)
+    return take(src, to_tensor(gather, device=arr._device), axis=axis)
+
+
+def delete(arr, obj, axis=None):
+    """``arr`` without the entries ``obj`` (an int, a slice, a sequence of ints or a
+    boolean mask) along ``axis`` (flattened for None), as ``numpy.delete``."""
+    from .indexing import take
+
+    arr, axis = _flat_axis("delete", to_tensor(arr), axis)
+    n = arr.shape[axis]
+    keep = np.ones(n, dtype=bool)
+    if isinstance(obj, slice):
+        keep[obj] = False
+    else:
+        idx = _host_ints("delete", obj)
+        if idx.dtype == np.bool_:
+            if idx.shape != (n,):
+                raise ValueError("tenferro.delete: boolean array argument obj must be one "
+                                 "dimensional and match the axis length of %d" % n)
+            keep = ~idx
+        else:
+            idx = idx.astype(np.int64)
+            if ((idx < -n) | (idx >= n)).any():
+                raise IndexError("tenferro.delete: index %s is out of bounds for axis %d with "
+                                 "size %d" % (obj, axis, n))
+            keep[idx] = False
+    if keep.all():
+        return arr.copy()
+    return take(arr, to_tensor(np.flatnonzero(keep).astype(np.int64), device=arr._device),
+                axis=axis)
