@@ -57,23 +57,6 @@ def from_dlpack(x, /, *, device=None, copy=None):
     return _ops.from_dlpack(x, device=device, copy=copy)
 
 
-def meshgrid(*arrays, indexing="xy"):
-    if indexing not in ("xy", "ij"):
-        raise ValueError("tenferro.array_api.meshgrid: indexing must be 'xy' or 'ij', got %r"
-                         % (indexing,))
-    n = len(arrays)
-    shape = [a.shape[0] for a in arrays]
-    if indexing == "xy" and n > 1:
-        shape[0], shape[1] = shape[1], shape[0]
-    out = []
-    for i, a in enumerate(arrays):
-        j = i if indexing == "ij" or n < 2 or i > 1 else 1 - i
-        view = [1] * n
-        view[j] = a.shape[0]
-        out.append(_ops.broadcast_to(_ops.reshape(a, tuple(view)), tuple(shape)))
-    return out
-
-
 # ---------------------------------------------------------------- data types
 
 def astype(x, dtype, /, *, copy=True, device=None):
@@ -233,36 +216,17 @@ def take_along_axis(x, indices, /, *, axis=-1):
     return _ops.take_along_axis(x, indices, axis)
 
 
-repeat = pick("repeat")
-roll = pick("roll")
-tile = pick("tile")
-diff = pick("diff")
-searchsorted = pick("searchsorted")
-
-# ---------------------------------------------------------------- sorting and sets
-
-unique_all = pick("unique_all")
-unique_counts = pick("unique_counts")
-unique_inverse = pick("unique_inverse")
-unique_values = pick("unique_values")
-_argsort = pick("argsort")
-_sort = pick("sort")
+def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
+    kw = {k: v for k, v in [("prepend", prepend), ("append", append)] if v is not None}
+    return _ops.diff(x, n=n, axis=axis, **kw)
 
 
 def argsort(x, /, *, axis=-1, descending=False, stable=True):
-    """Indices that sort ``x`` along ``axis``; ``descending`` keeps equal elements in
-    their original order (a stable sort of the reversed input, indices mapped back)."""
-    kind = "stable" if stable else None
-    if not descending:
-        return _argsort(x, axis=axis, kind=kind)
-    n = x.shape[axis]
-    idx = _argsort(_ops.flip(x, axis=axis), axis=axis, kind=kind)
-    return _ops.flip(_ops.subtract(n - 1, idx), axis=axis)
+    return _ops.argsort(x, axis=axis, stable=stable, descending=descending)
 
 
 def sort(x, /, *, axis=-1, descending=False, stable=True):
-    out = _sort(x, axis=axis, kind="stable" if stable else None)
-    return _ops.flip(out, axis=axis) if descending else out
+    return _ops.sort(x, axis=axis, stable=stable, descending=descending)
 
 
 # ---------------------------------------------------------------- constants

@@ -1,15 +1,13 @@
 """The namespace's way to a function tenferro does not have yet: NumPy, on host data.
 
 ``pick(name)`` is tenferro's own op when ``tenferro._ops`` has it (the other parts of
-issue 19 add ``sort``, ``unique_*``, ``searchsorted``, ``roll``, ... there), otherwise a
-function that copies the tensors to host, calls NumPy's function of that name (NumPy 2
-has the Array API's ``unique_*``, ``cumulative_sum``, ``nextafter``, ...) and returns
-tensors on the input's device.  That detour is explicit and documented
-(docs/array_api.md): it has no derivative, so it refuses tensors that require grad
-rather than silently cutting a gradient.
+issue 19 add their functions there; ``nextafter`` and ``linalg.cross`` are still
+missing), otherwise a function that copies the tensors to host, calls NumPy's function
+of that name and returns tensors on the input's device.  That detour is explicit and
+documented (docs/array_api.md): it has no derivative, so it refuses tensors that require
+grad rather than silently cutting a gradient.
 """
 import functools
-from collections import namedtuple
 
 import numpy as np
 
@@ -64,32 +62,6 @@ def via_numpy(name, np_name=None):
     return host
 
 
-def _unique(name, fields):
-    """NumPy's ``unique`` (sorted values: NumPy 2.3's ``unique_values`` and friends
-    may leave them unsorted, which the standard allows but callers such as
-    scikit-learn's ``classes_`` do not expect) as the standard's named tuple."""
-    result = namedtuple(name, fields) if " " in fields else None
-
-    def unique(x):
-        x = np.asarray(x)
-        vals, index, inverse, counts = np.unique(x.ravel(), return_index=True,
-                                                  return_inverse=True, return_counts=True,
-                                                  equal_nan=False)
-        got = {"values": vals, "indices": index, "inverse_indices": inverse.reshape(x.shape),
-               "counts": counts}
-        return result(*(got[f] for f in fields.split())) if result else vals
-    unique.__name__ = "unique"
-    return unique
-
-
-UNIQUE = {"unique_all": ("UniqueAllResult", "values indices inverse_indices counts"),
-          "unique_counts": ("UniqueCountsResult", "values counts"),
-          "unique_inverse": ("UniqueInverseResult", "values inverse_indices"),
-          "unique_values": (None, "values")}
-
-
 def pick(name, np_name=None):
     """tenferro's op ``name`` when it exists, otherwise NumPy's through the host."""
-    if name in UNIQUE and np_name is None:
-        np_name = _unique(*UNIQUE[name])
     return getattr(_ops, name, None) or via_numpy(name, np_name)
