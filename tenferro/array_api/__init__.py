@@ -24,7 +24,7 @@ multiply negative not_equal positive pow real reciprocal remainder sign sin sinh
 sqrt subtract tan tanh trunc all any max mean min prod sum argmax argmin count_nonzero
 nonzero where empty full ones zeros tril triu broadcast_arrays broadcast_to expand_dims
 flip moveaxis permute_dims reshape squeeze stack take matmul matrix_transpose
-tensordot meshgrid repeat roll tile searchsorted unique_all unique_counts unique_inverse
+tensordot repeat roll tile searchsorted unique_all unique_counts unique_inverse
 unique_values""".split()
 globals().update({n: getattr(_ops, n) for n in _SAME})
 globals().update({std_name: getattr(_ops, np_name) for std_name, np_name in [

@@ -57,6 +57,11 @@ def from_dlpack(x, /, *, device=None, copy=None):
     return _ops.from_dlpack(x, device=device, copy=copy)
 
 
+def meshgrid(*arrays, indexing="xy"):
+    """NumPy's meshgrid as the standard's list (NumPy returns a tuple)."""
+    return list(_ops.meshgrid(*arrays, indexing=indexing))
+
+
 # ---------------------------------------------------------------- data types
 
 def astype(x, dtype, /, *, copy=True, device=None):

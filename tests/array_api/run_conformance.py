@@ -7,7 +7,7 @@ Runs the suite with ARRAY_API_TESTS_MODULE=tenferro.array_api, API version 2024.
 this worktree on PYTHONPATH, a fixed --max-examples and a fixed Hypothesis seed, the
 ``fft`` extension disabled (tenferro has none yet) and tests/array_api/xfails.txt as
 the skips file; prints one row per test file (passed, failed, skipped, pass rate) and
-the total, then the failed tests.  The suite is not vendored: clone it with its submodule
+the total, then why tests were skipped and which failed.  The suite is not vendored: clone it with its submodule
 (``git clone --recursive https://github.com/data-apis/array-api-tests``).
 """
 import argparse
@@ -41,12 +41,13 @@ def run(suite, max_examples, extra):
 def tally(root):
     """Outcomes per test file, and the failures as (test id, first line of message)."""
     counts = collections.defaultdict(collections.Counter)
-    failures = []
+    failures, skips = [], collections.Counter()
     for case in root.iter("testcase"):
         name = [p for p in case.get("classname", "").split(".") if p.startswith("test_")]
         name = (name[-1] if name else "?") + ".py"
         if case.find("skipped") is not None:
             outcome = "skipped"
+            skips["%s: %s" % (name, case.find("skipped").get("message", "")[:110])] += 1
         elif case.find("failure") is not None or case.find("error") is not None:
             outcome = "failed"
             bad = case.find("failure") if case.find("failure") is not None else case.find("error")
@@ -55,7 +56,7 @@ def tally(root):
         else:
             outcome = "passed"
         counts[name][outcome] += 1
-    return counts, failures
+    return counts, failures, skips
 
 
 def table(counts):
@@ -81,8 +82,9 @@ def main():
                                                      "/work/array-api-tests"))
     p.add_argument("--max-examples", type=int, default=100)
     args, extra = p.parse_known_args()
-    counts, failures = tally(run(args.suite, args.max_examples, extra))
+    counts, failures, skips = tally(run(args.suite, args.max_examples, extra))
     print(table(counts))
+    print("\nskipped:\n" + "\n".join("%3d  %s" % (n, why) for why, n in sorted(skips.items())))
     if failures:
         print("\nfailed:\n" + "\n".join(failures))
 
