@@ -185,6 +185,18 @@ def test_linalg_extension():
                                np.diagonal(a, axis1=-2, axis2=-1))
 
 
+def test_asarray_copy_false_refuses_python_data():
+    """Regression: copy=False built a list's tensor by copying (NumPy 2 raises)."""
+    for asarray in (tf.asarray, xp.asarray):
+        with pytest.raises(ValueError, match="Unable to avoid copy"):
+            asarray([1.0, 2.0], copy=False)
+    a = np.arange(3.0)
+    t = xp.asarray(a, copy=False)
+    a[0] = 7.0
+    assert float(t[0]) == 7.0
+    assert xp.asarray(t, copy=True) is not t and xp.asarray(t) is t
+
+
 def test_linalg_on_an_empty_batch():
     """Regression: the ill-conditioning check took the min over an empty batch."""
     import tenferro.linalg as la
