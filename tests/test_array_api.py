@@ -208,6 +208,28 @@ def test_linalg_on_an_empty_batch():
     assert xp.linalg.solve(tf.zeros((0, 1, 1)), tf.zeros((1, 0))).shape == (0, 1, 0)
 
 
+def test_namespace_on_webgpu():
+    """The wrappers stay on the input's device (Python scalars included); the NumPy
+    detour copies to the host and back; info answers for the device."""
+    drv = tf.devices.get_driver("webgpu")
+    if drv.device_count() == 0:
+        pytest.skip("no WebGPU device: %s" % drv.unavailable_reason())
+    info = xp.__array_namespace_info__()
+    assert "float64" not in info.dtypes(device="webgpu")
+    assert info.default_dtypes(device="webgpu")["real floating"] == xp.float32
+    x = xp.asarray([[1.0, -2.0], [np.inf, 4.0]], device="webgpu")
+    assert x.dtype == xp.float32
+    for out, want in [
+            (xp.floor_divide(x, 2.0), [[0.0, -1.0], [np.inf, 2.0]]),
+            (xp.std(x[0:1], axis=1, correction=1), [np.std([1.0, -2.0], ddof=1)]),
+            (xp.clip(x, -1.0, 3.0), [[1.0, -1.0], [3.0, 3.0]]),
+            (xp.cumulative_sum(x[0], include_initial=True), [0.0, 1.0, -1.0]),
+            (xp.nextafter(x[0], xp.zeros(2, device="webgpu")),
+             np.nextafter(np.float32([1.0, -2.0]), np.float32(0)))]:
+        assert out.device == x.device
+        np.testing.assert_allclose(out.to("cpu").numpy(), want, rtol=1e-6)
+
+
 # ---------------------------------------------------------------- scikit-learn
 
 @pytest.fixture

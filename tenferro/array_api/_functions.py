@@ -138,7 +138,8 @@ def floor_divide(x1, x2, /):
     out = _ops.floor_divide(x1, x2)
     if out.dtype.kind != "f":
         return out
-    return _ops.where(_ops.isinf(x1) | _ops.isinf(x2), _ops.floor(_ops.divide(x1, x2)), out)
+    inf = [_ops.isinf(v) if isinstance(v, Tensor) else math.isinf(v) for v in (x1, x2)]
+    return _ops.where(inf[0] | inf[1], _ops.floor(_ops.divide(x1, x2)), out)
 
 
 def expm1(x, /):

@@ -21,7 +21,7 @@ def _to_host(name, a):
             raise TypeError("tenferro.array_api.%s: computed through NumPy on host data "
                             "(tenferro has no %s yet), which would cut the gradient of a "
                             "tensor that requires grad" % (name, name))
-        return a.numpy()
+        return _ops.to_device(a, "cpu").numpy()
     if isinstance(a, (list, tuple)):
         return type(a)(_to_host(name, v) for v in a)
     return a
