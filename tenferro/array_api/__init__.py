@@ -7,6 +7,8 @@ differ, this namespace follows the standard and the top-level ``tenferro`` keeps
 NumPy's; docs/array_api.md lists the differences and the conformance figures.
 The ``linalg`` extension is here (imported on first use); ``fft`` is not yet.
 """
+import sys
+
 from .. import _ops
 from .._dtypes import bool_ as bool, int32, int64, float32, float64, complex64, complex128  # noqa
 from .._tensor import Tensor
@@ -25,7 +27,8 @@ sqrt subtract tan tanh trunc all any max mean min prod sum argmax argmin count_n
 nonzero where empty full ones zeros tril triu broadcast_arrays broadcast_to expand_dims
 flip moveaxis permute_dims reshape squeeze stack take matmul matrix_transpose
 tensordot repeat roll tile searchsorted unique_all unique_counts unique_inverse
-unique_values""".split()
+unique_values asarray arange eye linspace empty_like zeros_like ones_like full_like
+from_dlpack""".split()
 globals().update({n: getattr(_ops, n) for n in _SAME})
 globals().update({std_name: getattr(_ops, np_name) for std_name, np_name in [
     ("acos", "arccos"), ("acosh", "arccosh"), ("asin", "arcsin"), ("asinh", "arcsinh"),
@@ -47,8 +50,6 @@ def _array_namespace(self, /, *, api_version=None):
                                                        "2024.12"):
         raise ValueError("Tensor.__array_namespace__: unsupported api_version %r; "
                          "tenferro.array_api implements 2024.12" % (api_version,))
-    import sys
-
     return sys.modules[__name__]
 
 
@@ -63,7 +64,6 @@ Tensor.__array_namespace__ = _array_namespace
 if not hasattr(Tensor, "to_device"):
     Tensor.to_device = _to_device
 
-__all__ = sorted(n for n in globals() if not n.startswith("_") or n == "__array_api_version__"
-                 or n == "__array_namespace_info__")
-__all__ = [n for n in __all__ if n not in ("Tensor", "namedtuple", "math", "pick", "finfo_object",
-                                        "iinfo_object")]
+__all__ = sorted(n for n in globals() if (not n.startswith("_") or n in (
+    "__array_api_version__", "__array_namespace_info__")) and n not in (
+    "sys", "Tensor", "namedtuple", "math", "pick", "finfo_object", "iinfo_object"))

@@ -11,51 +11,11 @@ from .._tensor import Tensor
 from ._host import pick
 
 
-def _tensor(x):
-    return x if isinstance(x, Tensor) else _ops.asarray(x)
-
-
 def _dtype_of(x):
     return x.dtype if isinstance(x, Tensor) else _dtypes.dtype(x)
 
 
 # ---------------------------------------------------------------- creation
-
-def asarray(obj, /, *, dtype=None, device=None, copy=None):
-    return _ops.asarray(obj, dtype=dtype, device=device, copy=copy)
-
-
-def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
-    return _ops.arange(start, stop, step, dtype=dtype, device=device)
-
-
-def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
-    return _ops.eye(n_rows, n_cols, k=k, dtype=dtype, device=device)
-
-
-def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
-    return _ops.linspace(start, stop, num, endpoint=endpoint, dtype=dtype, device=device)
-
-
-def empty_like(x, /, *, dtype=None, device=None):
-    return _ops.empty_like(x, dtype=dtype, device=device)
-
-
-def zeros_like(x, /, *, dtype=None, device=None):
-    return _ops.zeros_like(x, dtype=dtype, device=device)
-
-
-def ones_like(x, /, *, dtype=None, device=None):
-    return _ops.ones_like(x, dtype=dtype, device=device)
-
-
-def full_like(x, /, fill_value, *, dtype=None, device=None):
-    return _ops.full_like(x, fill_value, dtype=dtype, device=device)
-
-
-def from_dlpack(x, /, *, device=None, copy=None):
-    return _ops.from_dlpack(x, device=device, copy=copy)
-
 
 def meshgrid(*arrays, indexing="xy"):
     """NumPy's meshgrid as the standard's list (NumPy returns a tuple)."""
@@ -115,12 +75,11 @@ def result_type(*arrays_and_dtypes):
 def clip(x, /, min=None, max=None):
     """Clamp to [min, max]; the result keeps ``x``'s dtype (NumPy would promote)."""
     out = x
-    if min is not None:
-        out = _ops.where(out < min, _ops.astype(_tensor(min), x.dtype), out) \
-            if isinstance(min, Tensor) else _ops.where(out < min, min, out)
-    if max is not None:
-        out = _ops.where(out > max, _ops.astype(_tensor(max), x.dtype), out) \
-            if isinstance(max, Tensor) else _ops.where(out > max, max, out)
+    for bound, beyond in ((min, _ops.less), (max, _ops.greater)):
+        if bound is not None:
+            if isinstance(bound, Tensor):
+                bound = _ops.astype(bound, x.dtype, copy=False)
+            out = _ops.where(beyond(out, bound), bound, out)
     return _ops.astype(out, x.dtype, copy=False)
 
 
