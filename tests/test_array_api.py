@@ -175,8 +175,11 @@ def test_linalg_extension():
     assert int(_np(xp.linalg.matrix_rank(tf.asarray(low)))) == 2
     np.testing.assert_allclose(_np(xp.linalg.pinv(tf.asarray(a), rtol=tf.asarray([0.1] * 3))),
                                np.linalg.pinv(a, rtol=0.1), atol=1e-12)
-    np.testing.assert_allclose(_np(xp.linalg.vector_norm(tf.asarray(a), ord=1, keepdims=True)),
-                               np.abs(a).sum(keepdims=True))
+    for axis in (None, 1, (0, 2), (), (-1, 0, 1)):   # two axes: still one vector
+        for ord in (2, 1, np.inf, 0, -1):
+            np.testing.assert_allclose(
+                _np(xp.linalg.vector_norm(tf.asarray(a), axis=axis, ord=ord, keepdims=True)),
+                np.linalg.vector_norm(a, axis=axis, ord=ord, keepdims=True))
     np.testing.assert_allclose(_np(xp.linalg.matrix_norm(tf.asarray(a), ord="nuc")),
                                np.linalg.matrix_norm(a, ord="nuc"))
     np.testing.assert_allclose(_np(xp.linalg.trace(tf.asarray(a), offset=1)),
