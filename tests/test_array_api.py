@@ -3,6 +3,10 @@ its inspection API, array-api-compat, and scikit-learn's array_api_dispatch on t
 (checked against the same estimators on NumPy inputs).  The standard's own suite runs
 through tests/array_api/run_conformance.py (docs/array_api.md)."""
 import math
+import os
+import pathlib
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -231,6 +235,22 @@ def test_namespace_on_webgpu():
              np.nextafter(np.float32([1.0, -2.0]), np.float32(0)))]:
         assert out.device == x.device
         np.testing.assert_allclose(out.to("cpu").numpy(), want, rtol=1e-6)
+
+
+def test_conformance_runner():
+    """tests/array_api/run_conformance.py on two fast files of the standard's suite
+    (where a checkout of it is found: $ARRAY_API_TESTS_DIR)."""
+    suite = pathlib.Path(os.environ.get("ARRAY_API_TESTS_DIR", "/work/array-api-tests"))
+    if not (suite / "array_api_tests").is_dir():
+        pytest.skip("no checkout of data-apis/array-api-tests at %s" % suite)
+    runner = pathlib.Path(__file__).parent / "array_api" / "run_conformance.py"
+    out = subprocess.run([sys.executable, str(runner), "--suite", str(suite),
+                          "--max-examples", "5", "-k", "has_names or test_constants"],
+                         capture_output=True, text=True, timeout=300).stdout
+    total = [line for line in out.splitlines() if line.startswith("| **total**")]
+    assert total, out
+    passed, failed = (int(v) for v in total[0].split("|")[2:4])
+    assert passed >= 200 and failed == 0, out
 
 
 # ---------------------------------------------------------------- scikit-learn
