@@ -83,6 +83,20 @@ def test_std_var_correction(correction):
                        (tf.asarray(x),), order=1)
 
 
+@pytest.mark.parametrize("fn", [
+    lambda t: xp.linalg.vector_norm(t, axis=(0, 2), ord=3),
+    lambda t: xp.cumulative_sum(t, axis=1, include_initial=True),
+    lambda t: xp.clip(t, -0.5, 0.5),
+    lambda t: xp.vecdot(t, t * 2.0, axis=-1),
+    lambda t: xp.linalg.pinv(t[0], rtol=1e-3),
+    lambda t: xp.linalg.matrix_norm(t, ord="nuc"),
+    lambda t: xp.expm1(xp.astype(t, xp.complex128) * 1j),
+], ids=["vector_norm", "cumulative_sum", "clip", "vecdot", "pinv", "matrix_norm", "expm1"])
+def test_namespace_functions_differentiate(fn):
+    x = tf.asarray(np.random.default_rng(3).standard_normal((2, 3, 3)) * 0.7 + 0.1)
+    autograd.gradcheck(fn, (x,), order=1)
+
+
 def test_floor_divide_and_expm1_special_values():
     inf = math.inf
     x1 = tf.asarray([inf, -inf, 1.0, -1.0, 7.0])
