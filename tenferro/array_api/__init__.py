@@ -28,7 +28,7 @@ nonzero where empty full ones zeros tril triu broadcast_arrays broadcast_to expa
 flip moveaxis permute_dims reshape squeeze stack take matmul matrix_transpose
 tensordot repeat roll tile searchsorted unique_all unique_counts unique_inverse
 unique_values asarray arange eye linspace empty_like zeros_like ones_like full_like
-from_dlpack""".split()
+from_dlpack round""".split()
 globals().update({n: getattr(_ops, n) for n in _SAME})
 globals().update({std_name: getattr(_ops, np_name) for std_name, np_name in [
     ("acos", "arccos"), ("acosh", "arccosh"), ("asin", "arcsin"), ("asinh", "arcsinh"),

@@ -87,10 +87,6 @@ def signbit(x, /):
     return _ops.less(_ops.copysign(_ops.ones((), dtype=x.dtype, device=x.device), x), 0)
 
 
-def round(x, /):
-    return _ops.round(x)
-
-
 def floor_divide(x1, x2, /):
     """NumPy's floor_divide, except with an infinite operand, where the standard wants
     floor(x1 / x2) (inf // 2 is inf, not NumPy's nan; 1 // -inf is -0, not -1)."""
