@@ -62,9 +62,12 @@ from ._io import save, load  # noqa: F401
 # type checkers read (tests/test_packaging.py checks that the two agree).
 _LAZY_SUBMODULES = {
     "linalg": "tenferro.linalg",
+    "special": "tenferro.special",
 }
 if _typing.TYPE_CHECKING:
     from . import linalg as linalg  # noqa: F401
+    from . import special as special  # noqa: F401
+from . import array_api  # noqa: F401,E402  (attaches Tensor.__array_namespace__)
 
 if not _threads.have_openmp():
     import warnings as _w

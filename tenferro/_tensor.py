@@ -171,8 +171,10 @@ class Tensor:
             return a.astype(dtype)
         return a.copy() if copy else a
 
-    def __dlpack__(self, *args, **kwargs):
-        return self._numpy("__dlpack__()", True).__dlpack__(*args, **kwargs)
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        kw = {k: v for k, v in [("stream", stream), ("max_version", max_version),
+                                ("dl_device", dl_device), ("copy", copy)] if v is not None}
+        return self._numpy("__dlpack__()", True).__dlpack__(**kw)
 
     def __dlpack_device__(self):
         return self._numpy("__dlpack_device__()", True).__dlpack_device__()

@@ -50,11 +50,11 @@ def _host_array(obj, dtype, copy, dev=None):
     if isinstance(obj, np.ndarray):
         arr = obj
     else:
-        try:
-            arr = np.asarray(obj)
+        try:   # copy=False: NumPy raises where Python data (a list) must be copied
+            arr = np.asarray(obj, copy=False if copy is False else None)
         except ValueError as e:
             raise ValueError("tenferro.asarray: cannot build a tensor from %r: %s"
-                             % (type(obj).__name__, e)) from None
+                             % (type(obj).__name__, str(e).splitlines()[0])) from None
         if arr.dtype == object:
             raise TypeError("tenferro.asarray: cannot build a tensor from objects of type %s"
                             % type(obj).__name__)

@@ -503,7 +503,7 @@ def _warn_ill_conditioned(op, a, factor, cholesky=-1, stacklevel=4):
     factors, ?pocon on a Cholesky factor (``cholesky`` 0 upper, 1 lower), or, for
     ``factor`` None, the diagonal ``a``'s min |d| / max |d|.  CPU and eager only: a
     traced graph has no values to warn about."""
-    if (a.device.type != "cpu" or a.shape[-1] == 0 or is_abstract(a)
+    if (a.device.type != "cpu" or a.size == 0 or is_abstract(a)
             or (factor is not None and is_abstract(factor))):
         return
     _warn_rcond(op, _ops.to_numpy(a), None if factor is None else _ops.to_numpy(factor),

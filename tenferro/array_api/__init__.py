@@ -1,0 +1,69 @@
+"""tenferro.array_api: the Array API standard (2024.12) namespace for tenferro tensors.
+
+``t.__array_namespace__()`` returns this module, so libraries written against the
+standard (scikit-learn with ``array_api_dispatch=True``, array-api-compat, SciPy's
+array-API paths) run on tenferro tensors.  Where NumPy's semantics and the standard's
+differ, this namespace follows the standard and the top-level ``tenferro`` keeps
+NumPy's; docs/array_api.md lists the differences and the conformance figures.
+The ``linalg`` extension is here (imported on first use); ``fft`` is not yet.
+"""
+import sys
+
+from .. import _ops
+from .._dtypes import bool_ as bool, int32, int64, float32, float64, complex64, complex128  # noqa
+from .._tensor import Tensor
+from ._functions import *  # noqa: F401,F403
+from ._info import __array_namespace_info__  # noqa: F401
+
+__array_api_version__ = "2024.12"
+
+# tenferro's ops whose NumPy signature and semantics are the standard's
+_SAME = """abs add atan2 bitwise_and bitwise_left_shift bitwise_invert bitwise_or
+bitwise_right_shift bitwise_xor ceil conj copysign cos cosh divide equal exp floor
+greater greater_equal hypot imag isfinite isinf isnan less less_equal log
+log1p log2 log10 logaddexp logical_and logical_not logical_or logical_xor maximum minimum
+multiply negative not_equal positive pow real reciprocal remainder sign sin sinh square
+sqrt subtract tan tanh trunc all any max mean min prod sum argmax argmin count_nonzero
+nonzero where empty full ones zeros tril triu broadcast_arrays broadcast_to expand_dims
+flip moveaxis permute_dims reshape squeeze stack take matmul matrix_transpose
+tensordot repeat roll tile searchsorted unique_all unique_counts unique_inverse
+unique_values asarray arange eye linspace empty_like zeros_like ones_like full_like
+from_dlpack round""".split()
+globals().update({n: getattr(_ops, n) for n in _SAME})
+globals().update({std_name: getattr(_ops, np_name) for std_name, np_name in [
+    ("acos", "arccos"), ("acosh", "arccosh"), ("asin", "arcsin"), ("asinh", "arcsinh"),
+    ("atan", "arctan"), ("atanh", "arctanh")]})
+
+_EXTENSIONS = ("linalg",)   # "fft" follows when tenferro has one
+
+
+def __getattr__(name):
+    if name in _EXTENSIONS:   # imported on first use: `import tenferro` stays fast
+        import importlib
+
+        return importlib.import_module(__name__ + "." + name)
+    raise AttributeError("module 'tenferro.array_api' has no attribute %r" % name)
+
+
+def _array_namespace(self, /, *, api_version=None):
+    if api_version is not None and api_version not in ("2021.12", "2022.12", "2023.12",
+                                                       "2024.12"):
+        raise ValueError("Tensor.__array_namespace__: unsupported api_version %r; "
+                         "tenferro.array_api implements 2024.12" % (api_version,))
+    return sys.modules[__name__]
+
+
+def _to_device(self, device, /, *, stream=None):
+    if stream is not None:
+        raise ValueError("Tensor.to_device: tenferro has no streams, got stream=%r"
+                         % (stream,))
+    return _ops.to_device(self, device)
+
+
+Tensor.__array_namespace__ = _array_namespace
+if not hasattr(Tensor, "to_device"):
+    Tensor.to_device = _to_device
+
+__all__ = sorted(n for n in globals() if (not n.startswith("_") or n in (
+    "__array_api_version__", "__array_namespace_info__")) and n not in (
+    "sys", "Tensor", "namedtuple", "math", "pick", "finfo_object", "iinfo_object"))

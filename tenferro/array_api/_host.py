@@ -1,0 +1,67 @@
+"""The namespace's way to a function tenferro does not have yet: NumPy, on host data.
+
+``pick(name)`` is tenferro's own op when ``tenferro._ops`` has it (the other parts of
+issue 19 add their functions there; ``nextafter`` and ``linalg.cross`` are still
+missing), otherwise a function that copies the tensors to host, calls NumPy's function
+of that name and returns tensors on the input's device.  That detour is explicit and
+documented (docs/array_api.md): it has no derivative, so it refuses tensors that require
+grad rather than silently cutting a gradient.
+"""
+import functools
+
+import numpy as np
+
+from .. import _ops
+from .._tensor import Tensor
+
+
+def _to_host(name, a):
+    if isinstance(a, Tensor):
+        if a.requires_grad:
+            raise TypeError("tenferro.array_api.%s: computed through NumPy on host data "
+                            "(tenferro has no %s yet), which would cut the gradient of a "
+                            "tensor that requires grad" % (name, name))
+        return _ops.to_device(a, "cpu").numpy()
+    if isinstance(a, (list, tuple)):
+        return type(a)(_to_host(name, v) for v in a)
+    return a
+
+
+def _device_of(args):
+    for a in args:
+        if isinstance(a, Tensor):
+            return a.device
+        if isinstance(a, (list, tuple)):
+            d = _device_of(a)
+            if d is not None:
+                return d
+    return None
+
+
+def _from_host(out, device):
+    if isinstance(out, tuple):   # namedtuples (unique_all, ...) keep their type
+        vals = [_from_host(v, device) for v in out]
+        return type(out)(*vals) if hasattr(out, "_fields") else tuple(vals)
+    return _ops.asarray(np.asarray(out), device=device)
+
+
+def via_numpy(name, np_name=None):
+    """``name`` computed by NumPy's ``np_name`` (default ``name``; or a function of
+    ndarrays) on host copies."""
+    fn = np_name if callable(np_name) else getattr(np, np_name or name)
+
+    @functools.wraps(fn)
+    def host(*args, **kwargs):
+        dev = _device_of(args)
+        out = fn(*_to_host(name, args), **{k: _to_host(name, v) for k, v in kwargs.items()})
+        return _from_host(out, dev)
+
+    host.__name__ = host.__qualname__ = name
+    host.__doc__ = ("tenferro.array_api.%s: NumPy's %s on host copies (tenferro has no "
+                    "native %s yet; not differentiable)." % (name, fn.__name__, name))
+    return host
+
+
+def pick(name, np_name=None):
+    """tenferro's op ``name`` when it exists, otherwise NumPy's through the host."""
+    return getattr(_ops, name, None) or via_numpy(name, np_name)

@@ -1,0 +1,62 @@
+"""The Array API inspection utilities: ``__array_namespace_info__()``."""
+from .. import _dtypes, devices as _devices
+
+_KIND_DTYPES = {
+    "bool": ("bool",), "signed integer": ("int32", "int64"), "unsigned integer": (),
+    "integral": ("int32", "int64"), "real floating": ("float32", "float64"),
+    "complex floating": ("complex64", "complex128"),
+    "numeric": ("int32", "int64", "float32", "float64", "complex64", "complex128"),
+}
+
+
+class Info:
+    """What this namespace supports: capabilities, devices and dtypes."""
+    __module__ = "tenferro.array_api"
+
+    def capabilities(self):
+        # boolean-mask indexing and nonzero/unique_* work (their shapes depend on data);
+        # max dimensions: NumPy's limit on the host arrays that hold CPU data
+        return {"boolean indexing": True, "data-dependent shapes": True,
+                "max dimensions": 64}
+
+    def default_device(self):
+        return _devices.device("cpu")
+
+    def devices(self):
+        return [_devices.device(name) for name in _devices.available()]
+
+    def default_dtypes(self, *, device=None):
+        """The dtypes creation functions give on ``device`` (float32 where a device has
+        no float64, as on WebGPU)."""
+        d = self._driver(device).default_dtypes
+        return {"real floating": d["f"], "complex floating": d["c"], "integral": d["i"],
+                "indexing": _dtypes.int64}
+
+    def dtypes(self, *, device=None, kind=None):
+        """The dtypes tensors on ``device`` can hold, of ``kind`` (all when None)."""
+        if kind is None:
+            names = ("bool",) + _KIND_DTYPES["numeric"]
+        elif isinstance(kind, tuple):
+            names = tuple(dict.fromkeys(n for k in kind for n in self._names(k)))
+        else:
+            names = self._names(kind)
+        held = self._driver(device).dtypes
+        return {n: _dtypes.dtype(n) for n in names if _dtypes.dtype(n) in held}
+
+    @staticmethod
+    def _driver(device):
+        return _devices.device("cpu" if device is None else device).driver
+
+    @staticmethod
+    def _names(kind):
+        if not isinstance(kind, str):   # a dtype
+            d = _dtypes.dtype(kind)
+            return ("bool" if d == _dtypes.bool_ else d.name,)
+        if kind not in _KIND_DTYPES:
+            raise ValueError("tenferro.array_api.__array_namespace_info__().dtypes: unknown "
+                             "kind %r; expected one of %s" % (kind, ", ".join(_KIND_DTYPES)))
+        return _KIND_DTYPES[kind]
+
+
+def __array_namespace_info__():
+    return Info()

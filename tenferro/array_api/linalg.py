@@ -1,0 +1,139 @@
+"""The Array API ``linalg`` extension over :mod:`tenferro.linalg` (which is scipy-style).
+
+The standard's conventions differ from scipy's: ``cholesky`` gives the lower factor,
+``qr``'s default mode is ``"reduced"``, decompositions return named tuples, norms
+are split into ``vector_norm``/``matrix_norm``, ``diagonal``/``trace`` act on the last
+two axes, tolerances are ``rtol`` relative to the largest singular value.
+"""
+import math
+from collections import namedtuple
+
+from .. import _dtypes, _ops, linalg as _la
+from .._tensor import Tensor
+from ._functions import vecdot  # noqa: F401
+from ._host import pick
+
+matmul = _ops.matmul
+matrix_transpose = _ops.matrix_transpose
+outer = _ops.outer
+tensordot = _ops.tensordot
+cross = pick("cross")
+
+EighResult = namedtuple("EighResult", "eigenvalues eigenvectors")
+QRResult = namedtuple("QRResult", "Q R")
+SlogdetResult = namedtuple("SlogdetResult", "sign logabsdet")
+SVDResult = namedtuple("SVDResult", "U S Vh")
+
+
+def cholesky(x, /, *, upper=False):
+    return _la.cholesky(x, lower=not upper)
+
+
+def det(x, /):
+    return _la.det(x)
+
+
+def diagonal(x, /, *, offset=0):
+    return _ops.diagonal(x, offset=offset, axis1=-2, axis2=-1)
+
+
+def eigh(x, /):
+    return EighResult(*_la.eigh(x))
+
+
+def eigvalsh(x, /):
+    return _la.eigvalsh(x)
+
+
+def inv(x, /):
+    return _la.inv(x)
+
+
+def matrix_power(x, n, /):
+    return _la.matrix_power(x, n)
+
+
+def _rtol(x, rtol):
+    if rtol is None:
+        return max(x.shape[-2:]) * _dtypes.finfo(x.dtype).eps
+    return rtol
+
+
+def _cutoff(x, s, rtol):
+    """The singular values ``s`` of ``x`` at or below this count as zero."""
+    rtol = _rtol(x, rtol)
+    if isinstance(rtol, Tensor):   # one per matrix of the batch
+        rtol = _ops.expand_dims(rtol, -1)
+    return _ops.multiply(_ops.max(s, axis=-1, keepdims=True), rtol)
+
+
+def matrix_rank(x, /, *, rtol=None):
+    s = _la.svdvals(x)
+    tol = _cutoff(x, s, rtol) if s.shape[-1] else 0.0
+    return _ops.count_nonzero(_ops.greater(s, tol), axis=-1)
+
+
+def pinv(x, /, *, rtol=None):
+    if not isinstance(rtol, Tensor):
+        return _la.pinv(x, rtol=_rtol(x, rtol))
+    # a tolerance per matrix of the batch: through the SVD (tenferro.linalg.pinv takes a
+    # float)
+    shape = x.shape[:-2] + (x.shape[-1], x.shape[-2])
+    if x.size == 0:
+        return _ops.zeros(shape, dtype=x.dtype, device=x.device)
+    u, s, vh = _la.svd(x, full_matrices=False)
+    s_inv = _ops.where(_ops.greater(s, _cutoff(x, s, rtol)), _ops.reciprocal(s), 0)
+    return _ops.matmul(_ops.conj(_ops.matrix_transpose(vh)) * _ops.expand_dims(s_inv, -2),
+                       _ops.conj(_ops.matrix_transpose(u)))
+
+
+def qr(x, /, *, mode="reduced"):
+    if mode not in ("reduced", "complete"):
+        raise ValueError("tenferro.array_api.linalg.qr: mode must be 'reduced' or "
+                         "'complete', got %r" % (mode,))
+    return QRResult(*_la.qr(x, mode="economic" if mode == "reduced" else "full"))
+
+
+def slogdet(x, /):
+    return SlogdetResult(*_la.slogdet(x))
+
+
+def solve(x1, x2, /):
+    return _la.solve(x1, x2)
+
+
+def svd(x, /, *, full_matrices=True):
+    return SVDResult(*_la.svd(x, full_matrices=full_matrices))
+
+
+def svdvals(x, /):
+    return _la.svdvals(x)
+
+
+def trace(x, /, *, offset=0, dtype=None):
+    return _ops.trace(x, offset=offset, axis1=-2, axis2=-1, dtype=dtype)
+
+
+def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
+    """The ``ord``-norm of ``x`` as one vector along ``axis`` (all axes, one, or any
+    tuple of them: scipy's ``norm`` would take two axes for a matrix norm)."""
+    axes = range(x.ndim) if axis is None else (axis,) if isinstance(axis, int) else axis
+    axes = tuple(sorted({a % x.ndim if -x.ndim <= a < x.ndim else _bad_axis(a, x)
+                         for a in axes}))
+    rest = [i for i in range(x.ndim) if i not in axes]
+    size = math.prod(x.shape[i] for i in axes)
+    flat = _ops.reshape(_ops.permute_dims(x, tuple(rest) + axes),
+                        tuple(x.shape[i] for i in rest) + (size,))
+    out = _la.norm(flat, ord=ord, axis=-1)
+    if keepdims:
+        out = _ops.reshape(out, tuple(1 if i in axes else n for i, n in enumerate(x.shape)))
+    return out
+
+
+def _bad_axis(axis, x):
+    raise ValueError("tenferro.array_api.linalg.vector_norm: axis %d is out of bounds for "
+                     "an array of shape %s" % (axis, x.shape))
+
+
+def matrix_norm(x, /, *, keepdims=False, ord="fro"):
+    return _la.norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
