@@ -52,6 +52,7 @@ from .autograd import functional_grad as grad, AdContext  # noqa: F401
 from ._errors import ConcretizationError  # noqa: F401
 from . import graph  # noqa: F401
 from .graph import TensorSpec, Graph, Program, compile, jit, make_graph  # noqa: F401
+from . import _numpy_protocols  # noqa: F401  (Tensor.__array_function__, __array_ufunc__)
 
 if not _threads.have_openmp():
     import warnings as _w
