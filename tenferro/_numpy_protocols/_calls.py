@@ -13,6 +13,7 @@ import inspect
 
 import numpy as np
 
+from .. import _ops
 from .._tensor import Tensor
 
 _POS = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
@@ -52,13 +53,14 @@ class Call:
         self.sig = inspect.signature(np_fn)
         nps = self.sig.parameters
         tsig, self.accepts, self.any_kw = _params(fn)
+        tnames = {n for n, p in tsig.parameters.items() if p.kind not in (_VAR_POS, _VAR_KW)}
         tpos = [p for p in tsig.parameters.values() if p.kind in _POS]
         npos = [p for p in nps.values() if p.kind in _POS]
         self.rename = {}   # NumPy's name -> the twin's (None: the twin lacks it)
         for i, p in enumerate(nps.values()):
             if p.kind in (_VAR_POS, _VAR_KW):
                 continue
-            if p.name in tsig.parameters:
+            if p.name in tnames:
                 self.rename[p.name] = p.name
             elif p.kind in _POS and i < len(tpos) and tpos[i].name not in nps:
                 self.rename[p.name] = tpos[i].name
@@ -70,18 +72,20 @@ class Call:
             if self.rename[a.name] != b.name:
                 break
             self.prefix += 1
-        var = [p for p in tsig.parameters.values() if p.kind is _VAR_POS]
-        if not npos and var and any(p.kind is _VAR_POS for p in nps.values()):
-            self.prefix = 1 << 30   # (*operands) to (*args): everything positional
+        if any(p.kind is _VAR_POS for p in tsig.parameters.values()):
+            # the twin takes *args: NumPy's positional arguments pass as they are
+            self.prefix = 1 << 30 if any(p.kind is _VAR_POS for p in nps.values()) \
+                else len(npos)
         self.direct = frozenset(n for n, t in self.rename.items()   # (out= is checked)
                                 if t == n != "out" and (n in self.accepts or self.any_kw))
         self.tpos_only = [p.name for p in tpos if p.kind is inspect.Parameter.POSITIONAL_ONLY]
+        # NumPy's defaults for the twin's required arguments (take_along_axis's axis=-1)
         self.required = {p.name: p for p in nps.values()
                          if p.default is not _EMPTY and self.rename.get(p.name)
                          and tsig.parameters[self.rename[p.name]].default is _EMPTY}
 
     def __call__(self, args, kwargs):
-        if len(args) <= self.prefix and (not kwargs or kwargs.keys() <= self.direct):
+        if len(args) <= self.prefix and not self.required and (not kwargs or kwargs.keys() <= self.direct):
             return self.fn(*args, **kwargs)
         bound = self.sig.bind(*args, **kwargs)
         pos, kw, out = [], {}, None
@@ -107,7 +111,5 @@ class Call:
         lead = [kw.pop(n) for n in self.tpos_only if n in kw]
         r = self.fn(*lead, *pos, **kw)
         if out is not None:
-            from .. import store_out
-
-            return store_out(self.label, r, out)
+            return _ops.store_out(self.label, r, out)
         return r

@@ -23,7 +23,7 @@ from ._host import call_numpy
 # NumPy's parameter names (the leading array parameters may be named otherwise).
 SAME = """
 all amax amin angle any argmax argmin argwhere astype broadcast_arrays broadcast_to
-can_cast concat concatenate copy count_nonzero cumprod cumsum diag diagonal dot einsum
+can_cast concatenate copy count_nonzero cumprod cumsum diag diagonal dot einsum
 empty_like expand_dims flatnonzero flip full_like imag inner kron matrix_transpose max
 mean min moveaxis nonzero ones_like outer pad prod ravel real reshape result_type round
 squeeze stack std sum swapaxes take take_along_axis tensordot transpose tril triu var vdot
@@ -44,7 +44,6 @@ SAME_LINALG = "det inv matrix_power norm solve svdvals".split()
 _ADAPTERS = "tenferro._numpy_protocols._adapters"
 OTHER = {
     ("numpy", "around"): ("tenferro", "round"),
-    ("numpy", "permute_dims"): ("tenferro", "transpose"),
     ("numpy", "trace"): ("tenferro._ops", "trace"),   # (tenferro.trace also takes f)
     ("numpy.linalg", "matmul"): ("tenferro", "matmul"),
     ("numpy.linalg", "matrix_transpose"): ("tenferro", "matrix_transpose"),
@@ -79,10 +78,10 @@ def _table():
             table[mod, name] = (target, name)
     table.update(OTHER)
     out = {}
-    for (mod, name), twin in table.items():
+    for (mod, name), (tmod, tname) in table.items():
         fn = getattr(importlib.import_module(mod), name, None)
         if fn is not None:   # (a name this NumPy version lacks)
-            out[fn] = twin
+            out[fn] = (tmod, tname, "%s.%s" % (mod, name))
     return out
 
 
@@ -101,12 +100,8 @@ def twin(func):
         return None
     call = _calls.get(func)
     if call is None or call.fn is not fn:
-        call = _calls[func] = Call(func, fn, _label(func))
+        call = _calls[func] = Call(func, fn, entry[2])
     return call
-
-
-def _label(func):
-    return "%s.%s" % (func.__module__, func.__name__)
 
 
 def array_function(self, func, types, args, kwargs):
@@ -122,4 +117,5 @@ def array_function(self, func, types, args, kwargs):
             reason = "tenferro's implementation of it %s" % e
     else:
         reason = "tenferro has no implementation of it"
-    return call_numpy(func, _label(func), reason, args, kwargs)
+    what = TWINS[func][2] if func in TWINS else "%s.%s" % (func.__module__, func.__name__)
+    return call_numpy(func, what, reason, args, kwargs)

@@ -38,11 +38,15 @@ def host_value(t, what, reason):
 
 def to_host(tree, what, reason, seen):
     """``tree`` with every Tensor (inside lists, tuples and dicts too) replaced by its
-    host ndarray; ``seen`` maps id(ndarray) to the tensor it came from."""
+    host ndarray; ``seen`` maps id(ndarray) to the tensor it came from (the caller's own
+    ndarrays to themselves: an ndarray ``out=`` comes back as it is)."""
     if isinstance(tree, Tensor):
         a = host_value(tree, what, reason)
         seen[id(a)] = tree
         return a
+    if isinstance(tree, np.ndarray):
+        seen[id(tree)] = tree
+        return tree
     if type(tree) in (list, tuple):
         return type(tree)(to_host(x, what, reason, seen) for x in tree)
     if type(tree) is dict:
@@ -52,8 +56,8 @@ def to_host(tree, what, reason, seen):
 
 def from_host(tree, seen):
     """NumPy's result with its numeric arrays and scalars as CPU tensors: an array that
-    is a converted tensor's own (an ``out=``, an input returned as it is) is that tensor
-    again; the other arrays are wrapped without a copy where tenferro has their dtype."""
+    is an argument's (an ``out=``, an input returned as it is) is that argument again;
+    the other arrays are wrapped without a copy where tenferro has their dtype."""
     from .. import asarray
 
     if isinstance(tree, (np.ndarray, np.generic)):
