@@ -60,13 +60,18 @@ CASES = [(name, i) for name in sorted(SAMPLES) for i in range(len(SAMPLES[name])
 
 
 @pytest.mark.parametrize("name,i", CASES, ids=["%s-%d" % c for c in CASES])
-def test_dispatched_function_matches_numpy(name, i):
+def test_dispatched_function_matches_numpy(name, i, monkeypatch):
     func = _func(name)
     args, kwargs, *post = SAMPLES[name][i]
     if twin(func) is None:
         pytest.skip("tenferro has no twin of %s yet (it is listed: it dispatches once it "
                     "appears)" % name)
     want = func(*args, **kwargs)
+
+    def fell_back(fn, what, reason, *a):
+        raise AssertionError("%s fell back to NumPy: %s" % (what, reason))
+
+    monkeypatch.setattr(F, "call_numpy", fell_back)   # tenferro's twin must answer
     got = _as_numpy(func(*_tensors(args), **_tensors(kwargs)), want)
     if post:
         got, want = post[0](got), post[0](want)
@@ -181,3 +186,158 @@ GRADS = {
 def test_gradcheck_through_numpy_calls(name):
     f, x = GRADS[name]
     tf.autograd.gradcheck(f, (tf.asarray(x),), modes=("jvp", "vjp"), order=1)
+
+
+# -- ufuncs -----------------------------------------------------------------------------
+def _webgpu_tensor(a):
+    drv = tf.devices.get_driver("webgpu")
+    if drv.device_count() == 0:
+        pytest.skip("no WebGPU device: %s" % drv.unavailable_reason())
+    return tf.asarray(a.astype(np.float32)).to("webgpu")   # (no float64 there)
+
+
+@pytest.mark.parametrize("call,ref", [
+    (lambda t: sc.gamma(t), lambda a: sc.gamma(a)),
+    (lambda t: sc.expit(t), lambda a: sc.expit(a)),
+    (lambda t: sc.jv(1, t), lambda a: sc.jv(1, a)),
+    (lambda t: sc.jv(t, 2.5), lambda a: sc.jv(a, 2.5)),
+    (lambda t: np.fmod(t, 0.3), lambda a: np.fmod(a, 0.3)),
+    (lambda t: np.heaviside(t, 0.5), lambda a: np.heaviside(a, 0.5)),
+    (lambda t: np.ldexp(t, 3), lambda a: np.ldexp(a, 3)),
+    (lambda t: np.modf(t), lambda a: np.modf(a)),          # two outputs
+    (lambda t: np.fmod(t[0, 0], 0.3), lambda a: np.fmod(a[0, 0], 0.3)),   # 0-d: a tensor
+    (lambda t: np.sin(t, where=t > 0, out=tf.zeros((3, 4))),
+     lambda a: np.sin(a, where=a > 0, out=np.zeros((3, 4)))),
+    (lambda t: np.add.reduceat(t, [0, 2], axis=1), lambda a: np.add.reduceat(a, [0, 2], axis=1)),
+    (lambda t: np.fmod.outer(t[0], t[1]), lambda a: np.fmod.outer(a[0], a[1])),
+    (lambda t: np.fmod(t.astype("int64") * 7, 3), lambda a: np.fmod(a.astype("int64") * 7, 3)),
+], ids=["gamma", "expit", "jv", "jv-order", "fmod", "heaviside", "ldexp", "modf", "0-d",
+        "where", "reduceat", "fmod-outer", "int"])
+def test_ufuncs_return_cpu_tensors(call, ref):
+    want = ref(A)
+    got = _as_numpy(call(tf.asarray(A)), want)
+    _assert_same(got, want)
+
+
+@pytest.mark.parametrize("method,kwargs,ref", [
+    ("reduce", {}, lambda u, a: getattr(np, u).reduce(a)),
+    ("reduce", {"axis": 1, "keepdims": True},
+     lambda u, a: getattr(np, u).reduce(a, axis=1, keepdims=True)),
+    ("reduce", {"axis": None}, lambda u, a: getattr(np, u).reduce(a, axis=None)),
+    ("accumulate", {"axis": 1}, lambda u, a: getattr(np, u).accumulate(a, axis=1)),
+    ("outer", {}, lambda u, a: getattr(np, u).outer(a[0], a[1:])),
+])
+@pytest.mark.parametrize("ufunc", ["add", "multiply", "maximum", "minimum", "logical_and",
+                                   "subtract"])
+def test_ufunc_methods_dispatch(ufunc, method, kwargs, ref):
+    """Methods with tenferro ops (add.reduce is sum) and the others (through NumPy)."""
+    u, a = getattr(np, ufunc), A > 0 if ufunc.startswith("logical") else A
+    t = tf.asarray(a)
+    try:
+        want = ref(ufunc, a)
+    except ValueError as e:   # (subtract.reduce over all axes) the same error
+        with pytest.raises(type(e)):
+            getattr(u, method)(t, **kwargs)
+        return
+    got = u.outer(t[0], t[1:]) if method == "outer" else getattr(u, method)(t, **kwargs)
+    _assert_same(_as_numpy(got, want), want)
+
+
+def test_ufunc_dispatch_never_falls_back(monkeypatch):
+    def fell_back(*a):
+        raise AssertionError("fell back to NumPy")
+
+    monkeypatch.setattr(U, "call_numpy", fell_back)
+    t = tf.asarray(A)
+    for r in (np.sin(t), np.add(A, t), np.add.reduce(t, axis=1), np.multiply.accumulate(t),
+              np.maximum.outer(t[0], t[1]), np.sin(t, out=tf.zeros((3, 4))),
+              np.add(t, 1, casting="same_kind"), sc.expit(t)):
+        assert isinstance(r, tf.Tensor)
+
+
+def test_ufunc_out_tensor():
+    t, o = tf.asarray(A), tf.zeros((3, 4))
+    assert np.sin(t, out=o) is o                     # tenferro computes, o is filled
+    np.testing.assert_allclose(o.numpy(), np.sin(A))
+    assert np.fmod(t, 0.3, out=o) is o               # NumPy computes into o's memory
+    np.testing.assert_allclose(o.numpy(), np.fmod(A, 0.3))
+    n = np.zeros((3, 4))
+    assert np.sin(t, out=n) is n                     # an ndarray out: NumPy's
+    np.testing.assert_allclose(n, np.sin(A))
+    s = tf.zeros(4)
+    assert np.add.reduce(t, axis=0, out=s) is s
+    np.testing.assert_allclose(s.numpy(), A.sum(0))
+    m = tf.asarray(A.copy())
+    assert np.add.at(m, [0, 0, 2], 1.0) is None      # in place, on the tensor's memory
+    want = A.copy()
+    np.add.at(want, [0, 0, 2], 1.0)
+    np.testing.assert_allclose(m.numpy(), want)
+    with pytest.raises(ValueError, match="shape"):
+        np.sin(t, out=tf.zeros(4))
+
+
+def test_gradient_through_dispatched_ufuncs():
+    x = tf.tensor(A, requires_grad=True)
+    (np.sum(sc.expit(x)) + np.add.reduce(np.exp(x), axis=None)).backward()
+    s = sc.expit(A)
+    np.testing.assert_allclose(x.grad.numpy(), s * (1 - s) + np.exp(A))
+
+
+# -- the fallback's refusals ------------------------------------------------------------
+REFUSED = [
+    ("scipy.special.gamma", lambda t: sc.gamma(t)),
+    ("scipy.special.jv", lambda t: sc.jv(1, t)),
+    ("numpy.fmod", lambda t: np.fmod(t, 2)),
+    ("numpy.heaviside", lambda t: np.heaviside(t, 0.5)),
+    ("numpy.add.reduceat", lambda t: np.add.reduceat(t, [0, 2])),
+    ("numpy.sin", lambda t: np.sin(t, dtype="float32")),
+    ("numpy.convolve", lambda t: np.convolve(t[0], t[1])),
+    ("numpy.sum", lambda t: np.sum(t, where=tf.asarray(A > 0))),
+]
+
+
+@pytest.mark.parametrize("what,call", REFUSED, ids=[r[0] for r in REFUSED])
+def test_fallback_refuses_tensors_that_require_grad(what, call):
+    x = tf.tensor(A, requires_grad=True)
+    with pytest.raises(TypeError, match=r"%s: .*requires grad.*\.detach\(\)" % what):
+        call(x)
+    with pytest.raises(TypeError, match="requires grad"):
+        call(x * 2)   # a non-leaf computed from it too
+    r = call(x.detach())   # explicit: NumPy computes it
+    assert isinstance(r, tf.Tensor) and r.device == tf.device("cpu")
+
+
+@pytest.mark.parametrize("what,call", REFUSED, ids=[r[0] for r in REFUSED])
+def test_fallback_refuses_tensors_on_other_devices(what, call):
+    g = _webgpu_tensor(A)
+    with pytest.raises(TypeError, match=r"%s: .*is on 'webgpu.*to\('cpu'\)" % what):
+        call(g)
+
+
+def test_dispatch_keeps_device_tensors_on_their_device():
+    g = _webgpu_tensor(A)
+    for r in (np.sum(g, axis=1), np.sin(g), np.stack([g, g]), np.add.reduce(g)):
+        assert isinstance(r, tf.Tensor) and r.device == g.device
+
+
+def test_foreign_array_types_are_asked():
+    class Foreign:
+        __array_ufunc__ = None
+
+        def __array_function__(self, func, types, args, kwargs):
+            return NotImplemented
+
+    t = tf.asarray(A)
+    with pytest.raises(TypeError):
+        np.add(t, Foreign())
+    with pytest.raises(TypeError, match="no implementation found"):
+        np.concatenate([t, Foreign()])
+
+
+def test_non_numeric_results_stay_numpy():
+    t = tf.asarray(A)
+    assert np.array_equal(t, t) is True
+    assert isinstance(np.array2string(t), str)
+    r = np.packbits(tf.asarray(A > 0))   # uint8 widens to int32, as tenferro.asarray does
+    assert isinstance(r, tf.Tensor) and r.dtype == tf.int32
+    np.testing.assert_array_equal(r.numpy(), np.packbits(A > 0))
