@@ -85,7 +85,8 @@ class Call:
                          and tsig.parameters[self.rename[p.name]].default is _EMPTY}
 
     def __call__(self, args, kwargs):
-        if len(args) <= self.prefix and not self.required and (not kwargs or kwargs.keys() <= self.direct):
+        if len(args) <= self.prefix and not self.required and (
+                not kwargs or kwargs.keys() <= self.direct):
             return self.fn(*args, **kwargs)
         bound = self.sig.bind(*args, **kwargs)
         pos, kw, out = [], {}, None
@@ -104,8 +105,8 @@ class Call:
                     out = v
                 elif not _is_default(v, p.default if p.kind is not _VAR_KW else _EMPTY):
                     raise Unsupported("takes no argument %r" % n)
-        if "out" in kw and kw["out"] is not None and not isinstance(kw["out"], Tensor):
-            raise Unsupported("writes no out= other than a tensor")   # NumPy writes into its own arrays
+        if kw.get("out") is not None and not isinstance(kw["out"], Tensor):
+            raise Unsupported("writes no out= other than a tensor")   # (an ndarray: NumPy's)
         for name, p in self.required.items():
             kw.setdefault(self.rename[name], p.default)
         lead = [kw.pop(n) for n in self.tpos_only if n in kw]
