@@ -12,6 +12,7 @@ B3 = _rng.standard_normal((2, 3, 4))
 C = A + 1j * _rng.standard_normal((3, 4))
 S = A[:, :3] @ A[:, :3].T + 3 * np.eye(3)          # symmetric positive definite
 I = np.array([3, 1, 2, 3, 1, 0])
+Z = np.array(0.7)                                    # 0-d
 N = np.array([[1.0, np.nan, 3.0], [np.inf, -2.0, np.nan]])   # nan_to_num
 N2 = np.array([[1.0, np.nan, 3.0, -1.0], [np.nan, -2.0, 0.5, 4.0]])   # nan* reductions
 
@@ -108,6 +109,11 @@ SAMPLES = {
     "numpy.shape": [((A,), {})],
     "numpy.ndim": [((B3,), {})],
     "numpy.size": [((A,), {}), ((A, 1), {})],
+    "numpy.atleast_1d": [((Z,), {}), ((V, A, B3), {})],
+    "numpy.atleast_2d": [((Z, V, A, B3), {})],
+    "numpy.atleast_3d": [((Z, V, A, B3), {})],
+    "numpy.sinc": [((A,), {})],
+    "numpy.i0": [((A,), {})],
     "numpy.iscomplexobj": [((C,), {}), ((A,), {})],
     "numpy.isrealobj": [((C,), {}), ((A,), {})],
     # the everyday functions of issue 19 (run once tenferro has them)
@@ -178,6 +184,10 @@ SAMPLES = {
     "numpy.linalg.svd": [((A,), {}, _svd_recon), ((B3, False), {}, _svd_recon),
                          ((A,), {"compute_uv": False})],
     "numpy.linalg.slogdet": [((S,), {})],
+    "numpy.linalg.pinv": [((A,), {}), ((A,), {"rtol": None}), ((A, 1e-3), {})],
+    "numpy.linalg.lstsq": [((A.T, V[:4]), {}), ((A.T, A.T[:, :2]), {"rcond": None}),
+                           ((A, V[:3]), {})],   # (underdetermined: no residuals)
+    "numpy.linalg.cond": [((S,), {}), ((S, -2), {}), ((S, "fro"), {}), ((S, np.inf), {})],
     "numpy.linalg.multi_dot": [(([A, A.T, V[:3]],), {})],
     "numpy.linalg.matrix_norm": [((A,), {}), ((B3,), {"ord": 1, "keepdims": True})],
     "numpy.linalg.vector_norm": [((A,), {}), ((B3,), {"axis": (0, 2), "keepdims": True}),

@@ -100,8 +100,8 @@ def test_shared_names_are_classified():
     assert not unlisted, sorted(unlisted)
     linalg = {n for n in tf.linalg.__all__
               if hasattr(getattr(np.linalg, n, None), "_implementation")}
-    listed = set(F.SAME_LINALG) | {n for m, n in F.OTHER if m == "numpy.linalg"} | {
-        "eig", "eigvals", "lstsq", "pinv"}   # NumPy's semantics differ: the fallback
+    listed = set(F.SAME_LINALG) | {n for m, n in F.OTHER if m == "numpy.linalg"} | set(
+        F.NOT_TWINS_LINALG)
     assert linalg <= listed, sorted(linalg - listed)
 
 
@@ -177,6 +177,10 @@ GRADS = {
     "expit": (lambda x: sc.expit(x), A),
     "det+solve+inv": (lambda x: np.linalg.det(x) * np.linalg.solve(x, np.linalg.inv(x)[0]),
                       SPD),
+    "pinv+lstsq+cond": (lambda x: np.linalg.pinv(x[:, :2]).sum() + np.linalg.cond(x)
+                        + np.linalg.lstsq(x, x[:, 0] + 1)[0], SPD),
+    "atleast_3d+vector_norm": (lambda x: np.linalg.vector_norm(np.atleast_3d(x), axis=(0, 2)),
+                               A),
     "cholesky+eigh": (lambda x: np.linalg.cholesky(x + x.T).sum() + np.linalg.eigh(
         x + x.T).eigenvalues.sum(), SPD),
 }

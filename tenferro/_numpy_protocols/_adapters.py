@@ -5,6 +5,7 @@ read only metadata (``np.shape``).  Each has the NumPy function's signature, so 
 :class:`~tenferro._numpy_protocols._calls.Call` maps its arguments by name, and each
 computes with tenferro's differentiable ops.
 """
+import builtins
 import collections
 import math
 
@@ -61,6 +62,30 @@ def size(a, axis=None):
     return a.size if axis is None else a.shape[axis]
 
 
+def _atleast(n, arys):
+    # NumPy's placement of the new axes: 0-d -> (1,)*n, (N,) -> (1, N[, 1]), (M, N) -> (M, N, 1)
+    out = []
+    for a in arys:
+        a = _ops.asarray(a)
+        s = a.shape
+        if a.ndim < n:
+            s = {0: (1,) * n, 1: (1,) + s + (1,) * (n - 2), 2: s + (1,)}[a.ndim]
+        out.append(_ops.reshape(a, s))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def atleast_1d(*arys):
+    return _atleast(1, arys)
+
+
+def atleast_2d(*arys):
+    return _atleast(2, arys)
+
+
+def atleast_3d(*arys):
+    return _atleast(3, arys)
+
+
 def iscomplexobj(x):
     return x.dtype.kind == "c"
 
@@ -105,6 +130,36 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
 
 def slogdet(a):
     return SlogdetResult(*_linalg().slogdet(a))
+
+
+def pinv(a, rcond=None, hermitian=False, *, rtol=_NV):
+    # hermitian=True only lets NumPy use eigh: the pseudo-inverse is the same
+    if rcond is None:   # NumPy's defaults: 1e-15, or with rtol=None tenferro's own
+        rcond = 1e-15 if rtol is _NV else rtol
+    elif rtol is not _NV:
+        raise ValueError("numpy.linalg.pinv: rtol and rcond can't be both set")
+    if not isinstance(rcond, (int, float, type(None))):
+        raise Unsupported("takes no array rcond")
+    return _linalg().pinv(a, rtol=rcond)
+
+
+def lstsq(a, b, rcond=None):
+    a = _ops.asarray(a)
+    if rcond is None:   # NumPy's default cut-off (scipy's is eps alone)
+        rcond = np.finfo(a.dtype).eps * builtins.max(a.shape[-2:])
+    x, res, rank, s = _linalg().lstsq(a, b, cond=rcond)
+    if res.ndim == 0:   # NumPy's residuals for a vector b: shape (1,)
+        res = _ops.reshape(res, (1,))
+    return x, res, _ops.asarray(rank, dtype=np.int32), s
+
+
+def cond(x, p=None):
+    x = _ops.asarray(x)
+    if p is None or p == 2 or p == -2:
+        s = _linalg().svdvals(x)
+        return s[..., -1] / s[..., 0] if p == -2 else s[..., 0] / s[..., -1]
+    norm = _linalg().norm
+    return norm(x, p, axis=(-2, -1)) * norm(_linalg().inv(x), p, axis=(-2, -1))
 
 
 def multi_dot(arrays):

@@ -49,11 +49,14 @@ OTHER = {
     ("numpy.linalg", "matrix_transpose"): ("tenferro", "matrix_transpose"),
     ("numpy.linalg", "tensordot"): ("tenferro", "tensordot"),
     ("numpy.linalg", "cross"): ("tenferro", "cross"),
+    ("numpy", "sinc"): ("tenferro.special", "sinc"),
+    ("numpy", "i0"): ("tenferro.special", "i0"),
 }
-for _name in "clip where shape ndim size iscomplexobj isrealobj".split():
+for _name in "clip where shape ndim size iscomplexobj isrealobj atleast_1d atleast_2d " \
+             "atleast_3d".split():
     OTHER["numpy", _name] = (_ADAPTERS, _name)
-for _name in ("cholesky eigh eigvalsh qr svd slogdet multi_dot matrix_norm vector_norm "
-              "diagonal trace outer").split():
+for _name in ("cholesky eigh eigvalsh qr svd slogdet pinv lstsq cond multi_dot matrix_norm "
+              "vector_norm diagonal trace outer").split():
     OTHER["numpy.linalg", _name] = (_ADAPTERS, _name)
 
 # tenferro functions that share a NumPy name but are not its twin, with the reason
@@ -67,6 +70,11 @@ NOT_TWINS = {
     "linspace": "creation: tenferro's takes no retstep/axis; NumPy's result is used",
     "einsum_path": "tenferro's path report differs from NumPy's",
     "show_config": "not an array function",
+}
+NOT_TWINS_LINALG = {
+    "eig": "NumPy's eigenvalues are real when their imaginary parts are all zero (a dtype "
+           "that depends on the values); tenferro's, as scipy's, are always complex",
+    "eigvals": "as eig",
 }
 
 
@@ -94,7 +102,12 @@ def twin(func):
     entry = TWINS.get(func)
     if entry is None:
         return None
-    mod = sys.modules.get(entry[0]) or importlib.import_module(entry[0])
+    mod = sys.modules.get(entry[0])
+    if mod is None:
+        try:
+            mod = importlib.import_module(entry[0])
+        except ImportError:   # (tenferro.special, before it exists)
+            return None
     fn = getattr(mod, entry[1], None)
     if fn is None:
         return None
