@@ -196,5 +196,23 @@ SAMPLES = {
     "numpy.linalg.trace": [((B3,), {})],
     "numpy.linalg.outer": [((V, V[:2]), {})],
 }
+SAMPLES.update({
+    "numpy.fft.fft": [((V,), {}), ((C,), {"n": 6, "axis": 0, "norm": "ortho"})],
+    "numpy.fft.ifft": [((C,), {})],
+    "numpy.fft.fft2": [((C,), {})],
+    "numpy.fft.ifft2": [((B3,), {"axes": (0, 2)})],
+    "numpy.fft.fftn": [((B3,), {})],
+    "numpy.fft.ifftn": [((C,), {"s": (4, 4), "axes": (0, 1)})],
+    "numpy.fft.rfft": [((A,), {})],
+    "numpy.fft.irfft": [((C,), {}), ((C,), {"n": 7})],
+    "numpy.fft.rfft2": [((B3,), {})],
+    "numpy.fft.irfft2": [((C,), {})],
+    "numpy.fft.rfftn": [((B3,), {"norm": "forward"})],
+    "numpy.fft.irfftn": [((C,), {})],
+    "numpy.fft.hfft": [((C,), {})],
+    "numpy.fft.ihfft": [((A,), {})],
+    "numpy.fft.fftshift": [((A,), {}), ((A,), {"axes": 1})],
+    "numpy.fft.ifftshift": [((V,), {})],
+})
 for _n in _NAN_REDUCTIONS:
     SAMPLES["numpy." + _n] = [((N2,), {}), ((N2,), {"axis": 1})]

@@ -16,7 +16,7 @@ A = np.random.default_rng(1).standard_normal((3, 4))
 
 def _func(qualname):
     mod, name = qualname.rsplit(".", 1)
-    return getattr({"numpy": np, "numpy.linalg": np.linalg}[mod], name)
+    return getattr({"numpy": np, "numpy.linalg": np.linalg, "numpy.fft": np.fft}[mod], name)
 
 
 def _tensors(tree):

@@ -40,6 +40,10 @@ unique_inverse unique_values vsplit vstack
 # numpy.linalg functions whose tenferro.linalg function has NumPy's semantics
 SAME_LINALG = "det inv matrix_power norm solve svdvals".split()
 
+# numpy.fft functions, dispatched to tenferro.fft's of the same name once it exists
+SAME_FFT = ("fft ifft fft2 ifft2 fftn ifftn rfft irfft rfft2 irfft2 rfftn irfftn hfft ihfft "
+            "fftshift ifftshift").split()
+
 # NumPy function -> (tenferro module, name) for the other twins
 _ADAPTERS = "tenferro._numpy_protocols._adapters"
 OTHER = {
@@ -81,7 +85,8 @@ NOT_TWINS_LINALG = {
 def _table():
     table = {}
     for mod, names, target in (("numpy", SAME, "tenferro"),
-                               ("numpy.linalg", SAME_LINALG, "tenferro.linalg")):
+                               ("numpy.linalg", SAME_LINALG, "tenferro.linalg"),
+                               ("numpy.fft", SAME_FFT, "tenferro.fft")):
         for name in names:
             table[mod, name] = (target, name)
     table.update(OTHER)
