@@ -120,6 +120,8 @@ SAMPLES = {
     "numpy.append": [((V, V), {}), ((A, A, 0), {})],
     "numpy.argsort": [((A,), {}), ((A,), {"axis": 0, "stable": True})],
     "numpy.array_split": [((V, 3), {})],
+    "numpy.average": [((A,), {}), ((A, 1, V[:4] ** 2), {}),
+                      ((A,), {"axis": 0, "weights": V[:3] ** 2, "returned": True})],
     "numpy.bincount": [((np.array([0, 1, 1, 3]),), {}),
                        ((np.array([0, 1, 1]),), {"weights": np.array([0.5, 1.0, 2.0])})],
     "numpy.column_stack": [(((V, V),), {})],
@@ -161,7 +163,7 @@ SAMPLES = {
     "numpy.unique_all": [((I,), {})],
     "numpy.unique_counts": [((I,), {})],
     "numpy.unique_inverse": [((I,), {})],
-    "numpy.unique_values": [((I,), {})],
+    "numpy.unique_values": [((I,), {}, np.sort)],   # (NumPy's order is unspecified)
     "numpy.vsplit": [((A[:2], 2), {})],
     "numpy.vstack": [(((A, A),), {})],
     # numpy.linalg

@@ -192,6 +192,23 @@ def test_gradcheck_through_numpy_calls(name):
     tf.autograd.gradcheck(f, (tf.asarray(x),), modes=("jvp", "vjp"), order=1)
 
 
+LATER = {   # through the everyday functions of issue 19, once tenferro has them
+    "sort+diff": (("sort", "diff"), lambda x: np.diff(np.sort(x, axis=1), axis=1)),
+    "median+quantile": (("median", "quantile"),
+                        lambda x: np.median(x, axis=0) + np.quantile(x, 0.3, axis=0)),
+    "roll+hstack": (("roll", "hstack"), lambda x: np.hstack([np.roll(x, 1, axis=0), x])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LATER))
+def test_gradcheck_through_everyday_functions(name):
+    needs, f = LATER[name]
+    missing = [n for n in needs if not hasattr(tf, n)]
+    if missing:
+        pytest.skip("tenferro has no %s yet" % ", ".join(missing))
+    tf.autograd.gradcheck(f, (tf.asarray(A),), modes=("jvp", "vjp"), order=1)
+
+
 # -- ufuncs -----------------------------------------------------------------------------
 def _webgpu_tensor(a):
     drv = tf.devices.get_driver("webgpu")

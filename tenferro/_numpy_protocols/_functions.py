@@ -28,7 +28,7 @@ empty_like expand_dims flatnonzero flip full_like imag inner kron matrix_transpo
 mean min moveaxis nonzero ones_like outer pad prod ravel real reshape result_type round
 squeeze stack std sum swapaxes take take_along_axis tensordot transpose tril triu var vdot
 zeros_like
-append argsort array_split bincount column_stack corrcoef cov cross delete diff digitize
+append argsort array_split average bincount column_stack corrcoef cov cross delete diff digitize
 dsplit dstack ediff1d fliplr flipud gradient histogram hsplit hstack insert interp median
 meshgrid nan_to_num nanargmax nanargmin nancumprod nancumsum nanmax nanmean nanmedian
 nanmin nanpercentile nanprod nanquantile nanstd nansum nanvar percentile polyval quantile
