@@ -12,5 +12,6 @@ from .._tensor import Tensor
 from ._functions import array_function, twin  # noqa: F401
 from ._ufuncs import array_ufunc, ufunc_twin  # noqa: F401
 
-Tensor.__array_function__ = array_function
-Tensor.__array_ufunc__ = array_ufunc
+for _name, _fn in (("__array_function__", array_function), ("__array_ufunc__", array_ufunc)):
+    _fn.__qualname__ = "Tensor." + _name
+    setattr(Tensor, _name, _fn)

@@ -23,17 +23,17 @@ from ._host import call_numpy
 # NumPy's parameter names (the leading array parameters may be named otherwise).
 SAME = """
 all amax amin angle any argmax argmin argwhere astype broadcast_arrays broadcast_to
-can_cast concatenate copy count_nonzero cumprod cumsum diag diagonal dot einsum
-empty_like expand_dims flatnonzero flip full_like imag inner kron matrix_transpose max
-mean min moveaxis nonzero ones_like outer pad prod ravel real reshape result_type round
-squeeze stack std sum swapaxes take take_along_axis tensordot transpose tril triu var vdot
+can_cast concatenate copy count_nonzero cumprod cumsum diag diagonal dot einsum empty_like
+expand_dims flatnonzero flip full_like imag inner kron matrix_transpose max mean min
+moveaxis nonzero ones_like outer pad prod ravel real reshape result_type round squeeze
+stack std sum swapaxes take take_along_axis tensordot transpose tril triu var vdot
 zeros_like
-append argsort array_split average bincount column_stack corrcoef cov cross delete diff digitize
-dsplit dstack ediff1d fliplr flipud gradient histogram hsplit hstack insert interp median
-meshgrid nan_to_num nanargmax nanargmin nancumprod nancumsum nanmax nanmean nanmedian
-nanmin nanpercentile nanprod nanquantile nanstd nansum nanvar percentile polyval quantile
-repeat roll rot90 searchsorted sort split tile trapezoid unique unique_all unique_counts
-unique_inverse unique_values vsplit vstack
+append argsort array_split average bincount column_stack corrcoef cov cross delete diff
+digitize dsplit dstack ediff1d fliplr flipud gradient histogram hsplit hstack insert
+interp median meshgrid nan_to_num nanargmax nanargmin nancumprod nancumsum nanmax nanmean
+nanmedian nanmin nanpercentile nanprod nanquantile nanstd nansum nanvar percentile polyval
+quantile repeat roll rot90 searchsorted sort split tile trapezoid unique unique_all
+unique_counts unique_inverse unique_values vsplit vstack
 """.split()
 # (the second group: the everyday functions of issue 19, dispatched once they exist)
 
