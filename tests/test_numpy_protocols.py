@@ -324,6 +324,8 @@ def test_fallback_refuses_tensors_that_require_grad(what, call):
         call(x)
     with pytest.raises(TypeError, match="requires grad"):
         call(x * 2)   # a non-leaf computed from it too
+    with tf.no_grad(), pytest.raises(TypeError, match="requires grad"):
+        call(x)       # as x.numpy() under no_grad
     r = call(x.detach())   # explicit: NumPy computes it
     assert isinstance(r, tf.Tensor) and r.device == tf.device("cpu")
 
