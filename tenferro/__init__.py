@@ -68,6 +68,7 @@ if _typing.TYPE_CHECKING:
     from . import linalg as linalg  # noqa: F401
     from . import special as special  # noqa: F401
 from . import array_api  # noqa: F401,E402  (attaches Tensor.__array_namespace__)
+from . import _numpy_protocols  # noqa: F401  (Tensor.__array_function__, __array_ufunc__)
 
 if not _threads.have_openmp():
     import warnings as _w

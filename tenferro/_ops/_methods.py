@@ -62,12 +62,6 @@ class _Methods:
     def imag(self):
         return _ops.imag(self)
 
-    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        fn = _ops.NUMPY_UFUNCS.get(ufunc.__name__) if method == "__call__" else None
-        if fn is None or kwargs.get("out") is not None or len(kwargs) > 0:
-            return NotImplemented
-        return fn(*inputs)
-
     def to(self, device=None, dtype=None, copy=False):
         """Move to ``device`` and/or cast to ``dtype`` (explicit transfer)."""
         t = self
@@ -245,7 +239,7 @@ def _unop(name):
 def _attach():
     for name, value in vars(_Methods).items():
         if not (name.startswith("__") and name.endswith("__")) or name in (
-                "__init__", "__array_ufunc__", "__getitem__", "__setitem__"):
+                "__init__", "__getitem__", "__setitem__"):
             if hasattr(value, "__qualname__"):
                 value.__qualname__ = "Tensor." + name
             setattr(Tensor, name, value)
