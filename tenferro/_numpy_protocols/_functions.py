@@ -74,6 +74,8 @@ NOT_TWINS = {
     "linspace": "creation: tenferro's takes no retstep/axis; NumPy's result is used",
     "einsum_path": "tenferro's path report differs from NumPy's",
     "show_config": "not an array function",
+    "save": "np.save writes one array through NumPy (tenferro.save also takes a dict of "
+            "tensors and writes .npz); the file is the same",
 }
 NOT_TWINS_LINALG = {
     "eig": "NumPy's eigenvalues are real when their imaginary parts are all zero (a dtype "
