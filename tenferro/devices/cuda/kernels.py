@@ -82,10 +82,10 @@ def index_lines(nops, nd, at=1):
     operands contiguous (offset ``i``)."""
     if nd == -1:
         return "".join("        const long long o%d = i;\n" % k for k in range(nops))
-    lines = ["        long long o%d = 0;\n" % k for k in range(nops)]
     if nd == 1:
         return "".join("        const long long o%d = i * p.m[%d];\n" % (k, at + 1 + k)
                        for k in range(nops))
+    lines = ["        long long o%d = 0;\n" % k for k in range(nops)]
     if nd:
         lines.append("        long long r = i, c;\n")
     for d in reversed(range(nd)):
