@@ -8,6 +8,7 @@ docs/design.md); see docs/tensors.md, "Saving and loading".
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import zipfile
 from collections.abc import Iterator, Mapping
@@ -142,17 +143,22 @@ def _format(file: PathOrFile, what: str) -> str:
 
 
 def _np_load(file: PathOrFile, what: str, mmap_mode: MmapMode | None) -> Any:
-    try:
+    with _no_pickle(what):
         return np.load(file, mmap_mode=mmap_mode, allow_pickle=False)
+
+
+@contextlib.contextmanager
+def _no_pickle(what: str) -> Iterator[None]:
+    """NumPy's refusal to unpickle (a ValueError naming ``allow_pickle``) as tenferro's
+    error, naming ``what``."""
+    try:
+        yield
     except ValueError as e:
         if "allow_pickle" in str(e):
-            raise _object_error(what) from None
+            raise ValueError("%s: the file holds an array of dtype object (pickled Python "
+                             "objects); tenferro never unpickles and supports only %s"
+                             % (what, _SUPPORTED)) from None
         raise
-
-
-def _object_error(what: str) -> ValueError:
-    return ValueError("%s: the file holds an array of dtype object (pickled Python objects); "
-                      "tenferro never unpickles and supports only %s" % (what, _SUPPORTED))
 
 
 def _tensor(arr: np.ndarray, what: str, mmap_mode: str | None = None) -> Tensor:
@@ -183,12 +189,8 @@ class NpzTensors(Mapping[str, Tensor]):
 
     def __getitem__(self, name: str) -> Tensor:
         where = "%s[%r]" % (self._what, name)
-        try:
+        with _no_pickle(where):
             arr = self._npz[name]
-        except ValueError as e:
-            if "allow_pickle" in str(e):
-                raise _object_error(where) from None
-            raise
         return _tensor(arr, where)
 
     def __iter__(self) -> Iterator[str]:

@@ -8,6 +8,7 @@ gradient would be cut) and a tensor on another device (no implicit transfer).
 """
 import numpy as np
 
+from .._ops import asarray
 from .._tensor import Tensor
 
 # result kinds converted back to tensors (strings, objects, datetimes stay NumPy's)
@@ -58,8 +59,6 @@ def from_host(tree, seen):
     """NumPy's result with its numeric arrays and scalars as CPU tensors: an array that
     is an argument's (an ``out=``, an input returned as it is) is that argument again;
     the other arrays are wrapped without a copy where tenferro has their dtype."""
-    from .. import asarray
-
     if isinstance(tree, (np.ndarray, np.generic)):
         t = seen.get(id(tree))
         if t is not None:

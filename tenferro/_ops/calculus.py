@@ -9,8 +9,7 @@ floating-point or complex argument, on every device that runs the elementwise op
 import warnings
 
 from .. import _dtypes
-from .._errors import DeviceMismatchError
-from ._common import broadcast_shapes, normalize_axis, to_tensor
+from ._common import broadcast_shapes, common_device, normalize_axis, to_tensor
 from .elementwise import multiply, negative
 from .joining import stack
 from .reduction import sum as _sum
@@ -18,12 +17,6 @@ from .shape import broadcast_to, moveaxis, reshape
 from .structural import along, diff
 
 __all__ = ["trapezoid", "cross", "polyval", "interp"]
-
-
-def _same_device(name, *ts):
-    for t in ts[1:]:
-        if t._device is not ts[0]._device:
-            raise DeviceMismatchError(name, [u._device for u in ts])
 
 
 def trapezoid(y, x=None, dx=1.0, axis=-1):
@@ -39,7 +32,7 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
         d = dx
     else:
         x = to_tensor(x, device=y._device)
-        _same_device("trapezoid", y, x)
+        common_device("trapezoid", [y, x])
         if x.ndim == 1:
             d = diff(x, axis=0)
             d = reshape(d, tuple(d.shape[0] if i == axis else 1 for i in range(y.ndim)))
@@ -57,7 +50,7 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     if axis is not None:
         axisa = axisb = axisc = axis
     a, b = to_tensor(a), to_tensor(b)
-    _same_device("cross", a, b)
+    common_device("cross", [a, b])
     if a.ndim < 1 or b.ndim < 1:
         raise ValueError("tenferro.cross: at least one array has zero dimension")
     a = moveaxis(a, normalize_axis("cross", axisa, a.ndim), -1)
@@ -102,7 +95,7 @@ def polyval(p, x):
 
     p = to_tensor(p)
     x = to_tensor(x, device=p._device)
-    _same_device("polyval", p, x)
+    common_device("polyval", [p, x])
     if p.ndim == 0:
         raise TypeError("tenferro.polyval: p must be a sequence of coefficients, got a 0-d "
                         "tensor")
@@ -156,7 +149,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
 
     x = to_tensor(x)
     xp, fp = to_tensor(xp, device=x._device), to_tensor(fp, device=x._device)
-    _same_device("interp", x, xp, fp)
+    common_device("interp", [x, xp, fp])
     if xp.ndim != 1 or fp.ndim != 1:
         raise ValueError("tenferro.interp: xp and fp must be 1-D, got shapes %s and %s"
                          % (xp.shape, fp.shape))

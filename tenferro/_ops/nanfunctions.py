@@ -74,7 +74,7 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     """
     t = to_tensor(x)
     if not _inexact(t):
-        return t.copy() if copy and t is x else t
+        return t.copy() if copy else t   # (an ndarray x is wrapped, not copied)
     import numpy as np
 
     info = np.finfo(_dtypes.real_dtype(t.dtype))

@@ -24,7 +24,7 @@ from .creation import asarray, full
 from .elementwise import ceil, equal, floor, isnan, logical_and, logical_not, remainder, \
     round as _round, where
 from .calculus import take_in_range
-from .nanfunctions import host_any as _host_any
+from .nanfunctions import _out, host_any as _host_any
 from .reduction import sum as _sum
 from .shape import permute_dims, reshape
 from .sorting import sort
@@ -260,7 +260,7 @@ def _public(name, percent, nan, doc):
     def fn(a, q, axis=None, out=None, overwrite_input=False, method="linear",
            keepdims=False, *, weights=None):
         r = _quantile(name, a, q, axis, method, keepdims, weights, percent, nan)
-        return _finish(name, r, out)
+        return _out(name, r, out)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc
     return fn
@@ -279,14 +279,6 @@ nanquantile = _public("nanquantile", False, True, """``quantile`` of the non-NaN
     encountered".""")
 nanpercentile = _public("nanpercentile", True, True, "``nanquantile`` with ``q`` in "
                         "percent.")
-
-
-def _finish(name, r, out):
-    if out is None:
-        return r
-    from .conversion import store_out
-
-    return store_out(name, r, out)
 
 
 # -- median -------------------------------------------------------------------------------
@@ -319,11 +311,11 @@ def _median(name, a, axis, keepdims, nan):
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """The median over ``axis`` (the mean of the two middle values for an even count;
     integers in float64); NaN in a slice gives NaN.  Differentiable through the sort."""
-    return _finish("median", _median("median", a, axis, keepdims, False), out)
+    return _out("median", _median("median", a, axis, keepdims, False), out)
 
 
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """The median of the non-NaN elements of each slice; an all-NaN slice gives NaN and a
     RuntimeWarning."""
-    return _finish("nanmedian", _median("nanmedian", a, axis, keepdims, True), out)
+    return _out("nanmedian", _median("nanmedian", a, axis, keepdims, True), out)
 

@@ -27,7 +27,7 @@ import numpy as np
 
 from .. import _dtypes
 from .._primitive import Primitive, bind, def_impl
-from ._common import normalize_axis, to_tensor
+from ._common import normalize_axis, numel, to_tensor
 from .shape import basic_index_p, flip, moveaxis, reshape
 
 # -- primitives --------------------------------------------------------------------------
@@ -205,7 +205,7 @@ def _unique_parts(ar, axis, equal_nan):
         perm = argsort(flat)
     else:
         rest = ar.shape[:axis] + ar.shape[axis + 1:]
-        flat = reshape(moveaxis(ar, axis, 0), (ar.shape[axis], int(np.prod(rest))))
+        flat = reshape(moveaxis(ar, axis, 0), (ar.shape[axis], numel(rest)))
         perm = _lexsort_rows(flat)
     s = take(flat, perm, axis=0)
     n = s.shape[0]

@@ -211,12 +211,13 @@ def roll(a, shift, axis=None):
     for s, ax in pairs:
         ax = normalize_axis("roll", int(ax), a.ndim)
         total[ax] = total.get(ax, 0) + int(s)
+    out = a
     for ax, s in total.items():
         n = a.shape[ax]
         if n and s % n:
             k = n - s % n
-            a = concatenate([along(a, ax, k), along(a, ax, None, k)], axis=ax)
-    return a
+            out = concatenate([along(out, ax, k), along(out, ax, None, k)], axis=ax)
+    return out if out is not a else a.copy()   # a new tensor, as NumPy's, never `a` itself
 
 
 def repeat(a, repeats, axis=None):
@@ -237,7 +238,8 @@ def repeat(a, repeats, axis=None):
         k = int(r.reshape(()))
         shape = a.shape[:axis + 1] + (k,) + a.shape[axis + 1:]
         b = broadcast_to(reshape(a, a.shape[:axis + 1] + (1,) + a.shape[axis + 1:]), shape)
-        return reshape(b, a.shape[:axis] + (n * k,) + a.shape[axis + 1:])
+        out = reshape(b, a.shape[:axis] + (n * k,) + a.shape[axis + 1:])
+        return out.copy() if k == 1 else out   # (k == 1: a view of `a`; NumPy copies)
     if r.shape[0] != n:
         raise ValueError("tenferro.repeat: operands could not be broadcast together: %d "
                          "repeats for an axis of length %d" % (r.shape[0], n))

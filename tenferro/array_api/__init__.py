@@ -66,4 +66,4 @@ if not hasattr(Tensor, "to_device"):
 
 __all__ = sorted(n for n in globals() if (not n.startswith("_") or n in (
     "__array_api_version__", "__array_namespace_info__")) and n not in (
-    "sys", "Tensor", "namedtuple", "math", "pick", "finfo_object", "iinfo_object"))
+    "sys", "Tensor", "namedtuple", "math", "pick", "finfo_object", "iinfo_object", "KINDS"))

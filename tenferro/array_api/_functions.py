@@ -48,7 +48,7 @@ def iinfo(type, /):
     return iinfo_object(int(i.bits), int(i.max), int(i.min), _dtypes.dtype(i.dtype))
 
 
-_KINDS = {"bool": "b", "signed integer": "i", "unsigned integer": "u", "integral": "iu",
+KINDS = {"bool": "b", "signed integer": "i", "unsigned integer": "u", "integral": "iu",
           "real floating": "f", "complex floating": "c", "numeric": "iufc"}
 
 
@@ -57,10 +57,10 @@ def isdtype(dtype, kind):
     if isinstance(kind, tuple):
         return any(isdtype(dtype, k) for k in kind)
     if isinstance(kind, str):
-        if kind not in _KINDS:
+        if kind not in KINDS:
             raise ValueError("tenferro.array_api.isdtype: unknown kind %r; expected one of %s"
-                             % (kind, ", ".join(_KINDS)))
-        return dtype.kind in _KINDS[kind]
+                             % (kind, ", ".join(KINDS)))
+        return dtype.kind in KINDS[kind]
     return dtype == _dtypes.dtype(kind)
 
 

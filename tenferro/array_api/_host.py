@@ -1,9 +1,8 @@
 """The namespace's way to a function tenferro does not have yet: NumPy, on host data.
 
-``pick(name)`` is tenferro's own op when ``tenferro._ops`` has it (the other parts of
-issue 19 add their functions there; ``nextafter`` and ``linalg.cross`` are still
-missing), otherwise a function that copies the tensors to host, calls NumPy's function
-of that name and returns tensors on the input's device.  That detour is explicit and
+``pick(name)`` is tenferro's own op when ``tenferro._ops`` has it (``nextafter`` is
+still missing), otherwise a function that copies the tensors to host, calls NumPy's
+function of that name and returns tensors on the input's device.  That detour is explicit and
 documented (docs/array_api.md): it has no derivative, so it refuses tensors that require
 grad rather than silently cutting a gradient.
 """
@@ -39,16 +38,12 @@ def _device_of(args):
 
 
 def _from_host(out, device):
-    if isinstance(out, tuple):   # namedtuples (unique_all, ...) keep their type
-        vals = [_from_host(v, device) for v in out]
-        return type(out)(*vals) if hasattr(out, "_fields") else tuple(vals)
     return _ops.asarray(np.asarray(out), device=device)
 
 
-def via_numpy(name, np_name=None):
-    """``name`` computed by NumPy's ``np_name`` (default ``name``; or a function of
-    ndarrays) on host copies."""
-    fn = np_name if callable(np_name) else getattr(np, np_name or name)
+def via_numpy(name):
+    """``name`` computed by NumPy's function of that name on host copies."""
+    fn = getattr(np, name)
 
     @functools.wraps(fn)
     def host(*args, **kwargs):
@@ -62,6 +57,6 @@ def via_numpy(name, np_name=None):
     return host
 
 
-def pick(name, np_name=None):
+def pick(name):
     """tenferro's op ``name`` when it exists, otherwise NumPy's through the host."""
-    return getattr(_ops, name, None) or via_numpy(name, np_name)
+    return getattr(_ops, name, None) or via_numpy(name)

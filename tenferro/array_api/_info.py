@@ -1,12 +1,10 @@
 """The Array API inspection utilities: ``__array_namespace_info__()``."""
 from .. import _dtypes, devices as _devices
+from ._functions import KINDS
 
-_KIND_DTYPES = {
-    "bool": ("bool",), "signed integer": ("int32", "int64"), "unsigned integer": (),
-    "integral": ("int32", "int64"), "real floating": ("float32", "float64"),
-    "complex floating": ("complex64", "complex128"),
-    "numeric": ("int32", "int64", "float32", "float64", "complex64", "complex128"),
-}
+# kind -> the names of tenferro's dtypes of that kind (isdtype's table, applied)
+_KIND_DTYPES = {kind: tuple(d.name for d in _dtypes.DTYPES if d.kind in chars)
+                for kind, chars in KINDS.items()}
 
 
 class Info:

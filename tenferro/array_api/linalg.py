@@ -11,13 +11,12 @@ from collections import namedtuple
 from .. import _dtypes, _ops, linalg as _la
 from .._tensor import Tensor
 from ._functions import vecdot  # noqa: F401
-from ._host import pick
 
 matmul = _ops.matmul
 matrix_transpose = _ops.matrix_transpose
 outer = _ops.outer
 tensordot = _ops.tensordot
-cross = pick("cross")
+cross = _ops.cross
 
 EighResult = namedtuple("EighResult", "eigenvalues eigenvectors")
 QRResult = namedtuple("QRResult", "Q R")

@@ -18,7 +18,10 @@ def c_strides(shape):
 
 
 def is_c(shape, estrides):
-    """Whether element strides ``estrides`` lay ``shape`` out in C order."""
+    """Whether element strides ``estrides`` lay ``shape`` out in C order (an empty
+    array always does, as in NumPy, and as :func:`c_strides` lays it out)."""
+    if 0 in shape:
+        return True
     acc = 1
     for n, s in zip(reversed(shape), reversed(estrides)):
         if n != 1 and s != acc:

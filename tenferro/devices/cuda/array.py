@@ -28,7 +28,7 @@ class Memory:
         self.backend = be
         self.nbytes = nbytes
         self.stream = be.stream
-        self.ptr = be.alloc(nbytes)
+        self.ptr = be.alloc(nbytes, self.stream)   # (the stream read once)
 
     def __del__(self):
         try:
@@ -50,9 +50,8 @@ class CUDAArray(StridedArray):
 
 
 def backend_of(device):
-    """The backend (:mod:`.backend`) of a Device ``cuda:N``, made current."""
-    be = backend.get(device.index if device is not None else 0)
-    return be
+    """The backend (:mod:`.backend`) of a Device ``cuda:N`` (``None``: ``cuda:0``)."""
+    return backend.get(device.index if device is not None else 0)
 
 
 def check_dtype(dtype, op, device):
@@ -77,9 +76,10 @@ def zeros(shape, dtype, device, op="zeros"):
 
 
 def span(x):
-    """``(lo, hi)``: the element range ``x`` touches, relative to its storage."""
-    lo = x.offset + sum(s * (n - 1) for n, s in zip(x.shape, x.estrides) if s < 0)
-    hi = x.offset + sum(s * (n - 1) for n, s in zip(x.shape, x.estrides) if s > 0)
+    """``(lo, hi)``: the element range ``x`` touches, relative to its storage (empty
+    axes touch nothing)."""
+    lo = x.offset + sum(s * (n - 1) for n, s in zip(x.shape, x.estrides) if s < 0 and n)
+    hi = x.offset + sum(s * (n - 1) for n, s in zip(x.shape, x.estrides) if s > 0 and n)
     return lo, hi
 
 

@@ -137,8 +137,8 @@ class GPU(_Backend):
                 "driver_version": check(cu.cuDriverGetVersion(), "cuDriverGetVersion")}
 
     # memory (stream-ordered on the current stream) ------------------------------------
-    def alloc(self, nbytes):
-        return int(check(self.cu.cuMemAllocAsync(max(nbytes, 1), self.stream),
+    def alloc(self, nbytes, stream):
+        return int(check(self.cu.cuMemAllocAsync(max(nbytes, 1), stream),
                          "cuMemAllocAsync(%d bytes)" % nbytes))
 
     def free(self, ptr, stream):
@@ -210,7 +210,7 @@ class Simulator(_Backend):
                         "compiled by %s and run on the CPU; for tests, not speed)" % shim.CXX,
                 "arch": self.arch, "host_compiler": shim.compiler_version()}
 
-    def alloc(self, nbytes):
+    def alloc(self, nbytes, stream=0):
         buf = np.empty(max(nbytes, 1) + 64, np.uint8)
         ptr = (buf.ctypes.data + 63) & ~63   # aligned as cudaMalloc's (256 there)
         with self._lock:

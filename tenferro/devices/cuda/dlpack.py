@@ -26,7 +26,7 @@ import ctypes
 import numpy as np
 
 from ..._tensor import Tensor
-from .array import CUDAArray, Memory
+from .array import CUDAArray, Memory, backend_of, span
 from .stream import order
 
 kDLCPU, kDLCUDA, kDLCUDAManaged = 1, 2, 13
@@ -187,7 +187,6 @@ class Foreign(Memory):
 def import_capsule(capsule, device):
     """A CUDA array on ``device`` over the memory DLPack ``capsule`` describes (renamed
     ``used_...`` as the protocol asks; the producer's deleter runs when it dies)."""
-    from .array import backend_of
     for name, cls in _NAMES.items():
         if _is_valid(capsule, name):
             break
@@ -207,8 +206,7 @@ def import_capsule(capsule, device):
     shape = tuple(t.shape[i] for i in range(t.ndim))
     estrides = tuple(t.strides[i] for i in range(t.ndim)) if t.strides else None
     x = CUDAArray(None, shape, dtype, estrides, 0, device)
-    lo = min(0, sum(s * (n - 1) for n, s in zip(x.shape, x.estrides) if s < 0 and n))
-    hi = max(0, sum(s * (n - 1) for n, s in zip(x.shape, x.estrides) if s > 0 and n))
+    lo, hi = span(x)                            # (its offset is 0: lo <= 0 <= hi)
     first = (t.data or 0) + t.byte_offset       # element [0, ..., 0]
     isz = dtype.itemsize
     x.storage = Foreign(backend_of(device), first + lo * isz, (hi - lo + 1) * isz, m)
@@ -230,7 +228,6 @@ def import_array(obj, device=None):
                               "device type %d, not CUDA (%d)" % (kind, kDLCUDA))
         device = _device("cuda:%d" % index) if device is None else device
     device = _device("cuda") if device is None else device
-    from .array import backend_of
     be = backend_of(device)
     _refuse_simulated(be, "importing a DLPack tensor")
     if not hasattr(obj, "__dlpack__"):

@@ -57,6 +57,8 @@ def _check_out(op, out, shape, dtype):
     if not isinstance(out, CUDAArray) or out.shape != tuple(shape) or out.dtype != dtype:
         raise ValueError("tenferro.%s (cuda): out must be a CUDA array of shape %s and "
                          "dtype %s" % (op, tuple(shape), dtype))
+    if not out.writeable:   # a broadcast or diagonal view: threads would race on it
+        raise ValueError("tenferro.%s (cuda): out is a read-only view" % op)
 
 
 def _same_device(op, *xs):

@@ -8,7 +8,7 @@ work with NumPy and LAPACK on the simulator's host memory.  Both take the same
 arguments -- device addresses, sizes and leading dimensions of COLUMN-MAJOR matrices
 exactly as cuBLAS and cuSOLVER define them, ``info`` addresses of int32 arrays -- and
 check the preconditions cuSOLVER documents (``gesvd`` needs m >= n, the Jacobi batches
-n <= 32, ``ld >= rows``), so everything above this module (the row-major to
+n <= 32, ``ld >= rows``; on a GPU also that sizes fit in 32 bits), so everything above this module (the row-major to
 column-major tricks, leading dimensions, batching, the reading of ``info``) is the code
 the simulator tests.
 
@@ -46,10 +46,22 @@ def routine(base, dtype):
     return _PREFIX[dtype.char] + base
 
 
+INT32_MAX = 2**31 - 1
+
+
 def check_ld(what, ld, rows):
     if ld < max(1, rows):
         raise ValueError("tenferro.devices.cuda.libs.%s: leading dimension %d < rows %d"
                          % (what, ld, rows))
+
+
+def check_int32(what, *values):
+    """ValueError unless every size and leading dimension fits cuBLAS's/cuSOLVER's
+    ``int`` (their 64-bit variants are not used here)."""
+    if max(values) > INT32_MAX:
+        raise ValueError("tenferro.devices.cuda.libs.%s: a size or leading dimension of "
+                         "%d exceeds the 32-bit range these routines take"
+                         % (what, max(values)))
 
 
 def check_arguments(what, info):
@@ -138,17 +150,23 @@ class GPULibs:
 
     # cuBLAS ----------------------------------------------------------------------------
     def gemm(self, dtype, ta, tb, m, n, k, a, lda, b, ldb, c, ldc, alpha=1, beta=0):
+        check_int32("gemm", m, n, k, lda, ldb, ldc)
+        check_ld("gemm", ldc, m)
         al, be = _scalar(alpha, dtype), _scalar(beta, dtype)
         self._blas("gemm", dtype, ta, tb, m, n, k, al.ctypes.data, a, lda, b, ldb,
                    be.ctypes.data, c, ldc)
 
     def gemm_strided_batched(self, dtype, ta, tb, m, n, k, a, lda, sa, b, ldb, sb, c, ldc,
                              sc, count, alpha=1, beta=0):
+        check_int32("gemm_strided_batched", m, n, k, lda, ldb, ldc, count)
+        check_ld("gemm_strided_batched", ldc, m)
         al, be = _scalar(alpha, dtype), _scalar(beta, dtype)
         self._blas("gemm_strided_batched", dtype, ta, tb, m, n, k, al.ctypes.data, a, lda,
                    sa, b, ldb, sb, be.ctypes.data, c, ldc, sc, count)
 
     def trsm(self, dtype, side, uplo, trans, diag, m, n, a, lda, b, ldb, alpha=1):
+        check_int32("trsm", m, n, lda, ldb)
+        check_ld("trsm", ldb, m)
         al = _scalar(alpha, dtype)
         self._blas("trsm", dtype, side, uplo, trans, diag, m, n, al.ctypes.data, a, lda, b,
                    ldb)
@@ -170,6 +188,8 @@ class GPULibs:
 
     # cuSOLVER --------------------------------------------------------------------------
     def potrf(self, dtype, uplo, n, a, lda, info):
+        check_int32("potrf", n, lda)
+        check_ld("potrf", lda, n)
         lw = self._solver("potrf_buffer_size", dtype, uplo, n, a, lda)
         w = self._work(lw, dtype)
         self._solver("potrf", dtype, uplo, n, a, lda, w.ptr, lw, info)
@@ -178,6 +198,8 @@ class GPULibs:
         self._solver("potrf_batched", dtype, uplo, n, aarray, lda, info, count)
 
     def getrf(self, dtype, m, n, a, lda, ipiv, info):
+        check_int32("getrf", m, n, lda)
+        check_ld("getrf", lda, m)
         lw = self._solver("getrf_buffer_size", dtype, m, n, a, lda)
         w = self._work(lw, dtype)
         self._solver("getrf", dtype, m, n, a, lda, w.ptr, ipiv, info)
@@ -186,6 +208,8 @@ class GPULibs:
         self._solver("getrs", dtype, trans, n, nrhs, a, lda, ipiv, b, ldb, info)
 
     def geqrf(self, dtype, m, n, a, lda, tau, info):
+        check_int32("geqrf", m, n, lda)
+        check_ld("geqrf", lda, m)
         lw = self._solver("geqrf_buffer_size", dtype, m, n, a, lda)
         w = self._work(lw, dtype)
         self._solver("geqrf", dtype, m, n, a, lda, tau, w.ptr, lw, info)
@@ -196,6 +220,8 @@ class GPULibs:
         self._solver("orgqr", dtype, m, n, k, a, lda, tau, w.ptr, lw, info)
 
     def syevd(self, dtype, jobz, uplo, n, a, lda, w, info):
+        check_int32("syevd", n, lda)
+        check_ld("syevd", lda, n)
         lw = self._solver("syevd_buffer_size", dtype, jobz, uplo, n, a, lda, w)
         ws = self._work(lw, dtype)
         self._solver("syevd", dtype, jobz, uplo, n, a, lda, w, ws.ptr, lw, info)
@@ -210,6 +236,8 @@ class GPULibs:
                      prm, count)
 
     def gesvd(self, dtype, jobu, jobvt, m, n, a, lda, s, u, ldu, vt, ldvt, info):
+        check_int32("gesvd", m, n, lda, ldu, ldvt)
+        check_ld("gesvd", lda, m)
         if m < n:
             raise ValueError("tenferro.devices.cuda.libs.gesvd: cuSOLVER's gesvd needs "
                              "m >= n")

@@ -21,6 +21,7 @@ CUDA: there is no host fallback.
 """
 import functools
 import itertools
+import math
 
 import numpy as np
 
@@ -218,9 +219,9 @@ def lu_permutation(piv, *, m, inverse):
     work = new(shape, _dtypes.int64, piv.device, "lu_permutation")
     out = new(shape, _dtypes.int64, piv.device, "lu_permutation") if inverse else work
     if work.size:
-        launch(piv.storage.backend, _permutation_kernel(), mx.count(piv.shape[:-1]),
+        launch(piv.storage.backend, _permutation_kernel(), math.prod(piv.shape[:-1]),
                [piv.ptr, work.ptr, out.ptr],
-               [mx.count(piv.shape[:-1]), m, piv.shape[-1], int(inverse)])
+               [math.prod(piv.shape[:-1]), m, piv.shape[-1], int(inverse)])
     return out
 
 
@@ -304,7 +305,7 @@ def _gesvdj(a, full_matrices, vectors):
     u = mx.fortran_new(batch, m, m, dt, a.device, "svd")
     v = mx.fortran_new(batch, n, n, dt, a.device, "svd")
     lib.gesvdj_batched(dt, VECTOR if vectors else NOVECTOR, m, n, f.ptr, m, s.ptr, u.ptr,
-                       m, v.ptr, n, info.ptr, mx.count(batch))
+                       m, v.ptr, n, info.ptr, math.prod(batch))
     if not vectors:
         return None, s, None, mx.infos(info)
     uc, vr = (m, n) if full_matrices else (k, k)
@@ -362,7 +363,7 @@ def _svd(a, full_matrices, vectors):
     m, n = a.shape[-2:]
     if not (m and n):
         return _empty_svd(a, full_matrices, vectors)
-    small = len(a.shape) > 2 and mx.count(a.shape[:-2]) > 1 and max(m, n) <= JACOBI_MAX
+    small = len(a.shape) > 2 and math.prod(a.shape[:-2]) > 1 and max(m, n) <= JACOBI_MAX
     return (_gesvdj if small else _gesvd)(a, full_matrices, vectors)
 
 

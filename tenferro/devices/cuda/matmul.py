@@ -17,8 +17,8 @@ shared memory that reads any strides, accumulates integers in unsigned arithmeti
 """
 import functools
 import itertools
+import math
 
-import numpy as np
 
 from ... import _dtypes
 from ..._errors import UnsupportedOperation
@@ -43,14 +43,10 @@ _BATCH_AT = 9          # the int kernel's batch dimensions start at this meta wo
 def fold(shape, strides):
     """``(size, stride)`` when the axes ``shape`` (element ``strides``) can be walked as
     one axis in C order (size-1 axes ignored), else None."""
-    size = int(np.prod(shape, dtype=np.int64))
-    dims = [(n, s) for n, s in zip(shape, strides) if n != 1]
-    if not dims:
-        return size, 0
-    for (_, s0), (n1, s1) in zip(dims, dims[1:]):
-        if s0 != s1 * n1:
-            return None
-    return size, dims[-1][1]
+    cs, (st,) = coalesce(shape, [strides])
+    if len(cs) > 1:
+        return None
+    return math.prod(shape), (st[0] if cs else 0)
 
 
 def grouped(x, nb, groups):
@@ -75,10 +71,12 @@ def blas_operand(rows, cols, srow, scol):
     column-major, is the transpose), ``(OP_T, ld)`` when it is column-major, None when
     it is neither (it must be copied)."""
     if (scol == 1 or cols == 1) and (rows == 1 or srow >= max(1, cols)):
-        return libs.OP_N, (srow if rows > 1 else max(1, cols))
-    if (srow == 1 or rows == 1) and (cols == 1 or scol >= max(1, rows)):
-        return libs.OP_T, (scol if cols > 1 else max(1, rows))
-    return None
+        op, ld = libs.OP_N, (srow if rows > 1 else max(1, cols))
+    elif (srow == 1 or rows == 1) and (cols == 1 or scol >= max(1, rows)):
+        op, ld = libs.OP_T, (scol if cols > 1 else max(1, rows))
+    else:
+        return None
+    return (op, ld) if ld <= libs.INT32_MAX else None   # (a copy has a small ld)
 
 
 def _blas_ready(x):
@@ -179,7 +177,7 @@ def _int_gemm(a, b, out):
     if len(bshape) > 16:
         raise ValueError("tenferro.matmul (cuda): more than 16 batch dimensions that "
                          "cannot be merged")
-    nbatch = int(np.prod(bshape, dtype=np.int64))
+    nbatch = math.prod(bshape)
     meta = [M, N, K, nbatch, len(bshape), a.estrides[-2], a.estrides[-1],
             b.estrides[-2], b.estrides[-1]]
     for n, x, y in zip(bshape, sa, sb):

@@ -10,6 +10,7 @@ which is the layout cuSOLVER's batched routines take.
 """
 import functools
 import itertools
+import math
 
 import numpy as np
 
@@ -20,10 +21,6 @@ from .kernels import LOOP, kernel, launch
 from . import libs
 
 I32 = _dtypes.int32
-
-
-def count(shape):
-    return int(np.prod(shape, dtype=np.int64))
 
 
 def fortran_view(buf, rows, cols):
@@ -69,7 +66,7 @@ def pointer_array(addrs, device):
 def rows(x):
     """The addresses of the rows of ``x`` [batch..., k] (C-contiguous)."""
     k = x.shape[-1] if x.ndim else 1
-    return [x.ptr + i * k * x.dtype.itemsize for i in range(count(x.shape[:-1]))]
+    return [x.ptr + i * k * x.dtype.itemsize for i in range(math.prod(x.shape[:-1]))]
 
 
 def infos(info):
