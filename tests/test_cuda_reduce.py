@@ -14,7 +14,7 @@ import pytest
 
 from conftest import get_test_device, reduction_tol
 from test_cuda_driver import requires_nvrtc
-from tenferro.devices.cuda import nvrtc, reduce as R
+from tenferro.devices.cuda import nvrtc, reduce as R, scan as S
 from tenferro.devices.cuda.array import from_numpy, to_numpy
 from tenferro.devices.cuda.cmath import PRELUDE
 
@@ -191,7 +191,7 @@ def test_argreductions(dev, op):
 
 def check_scan(op, v, base, dev, axis):
     want = getattr(np, op)(v, axis=axis, dtype=R.out_dtype_of(op, v.dtype))
-    got = to_numpy(R.scan_op(op, on_device(v, base, dev), axis, R.out_dtype_of(op, v.dtype)))
+    got = to_numpy(S.scan_op(op, on_device(v, base, dev), axis, R.out_dtype_of(op, v.dtype)))
     assert got.dtype == want.dtype and got.shape == want.shape
     if want.dtype.kind in "fc":   # (block scans add in another order than NumPy)
         scale = float(np.abs(v).max()) if v.size else 1.0
@@ -211,10 +211,10 @@ def test_scans_one_thread_per_line(dev, op, dtypes):
             for axis in (0, 1):
                 check_scan(op, v, base, dev, axis)
     s = np.array(3, I32) if op == "cumsum" else np.array(1.5)
-    got = R.scan_op(op, from_numpy(s, dev), 0, R.out_dtype_of(op, s.dtype))
+    got = S.scan_op(op, from_numpy(s, dev), 0, R.out_dtype_of(op, s.dtype))
     assert got.shape == () and to_numpy(got) == s
     e = np.zeros((0, 3), F64)
-    assert to_numpy(R.scan_op(op, from_numpy(e, dev), 0, F64)).shape == (0, 3)
+    assert to_numpy(S.scan_op(op, from_numpy(e, dev), 0, F64)).shape == (0, 3)
 
 
 def test_block_scans_with_carries(dev):
@@ -227,8 +227,8 @@ def test_block_scans_with_carries(dev):
     check_scan("cumprod", p[:, ::-1], p, dev, 1)
     # many contiguous lines long enough for a block each (coalesced reads)
     be = from_numpy(np.zeros(1), dev).storage.backend
-    assert R._scan_plan(be, 130, 70, 1)[0] == "block"
-    assert R._scan_plan(be, 130, 70, 130)[0] == "thread"
+    assert S._scan_plan(be, 130, 70, 1)[0] == "block"
+    assert S._scan_plan(be, 130, 70, 130)[0] == "thread"
     m = RNG.uniform(-1, 1, (130, 70))
     check_scan("cumsum", m, m, dev, 1)
 
@@ -241,7 +241,7 @@ def test_every_reduction_kernel_compiles_with_nvrtc(arch):
     """All kernels in one program, each in a namespace of its own (NVRTC reads the
     prelude once: twice as fast as one program each); on failure each alone, so the
     error names the kernel."""
-    ks = R.all_kernels()
+    ks = R.all_kernels() + S.all_kernels()
     assert len({k.source for k in ks}) == len(ks) >= 140
     assert all(k.source.startswith(PRELUDE) for k in ks)
     parts = [PRELUDE] + ["namespace tf_k%d {\n%s}\n" % (i, k.source[len(PRELUDE):].replace(

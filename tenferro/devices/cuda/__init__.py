@@ -19,7 +19,7 @@ The package, bottom to top (a module imports only modules before it in this list
 ``backend`` (GPU or simulator: memory, launches, the current stream), ``stream``
 (:class:`Stream`, :func:`synchronize`), ``versions`` (for ``show_config()``), ``cmath`` (NumPy's
 semantics in CUDA C), ``array`` (:class:`CUDAArray`, transfers), ``kernels``
-(rendering, launching), ``reduce``, ``elementwise``, ``index_kernels``, ``index``
+(rendering, launching), ``reduce``, ``scan``, ``elementwise``, ``index_kernels``, ``index``
 (views, gathers, scatter-adds, nonzero, put), ``libs`` (cuBLAS and cuSOLVER),
 ``simlibs`` (their host twin), ``matmul``, ``matrices`` (column-major stacks for
 cuSOLVER), ``norm`` (vector norms), ``linalg`` (tenferro.linalg's primitives,
@@ -31,7 +31,7 @@ and its ``implementations``.
 import numpy as np
 
 from ..base import Driver as _Base
-from . import backend, index, reduce, runtime
+from . import backend, index, reduce, runtime, scan
 from .array import DTYPES, CUDAArray, from_numpy, new, to_numpy
 from .elementwise import OUT_OPS, full
 from .elementwise import implementations as _elementwise
@@ -47,7 +47,8 @@ __all__ = ["CUDAArray", "Driver", "Stream", "compile_all", "current_stream", "fr
            "synchronize"]
 
 impl = dict(_elementwise)
-for _table in (reduce.implementations, index.implementations, _matmul, _fused):
+for _table in (reduce.implementations, scan.implementations, index.implementations,
+               _matmul, _fused):
     impl.update(_table)
 
 

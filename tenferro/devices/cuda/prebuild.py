@@ -29,7 +29,7 @@ from .kernels import Kernel, elementwise_kernel
 BATCH = 48
 DTYPES = tuple(_dtypes.DTYPES)
 BOOL = np.dtype(bool)
-_OTHERS = ("reduce", "index", "matmul", "linalg")   # modules exporting all_kernels()
+_OTHERS = ("reduce", "scan", "index", "matmul", "linalg")   # modules exporting all_kernels()
 
 
 def elementwise_kernels():
