@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from .. import _ops
+from .._ops import stacking as _stacking
 from .._ops._common import normalize_axes
 from ._calls import Unsupported
 
@@ -63,14 +64,8 @@ def size(a, axis=None):
 
 
 def _atleast(n, arys):
-    # NumPy's placement of the new axes: 0-d -> (1,)*n, (N,) -> (1, N[, 1]), (M, N) -> (M, N, 1)
-    out = []
-    for a in arys:
-        a = _ops.asarray(a)
-        s = a.shape
-        if a.ndim < n:
-            s = {0: (1,) * n, 1: (1,) + s + (1,) * (n - 2), 2: s + (1,)}[a.ndim]
-        out.append(_ops.reshape(a, s))
+    """NumPy's atleast_<n>d: hstack's/vstack's/dstack's own reshape of each array."""
+    out = [_stacking._atleast(_ops.asarray(a), n) for a in arys]
     return out[0] if len(out) == 1 else tuple(out)
 
 

@@ -11,6 +11,7 @@ import warnings
 from .. import _dtypes
 from ._common import broadcast_shapes, common_device, normalize_axis, to_tensor
 from .elementwise import multiply, negative
+from .indexing import take_in_range
 from .joining import stack
 from .reduction import sum as _sum
 from .shape import broadcast_to, moveaxis, reshape
@@ -103,20 +104,6 @@ def polyval(p, x):
     for i in range(p.shape[0]):
         y = y * x + p[i]
     return y
-
-
-def take_in_range(x, idx, axis=0):
-    """``take(x, idx, axis)`` for integer indices known to lie in ``[0, x.shape[axis])``
-    (``idx`` as ``x.shape`` off ``axis`` for ``take_along_axis``-style gathers: same
-    ndim): the gather primitive without ``take``'s bounds check, which reads the indices
-    back to the host -- so no device sync per gather, and traceable."""
-    from .._primitive import bind
-    from .indexing import take_along_axis_p, take_p
-
-    idx = idx.astype(_dtypes.int64, copy=False)
-    if idx.ndim == x.ndim and x.ndim > 1:
-        return bind(take_along_axis_p, (x, idx), {"axis": axis})
-    return bind(take_p, (x, idx), {"axis": axis})
 
 
 def count_le(s, v):

@@ -438,3 +438,14 @@ def _assigned(op, x, value):
         warnings.warn("tenferro.%s: casting complex values to real discards the imaginary "
                       "part" % op, np.exceptions.ComplexWarning, stacklevel=4)
     return v
+
+
+def take_in_range(x, idx, axis=0):
+    """``take(x, idx, axis)`` for integer indices known to lie in ``[0, x.shape[axis])``
+    (``idx`` as ``x.shape`` off ``axis`` for ``take_along_axis``-style gathers: same
+    ndim): the gather primitive without ``take``'s bounds check, which reads the indices
+    back to the host -- so no device sync per gather, and traceable."""
+    idx = idx.astype(_dtypes.int64, copy=False)
+    if idx.ndim == x.ndim and x.ndim > 1:
+        return bind(take_along_axis_p, (x, idx), {"axis": axis})
+    return bind(take_p, (x, idx), {"axis": axis})

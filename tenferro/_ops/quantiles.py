@@ -23,7 +23,7 @@ from ._common import normalize_axes, numel, to_tensor
 from .creation import asarray, full
 from .elementwise import ceil, equal, floor, isnan, logical_and, logical_not, remainder, \
     round as _round, where
-from .calculus import take_in_range
+from .indexing import take_in_range
 from .nanfunctions import _out, host_any as _host_any
 from .reduction import sum as _sum
 from .shape import permute_dims, reshape

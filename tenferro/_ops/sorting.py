@@ -96,7 +96,7 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
     complex lexicographic); ``descending=True`` as the Array API's ``sort``.
     Differentiable: a gather through ``argsort``'s permutation (in range by
     construction: no bounds check, so it can be traced)."""
-    from .indexing import take_along_axis_p
+    from .indexing import take_in_range
 
     if order is not None:
         raise ValueError("tenferro.sort: order= applies to structured arrays, which "
@@ -105,7 +105,7 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
     if a.shape[axis] <= 1:
         return a.copy()
     perm = bind(argsort_p, (a,), {"axis": axis, "descending": bool(descending)})
-    return bind(take_along_axis_p, (a, perm), {"axis": axis})
+    return take_in_range(a, perm, axis)
 
 
 def searchsorted(a, v, side="left", sorter=None):

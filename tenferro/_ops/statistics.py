@@ -21,7 +21,8 @@ from .. import _dtypes
 from .._errors import DeviceMismatchError
 from ._common import normalize_axes, to_tensor
 from .calculus import *  # noqa: F401,F403  (re-exported: see the module docstring)
-from .calculus import __all__ as _calculus_all, count_le, take_in_range
+from .calculus import __all__ as _calculus_all, count_le
+from .indexing import take_in_range
 from .conversion import astype
 from .creation import _default_float, asarray, zeros
 from .elementwise import clip, conj, divide, greater_equal, imag, less_equal, \
