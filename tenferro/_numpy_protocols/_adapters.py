@@ -7,13 +7,11 @@ computes with tenferro's differentiable ops.
 """
 import builtins
 import collections
-import math
 
 import numpy as np
 
 from .. import _ops
 from .._ops import stacking as _stacking
-from .._ops._common import normalize_axes
 from ._calls import Unsupported
 
 _NV = np._NoValue
@@ -27,6 +25,13 @@ SlogdetResult = collections.namedtuple("SlogdetResult", "sign logabsdet")
 
 def _linalg():
     from .. import linalg   # imported on first use: `import tenferro` stays light
+
+    return linalg
+
+
+def _xla():
+    """The Array API's linalg (numpy.linalg's functions of the standard are its)."""
+    from ..array_api import linalg
 
     return linalg
 
@@ -91,7 +96,7 @@ def isrealobj(x):
 
 # -- numpy.linalg ----------------------------------------------------------------------
 def cholesky(a, /, *, upper=False):
-    return _linalg().cholesky(a, lower=not upper)
+    return _xla().cholesky(_ops.asarray(a), upper=upper)
 
 
 def _lower(UPLO):
@@ -168,29 +173,19 @@ def multi_dot(arrays):
 
 
 def matrix_norm(x, /, *, keepdims=False, ord="fro"):
-    return _linalg().norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
+    return _xla().matrix_norm(_ops.asarray(x), keepdims=keepdims, ord=ord)
 
 
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
-    x = _ops.asarray(x)
-    nd = x.ndim
-    axes = normalize_axes("linalg.vector_norm", axis, nd)
-    rest = [a for a in range(nd) if a not in axes]
-    y = _ops.permute_dims(x, rest + list(axes))
-    y = _ops.reshape(y, tuple(x.shape[a] for a in rest)
-                     + (math.prod(x.shape[a] for a in axes),))
-    r = _linalg().norm(y, ord=ord, axis=-1)
-    if keepdims:
-        r = _ops.reshape(r, tuple(1 if a in axes else x.shape[a] for a in range(nd)))
-    return r
+    return _xla().vector_norm(_ops.asarray(x), axis=axis, keepdims=keepdims, ord=ord)
 
 
 def diagonal(x, /, *, offset=0):
-    return _ops.diagonal(x, offset, -2, -1)
+    return _xla().diagonal(_ops.asarray(x), offset=offset)
 
 
 def trace(x, /, *, offset=0, dtype=None):
-    return _ops.trace(x, offset, -2, -1, dtype)
+    return _xla().trace(_ops.asarray(x), offset=offset, dtype=dtype)
 
 
 def outer(x1, x2, /):

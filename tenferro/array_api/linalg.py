@@ -9,6 +9,7 @@ import math
 from collections import namedtuple
 
 from .. import _dtypes, _ops, linalg as _la
+from .._ops._common import normalize_axes
 from .._tensor import Tensor
 from ._functions import vecdot  # noqa: F401
 
@@ -116,22 +117,15 @@ def trace(x, /, *, offset=0, dtype=None):
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     """The ``ord``-norm of ``x`` as one vector along ``axis`` (all axes, one, or any
     tuple of them: scipy's ``norm`` would take two axes for a matrix norm)."""
-    axes = range(x.ndim) if axis is None else (axis,) if isinstance(axis, int) else axis
-    axes = tuple(sorted({a % x.ndim if -x.ndim <= a < x.ndim else _bad_axis(a, x)
-                         for a in axes}))
-    rest = [i for i in range(x.ndim) if i not in axes]
+    axes = normalize_axes("linalg.vector_norm", axis, x.ndim)
+    rest = tuple(i for i in range(x.ndim) if i not in axes)
     size = math.prod(x.shape[i] for i in axes)
-    flat = _ops.reshape(_ops.permute_dims(x, tuple(rest) + axes),
+    flat = _ops.reshape(_ops.permute_dims(x, rest + axes),
                         tuple(x.shape[i] for i in rest) + (size,))
     out = _la.norm(flat, ord=ord, axis=-1)
     if keepdims:
         out = _ops.reshape(out, tuple(1 if i in axes else n for i, n in enumerate(x.shape)))
     return out
-
-
-def _bad_axis(axis, x):
-    raise ValueError("tenferro.array_api.linalg.vector_norm: axis %d is out of bounds for "
-                     "an array of shape %s" % (axis, x.shape))
 
 
 def matrix_norm(x, /, *, keepdims=False, ord="fro"):
