@@ -20,7 +20,7 @@ import numpy as np
 from .. import _dtypes
 from .._ir import is_abstract
 from ._common import normalize_axes, numel, to_tensor
-from .creation import asarray, full
+from .creation import _default_float, asarray, full
 from .elementwise import ceil, equal, floor, isnan, logical_and, logical_not, remainder, \
     round as _round, where
 from .indexing import take_in_range
@@ -126,7 +126,9 @@ def _order_statistics(s, n, q, weak, method, name):
         raise ValueError("tenferro.%s: %r is not a valid method; use one of %s"
                          % (name, method, ", ".join(_METHODS))) from None
     rest = s.shape[1:]
-    qt = asarray(q.reshape((-1,) + (1,) * len(rest)), device=s._device)
+    qt = q.reshape((-1,) + (1,) * len(rest))   # float64 q: the device's default float
+    qt = asarray(qt, device=s._device,
+                 dtype=_default_float(s._device) if qt.dtype == np.float64 else None)
     last = (n - 1) if not hasattr(n, "astype") else (n - 1).astype(_dtypes.int64)
     vi = index_of(n if not hasattr(n, "astype") else n.astype(qt.dtype), qt)
     if fix is None or (method == "linear" and vi.dtype.kind in "biu"):

@@ -32,14 +32,14 @@ The package, bottom to top (a module imports only modules before it in this list
 pool, pipeline cache, batched encoder); ``array`` (:class:`WGPUArray`, dtype layout,
 transfers); ``render`` (kernel pieces, the elementwise kernel); ``reduce``
 (reductions, scans, argmax/argmin); ``elementwise`` (op bodies, casts, fills);
-``index`` (views, indexing); ``matmul``; ``fused`` (the fused groups of compiled
+``index`` (views, indexing); ``sort`` (argsort, searchsorted); ``matmul``; ``fused`` (the fused groups of compiled
 programs); and this module: the :class:`Driver` and its ``implementations``.
 """
 import numpy as np
 
 from ... import _dtypes
 from ..base import Driver as _Base
-from . import elementwise, fused, index, matmul, reduce
+from . import elementwise, fused, index, matmul, reduce, sort
 from .array import F32, I32, TYPES, WGPUArray, from_numpy, kind, new, to_numpy
 from .context import get_context, unavailable_reason
 from .elementwise import BINARY_BODIES, OUT_OPS, UNARY_BODIES, full
@@ -48,7 +48,7 @@ __all__ = ["Driver", "WGPUArray", "clear_pool", "impl", "pipeline_info", "pool_i
 
 # op -> the driver function (the primitive's implementation on this device)
 impl = {}
-for _module in (elementwise, index, reduce, matmul):
+for _module in (elementwise, index, reduce, matmul, sort):
     impl.update(_module.implementations)
 impl["fused_elementwise"] = fused.fused_elementwise
 
