@@ -32,8 +32,9 @@ The package, bottom to top (a module imports only modules before it in this list
 pool, pipeline cache, batched encoder); ``array`` (:class:`WGPUArray`, dtype layout,
 transfers); ``render`` (kernel pieces, the elementwise kernel); ``reduce``
 (reductions, scans, argmax/argmin); ``elementwise`` (op bodies, casts, fills);
-``index`` (views, indexing); ``sort`` (argsort, searchsorted); ``matmul``; ``fused`` (the fused groups of compiled
-programs); and this module: the :class:`Driver` and its ``implementations``.
+``index`` (views, indexing); ``sort`` (argsort, searchsorted); ``matmul``; ``fused``
+(the fused groups of compiled programs); and this module: the :class:`Driver` and its
+``implementations``.
 """
 import numpy as np
 
