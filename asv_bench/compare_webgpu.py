@@ -58,6 +58,8 @@ def _reference(case):
     if case in B.MATMULS:
         a, b = ins
         return a @ b, a.shape[-1]
+    if case in B.SORTS:
+        return np.sort(ins[0], axis=-1), 1
     return ins[0], 1
 
 

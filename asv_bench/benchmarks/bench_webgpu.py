@@ -6,7 +6,8 @@ Cases: elementwise ``x + y``, eager ``x*y + sin(x)`` (three dispatches) and
 tanh chain as compiled programs (``tenferro.jit``: one fused kernel; NumPy and
 PyTorch run them eagerly); full sum, sum over axis 0 and axis -1, and
 max of a 1000x1000 matrix; square matmul 128, 512 and 1024 and a batched 64 x
-(32x32 @ 32x32); and the per-op overhead: 100 adds of 3 elements (one sync at the
+(32x32 @ 32x32); sort of 1e5 elements and of the rows of a 1000x1000 matrix (a
+bitonic sort on WebGPU); and the per-op overhead: 100 adds of 3 elements (one sync at the
 end: the cost of a dispatch, not of a queue round trip) and the transfer of 1e6
 floats to and from the device (device libraries only).
 
@@ -33,10 +34,11 @@ ELEMENTWISE = ["%s, %s" % (op, n) for op in ("x + y", "x*y + sin(x)", "exp(x)")
                for n in SIZES]
 REDUCTIONS = ["sum", "sum axis=0", "sum axis=-1", "max"]
 MATMULS = ["matmul 128", "matmul 512", "matmul 1024", "matmul 64x32x32 batched"]
+SORTS = ["sort 1e5", "sort rows 1000x1000"]
 OVERHEAD = ["x + y, 3 elements, x%d" % TINY_REPEAT, "to device, 1e6", "from device, 1e6"]
 # compiled programs: tenferro.jit (one fused kernel a program), eager for NumPy/PyTorch
 COMPILED = ["x*y + sin(x), 1e6, jit", "tanh chain (18 ops), 1e6, jit"]
-CASES = ELEMENTWISE + REDUCTIONS + MATMULS + OVERHEAD + COMPILED
+CASES = ELEMENTWISE + REDUCTIONS + MATMULS + SORTS + OVERHEAD + COMPILED
 
 
 def program(xp, case):
@@ -65,6 +67,8 @@ def inputs(case):
         words = case.split()
         shape = (64, 32, 32) if "batched" in words else (int(words[1]),) * 2
         return [get_array(shape, F32, seed=9), get_array(shape, F32, seed=10)]
+    if case in SORTS:
+        return [get_array(10**5 if case == SORTS[0] else REDUCE_SHAPE, F32, seed=12)]
     if case == OVERHEAD[0]:
         return [get_array(3, F32, seed=4), get_array(3, F32, seed=5)]
     return [get_array(10**6, F32, seed=11)]
@@ -101,6 +105,12 @@ def make(lib, case):
     if case in MATMULS:
         a, b = args
         return lambda: a @ b
+    if case in SORTS:
+        (x,) = args
+        kw = axis_kw(lib, -1)
+        if lib.startswith("torch"):   # (values, indices)
+            return lambda: xp.sort(x, **kw).values
+        return lambda: xp.sort(x, **kw)
     x, y = args
 
     def adds():
@@ -146,6 +156,10 @@ class WebGPUReduce(_WebGPU):
 
 class WebGPUMatmul(_WebGPU):
     params = [DEVICE_LIBS, MATMULS]
+
+
+class WebGPUSort(_WebGPU):
+    params = [DEVICE_LIBS, SORTS]
 
 
 class WebGPUCompiled(_WebGPU):
