@@ -140,6 +140,8 @@ def test_searchsorted_matches_numpy(dtype, side):
          np.searchsorted(a[::2], v.T, side=side))
     same(tf.searchsorted(gpu(a[::-1].copy())[::-1], gpu(v[0]), side=side),
          np.searchsorted(a, v[0], side=side))
+    ta = gpu(a)   # queries from a's own buffer
+    same(tf.searchsorted(ta, ta[3:], side=side), np.searchsorted(a, a[3:], side=side))
 
 
 @pytest.mark.parametrize("side", ["left", "right"])

@@ -13,8 +13,10 @@ to a power of two P and sorted as (key, index) pairs by a bitonic network.  The 
 breaks ties, so the permutation is the stable sort's (ties in input order, ascending or
 descending); the pads (the largest key, index 2^32 - 1) go last.  The stages whose
 compare distance is within a block of ``BLOCK`` elements run in workgroup memory,
-several stages a dispatch (one dispatch sorts every block first, one finishes each
-longer merge); the longer distances take one dispatch a stage over the whole buffer.
+several stages a dispatch; the longer distances take one dispatch a stage over a
+buffer of pairs.  Lines of at most ``BLOCK`` elements take one dispatch in all (input
+to output); longer ones one to sort every block (input to pairs), then per longer
+merge its global stages and one to finish it in the blocks (the last: to the output).
 
 ``searchsorted``: one thread per query, a binary search over the keys of the sorted
 1-D ``a`` (any stride): ``side="left"`` finds the first position whose key is not below
@@ -86,34 +88,55 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
 """
 # The argsort kernels' layout: reduce.red_layout's over the sorted axis (lay[0] lines,
 # the axis's stride lay[28] and length lay[36]: n), then lay[37] = P, lay[38] = the
-# product of the extents after the axis, lay[39..40] = this dispatch's stage (k, j).
-_SORT_HEAD = """
-@group(0) @binding(0) var<storage, read_write> pairs: array<E>;
-@group(0) @binding(1) var<storage, read> lay: array<i32>;
-"""
-# pairs[g] = (key, index) of element g % P of line g / P, or a pad past n
-KEYS = """
-@group(0) @binding(0) var<storage, read> x: array<W>;
-@group(0) @binding(1) var<storage, read_write> pairs: array<E>;
-@group(0) @binding(2) var<storage, read> lay: array<i32>;
-""" + wgsl._RED_OFFSETS + _MAIN + """    let p = u32(lay[37]);
-    if (g >= u32(lay[0]) * p) {{ return; }}
+# product of the extents after the axis, lay[39..40] = this dispatch's stages.  Element
+# g of the padded lines is element j = g % P of line g / P.  A kernel reads its pairs
+# through load(g) and writes them through store(g, e) (_ENDS: from the input or the
+# buffer of pairs, to that buffer or the output), then ``lay`` is bound.
+_ENDS = {   # name -> (its binding, load, store)
+    # the input x: (key, index) of element j, or a pad past n
+    "x": ("""
+@group(0) @binding({b}) var<storage, read> x: array<W>;
+""" + wgsl._RED_OFFSETS, """
+fn load(g: u32) -> E {{
+    let p = u32(lay[37]);
     let j = g % p;
-    var e = pad();
-    if (j < u32(lay[36])) {{
-        e = e_make(key(x[kept_base(i32(g / p)) + i32(j) * lay[28]]), j);
-    }}
-    pairs[g] = e;
+    if (j >= u32(lay[36])) {{ return pad(); }}
+    return e_make(key(x[kept_base(i32(g / p)) + i32(j) * lay[28]]), j);
 }}
-"""
+""", None),
+    "pairs": ("""
+@group(0) @binding({b}) var<storage, read_write> pairs: array<E>;
+""", """
+fn load(g: u32) -> E {{ return pairs[g]; }}
+""", """
+fn store(g: u32, e: E) {{ pairs[g] = e; }}
+"""),
+    # the output (C-contiguous, x's shape, int64): the index of sorted element j < n of
+    # line = outer * inner + i at (outer * n + j) * inner + i
+    "out": ("""
+@group(0) @binding({b}) var<storage, read_write> out: array<vec2<u32>>;
+""", None, """
+fn store(g: u32, e: E) {{
+    let p = u32(lay[37]);
+    let n = u32(lay[36]);
+    let j = g % p;
+    if (j >= n) {{ return; }}
+    let line = g / p;
+    let inner = u32(lay[38]);
+    out[((line / inner) * n + j) * inner + line % inner] = vec2<u32>(e_idx(e), 0u);
+}}
+"""),
+}
 # Compare-exchange positions l < r (ascending where up): the order of merging a run of
 # length k sorts it ascending where position l's bit k is clear in its line.
 _CSWAP = """
+@group(0) @binding({nb}) var<storage, read> lay: array<i32>;
 fn up(l: u32, k: u32) -> bool {{ return ((l & (u32(lay[37]) - 1u)) & k) == 0u; }}
 fn partner(t: u32, j: u32) -> u32 {{ return ((t & ~(j - 1u)) << 1u) | (t & (j - 1u)); }}
 """
-# One stage (k, j) over the whole buffer: thread t compares partner(t, j) and + j.
-GLOBAL = _SORT_HEAD + _CSWAP + _MAIN + """    if (g >= u32(lay[0]) * u32(lay[37]) / 2u) {{ return; }}
+# One stage (k, j) = lay[39..40] over the buffer of pairs: thread t compares
+# partner(t, j) and partner(t, j) + j.
+GLOBAL = _CSWAP + _MAIN + """    if (g >= u32(lay[0]) * u32(lay[37]) / 2u) {{ return; }}
     let k = u32(lay[39]);
     let l = partner(g, u32(lay[40]));
     let r = l + u32(lay[40]);
@@ -125,13 +148,13 @@ GLOBAL = _SORT_HEAD + _CSWAP + _MAIN + """    if (g >= u32(lay[0]) * u32(lay[37]
 # Workgroup blk sorts block blk of {block} elements through the stages k = lay[39] ..
 # lay[40] (doubling), each from j = min(k / 2, {wg}) down to 1: every block from scratch
 # (k = 2 .. min(P, {block})), or the tail of a longer merge (k = lay[39] = lay[40]).
-LOCAL = _SORT_HEAD + _CSWAP + """
+LOCAL = _CSWAP + """
 var<workgroup> sh: array<E, {block}>;
 """ + _MAIN + """    let total = u32(lay[0]) * u32(lay[37]);
     let base = blk * {block}u;
     if (base >= total) {{ return; }}   // uniform: one blk a workgroup
     for (var h = 0u; h < {block}u; h = h + {wg}u) {{
-        if (base + h + li < total) {{ sh[h + li] = pairs[base + h + li]; }}
+        if (base + h + li < total) {{ sh[h + li] = load(base + h + li); }}
     }}
     for (var k = u32(lay[39]); k <= u32(lay[40]); k = k << 1u) {{
         for (var j = min(k >> 1u, {wg}u); j > 0u; j = j >> 1u) {{
@@ -146,23 +169,8 @@ var<workgroup> sh: array<E, {block}>;
     }}
     workgroupBarrier();
     for (var h = 0u; h < {block}u; h = h + {wg}u) {{
-        if (base + h + li < total) {{ pairs[base + h + li] = sh[h + li]; }}
+        if (base + h + li < total) {{ store(base + h + li, sh[h + li]); }}
     }}
-}}
-"""
-# out (C-contiguous, x's shape, int64) = the sorted indices: thread g writes element
-# g % n of line g / n (line = outer * inner + i: at (outer * n + j) * inner + i).
-WRITE = """
-@group(0) @binding(0) var<storage, read> pairs: array<E>;
-@group(0) @binding(1) var<storage, read_write> out: array<vec2<u32>>;
-@group(0) @binding(2) var<storage, read> lay: array<i32>;
-""" + _MAIN + """    let n = u32(lay[36]);
-    if (g >= u32(lay[0]) * n) {{ return; }}
-    let line = g / n;
-    let j = g % n;
-    let inner = u32(lay[38]);
-    let o = ((line / inner) * n + j) * inner + line % inner;
-    out[o] = vec2<u32>(e_idx(pairs[line * u32(lay[37]) + j]), 0u);
 }}
 """
 # out[i] = the insertion point of query v[lay[1] + i] into a (lay[4] elements from
@@ -188,12 +196,16 @@ SEARCH = """
 
 
 @functools.lru_cache(maxsize=64)
-def _source(template, k, descending=False):
-    """``template`` with the key and pair helpers of expression kind ``k``."""
+def _source(template, k, descending=False, ends=()):
+    """``template`` with the key and pair helpers of expression kind ``k``, after the
+    bindings of ``ends`` (keys of _ENDS, bound in order; ``lay`` next)."""
     words, body = _KEYS[k]
     pre = "alias W = %s;\n%s" % (words, _PAIRS[words])
-    common = _COMMON.format(key=body, sign="~" if descending else "")
-    return pre + common + template.format(wg=WG, block=BLOCK)
+    pre += _COMMON.format(key=body, sign="~" if descending else "")
+    pre += "".join(_ENDS[e][0].format(b=b) for b, e in enumerate(ends))
+    if ends:   # load from the first, store to the last
+        pre += _ENDS[ends[0]][1].format() + _ENDS[ends[-1]][2].format()
+    return pre + template.format(wg=WG, block=BLOCK, nb=len(ends))
 
 
 def _kind(op, x):
@@ -219,22 +231,29 @@ def _argsort(x, *, axis, descending):
     meta = meta + [p, inner]
     ctx = x.storage.ctx
     total = nlines * p
-    pairs = ctx.alloc(total * (16 if k == "l" else 8), "argsort", x.device)
-    src = functools.partial(_source, k=k, descending=descending)
-    ctx.dispatch(src(KEYS), [x.storage, pairs], meta + [0, 0], total)
     nblocks = -(-total // BLOCK)
-    local, stage = src(LOCAL), src(GLOBAL)
-    ctx.dispatch(local, [pairs], meta + [2, min(p, BLOCK)], nblocks * WG)
+    src = functools.partial(_source, k=k, descending=descending)
+    out = new(x.shape, I64, x.device, "argsort")
+    if p <= BLOCK:   # every line within a block: one dispatch, input to output
+        ctx.dispatch(src(LOCAL, ends=("x", "out")), [x.storage, out.storage],
+                     meta + [2, p], nblocks * WG)
+        return out
+    pairs = ctx.alloc(total * (16 if k == "l" else 8), "argsort", x.device)
+    ctx.dispatch(src(LOCAL, ends=("x", "pairs")), [x.storage, pairs], meta + [2, BLOCK],
+                 nblocks * WG)
+    stage, tail = src(GLOBAL, ends=("pairs",)), src(LOCAL, ends=("pairs",))
     kk = 2 * BLOCK
     while kk <= p:   # merges longer than a block: global stages, then the block's tail
         j = kk // 2
         while j >= BLOCK:
             ctx.dispatch(stage, [pairs], meta + [kk, j], total // 2)
             j //= 2
-        ctx.dispatch(local, [pairs], meta + [kk, kk], nblocks * WG)
+        if kk < p:
+            ctx.dispatch(tail, [pairs], meta + [kk, kk], nblocks * WG)
+        else:        # the last merge's tail writes the output
+            ctx.dispatch(src(LOCAL, ends=("pairs", "out")), [pairs, out.storage],
+                         meta + [kk, kk], nblocks * WG)
         kk *= 2
-    out = new(x.shape, I64, x.device, "argsort")
-    ctx.dispatch(src(WRITE), [pairs, out.storage], meta + [0, 0], nlines * n)
     return out
 
 
