@@ -633,7 +633,7 @@ DEVICE_CASES = _device_cases()
 def test_on_device(device, case):
     """The composition runs on the device, float32 in and out (NumPy's float64 results
     are the device's default float: float32 on a device without float64), and matches
-    NumPy's values; the order statistics need ``argsort`` (CPU-only, documented)."""
+    NumPy's values; the order statistics need ``argsort`` (documented per device)."""
     name, args, kwargs = DEVICE_CASES[case]
     if name in ("median", "quantile", "nanquantile"):
         skip_unless_supported(device, "argsort", F32)

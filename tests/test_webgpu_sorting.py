@@ -7,6 +7,8 @@ Permutations and positions are integers, so they must equal NumPy's exactly; siz
 are small except one long line (lavapipe is a CPU), which crosses the multi-pass
 bitonic stages.  Skipped, with the driver's reason, without a WebGPU adapter.
 """
+import warnings
+
 import numpy as np
 import pytest
 
@@ -190,3 +192,41 @@ def test_digitize_median_and_quantiles_on_the_device():
                       (tf.percentile(gpu(x), [10, 50, 90]), np.percentile(x, [10, 50, 90]))]:
         assert got.device == tf.device("webgpu")
         np.testing.assert_allclose(host(got), want, rtol=2e-6, atol=2e-6)
+
+
+def test_integer_and_nan_order_statistics_in_float32():
+    """NumPy's float64 results are float32 on WebGPU (its default float): the median and
+    quantiles of integers, and the nan* versions (whose counts are int64)."""
+    r = np.random.default_rng(10)
+    xi = r.integers(-50, 50, (5, 8)).astype(np.int32)
+    xn = r.standard_normal((5, 8)).astype(np.float32)
+    xn[r.random((5, 8)) < 0.3] = np.nan
+    xn[2] = np.nan
+    cases = [(tf.median, np.median, xi, {}), (tf.median, np.median, xi, dict(axis=1)),
+             (tf.quantile, np.quantile, xi, dict(q=[0.1, 0.45], axis=0)),
+             (tf.percentile, np.percentile, xi, dict(q=37.5, method="hazen")),
+             (tf.nanmedian, np.nanmedian, xn, dict(axis=1)),
+             (tf.nanmedian, np.nanmedian, xn, dict(axis=0)),
+             (tf.nanquantile, np.nanquantile, xn, dict(q=0.3, axis=1)),
+             (tf.nanpercentile, np.nanpercentile, xn, dict(q=[20, 80], axis=0,
+                                                           method="weibull"))]
+    for f, ref, x, kw in cases:
+        with warnings.catch_warnings():   # (the all-NaN slice's, tested on the CPU)
+            warnings.simplefilter("ignore", RuntimeWarning)
+            got, want = f(gpu(x), **kw), ref(x, **kw)
+        assert got.dtype == tf.float32, (f.__name__, kw, got.dtype)
+        np.testing.assert_allclose(host(got), want, rtol=2e-6, atol=2e-6,
+                                   err_msg="%s %s" % (f.__name__, kw))
+
+
+@pytest.mark.parametrize("method", ["inverted_cdf", "averaged_inverted_cdf",
+                                    "closest_observation", "interpolated_inverted_cdf",
+                                    "hazen", "weibull", "linear", "median_unbiased",
+                                    "normal_unbiased", "lower", "higher", "midpoint",
+                                    "nearest"])
+@pytest.mark.parametrize("dtype", [F32, I32], ids=str)
+def test_every_quantile_method_on_the_device(method, dtype):
+    a = (np.random.default_rng(11).standard_normal((4, 7)) * 10).astype(dtype)
+    got = tf.quantile(gpu(a), [0.2, 0.5, 0.7], axis=1, method=method)
+    want = np.quantile(a, [0.2, 0.5, 0.7], axis=1, method=method)
+    np.testing.assert_allclose(host(got), want, rtol=2e-6, atol=2e-6)

@@ -7,7 +7,7 @@ last); each quantile is then a gather of one or two order statistics and NumPy's
 ``_lerp`` between them.  The sort is a gather through ``argsort``'s
 permutation and the rest are differentiable ops, so the gradient reaches exactly the
 selected (or interpolated) elements.  Sorting runs where the ``argsort`` primitive
-does (the CPU; other devices raise ``UnsupportedOperation``).
+does (the CPU and WebGPU; other devices raise ``UnsupportedOperation``).
 
 The plain functions use one sample count ``n`` for every slice; the ``nan*`` ones count
 the non-NaN elements of each slice, which sort first, so the same index formulas apply
@@ -41,6 +41,12 @@ def _nan_slices(empty, r):
     return where(empty, float("nan"), r)
 
 
+def _float_here(dtype, like):
+    """``dtype``, but float64 as the default float of ``like``'s device (float32 on a
+    device without float64, as NumPy's float64 results are there)."""
+    return _default_float(like._device) if dtype == _dtypes.float64 else dtype
+
+
 # -- the virtual index of each method (Hyndman & Fan; NumPy's _QuantileMethods) -----------
 
 def _hf(alpha, beta):
@@ -57,7 +63,9 @@ def _discrete(index, take_previous):
 
 
 def _gamma_mask(default, conditioned, cond):
-    return where(cond, conditioned, default)
+    # (in the device's default float: where() of two Python floats would be float64)
+    dt = _default_float(cond._device)
+    return where(cond, full((), conditioned, dtype=dt, device=cond._device), default)
 
 
 # name -> (virtual index from (n, q), gamma fix (None: the index is an integer))
@@ -126,11 +134,9 @@ def _order_statistics(s, n, q, weak, method, name):
         raise ValueError("tenferro.%s: %r is not a valid method; use one of %s"
                          % (name, method, ", ".join(_METHODS))) from None
     rest = s.shape[1:]
-    qt = q.reshape((-1,) + (1,) * len(rest))   # float64 q: the device's default float
-    qt = asarray(qt, device=s._device,
-                 dtype=_default_float(s._device) if qt.dtype == np.float64 else None)
-    last = (n - 1) if not hasattr(n, "astype") else (n - 1).astype(_dtypes.int64)
+    qt = asarray(q.reshape((-1,) + (1,) * len(rest)), device=s._device)
     vi = index_of(n if not hasattr(n, "astype") else n.astype(qt.dtype), qt)
+    last = (n - 1) if not hasattr(n, "astype") else (n - 1).astype(vi.dtype)
     if fix is None or (method == "linear" and vi.dtype.kind in "biu"):
         r = _gather(s, vi, rest)
     else:
@@ -140,7 +146,11 @@ def _order_statistics(s, n, q, weak, method, name):
         nxt = where(above, last, where(below, 0, prev + 1))
         prev = where(above, last, where(below, 0, prev))
         dt = _dtypes.result_type(s.dtype, 0.5 if weak else gamma.dtype)
-        r = _lerp(_gather(s, prev, rest), _gather(s, nxt, rest), gamma, dt)
+        lo, hi = _gather(s, prev, rest), _gather(s, nxt, rest)
+        if _float_here(dt, s) != dt:   # no float64 here: interpolate in the default float
+            dt = _float_here(dt, s)
+            lo, hi = lo.astype(dt), hi.astype(dt)
+        r = _lerp(lo, hi, gamma, dt)
     return reshape(r, q.shape + rest)
 
 
@@ -171,6 +181,7 @@ def _quantile(name, a, q, axis, method, keepdims, weights, percent, nan):
         raise TypeError("tenferro.%s: a must be an array of real numbers, got %s"
                         % (name, a.dtype))
     qh, weak = _q_host(name, q, percent)
+    qh = qh.astype(_float_here(qh.dtype, a), copy=False)
     flat, axes = _front(name, a, axis)
     w = None if weights is None else _sample_weights(name, a, weights, axis, axes, method)
     nan = nan and a.dtype.kind == "f"
@@ -289,7 +300,7 @@ def _median(name, a, axis, keepdims, nan):
     a = to_tensor(a)
     flat, axes = _front(name, a, axis)
     if a.dtype.kind in "biu":
-        flat = flat.astype(_dtypes.float64)
+        flat = flat.astype(_default_float(a._device))
     rest = flat.shape[1:]
     if flat.shape[0] == 0:   # NumPy: the mean of an empty slice
         warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=3)
@@ -298,7 +309,8 @@ def _median(name, a, axis, keepdims, nan):
     s = sort(flat, axis=0)
     if nan and a.dtype.kind in "fc":
         n = _sum(logical_not(isnan(flat)), axis=0, keepdims=True)
-        lo, hi = (n - 1) // 2, n // 2
+        nf = n.astype(_default_float(a._device))   # (exact: float32 up to 2^24 on WebGPU)
+        lo, hi = floor((nf - 1) / 2), floor(nf / 2)
         a_lo, a_hi = _gather(s, lo, rest), _gather(s, hi, rest)
         r = where(equal(lo, hi), a_lo, (a_lo + a_hi) / 2)[0]
         r = _nan_slices(n[0] == 0, r)
