@@ -23,6 +23,7 @@ merge its global stages and one to finish it in the blocks (the last: to the out
 the query's, ``"right"`` the first above it (NaN queries: the first NaN, or the end).
 """
 import functools
+import math
 
 from . import wgsl
 from .array import I64, kind, new, unsupported
@@ -225,10 +226,7 @@ def _argsort(x, *, axis, descending):
     axis %= x.ndim
     _, nlines, _, meta = red_layout(x, (axis,), "argsort")
     p = 1 << (n - 1).bit_length()
-    inner = 1
-    for m in x.shape[axis + 1:]:
-        inner *= m
-    meta = meta + [p, inner]
+    meta = meta + [p, math.prod(x.shape[axis + 1:])]
     ctx = x.storage.ctx
     total = nlines * p
     nblocks = -(-total // BLOCK)
