@@ -64,8 +64,9 @@ def _c2r(op, forward, x, shape, axes, norm, workers, plan):
         raise ValueError("%s: at least 1 axis must be transformed" % u.name(op))
     lastsize = shape[-1]
     if lastsize < 1:
-        raise ValueError("%s: invalid number of data points (%d) specified"
-                         % (u.name(op), lastsize))
+        raise ValueError("%s: invalid number of data points (%d) specified%s"
+                         % (u.name(op), lastsize, "; pass n (s) for an input of one bin"
+                            if lastsize == 0 else ""))
     x = u.fix_shape(u.as_complex(x), shape[:-1] + (lastsize // 2 + 1,), axes)
     return c2r_p.bind(x, axes=axes, lastsize=lastsize, forward=forward,
                       inorm=u.inorm(op, norm, forward), workers=u.workers(op, workers))
@@ -73,13 +74,10 @@ def _c2r(op, forward, x, shape, axes, norm, workers, plan):
 
 def _c2r_1d(op, forward, x, n, axis, norm, workers, plan):
     x = u.as_inexact(op, x)
-    if n is None:
-        (m,), _ = u.one_axis(op, x, None, axis)
-        n = 2 * (m - 1)
-        if n < 1:
-            raise ValueError("%s: invalid number of data points (%d) specified; pass n "
-                             "for an input of one bin" % (u.name(op), n))
-    return _c2r(op, forward, x, *u.one_axis(op, x, n, axis), norm, workers, plan)
+    shape, axes = u.one_axis(op, x, n, axis)
+    if n is None:   # the default: 2 (m - 1) real points for m bins
+        shape = (2 * (shape[0] - 1),)
+    return _c2r(op, forward, x, shape, axes, norm, workers, plan)
 
 
 def _c2r_nd(op, forward, x, s, axes, norm, workers, plan):

@@ -81,6 +81,8 @@ def no_plan(op, plan):
 
 
 def _ints(op, what, v):
+    if type(v) is int:   # the common case, first
+        return [v]
     if isinstance(v, (int, np.integer)) or hasattr(v, "__index__") and np.ndim(v) == 0:
         v = (v,)
     try:
@@ -93,10 +95,11 @@ def _ints(op, what, v):
 def one_axis(op, x, n, axis):
     """``(shape, axes)`` of a 1-D transform: ``n`` (None: x's length) along ``axis``."""
     (axis,) = _ints(op, "axis", axis)
-    if not -x.ndim <= axis < x.ndim:
+    ndim = x.ndim
+    if not -ndim <= axis < ndim:
         raise AxisError("%s: axis %d is out of bounds for an input of dimension %d"
-                        % (name(op), axis, x.ndim))
-    axis %= x.ndim
+                        % (name(op), axis, ndim))
+    axis %= ndim
     if n is None:
         n = x.shape[axis]
     else:
@@ -139,6 +142,9 @@ def shape_and_axes(op, x, s, axes):
 def fix_shape(x, shape, axes):
     """``x`` sliced or zero-padded to ``shape`` along ``axes`` (tenferro ops, so the
     derivative slices or pads back)."""
+    xs = x.shape
+    if all(xs[ax] == n for n, ax in zip(shape, axes)):
+        return x
     index = [slice(None)] * x.ndim
     pad = [(0, 0)] * x.ndim
     for n, ax in zip(shape, axes):
