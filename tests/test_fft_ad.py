@@ -178,3 +178,20 @@ def test_eager_backward_through_a_pipeline():
     want = central_grad(lambda v: np.sum(sf.irfft(sf.rfft(v) ** 2, n=16) ** 2), xn, 1e-5)
     assert x.grad.dtype == tf.float32
     assert_close(x.grad, want.astype(np.float32), rtol=2e-3, atol=2e-3 * np.abs(want).max())
+
+
+def test_docs_example_runs():
+    """docs/fft.md's opening example runs as written and its gradient is the central
+    differences' of scipy's same power."""
+    import os
+    import re
+
+    path = os.path.join(os.path.dirname(__file__), os.pardir, "docs", "fft.md")
+    code = re.search(r"```python\n(.*?)```", open(path).read(), re.S).group(1)
+    ns = {}
+    exec(compile(code, "docs/fft.md", "exec"), ns)
+    x = ns["x"].numpy().astype(np.float64)
+    assert ns["X"].dtype == tf.complex64 and ns["back"].dtype == tf.float32
+    assert_close(ns["back"], x.astype(np.float32), rtol=1e-5, atol=1e-5)
+    want = central_grad(lambda v: np.sum(np.abs(sf.rfft(v, norm="ortho")) ** 2), x, 1e-6)
+    assert_close(ns["g"], want.astype(np.float32), rtol=1e-4, atol=1e-4)
