@@ -4,6 +4,9 @@ even lengths, negative and multiple axes, batches, strided inputs; the helpers; 
 signatures; the errors (naming the function) and the devices without kernels.
 Derivatives are in tests/test_fft_ad.py."""
 import inspect
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -261,6 +264,14 @@ def test_signatures_are_scipys():
 
 def test_lazy_submodule():
     assert tf.fft is F and "fft" in tf.__all__ and "fft" in dir(tf)
+    code = ("import sys, tenferro as tf; x = tf.ones(3); x.__array_namespace__(); "
+            "print(sorted(m for m in ('tenferro.fft', 'scipy.fft', 'tenferro.array_api.fft') "
+            "if m in sys.modules)); tf.fft.fft(x); print('scipy.fft' in sys.modules)")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    r = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True,
+                       env=dict(os.environ, PYTHONPATH=root))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split("\n")[:2] == ["[]", "True"]   # a bare import loads no FFT
 
 
 def test_devices_without_kernels_raise(accel_device):
