@@ -4,7 +4,7 @@ scipy's own (integer arithmetic, nothing to wrap)."""
 from __future__ import annotations
 
 import operator
-from typing import TYPE_CHECKING, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
 
 import numpy as np
 from scipy.fft import next_fast_len, prev_fast_len  # noqa: F401  (re-exported)
@@ -32,7 +32,7 @@ def _freqs(k, scale, dtype, device):
     return _ops.asarray((k * scale).astype(dtype), device=device)
 
 
-def fftfreq(n: int, d: float = 1.0, *, dtype=None, device=None) -> Tensor:
+def fftfreq(n: int, d: float = 1.0, *, dtype: Any = None, device: Any = None) -> Tensor:
     """scipy.fft.fftfreq: the sample frequencies [0, 1, ..., -1] / (d*n) of an n-point
     DFT (float64 unless ``dtype``)."""
     n, scale = _freq_args("fftfreq", n, d)
@@ -40,7 +40,7 @@ def fftfreq(n: int, d: float = 1.0, *, dtype=None, device=None) -> Tensor:
     return _freqs(k, scale, dtype, device)
 
 
-def rfftfreq(n: int, d: float = 1.0, *, dtype=None, device=None) -> Tensor:
+def rfftfreq(n: int, d: float = 1.0, *, dtype: Any = None, device: Any = None) -> Tensor:
     """scipy.fft.rfftfreq: the sample frequencies [0, 1, ..., n//2] / (d*n) of rfft's
     bins (float64 unless ``dtype``)."""
     n, scale = _freq_args("rfftfreq", n, d)
