@@ -29,7 +29,8 @@ def _c2c(op, forward, x, shape, axes, norm, workers):
 def _c2c_1d(op, forward, x, n, axis, norm, workers, plan):
     u.no_plan(op, plan)
     x = u.as_inexact(op, x)
-    return _c2c(op, forward, x, *u.one_axis(op, x, n, axis), norm, workers)
+    shape, axes = u.one_axis(op, x, n, axis)
+    return _c2c(op, forward, x, shape, axes, norm, workers)
 
 
 def _c2c_nd(op, forward, x, s, axes, norm, workers, plan):
@@ -54,6 +55,12 @@ def _real(op, x):
     x = u.as_inexact(op, x)
     u.require_real(op, x)
     return x
+
+
+def _r2c_1d(op, forward, x, n, axis, norm, workers, plan):
+    x = _real(op, x)
+    shape, axes = u.one_axis(op, x, n, axis)
+    return _r2c(op, forward, x, shape, axes, norm, workers, plan)
 
 
 def _c2r(op, forward, x, shape, axes, norm, workers, plan):
@@ -137,21 +144,20 @@ def ifft2(x: ArrayLike, s: Ints = None, axes: Sequence[int] = (-2, -1),
 def rfft(x: ArrayLike, n: Optional[int] = None, axis: int = -1, norm: Optional[str] = None,
          overwrite_x: bool = False, workers: Optional[int] = None, *, plan=None) -> Tensor:
     """scipy.fft.rfft: the DFT of real input, the n//2 + 1 non-negative frequencies."""
-    x = _real("rfft", x)
-    return _r2c("rfft", True, x, *u.one_axis("rfft", x, n, axis), norm, workers, plan)
+    return _r2c_1d("rfft", True, x, n, axis, norm, workers, plan)
 
 
 def ihfft(x: ArrayLike, n: Optional[int] = None, axis: int = -1, norm: Optional[str] = None,
           overwrite_x: bool = False, workers: Optional[int] = None, *, plan=None) -> Tensor:
     """scipy.fft.ihfft: the inverse DFT of a real signal with Hermitian symmetry, the
     n//2 + 1 non-negative frequencies."""
-    x = _real("ihfft", x)
-    return _r2c("ihfft", False, x, *u.one_axis("ihfft", x, n, axis), norm, workers, plan)
+    return _r2c_1d("ihfft", False, x, n, axis, norm, workers, plan)
 
 
 def _r2c_nd(op, forward, x, s, axes, norm, workers, plan):
     x = _real(op, x)
-    return _r2c(op, forward, x, *u.shape_and_axes(op, x, s, axes), norm, workers, plan)
+    shape, axes = u.shape_and_axes(op, x, s, axes)
+    return _r2c(op, forward, x, shape, axes, norm, workers, plan)
 
 
 def rfftn(x: ArrayLike, s: Ints = None, axes: Ints = None, norm: Optional[str] = None,

@@ -36,14 +36,14 @@ def _r2r(op, kind, forward, x, type, shape, axes, norm, workers, orthogonalize):
 
 def _one(op, kind, forward, x, type, n, axis, norm, workers, orthogonalize):
     x = u.as_inexact(op, x)
-    return _r2r(op, kind, forward, x, type, *u.one_axis(op, x, n, axis), norm, workers,
-                orthogonalize)
+    shape, axes = u.one_axis(op, x, n, axis)
+    return _r2r(op, kind, forward, x, type, shape, axes, norm, workers, orthogonalize)
 
 
 def _many(op, kind, forward, x, type, s, axes, norm, workers, orthogonalize):
     x = u.as_inexact(op, x)
-    return _r2r(op, kind, forward, x, type, *u.shape_and_axes(op, x, s, axes), norm,
-                workers, orthogonalize)
+    shape, axes = u.shape_and_axes(op, x, s, axes)
+    return _r2r(op, kind, forward, x, type, shape, axes, norm, workers, orthogonalize)
 
 
 def dct(x: ArrayLike, type: int = 2, n: Optional[int] = None, axis: int = -1,
