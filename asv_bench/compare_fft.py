@@ -7,11 +7,13 @@ Times the cases of ``benchmarks/bench_fft.py``: each library in its own block af
 the blocks alternate over ``--rounds`` rounds, in turned order, and each library keeps
 its best round (so a burst of load on the shared machine hits them alike).  A ratio
 above 1 means tenferro is faster; "SciPy / tenferro" near 1 means tenferro adds
-nothing to pocketfft's time.  ``--check`` instead verifies that every case gives
-scipy's values (and the gradient case its closed form).
+nothing to pocketfft's time.  ``--interleave N`` instead alternates single calls of
+the libraries N times and reports each one's median call (on a loaded machine the
+fairest comparison: every library meets the same moments of load).  ``--check``
+verifies that every case gives scipy's values (and the gradient case its closed form).
 
     python asv_bench/compare_fft.py [--threads 2] [--repeat 7] [--rounds 3]
-                                    [--only SUBSTR] [--check] [--plot F.png]
+                                    [--interleave N] [--only SUBSTR] [--check] [--plot F.png]
 """
 import os
 import platform
@@ -54,13 +56,18 @@ def check():
     print("all tenferro fft cases agree with scipy.fft")
 
 
-def time_case(name, args):
+def _makers(name):
     fns = {}
     for lib in B.FFT_LIBS:
         try:
             fns[lib] = B.make(lib, name)
         except NotImplementedError as e:
             print("<!-- %s, %s: %s -->" % (name, lib, e), flush=True)
+    return fns
+
+
+def time_case(name, args):
+    fns = _makers(name)
     best = {lib: None for lib in B.FFT_LIBS}
     for r in range(args.rounds):
         order = list(fns)[r % len(fns):] + list(fns)[:r % len(fns)]
@@ -71,32 +78,54 @@ def time_case(name, args):
     return best
 
 
+def time_interleaved(name, args):
+    fns = _makers(name)
+    times = {lib: [] for lib in fns}
+    for f in fns.values():
+        f()   # warm-up
+    for _ in range(args.interleave):
+        for lib, f in fns.items():
+            t0 = time.perf_counter()
+            f()
+            times[lib].append(time.perf_counter() - t0)
+    return {lib: float(np.median(times[lib])) if lib in times else None
+            for lib in B.FFT_LIBS}
+
+
+def _option(argv, name, default):
+    if name not in argv:
+        return default
+    i = argv.index(name)
+    value = int(argv[i + 1])
+    del argv[i:i + 2]
+    return value
+
+
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
-    rounds = 3
-    if "--rounds" in argv:
-        i = argv.index("--rounds")
-        rounds = int(argv[i + 1])
-        del argv[i:i + 2]
+    rounds, interleave = _option(argv, "--rounds", 3), _option(argv, "--interleave", 0)
     args = compare.parse_args(argv, __doc__)
-    args.rounds = rounds
+    args.rounds, args.interleave = rounds, interleave
     if args.check:
         check()
         return
     import scipy
 
-    print("<!-- tenferro %s, scipy %s, numpy %s, torch %s, python %s, %s, %d threads, "
-          "best of %d x %d rounds -->"
+    method = ("median of %d interleaved calls" % args.interleave if args.interleave
+              else "best of %d x %d rounds" % (args.repeat, args.rounds))
+    print("<!-- tenferro %s, scipy %s, numpy %s, torch %s, python %s, %s, %d threads, %s -->"
           % (tf.__version__, scipy.__version__, np.__version__,
              torch.__version__ if torch else "not installed", platform.python_version(),
-             platform.machine(), args.threads, args.repeat, args.rounds))
+             platform.machine(), args.threads, method))
     print("| case | tenferro | SciPy | PyTorch | SciPy / tenferro | PyTorch / tenferro |")
     print("|---|---:|---:|---:|---:|---:|")
     rows = []
     for name in list(B.CASES) + list(B.GRAD_CASES):
         if args.only and args.only not in name:
             continue
-        t = time_case(name, args)
+        if args.interleave and name in B.GRAD_CASES:
+            continue   # (one library against itself: nothing to interleave)
+        t = time_interleaved(name, args) if args.interleave else time_case(name, args)
         rows.append((name, t))
 
         def ratio(lib):
