@@ -119,7 +119,7 @@ def _half_weights(n, interior):
 
 # c2c is C-linear: its adjoint is the DFT of the opposite sign with the same scale,
 # i.e. the inverse transform with the adjoint norm (JAX jax/_src/lax/fft.py
-# `_fft_transpose_rule`; PyTorch FunctionsManual.cpp `fft_c2c` backward).
+# `_fft_transpose_rule`; PyTorch derivatives.yaml `_fft_c2c`: the same call, !forward).
 deflinear(c2c_p, lambda ct, x, *, axes, forward, inorm, workers:
           c2c_p.bind(ct, axes=axes, forward=not forward, inorm=inorm, workers=workers))
 
@@ -150,8 +150,9 @@ deflinear(c2r_p, _c2r_vjp)
 # r2r: a real matrix M = O_out C O_in per axis (C the plain transform, O the diagonal
 # orthogonalization); M^T = O_in C^T O_out, with C^T = post * C' (pre * .) for the
 # transposed type C' (DCT-II^T = DCT-III with input 0 doubled, DCT-I^T = e C e^-1,
-# e = 2 inside and 1 at the ends, ...: Britanak, Yip and Rao, "Discrete Cosine and
-# Sine Transforms" (2007), ch. 2).  Checked by gradcheck against finite differences.
+# e = 2 inside and 1 at the ends, ...: read off the sums that define each type in
+# scipy.fft.dct's and dst's docstrings; docs/fft.md lists them).  Checked by gradcheck
+# against finite differences, every type, norm and orthogonalize (tests/test_fft_ad.py).
 _TRANSPOSED = {1: 1, 2: 3, 3: 2, 4: 4}
 _R2 = 2 ** 0.5
 
