@@ -468,3 +468,6 @@ spec("fused_elementwise", _fused, (Arg((3,)), Arg((3,))), BOTH, prims=("fused_el
 
 # tenferro.special (tests/test_special.py checks values and edges)
 import special_specs  # noqa: E402,F401  (appends its specs to SPECS)
+
+# tenferro.fft (tests/test_fft_ad.py checks every function in more cases)
+import fft_specs  # noqa: E402,F401  (appends its specs to SPECS)

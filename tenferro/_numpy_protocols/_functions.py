@@ -40,7 +40,8 @@ unique_counts unique_inverse unique_values vsplit vstack
 # numpy.linalg functions whose tenferro.linalg function has NumPy's semantics
 SAME_LINALG = "det inv matrix_power norm solve svdvals".split()
 
-# numpy.fft functions, dispatched to tenferro.fft's of the same name once it exists
+# numpy.fft functions, dispatched to tenferro.fft's of the same name (NumPy 2's dtypes are
+# scipy.fft's: float32 stays single, integers become float64; ``out=`` falls back)
 SAME_FFT = ("fft ifft fft2 ifft2 fftn ifftn rfft irfft rfft2 irfft2 rfftn irfftn hfft ihfft "
             "fftshift ifftshift").split()
 

@@ -5,7 +5,7 @@ standard (scikit-learn with ``array_api_dispatch=True``, array-api-compat, SciPy
 array-API paths) run on tenferro tensors.  Where NumPy's semantics and the standard's
 differ, this namespace follows the standard and the top-level ``tenferro`` keeps
 NumPy's; docs/array_api.md lists the differences and the conformance figures.
-The ``linalg`` extension is here (imported on first use); ``fft`` is not yet.
+The ``linalg`` and ``fft`` extensions are here (imported on first use).
 """
 import sys
 
@@ -34,7 +34,7 @@ globals().update({std_name: getattr(_ops, np_name) for std_name, np_name in [
     ("acos", "arccos"), ("acosh", "arccosh"), ("asin", "arcsin"), ("asinh", "arcsinh"),
     ("atan", "arctan"), ("atanh", "arctanh")]})
 
-_EXTENSIONS = ("linalg",)   # "fft" follows when tenferro has one
+_EXTENSIONS = ("linalg", "fft")
 
 
 def __getattr__(name):

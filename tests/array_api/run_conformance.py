@@ -4,9 +4,8 @@
         [--max-examples 20] [pytest args...]
 
 Runs the suite with ARRAY_API_TESTS_MODULE=tenferro.array_api, API version 2024.12,
-this worktree on PYTHONPATH, a fixed --max-examples and a fixed Hypothesis seed, the
-``fft`` extension disabled (tenferro has none yet) and tests/array_api/xfails.txt as
-the skips file; prints one row per test file (passed, failed, skipped, pass rate) and
+this worktree on PYTHONPATH, a fixed --max-examples and a fixed Hypothesis seed, both
+extensions (linalg, fft) enabled and tests/array_api/xfails.txt as the skips file; prints one row per test file (passed, failed, skipped, pass rate) and
 the total, then why tests were skipped and which failed.  The suite is not vendored: clone it with its submodule
 (``git clone --recursive https://github.com/data-apis/array-api-tests``).
 """
@@ -32,7 +31,7 @@ def run(suite, max_examples, extra):
                                                             os.environ.get("PYTHONPATH")])))
         cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                "array_api_tests/", "--max-examples", str(max_examples),
-               "--hypothesis-seed", "0", "--disable-extension", "fft",
+               "--hypothesis-seed", "0",
                "--skips-file", str(HERE / "xfails.txt"), "--junitxml", str(xml)] + extra
         subprocess.run(cmd, cwd=suite, env=env, stdout=subprocess.DEVNULL)
         return ET.parse(xml).getroot()
