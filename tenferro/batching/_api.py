@@ -172,15 +172,28 @@ def vmap(f: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
     _check_spec("in_axes", in_axes)
     _check_spec("out_axes", out_axes)
 
+    flat_in = _flat_spec(in_axes)   # the common case: plain tensors, no pytree
+    flat_out = out_axes is None or type(out_axes) is int
+
     def wrapped(*args, **kwargs):
-        flat, in_tree, axes = _inputs(in_axes, args, kwargs)
+        if flat_in is not None and not kwargs and len(flat_in(args)) == len(args) and \
+                all(a.__class__ is Tensor for a in args):
+            flat, in_tree = list(args), None
+            axes = [("args[%d]" % i, ax) for i, ax in enumerate(flat_in(args))]
+        else:
+            flat, in_tree, axes = _inputs(in_axes, args, kwargs)
         size, mapped = _batch_size(flat, axes, axis_size)
         with BatchTrace(size, fallback) as trace:
             for i, ax in mapped:
                 x = flat[i]
                 flat[i] = BatchTracer(trace, x if ax == 0 else moveaxis(x, ax, 0))
-            a, kw = tree_unflatten(in_tree, flat)
-            out = f(*a, **kw)
+            if in_tree is None:
+                out = f(*flat)
+            else:
+                a, kw = tree_unflatten(in_tree, flat)
+                out = f(*a, **kw)
+        if flat_out and isinstance(out, Tensor):
+            return _output("output", out, out_axes, trace, size)
         outs, out_tree = tree_flatten(out)
         spec = out_axes
         if isinstance(out, tuple) and isinstance(spec, list):
@@ -193,6 +206,17 @@ def vmap(f: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
     wrapped.__doc__ = getattr(f, "__doc__", None)
     wrapped.__wrapped__ = f
     return wrapped
+
+
+def _flat_spec(in_axes):
+    """For an in_axes that is an int, None, or a flat tuple/list of them: the function
+    giving the axis of each positional argument; else None."""
+    if in_axes is None or type(in_axes) is int:
+        return lambda args: (in_axes,) * len(args)
+    if type(in_axes) in (tuple, list) and all(a is None or type(a) is int for a in in_axes):
+        t = tuple(in_axes)
+        return lambda args: t
+    return None
 
 
 def _check_spec(what, spec):

@@ -50,8 +50,8 @@ def _solve(args, batched, params, size):
                 materialize(piv, False, size))
     a, b = materialize(a, batched[0], size), materialize(b, batched[1], size)
     if vec:   # [B, n, n] and [B, n]: the vectors as one-column matrices
-        x, lu, piv = bind(solve_p, (a, _ops.expand_dims(b, -1)), params)
-        return _ops.squeeze(x, -1), lu, piv
+        x, lu, piv = bind(solve_p, (a, _ops.reshape(b, b.shape + (1,))), params)
+        return _ops.reshape(x, b.shape), lu, piv
     return bind(solve_p, (a, b), params)
 
 
