@@ -139,6 +139,6 @@ __all__ = [
     "stop_gradient", "checkpoint", "checkpoint_sequential", "AdContext", "vmap",
     "TensorSpec", "Graph", "Program", "compile", "jit", "make_graph",
     "save", "load", "trace", "newaxis", "pi", "e", "inf", "nan",
-    "autograd", "devices", "graph", "random", "array_api",
+    "autograd", "batching", "devices", "graph", "random", "array_api",
 ]
 __all__ += [_n for _n in list(_LAZY_SUBMODULES) + _ops.__all__ if _n not in __all__]

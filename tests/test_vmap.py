@@ -153,12 +153,12 @@ def test_host_reads_raise():
 
 
 # a primitive without a batching rule: raises naming it, or loops when asked to
-_plus_p = Primitive("test_vmap.plus_one", lambda x: x)
+_plus_p = Primitive("_test_vmap_plus_one", lambda x: x)
 def_impl(_plus_p, "cpu", lambda x: x + 1.0)
 
 
 def test_missing_rule_raises_naming_the_primitive():
-    with pytest.raises(NotImplementedError, match="'test_vmap.plus_one' has no batching rule"):
+    with pytest.raises(NotImplementedError, match="'_test_vmap_plus_one' has no batching rule"):
         tf.vmap(lambda a: _plus_p.bind(a))(_t(3, 2))
 
 
@@ -167,7 +167,7 @@ def test_loop_fallback_and_loop_only():
     np.testing.assert_allclose(tf.vmap(lambda a: _plus_p.bind(a), fallback="loop")(x).numpy(),
                                x.numpy() + 1)
     assert tf.vmap(lambda a: _plus_p.bind(a), fallback="loop")(_t(0, 2)).shape == (0, 2)
-    loop_p = Primitive("test_vmap.loop_only", lambda x: x)
+    loop_p = Primitive("_test_vmap_loop_only", lambda x: x)
     def_impl(loop_p, "cpu", lambda x: x * 2.0)
     def_batch_loop(loop_p)
     np.testing.assert_allclose(tf.vmap(lambda a: loop_p.bind(a))(x).numpy(), 2 * x.numpy())

@@ -43,8 +43,8 @@ def _check_against_loop(fn, batched_args, in_axes, size, rtol=1e-10, atol=1e-12)
 
 
 def test_every_primitive_has_a_batching_rule():
-    missing = sorted(name for name, p in registry.items()
-                     if p not in rules and p not in loop_only)
+    missing = sorted(name for name, p in registry.items()   # (tests' own: _test*)
+                     if p not in rules and p not in loop_only and not name.startswith("_test"))
     assert not missing, ("primitives without a batching rule or a loop-only declaration "
                          "(tenferro.autograd.extend.def_batch_rule / def_batch_loop): %s"
                          % missing)
