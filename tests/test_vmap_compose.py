@@ -172,3 +172,15 @@ def test_linalg_solve_with_gradients():
     gb = tf.vmap(tf.grad(f, 1), (None, 0))(a[0], b)
     np.testing.assert_allclose(gb.numpy(), _stack([tf.grad(f, 1)(a[0], bi) for bi in b]),
                                rtol=1e-10)
+
+
+def test_nested_vmap_of_grad_and_the_eager_tape():
+    xs, w = _t(2, B, 3), _t(2, 3)
+    g = tf.vmap(tf.vmap(tf.grad(loss), in_axes=(0, None)), in_axes=(0, None))(xs, w)
+    want = np.stack([_stack([tf.grad(loss)(x, w) for x in row]) for row in xs])
+    np.testing.assert_allclose(g.numpy(), want, rtol=1e-12)
+    # the eager tape records the batched primitives: backward() through a vmap
+    wt = tf.asarray(w.numpy()).requires_grad_()
+    tf.sum(tf.vmap(loss, in_axes=(0, None))(xs[0], wt)).backward()
+    want = sum(tf.grad(loss, 1)(x, w).numpy() for x in xs[0])
+    np.testing.assert_allclose(wt.grad.numpy(), want, rtol=1e-12)
