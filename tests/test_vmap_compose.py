@@ -6,15 +6,9 @@ import pytest
 
 import tenferro as tf
 
-RNG = np.random.default_rng(0)
+from test_vmap import _t
+
 B = 4
-
-
-def _t(*shape, dtype="float64"):
-    v = RNG.normal(size=shape)
-    if np.dtype(dtype).kind == "c":
-        v = v + 1j * RNG.normal(size=shape)
-    return tf.asarray(v.astype(dtype))
 
 
 def loss(x, w):
