@@ -198,3 +198,9 @@ def test_docs_example():
     ns = {}
     for block in blocks:
         exec(compile(block, "docs/vmap.md", "exec"), ns)
+
+
+def test_kernel_errors_name_the_example():
+    a = tf.asarray(np.stack([np.eye(3), np.zeros((3, 3))]))
+    with pytest.raises(tf.LinAlgError, match="matrix 1 of the batch is singular"):
+        tf.vmap(tf.linalg.solve)(a, tf.ones((2, 3)))

@@ -150,3 +150,18 @@ def test_nonzero_is_loop_only():
     x = tf.asarray(np.array([[0.0, 1.0, 2.0], [3.0, 0.0, 4.0]]))
     got = tf.vmap(lambda v: tf.nonzero(v)[0])(x)
     np.testing.assert_array_equal(got.numpy(), [[1, 2], [0, 2]])
+
+
+@pytest.mark.parametrize("case", _CASES, ids=[_spec_id(c) for c in _CASES])
+def test_spec_batches_of_one_and_none(case):
+    """A batch of one example is that example; an empty batch gives empty outputs of
+    the examples' shapes and dtypes."""
+    s, dt = case
+    rng = np.random.default_rng(1)
+    ex = [autodiff_specs.sample(a, dt, rng) for a in s.args]
+    want = _leaves(s.fn(*ex))
+    one = _leaves(tf.vmap(s.fn)(*[tf.expand_dims(x, 0) for x in ex]))
+    for g, w in zip(one, want):
+        np.testing.assert_allclose(g.numpy(), w.numpy()[None], rtol=1e-10, atol=1e-12)
+    empty = _leaves(tf.vmap(s.fn)(*[tf.zeros((0,) + x.shape, dtype=x.dtype) for x in ex]))
+    assert [(g.shape, g.dtype) for g in empty] == [((0,) + w.shape, w.dtype) for w in want]
