@@ -3,14 +3,15 @@
 call directly, the batched kernel alone and a Python loop, for the cases of
 ``benchmarks/bench_vmap.py``.
 
-Prints a Markdown table of best-of-N times (the loop's scaled from LOOP_N examples to
-the whole batch) and the ratios vmap / batched and vmap / kernel (below 1.2 is the
+Prints a Markdown table of best-of-N times, the forms of a case timed in turn in each
+round (the loop's scaled from LOOP_N examples to the whole batch) and the ratios vmap / batched and vmap / kernel (below 1.2 is the
 target) and loop / vmap (how far ahead of a loop vmap is).
 
     python asv_bench/compare_vmap.py [--threads 2] [--repeat 7] [--only SUBSTR]
 """
 import os
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -22,6 +23,33 @@ def _ratio(a, b):
     return "%.2f" % (a / b) if a is not None and b is not None else "n/a"
 
 
+def _calls(fn, min_time):
+    """How many calls of ``fn`` take ``min_time`` seconds (at least one)."""
+    fn()
+    number = 1
+    while True:
+        t0 = time.perf_counter()
+        for _ in range(number):
+            fn()
+        if time.perf_counter() - t0 >= min_time or number >= 10**5:
+            return number
+        number *= 2
+
+
+def interleaved(fns, repeat, min_time):
+    """Best per-call time of each of ``fns`` ({form: fn}), the forms timed in turn in each
+    of ``repeat`` rounds, so that a busy moment of a shared machine hits all alike."""
+    numbers = {f: _calls(fn, min_time / 4) for f, fn in fns.items()}
+    best = {f: float("inf") for f in fns}
+    for _ in range(repeat):
+        for f, fn in fns.items():
+            t0 = time.perf_counter()
+            for _ in range(numbers[f]):
+                fn()
+            best[f] = min(best[f], (time.perf_counter() - t0) / numbers[f] * fn.scale)
+    return best
+
+
 def main(argv=None):
     args = compare.parse_args(argv, __doc__)
     print("| case | vmap | batched | kernel | loop | vmap/batched | vmap/kernel | loop/vmap |")
@@ -29,18 +57,14 @@ def main(argv=None):
     for case in V.CASES:
         if args.only and args.only not in case:
             continue
-
-        def make(form):
-            fn = V.make(form, case)
-            return fn
-        t = {}
+        fns = {}
         for form in V.FORMS:
             try:
-                fn = make(form)
+                fns[form] = V.make(form, case)
             except NotImplementedError:
-                t[form] = None
-                continue
-            t[form] = compare.best_of(fn, args.repeat, args.min_time) * fn.scale
+                pass
+        t = dict.fromkeys(V.FORMS)
+        t.update(interleaved(fns, args.repeat, args.min_time))
         print("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
             case, *[compare.fmt_t(t[f]) for f in V.FORMS], _ratio(t["vmap"], t["batched"]),
             _ratio(t["vmap"], t["kernel"]), _ratio(t["loop"], t["vmap"])), flush=True)
