@@ -117,11 +117,26 @@ def test_jit_of_vmap_is_one_batched_program():
                                rtol=1e-12)
 
 
-def test_vmap_of_jit():
+def test_vmap_of_jit_compiles_jit_of_vmap():
     w = _t(2, 3)
     xs = _t(B, 3)
-    got = tf.vmap(tf.jit(lambda x: loss(x, w)))(xs)
+    jf = tf.jit(lambda x, w: loss(x, w))
+    got = tf.vmap(jf, in_axes=(0, None))(xs, w)
     np.testing.assert_allclose(got.numpy(), _stack([loss(x, w) for x in xs]), rtol=1e-12)
+    # one batched program, compiled once for this batching pattern and size
+    batched, = jf._vmapped.values()
+    assert batched.cache_info().misses == 1
+    tf.vmap(jf, in_axes=(0, None))(xs * 2.0, w)
+    assert batched.cache_info() == (1, 1, 1, batched.maxsize)
+    mm = [n for n in batched.trace(xs, w).nodes if n.prim.name == "matmul"]
+    assert len(mm) == 1 and mm[0].outputs[0].shape[0] == B
+    # nested in other transforms, and with pytree arguments (then node by node)
+    gw = tf.grad(lambda w: tf.sum(tf.vmap(jf, in_axes=(0, None))(xs, w)))(w)
+    np.testing.assert_allclose(gw.numpy(), sum(tf.grad(loss, 1)(x, w).numpy() for x in xs),
+                               rtol=1e-12)
+    pair = tf.jit(lambda p: loss(*p))
+    np.testing.assert_allclose(tf.vmap(pair, in_axes=((0, None),))((xs, w)).numpy(),
+                               got.numpy(), rtol=1e-12)
     g = tf.vmap(tf.grad(tf.jit(lambda x: loss(x, w))))(xs)
     np.testing.assert_allclose(g.numpy(), _stack([tf.grad(loss)(x, w) for x in xs]),
                                rtol=1e-12)

@@ -24,6 +24,8 @@ from .._errors import ConcretizationError
 from .._ir import AbstractArray
 from .._ops import broadcast_to, reshape, stack, zeros
 from .._primitive import Primitive, Trace, Tracer, bind
+from .._tensor import Tensor
+from .._tree import tree_map
 
 __all__ = ["BatchTrace", "BatchTracer", "BatchRule", "rules", "loop_only", "def_batch_rule",
            "def_batch_loop", "batch_elementwise", "materialize", "align"]
@@ -111,6 +113,27 @@ class BatchTrace(Trace):
                                "expected the batch (size %d) as axis 0"
                                % (prim.name, out.shape, self.size))
         return BatchTracer(self, out)
+
+    def process_jit(self, jitted, args):
+        """``jitted(*args)`` as one compiled program over the batch, ``jit(vmap(f))``
+        (cached on ``jitted`` per batching pattern and size); NotImplemented (the call
+        then runs node by node) unless every argument is a tensor."""
+        from ._api import vmap
+
+        if not all(isinstance(a, Tensor) for a in args):
+            return NotImplemented
+        axes = tuple(0 if a._trace is self else None for a in args)
+        cache = jitted.__dict__.setdefault("_vmapped", {})
+        key = (axes, self.size, self.fallback)
+        fn = cache.get(key)
+        if fn is None:
+            if len(cache) >= jitted.maxsize:
+                cache.clear()
+            fn = cache[key] = type(jitted)(
+                vmap(jitted.f, in_axes=axes, axis_size=self.size, fallback=self.fallback),
+                jitted.maxsize, jitted.passes, jitted.reuse)
+        out = fn(*[a.val if a._trace is self else a for a in args])
+        return tree_map(lambda o: BatchTracer(self, o), out)
 
     def detach(self, t):
         """``t`` with the derivatives of the batch it holds cut (autograd's detach)."""
