@@ -56,16 +56,16 @@ for _p in (argmax_p, argmin_p, cumsum_p, cumprod_p, argsort_p, concatenate_p,
 shifted(diagonal_p, "axis1", "axis2")
 
 
-def _with_batch(prim, **extra):
+def _with_batch(prim, shift=()):
     """The rule of a view-like primitive whose ``shape``/``key`` parameters gain the
-    batch (``extra``: further parameters, shifted by :func:`shifted`'s rule)."""
+    batch (``shift``: the names of its axis parameters, which move past the batch)."""
     def rule(args, batched, params, size):
         p = dict(params)
         if "shape" in p:
             p["shape"] = (size,) + tuple(p["shape"])
         if "key" in p:
             p["key"] = (("s", 0, size, 1),) + tuple(p["key"])
-        for n in extra:
+        for n in shift:
             p[n] += 1
         x = args[0]
         if prim is broadcast_to_p:   # the example's rank may grow: align it first
@@ -76,7 +76,7 @@ def _with_batch(prim, **extra):
 
 for _p in (reshape_p, broadcast_to_p, basic_index_p, basic_index_transpose_p):
     _with_batch(_p)
-_with_batch(diagonal_transpose_p, axis1=1, axis2=1)
+_with_batch(diagonal_transpose_p, shift=("axis1", "axis2"))
 
 
 def _permute(args, batched, params, size):
