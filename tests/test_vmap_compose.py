@@ -193,3 +193,16 @@ def test_nested_vmap_of_grad_and_the_eager_tape():
     tf.sum(tf.vmap(loss, in_axes=(0, None))(xs[0], wt)).backward()
     want = sum(tf.grad(loss, 1)(x, w).numpy() for x in xs[0])
     np.testing.assert_allclose(wt.grad.numpy(), want, rtol=1e-12)
+
+
+def test_on_every_device(device):
+    """The rules are written with ops and bind, so vmap runs wherever the ops do."""
+    xs, w = _t(B, 3).astype("float32"), _t(2, 3).astype("float32")
+    on = [tf.asarray(v.numpy(), device=device) for v in (xs, w)]
+    for fn in (tf.vmap(tf.grad(loss), in_axes=(0, None)),
+               tf.jit(tf.vmap(tf.grad(loss), in_axes=(0, None))),
+               tf.vmap(tf.jacrev(lambda x, w: tf.tanh(w @ x)), in_axes=(0, None))):
+        got = fn(*on)
+        assert got.device == on[0].device
+        np.testing.assert_allclose(got.to("cpu").numpy(), fn(xs, w).numpy(), rtol=1e-4,
+                                   atol=1e-5)
