@@ -110,7 +110,7 @@ def test_jit_of_vmap_is_one_batched_program():
     # and it holds one matmul, over the whole batch
     g = tf.jit(tf.vmap(lambda x: loss(x, w))).trace(_t(50, 3))
     mm = [n for n in g.nodes if n.prim.name == "matmul"]
-    assert len(mm) == 1 and mm[0].outputs[0].shape[0] == 50
+    assert len(mm) == 1 and mm[0].outputs[0].shape == (2, 50)   # one GEMM, batch as columns
     # gradients of the compiled batched program
     gx = tf.jit(tf.vmap(tf.grad(lambda x: loss(x, w))))(xs)
     np.testing.assert_allclose(gx.numpy(), _stack([tf.grad(loss)(x, w) for x in xs]),
@@ -129,7 +129,7 @@ def test_vmap_of_jit_compiles_jit_of_vmap():
     tf.vmap(jf, in_axes=(0, None))(xs * 2.0, w)
     assert batched.cache_info() == (1, 1, 1, batched.maxsize)
     mm = [n for n in batched.trace(xs, w).nodes if n.prim.name == "matmul"]
-    assert len(mm) == 1 and mm[0].outputs[0].shape[0] == B
+    assert len(mm) == 1 and mm[0].outputs[0].shape == (2, B)
     # nested in other transforms, and with pytree arguments (then node by node)
     gw = tf.grad(lambda w: tf.sum(tf.vmap(jf, in_axes=(0, None))(xs, w)))(w)
     np.testing.assert_allclose(gw.numpy(), sum(tf.grad(loss, 1)(x, w).numpy() for x in xs),

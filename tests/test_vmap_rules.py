@@ -80,7 +80,7 @@ _CASES = [(s, dt) for s in autodiff_specs.SPECS for dt in s.dtypes]
 def test_spec(case):
     """Each autodiff spec's function (it covers the primitives it names) batched: all
     arguments mapped along axis 0; then the first mapped along its last axis, the others
-    shared by the batch."""
+    shared by the batch; then only the last mapped."""
     s, dt = case
     rng = np.random.default_rng(0)
     examples = [[autodiff_specs.sample(a, dt, rng) for a in s.args] for _ in range(B)]
@@ -91,6 +91,9 @@ def test_spec(case):
         first = tf.moveaxis(stacked[0], 0, -1)
         _check_against_loop(s.fn, [first] + [ex for ex in examples[0][1:]],
                             (-1,) + (None,) * (len(stacked) - 1), B, **tol)
+    if len(stacked) > 1:   # the last batched, the others shared
+        _check_against_loop(s.fn, examples[0][:-1] + [stacked[-1]],
+                            (None,) * (len(stacked) - 1) + (0,), B, **tol)
 
 
 def _sorted(n):

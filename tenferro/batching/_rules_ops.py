@@ -6,6 +6,8 @@ batched input and output (see :mod:`._core`).
 * views: ``reshape``/``broadcast_to`` gain the batch dimension, ``permute_dims`` keeps
   it first, ``basic_index`` takes all of it (a leading full slice);
 * ``matmul`` and ``einsum``: their native batch dimensions (einsum: a fresh label);
+  a batch of matrices times one shared matrix is one GEMM, the batch in its rows or
+  columns;
 * gathers and scatters: the index arrays batched too become one gather from the
   batch-flattened operand, offset per example;
 * ``nonzero`` (its output size depends on the values) is loop-only, ``searchsorted``
@@ -91,6 +93,10 @@ def _matmul(args, batched, params, size):
     if batched[0] and not batched[1] and b.ndim == 2:   # one GEMM: (B*M, K) @ (K, N)
         out = bind(matmul_p, (reshape(a, (-1, a.shape[-1])), b), params)
         return reshape(out, a.shape[:-1] + (b.shape[-1],))
+    if batched[1] and not batched[0] and a.ndim == 2:   # one GEMM: (M, K) @ (K, B*N)
+        n = b.shape[-1]
+        out = bind(matmul_p, (a, reshape(moveaxis(b, 0, 1), (b.shape[1], size * n))), params)
+        return moveaxis(reshape(out, (a.shape[0], size, n)), 1, 0)
     return bind(matmul_p, (materialize(a, batched[0], size), materialize(b, batched[1], size)),
                 params)
 
