@@ -5,14 +5,15 @@ Every linalg primitive takes a leading batch of matrices ``[..., m, n]`` nativel
 the vmapped batch is one more leading dimension: the inputs are given the batch
 (unbatched ones broadcast, a view) and the primitive is bound once.  The exceptions:
 
-* ``solve`` of one matrix shared by the whole batch (``a`` not batched, no batch
-  dimensions): the right-hand sides become columns of one right-hand side (one LU
-  factorization for the batch); a vector ``b`` per example gains a column axis;
+* ``solve``, ``triangular_solve`` and ``lu_solve`` with a matrix (factors) shared by
+  the whole batch (not batched, no batch dimensions): the right-hand sides become the
+  columns of one right-hand side (one factorization and one solve for the batch);
+  ``solve``'s vector ``b`` per example gains a column axis;
 * ``vector_norm``: its reduced ``axes`` shift past the batch axis.
 """
 from .. import _ops
 from ..autograd.extend import bind, def_batch_rule
-from ..batching import materialize
+from ..batching import materialize, rules
 from ._eig import eig_gen_p, eig_p, eigvals_gen_p, eigvals_p
 from ._eigh import eigh_p, eigvalsh_p
 from ._expm import expm_frechet_p, expm_p
@@ -38,16 +39,32 @@ for _p in (cholesky_p, triangular_solve_p, eigh_p, eigvalsh_p, svd_p, svdvals_p,
     leading_batch(_p)
 
 
+def _shared_matrix(prim, args, batched, params, size):
+    """``prim(*matrices, b)`` for matrices shared by the batch (no batch dimensions of
+    their own) and a batch of right-hand sides ``b`` [B, n, k] or [B, n]: one call, the
+    right-hand sides as the columns of one [n, B*k]; None where that does not apply."""
+    *mats, b = args
+    if any(batched[:-1]) or mats[0].ndim != 2 or not batched[-1] or b.ndim not in (2, 3):
+        return None
+    vec = b.ndim == 2
+    b3 = _ops.reshape(b, b.shape + (1,)) if vec else b
+    n, k = b3.shape[1], b3.shape[2]
+    out = bind(prim, tuple(mats) + (_ops.reshape(_ops.moveaxis(b3, 0, 1), (n, size * k)),),
+               params)
+    x = out[0] if prim.multiple_results else out
+    x = _ops.moveaxis(_ops.reshape(x, (n, size, k)), 1, 0)
+    x = _ops.reshape(x, b.shape) if vec else x
+    if not prim.multiple_results:
+        return x
+    return (x,) + tuple(materialize(o, False, size) for o in out[1:])
+
+
 def _solve(args, batched, params, size):
+    shared = _shared_matrix(solve_p, args, batched, params, size)
+    if shared is not None:   # one LU factorization for the whole batch
+        return shared
     a, b = args
     vec = a.ndim - batched[0] == 2 and b.ndim - batched[1] == 1   # one matrix, one vector
-    if not batched[0] and a.ndim == 2:   # one matrix for all: the batch as columns
-        n = b.shape[1]
-        cols = _ops.reshape(_ops.moveaxis(b, 0, -1 if vec else -2), (n, -1))
-        x, lu, piv = bind(solve_p, (a, cols), params)
-        x = _ops.reshape(x, (n, size) if vec else (n, size, b.shape[-1]))
-        return (_ops.moveaxis(x, 1 if vec else -2, 0), materialize(lu, False, size),
-                materialize(piv, False, size))
     a, b = materialize(a, batched[0], size), materialize(b, batched[1], size)
     if vec:   # [B, n, n] and [B, n]: the vectors as one-column matrices
         x, lu, piv = bind(solve_p, (a, _ops.reshape(b, b.shape + (1,))), params)
@@ -55,9 +72,22 @@ def _solve(args, batched, params, size):
     return bind(solve_p, (a, b), params)
 
 
+def _solve_with_factors(prim):
+    """The rule of a solve with given factors (triangular, LU): shared factors take the
+    batch as columns, else the leading-batch rule."""
+    batched_rule = rules[prim]   # (leading_batch's)
+
+    def rule(args, batched, params, size):
+        shared = _shared_matrix(prim, args, batched, params, size)
+        return batched_rule(args, batched, params, size) if shared is None else shared
+    return def_batch_rule(prim, rule)
+
+
 def _vector_norm(args, batched, params, size):
     return bind(vector_norm_p, args, dict(params, axes=tuple(i + 1 for i in params["axes"])))
 
 
 def_batch_rule(solve_p, _solve)
+_solve_with_factors(triangular_solve_p)
+_solve_with_factors(lu_solve_p)
 def_batch_rule(vector_norm_p, _vector_norm)
