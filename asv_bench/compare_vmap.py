@@ -7,7 +7,9 @@ Prints a Markdown table of best-of-N times, the forms of a case timed in turn in
 round (the loop's scaled from LOOP_N examples to the whole batch) and the ratios vmap / batched and vmap / kernel (below 1.2 is the
 target) and loop / vmap (how far ahead of a loop vmap is).
 
-    python asv_bench/compare_vmap.py [--threads 2] [--repeat 7] [--only SUBSTR]
+``--check`` first verifies that every form of a case gives vmap's values.
+
+    python asv_bench/compare_vmap.py [--threads 2] [--repeat 7] [--only SUBSTR] [--check]
 """
 import os
 import sys
@@ -17,6 +19,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import compare  # noqa: E402  (best_of, fmt_t; puts benchmarks/ and tenferro on sys.path)
 from benchmarks import bench_vmap as V  # noqa: E402
+import numpy as np  # noqa: E402
 
 
 def _ratio(a, b):
@@ -50,8 +53,28 @@ def interleaved(fns, repeat, min_time):
     return best
 
 
+def check():
+    """Every form of every case against vmap's values (the loop's on its examples)."""
+    for case in V.CASES:
+        want = np.asarray(V.make("vmap", case)())
+        for form in V.FORMS[1:]:
+            try:
+                got = V.make(form, case)()
+            except NotImplementedError:
+                continue
+            got = np.stack([np.asarray(g) for g in got]) if form == "loop" else np.asarray(got)
+            ref = want[:len(got)] if form == "loop" else want
+            np.testing.assert_allclose(got.reshape(ref.shape), ref, rtol=1e-10, atol=1e-12,
+                                       err_msg="%s, %s" % (case, form))
+    print("<!-- check: every form gives vmap's values -->")
+
+
 def main(argv=None):
     args = compare.parse_args(argv, __doc__)
+    if args.plot:
+        raise SystemExit("compare_vmap.py: --plot is not supported (a table only)")
+    if args.check:
+        check()
     print("| case | vmap | batched | kernel | loop | vmap/batched | vmap/kernel | loop/vmap |")
     print("|---|---|---|---|---|---|---|---|")
     for case in V.CASES:
