@@ -51,6 +51,7 @@ from .autograd import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled, 
                        value_and_grad, vjp, jvp, linearize, hvp, jacrev, jacfwd, hessian,
                        stop_gradient, checkpoint, checkpoint_sequential)
 from .autograd import functional_grad as grad, AdContext  # noqa: F401
+from .batching import vmap, _rules_calls  # noqa: F401  (_rules_calls: after autograd)
 from ._errors import ConcretizationError  # noqa: F401
 from . import graph  # noqa: F401
 from .graph import TensorSpec, Graph, Program, compile, jit, make_graph  # noqa: F401
@@ -137,9 +138,9 @@ __all__ = [
     "show_config", "runtime_env",
     "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "grad",
     "value_and_grad", "vjp", "jvp", "linearize", "hvp", "jacrev", "jacfwd", "hessian",
-    "stop_gradient", "checkpoint", "checkpoint_sequential", "AdContext",
+    "stop_gradient", "checkpoint", "checkpoint_sequential", "AdContext", "vmap",
     "TensorSpec", "Graph", "Program", "compile", "jit", "make_graph",
     "save", "load", "trace", "newaxis", "pi", "e", "inf", "nan",
-    "autograd", "devices", "graph", "random", "array_api",
+    "autograd", "batching", "devices", "graph", "random", "array_api",
 ]
 __all__ += [_n for _n in list(_LAZY_SUBMODULES) + _ops.__all__ if _n not in __all__]

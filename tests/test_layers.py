@@ -17,7 +17,7 @@ LAYERS = [
     ["tenferro.devices"],                                      # L2 drivers
     ["tenferro._ops", "tenferro.random"],                      # L3 public ops
     ["tenferro.graph"],                                        # L4 compiler
-    ["tenferro.autograd"],                                     # L5 autodiff
+    ["tenferro.autograd", "tenferro.batching"],                # L5 autodiff, vmap
     ["tenferro.linalg", "tenferro.special", "tenferro.fft", "tenferro.array_api"],  # L6
     ["tenferro"],                                              # L7 the package
 ]

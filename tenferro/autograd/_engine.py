@@ -206,9 +206,9 @@ def detach(t):
     value being traced into a graph has no data: it stays that graph's value (its
     derivative is cut, its computation is still recorded)."""
     if is_abstract(t):
-        while t.primal is not None:   # AD tracers down to the graph tracer
+        while t.primal is not None:   # AD tracers down to the graph (or vmap) tracer
             t = t.primal
-        return t
+        return t._trace.detach(t) if t._trace.kind == "vmap" else t   # its batch, detached
     return _wrap(t._data, t._device)
 
 

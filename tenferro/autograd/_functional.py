@@ -17,12 +17,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._errors import DeviceMismatchError
-from .._ops import (asarray, astype, broadcast_to, moveaxis, ones_like, reshape, stack,
-                    zeros, zeros_like)
+from .._ops import (asarray, astype, broadcast_to, eye, moveaxis, ones_like, reshape, zeros,
+                    zeros_like)
 from .._primitive import Trace, Tracer, bind, with_rules
 from .._tensor import Tensor
 from ._engine import InputNode, Node, check_zero_derivative, run_backward
 from .._tree import tree_flatten, tree_unflatten
+from ..batching._api import vmap
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -364,11 +365,9 @@ def hvp(f, primals, tangents):
     return jvp(g, primals, tangents)[1]
 
 
-def _basis(x, k):
-    """The ``k``-th unit tensor shaped like ``x``."""
-    e = np.zeros(x.shape, dtype=x.dtype)
-    e.flat[k] = 1
-    return asarray(e, device=x.device)
+def _basis(x):
+    """The unit tensors shaped like ``x``, stacked: shape ``(x.size,) + x.shape``."""
+    return reshape(eye(x.size, dtype=x.dtype, device=x.device), (x.size,) + x.shape)
 
 
 def _check_real(op, values, holomorphic, what):
@@ -387,16 +386,18 @@ def _check_real(op, values, holomorphic, what):
                             % (op, what, v.dtype))
 
 
-def _stack_jac(blocks, lead, trail):
-    """Stack per-basis-vector results into a tensor of shape ``lead + trail``."""
-    if not blocks:
-        return zeros(lead + trail)
-    return reshape(stack(blocks, axis=0), lead + trail)
+def _jac_block(rows, lead, trail):
+    """Batched results ``rows`` (one per basis vector, shape ``(n,) + ...``) as a tensor
+    of shape ``lead + trail``; an empty basis gives zeros."""
+    if rows.shape[0] == 0:
+        return zeros(lead + trail, dtype=rows.dtype, device=rows.device)
+    return reshape(rows, lead + trail)
 
 
 def jacrev(f, argnums=0, has_aux=False, holomorphic=False):
-    """The Jacobian by reverse mode, one VJP per output element; for output shape
-    ``O`` and input shape ``I`` each block has shape ``O + I``."""
+    """The Jacobian by reverse mode: the VJP of each output, batched (``vmap``) over the
+    basis of its cotangents; for output shape ``O`` and input shape ``I`` each block has
+    shape ``O + I``."""
     def wrapped(*args, **kwargs):
         nums = _argnums("jacrev", argnums, len(args))
         g, dyn = _split(lambda *a: f(*a, **kwargs), args, nums)
@@ -409,14 +410,13 @@ def jacrev(f, argnums=0, has_aux=False, holomorphic=False):
                     "inputs")
         per_out = []
         for j, o in enumerate(outs):
-            rows = [[] for _ in ins]
-            for k in range(o.size):
+            def pull(e, j=j):
                 cts = [zeros_like(x) for x in outs]
-                cts[j] = _basis(o, k)
+                cts[j] = e
                 gs, _ = tree_flatten(fn(tree_unflatten(out_tree, cts)))
-                for r, gk in zip(rows, gs):
-                    r.append(gk.conj() if holomorphic else gk)
-            blocks = [_stack_jac(r, o.shape, x.shape) for r, x in zip(rows, ins)]
+                return tuple(gk.conj() if holomorphic else gk for gk in gs)
+            rows = vmap(pull, fallback="loop")(_basis(o))
+            blocks = [_jac_block(r, o.shape, x.shape) for r, x in zip(rows, ins)]
             per_out.append(_inner(in_tree, blocks, argnums))
         jac = tree_unflatten(out_tree, per_out)
         return (jac, res[2]) if has_aux else jac
@@ -430,7 +430,8 @@ def _inner(in_tree, blocks, argnums):
 
 
 def jacfwd(f, argnums=0, has_aux=False, holomorphic=False):
-    """The Jacobian by forward mode, one JVP per input element (blocks ``O + I``)."""
+    """The Jacobian by forward mode: the JVP along each input, batched (``vmap``) over
+    the basis of its tangents (blocks ``O + I``)."""
     def wrapped(*args, **kwargs):
         nums = _argnums("jacfwd", argnums, len(args))
         g, dyn = _split(lambda *a: f(*a, **kwargs), args, nums)
@@ -438,38 +439,29 @@ def jacfwd(f, argnums=0, has_aux=False, holomorphic=False):
         ins = [_as_tensor("jacfwd", v, "inputs") for v in ins]
         _check_real("jacfwd", ins, holomorphic, "inputs")
         dyn = tree_unflatten(in_tree, ins)
-        cols = []  # cols[i][j]: per input leaf i, per output leaf j, the list of tangents
+        cols = []  # cols[i][j]: per input leaf i, per output leaf j, the batched tangents
         out = aux = None
         for i, x in enumerate(ins):
-            per = None
-            for k in range(x.size):
+            def push(e, i=i):
                 ts = [zeros_like(v) for v in ins]
-                ts[i] = _basis(x, k)
+                ts[i] = e
                 r = jvp(g, dyn, tree_unflatten(in_tree, ts), has_aux=has_aux)
-                out, tout = r[0], r[1]
-                if has_aux:
-                    aux = r[2]
-                touts, out_tree = tree_flatten(tout)
-                if per is None:
-                    per = [[] for _ in touts]
-                for p, t in zip(per, touts):
-                    p.append(t)
-            cols.append(per)
-        if out is None:  # all inputs empty: one evaluation for the output structure
-            r = jvp(g, dyn, tree_unflatten(in_tree, [zeros_like(v) for v in ins]),
-                    has_aux=has_aux)
-            out = r[0]
-            aux = r[2] if has_aux else None
+                return tree_flatten(r[1])[0], r[0], r[2] if has_aux else None
+            touts, out, aux = vmap(push, out_axes=(0, None, None), fallback="loop")(_basis(x))
+            cols.append(touts)
+        if not ins:  # no input: one evaluation for the output structure
+            r = jvp(g, dyn, dyn, has_aux=has_aux)
+            out, aux = r[0], (r[2] if has_aux else None)
         outs, out_tree = tree_flatten(out)
         _check_real("jacfwd", outs, holomorphic, "outputs")
         per_out = []
         for j, o in enumerate(outs):
             blocks = []
             for i, x in enumerate(ins):
-                ts = cols[i][j] if cols[i] is not None else []
-                b = _stack_jac(ts, (x.size,), o.shape)  # (n_in, *O)
+                b = cols[i][j]  # (n_in, *O)
                 b = moveaxis(b, 0, -1) if o.ndim else b
-                blocks.append(reshape(b, o.shape + x.shape))
+                blocks.append(_jac_block(b, o.shape, x.shape) if x.size else
+                              zeros(o.shape + x.shape, dtype=o.dtype, device=o.device))
             per_out.append(_inner(in_tree, blocks, argnums))
         jac = tree_unflatten(out_tree, per_out)
         return (jac, aux) if has_aux else jac

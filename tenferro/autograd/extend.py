@@ -14,7 +14,14 @@ for multiple-result primitives --, ``params`` its keyword parameters):
   returns the cotangent of argument i for the output cotangent ``ct`` (only called for
   arguments that need it);
 * ``None`` in place of ``fi``/``gi`` marks an argument without derivative (an index, a
-  condition mask).
+  condition mask);
+* batching rule (``vmap``), ``def_batch_rule(prim, fn)``: ``fn(args, batched, params,
+  size)`` returns the batched output (a tuple for multiple results), batch as axis 0 of
+  every output; ``args[i]`` carries the batch as its axis 0 where ``batched[i]`` is
+  true and is the same for every example otherwise; ``size`` is the batch size.
+  ``batch_elementwise(prim)`` registers the rule of a NumPy-broadcasting elementwise
+  primitive, ``def_batch_loop(prim)`` declares a primitive batched by a loop over the
+  examples (docs/vmap.md).
 
 Complex numbers follow tenferro's (PyTorch's) convention: a VJP maps the cotangent of the
 output to that of the input under the real inner product ``<a, b> = Re sum(conj(a) b)``,
@@ -44,6 +51,8 @@ from .._ir import is_abstract  # noqa: F401  (re-exported)
 from .._primitive import Primitive, bind, registry  # noqa: F401  (re-exported)
 from .._tensor import Tensor  # noqa: F401  (in the annotations)
 from ._check import check  # noqa: F401  (re-exported)
+from ..batching._core import (BatchRule, batch_elementwise, def_batch_loop,  # noqa: F401
+                              def_batch_rule)
 
 #: ``fn(tangents, primals, out, params) -> tangent`` (tuple for multiple results)
 JvpRule = Callable[[Sequence[Optional["Tensor"]], Sequence["Tensor"], Any, dict], Any]
@@ -55,7 +64,7 @@ ArgRule = Optional[Callable[..., Any]]
 
 __all__ = ["Primitive", "bind", "defjvp", "defvjp", "def_jvp_rule", "def_vjp_rule",
            "deflinear", "def_impl", "zero_derivative", "is_differentiated", "check",
-           "is_abstract"]
+           "is_abstract", "def_batch_rule", "def_batch_loop", "batch_elementwise"]
 
 
 def is_differentiated(*tensors: "Tensor") -> bool:

@@ -127,6 +127,10 @@ class jit:
                 prog.runs += 1
                 out = run(*datas)
                 return out[0] if prog._single else tree_unflatten(prog.graph.out_tree, out)
+        if _primitive.state.interpreters and not kwargs and not self.static_argnums:
+            out = _transformed_call(self, args)
+            if out is not NotImplemented:
+                return out
         plain = not kwargs and not self.static_argnums and \
             all(a.__class__ is Tensor for a in args)
         if plain:   # no pytree, nothing static: no flattening
@@ -256,6 +260,21 @@ class jit:
             self._cache.clear()
         self._fast = None
         self.hits = self.misses = 0
+
+
+def _transformed_call(jitted, args):
+    """A call of ``jitted`` inside a transform whose trace takes jitted calls whole (it
+    has ``process_jit``: vmap, whose ``vmap(jit(f))`` compiles ``jit(vmap(f))``), when
+    that trace is the innermost among the arguments; NotImplemented otherwise (the
+    program's nodes then go through ``bind`` one by one)."""
+    top = None
+    for a in args:
+        t = getattr(a, "_trace", None)
+        if t is not None and (top is None or t.level > top.level):
+            top = t
+    if top is None or not hasattr(top, "process_jit"):
+        return NotImplemented
+    return top.process_jit(jitted, args)
 
 
 def _arg_name(where):

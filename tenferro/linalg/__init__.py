@@ -15,6 +15,7 @@ from ._svd import svd, svdvals  # noqa: F401
 from ._lstsq import lstsq, pinv  # noqa: F401
 from ._expm import expm, expm_frechet, matrix_power  # noqa: F401
 from ._norm import norm  # noqa: F401
+from . import _batching  # noqa: F401  (vmap's rules of the primitives above)
 
 __all__ = ["LinAlgError", "cholesky", "cho_factor", "cho_solve", "solve_triangular", "eigh",
            "eigvalsh", "eig", "eigvals", "lu", "lu_factor", "lu_solve", "solve", "inv", "det",

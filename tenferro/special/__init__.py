@@ -20,6 +20,7 @@ from ._gamma import (betaln, digamma, gammainc, gammaincc, gammaln, polygamma,  
 from ._logistic import (entr, expit, kl_div, log_expit, logit, rel_entr, sinc,  # noqa: F401
                         xlog1py, xlogy)
 from ._logsumexp import log_softmax, logsumexp, softmax  # noqa: F401
+from . import _batching  # noqa: F401  (vmap's rules of the primitives above)
 
 __all__ = ["gammaln", "digamma", "psi", "polygamma", "betaln", "gammainc", "gammaincc",
            "erf", "erfc", "erfcx", "erfinv", "expit", "logit", "log_expit", "xlogy",
