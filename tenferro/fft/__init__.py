@@ -13,6 +13,7 @@ from ._basic import (fft, ifft, fft2, ifft2, fftn, ifftn, rfft, irfft, rfft2, ir
 from ._realtransforms import dct, idct, dst, idst, dctn, idctn, dstn, idstn  # noqa: F401
 from ._helper import (fftfreq, rfftfreq, fftshift, ifftshift, next_fast_len,  # noqa: F401
                       prev_fast_len)
+from . import _batching  # noqa: F401  (vmap's rules of the four primitives)
 
 __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2",
            "irfft2", "rfftn", "irfftn", "hfft", "ihfft", "hfft2", "ihfft2", "hfftn",
