@@ -87,10 +87,10 @@ def _chunked(ufunc, arrays, shape, n):
     return out
 
 
-def kernel_primitive(name, kernel, doc):
+def kernel_primitive(name, kernel, doc, source="scipy.special"):
     """The primitive ``special.<name>`` with ``kernel`` (ndarrays in, a new ndarray of the
-    inputs' dtype out) as its CPU implementation."""
-    prim = Primitive("special." + name, _aval, doc=doc + " CPU kernel: scipy.special.")
+    inputs' dtype out) as its CPU implementation (``source`` names it in the doc)."""
+    prim = Primitive("special." + name, _aval, doc=doc + " CPU kernel: %s." % source)
     def_impl(prim, "cpu", kernel)
     return prim
 
