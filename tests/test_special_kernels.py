@@ -254,3 +254,70 @@ def test_kernel_module_contract():
         K.unary("expit", x, np.broadcast_to(out, (5,)), 1)
     assert set(K.UNARY_OPS) == {"expit", "log_expit", "logit", "entr", "sinc", "erfc"}
     assert set(K.BINARY_OPS) == {"xlogy", "xlog1py", "rel_entr", "kl_div"}
+
+
+SOFTMAX_INPUTS = [np.random.default_rng(5).normal(0, 30, (7, 300, 5)),
+                  np.array([[1.0, 2.0, 3.0], [1000.0, 1000.0, -1000.0],
+                            [-np.inf, -np.inf, -np.inf], [np.inf, 1.0, 2.0],
+                            [np.nan, 1.0, 2.0], [-np.inf, 0.0, 1.0], [5e-324, 0.0, -0.0],
+                            [-745.0, -746.0, -744.0]]),
+                  np.array(2.5), np.zeros((0, 4)), np.zeros((3, 0))]
+
+
+def _log_softmax_terms(v, axis):
+    """|x - max| + |log s| + 1, s = sum exp(x - max): log_softmax's two terms (it
+    cancels where they are close) and the sum's rounding (s >= 1, so an ulp of s moves
+    log s by at most eps); scipy's shift (a non-finite max shifts by 0)."""
+    with np.errstate(all="ignore"):
+        m = np.amax(v, axis=axis, keepdims=True)
+        m = np.where(np.isfinite(m), m, 0)
+        t = v - m
+        return np.abs(t) + np.abs(np.log(np.sum(np.exp(t), axis=axis, keepdims=True))) + 1
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+def test_softmax_rows_against_scipy(name, dtype):
+    """softmax and log_softmax over every axis choice (last, first, middle, several,
+    all), of contiguous, transposed and strided inputs, edges included, against scipy's
+    computation in the same dtype (whose x - max is rounded as tenferro's): softmax to
+    8 ulp (exp's 4 ulp, the sum's and the division's rounding); log_softmax, which
+    cancels where x - max ~ log(sum), to 4 ulp of its terms; NaN and infinities where
+    scipy has them."""
+    f, g = ts.__dict__[name], getattr(sc, name)
+    for x in SOFTMAX_INPUTS:
+        x = x.astype(dtype)
+        for v in (x, x.T, x[..., ::2] if x.ndim else x):
+            for axis in [None, -1, 0, 1, (0, 2), (0, 1)][:1 + 2 * v.ndim]:
+                if v.size == 0 and axis is None or (isinstance(axis, tuple) and
+                                                    max(axis) >= v.ndim):
+                    continue
+                got = f(v, axis=axis)
+                try:
+                    with np.errstate(all="ignore"):
+                        want = g(v, axis=axis)
+                except ValueError:   # scipy's max over an empty axis
+                    assert v.size == 0 and got.shape == v.shape
+                    continue
+                assert got.dtype == tf.dtype(dtype) and got.shape == want.shape
+                d = ulp_distance(got.numpy(), want, dtype)
+                if name == "log_softmax":
+                    terms = _log_softmax_terms(v, axis).ravel()
+                    with np.errstate(invalid="ignore"):
+                        err = np.abs(got.numpy().ravel() - want.ravel())
+                    close = np.append(err <= ULP * np.finfo(dtype).eps * terms, True)
+                    d = np.where(close, 0.0, d)
+                assert d.max() <= 2 * ULP, (v.shape, axis, _worst(d, got.numpy().ravel(),
+                                                                  want.ravel()))
+
+
+def test_softmax_threads_and_composition():
+    x = np.random.default_rng(2).normal(0, 3, (64, 1000))
+    with tf.num_threads(1):
+        one = ts.softmax(x, axis=1).numpy(), ts.log_softmax(x, axis=0).numpy()
+    with tf.num_threads(3), threads.grain(transcendental=512):
+        many = ts.softmax(x, axis=1).numpy(), ts.log_softmax(x, axis=0).numpy()
+    for u, v in zip(one, many):
+        np.testing.assert_array_equal(u, v)
+    traced = tf.jit(lambda t: ts.softmax(t, axis=1))(tf.asarray(x)).numpy()
+    np.testing.assert_allclose(traced, one[0], rtol=8 * np.finfo(np.float64).eps)

@@ -3,7 +3,8 @@
  * (_elementwise_loops.h: contiguous, broadcast-scalar and strided runs, `omp simd`),
  * and the tables _special.pyx dispatches on: tfs_unary_fns[op * 2 + dtype] and
  * tfs_binary_fns[op * 2 + dtype], dtype 0 = float32, 1 = float64, in the order of
- * TFS_UNARY_OPS / TFS_BINARY_OPS.
+ * TFS_UNARY_OPS / TFS_BINARY_OPS; and tfs_softmax_rows[dtype], the row kernels of
+ * softmax and log_softmax.
  */
 #ifndef TENFERRO_SPECIAL_H
 #define TENFERRO_SPECIAL_H
@@ -71,5 +72,9 @@ static tf_loop_fn tfs_unary_fns[] = {TFS_UNARY_OPS(TFS_UENTRY)};
 static tf_loop_fn tfs_binary_fns[] = {TFS_BINARY_OPS(TFS_BENTRY)};
 static const char *tfs_unary_names[] = {TFS_UNARY_OPS(TFS_NAME) NULL};
 static const char *tfs_binary_names[] = {TFS_BINARY_OPS(TFS_NAME) NULL};
+
+/* softmax / log_softmax of a contiguous row: tfs_softmax_rows[dtype] */
+typedef void (*tfs_row_fn)(const void *x, void *o, npy_intp n, int log_mode);
+static tfs_row_fn tfs_softmax_rows[] = {tfs_softmax_row_f32, tfs_softmax_row_f64};
 
 #endif

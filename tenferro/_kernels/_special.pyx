@@ -3,8 +3,9 @@
 as accurate as scipy's and cheaper to run tenferro's way.
 
 Unary: expit, log_expit, logit, entr, sinc (numpy's normalized sinc), erfc;
-binary: xlogy, xlog1py, rel_entr, kl_div; float32 and float64 (float32 computed in
-float32 as scipy's float loops do, except gammaln: lgamma_r in double, rounded).  The
+binary: xlogy, xlog1py, rel_entr, kl_div; and ``softmax`` (softmax and log_softmax of
+each row of a 2-D array); float32 and float64 (float32 computed in float32 as scipy's
+float loops do).  The
 element functions are _special_math.h's (scipy's formulas and edge values), written
 once and instantiated per dtype by _special.h inside the elementwise kernels' loop
 macros (_elementwise_loops.h: dimension coalescing, contiguous / broadcast / strided
@@ -37,6 +38,8 @@ cdef extern from "_special.h" nogil:
     tf_loop_fn tfs_binary_fns[]
     const char *tfs_unary_names[]
     const char *tfs_binary_names[]
+    ctypedef void (*tfs_row_fn)(const void *x, void *o, npy_intp n, int log_mode)
+    tfs_row_fn tfs_softmax_rows[]
 
 
 cdef list _names(const char **table):
@@ -154,3 +157,53 @@ def binary(str op, ndarray a, ndarray b, ndarray out, int nthreads):
     cdef tf_loop_fn fn = tfs_binary_fns[<int>k * 2 + t]
     with nogil:
         _run(fn, 3, data, cnp.PyArray_NDIM(out), cnp.PyArray_DIMS(out), strides, nthreads)
+
+
+ctypedef struct RowCtx:
+    tfs_row_fn fn
+    char *x
+    char *o
+    npy_intp rows, n, xs, os
+    int log_mode
+    Py_ssize_t nchunks
+
+
+cdef int _rows_chunk(void *vc, Py_ssize_t c) noexcept nogil:
+    cdef RowCtx *r = <RowCtx *>vc
+    cdef npy_intp i
+    for i in range(r.rows * c // r.nchunks, r.rows * (c + 1) // r.nchunks):
+        r.fn(r.x + i * r.xs, r.o + i * r.os, r.n, r.log_mode)
+    return 0
+
+
+def softmax(str mode, ndarray x, ndarray out, int nthreads):
+    """out[i, :] = mode(x[i, :]) for each row of the 2-D ``x`` (mode "softmax" or
+    "log_softmax"; rows contiguous: the inner stride is the itemsize); ``out`` C
+    order, x's shape and dtype.  Rows are computed alone, so the thread split changes
+    no value."""
+    cdef int t = _dtype("softmax", mode, x)
+    if mode not in ("softmax", "log_softmax"):
+        raise ValueError("tenferro kernel _special: unknown softmax mode %r" % (mode,))
+    _check(x, out, t)
+    if cnp.PyArray_NDIM(x) != 2 or (x.shape[1] > 1 and x.strides[1] != x.itemsize) \
+            or not cnp.PyArray_IS_C_CONTIGUOUS(out):
+        raise ValueError("tenferro kernel _special.softmax: needs 2-D x with contiguous "
+                         "rows and a C-contiguous out")
+    cdef RowCtx r
+    r.fn = tfs_softmax_rows[t]
+    r.x, r.o = cnp.PyArray_BYTES(x), cnp.PyArray_BYTES(out)
+    r.rows, r.n = x.shape[0], x.shape[1]
+    r.xs, r.os = x.strides[0], out.strides[0]
+    r.log_mode = mode == "log_softmax"
+    cdef npy_intp nth = nthreads
+    if r.rows * r.n < GRAIN or nth <= 1 or r.rows < 2:
+        nth = 1
+    elif r.rows * r.n // nth < GRAIN // 4:
+        nth = max(r.rows * r.n // max(GRAIN // 4, 1), 1)
+    r.nchunks = pool_chunks(r.rows, <int>nth, TF_POOL_CHUNKS_PER_THREAD)
+    with nogil:
+        if nth <= 1 or r.nchunks <= 1:
+            r.nchunks = 1
+            _rows_chunk(&r, 0)
+        else:
+            tf_parallel_for(r.nchunks, <int>nth, _rows_chunk, &r)

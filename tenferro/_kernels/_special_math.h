@@ -121,3 +121,42 @@ TFS_INLINE TFS_T TFS(erfc)(TFS_T x) {
     const int zero = x > TFS_ERFC_ZERO;
     return TFS_M(erfc)(zero ? (TFS_T)0 : x) * (zero ? (TFS_T)0 : (TFS_T)1);
 }
+
+/* scipy.special.softmax (log_mode 0) and log_softmax (1) of one contiguous row of n,
+ * in scipy's order of operations: m = max (NaN if any is; log_softmax: 0 where not
+ * finite), e = exp(x - m), s = sum e (SIMD leaves of 128 as NumPy's pairwise sum,
+ * added with Neumaier's compensation while finite), then e / s or (x - m) - log s. */
+static void TFS(softmax_row)(const void *xv, void *ov, npy_intp n, int log_mode) {
+    const TFS_T *x = (const TFS_T *)xv;
+    TFS_T *o = (TFS_T *)ov;
+    TFS_T m = -(TFS_T)INFINITY, s = 0, c = 0;
+    int nan = 0;
+#pragma omp simd reduction(max:m) reduction(|:nan)
+    for (npy_intp i = 0; i < n; i++) { m = x[i] > m ? x[i] : m; nan |= x[i] != x[i]; }
+    if (nan) m = (TFS_T)NAN;
+    if (log_mode && !(m - m == 0)) m = 0;
+    for (npy_intp b = 0; b < n; b += 128) {
+        const npy_intp e = b + 128 < n ? b + 128 : n;
+        TFS_T p = 0, t;
+        if (log_mode) {
+#pragma omp simd reduction(+:p)
+            for (npy_intp i = b; i < e; i++) p += TFS_M(exp)(x[i] - m);
+        } else {
+#pragma omp simd reduction(+:p)
+            for (npy_intp i = b; i < e; i++) { const TFS_T v = TFS_M(exp)(x[i] - m); o[i] = v; p += v; }
+        }
+        t = s + p;
+        if (t - t == 0)
+            c += TFS_M(fabs)(s) >= TFS_M(fabs)(p) ? (s - t) + p : (p - t) + s;
+        s = t;
+    }
+    if (s - s == 0) s += c;
+    if (log_mode) {
+        const TFS_T ls = TFS_M(log)(s);
+#pragma omp simd
+        for (npy_intp i = 0; i < n; i++) o[i] = (x[i] - m) - ls;
+    } else {
+#pragma omp simd
+        for (npy_intp i = 0; i < n; i++) o[i] = o[i] / s;
+    }
+}

@@ -1,7 +1,7 @@
 """tenferro's own CPU kernels for the special functions whose direct formula is as
 accurate as scipy's and cheaper to run tenferro's way (tenferro/_kernels/_special.pyx:
-expit, log_expit, logit, entr, sinc, erfc, xlogy, xlog1py, rel_entr, kl_div; float32
-and float64, SIMD, on tenferro's threads).
+expit, log_expit, logit, entr, sinc, erfc, xlogy, xlog1py, rel_entr, kl_div, and
+softmax / log_softmax over any axes; float32 and float64, SIMD, on tenferro's threads).
 
 Two ways in:
 
@@ -44,20 +44,41 @@ def _binary(op):
     return run
 
 
-# op -> ndarrays (float32 or float64, one dtype) -> a new ndarray
+def _rows(mode):
+    """``mode`` (softmax, log_softmax) of ``x`` over ``axes`` (a tuple of its axes): the
+    other axes first, the reduced ones last and flattened into rows (a view where x
+    already is so, else one copy), then the row kernel, then the axes put back."""
+    def run(x, axes):
+        if x.size == 0:
+            return np.empty(x.shape, x.dtype)
+        keep = [i for i in range(x.ndim) if i not in axes]
+        xt = np.transpose(x, keep + list(axes))
+        n = int(np.prod([x.shape[i] for i in axes], dtype=np.int64))
+        rows = xt.reshape(-1, n)
+        if n > 1 and rows.strides[1] != rows.itemsize:
+            rows = np.ascontiguousarray(rows)
+        out = np.empty(rows.shape, x.dtype)
+        _k.softmax(mode, rows, out, _threads.current)
+        return np.transpose(out.reshape(xt.shape), np.argsort(keep + list(axes)))
+    return run
+
+
+# op -> ndarrays (float32 or float64, one dtype), params -> a new ndarray
 KERNELS = dict([(op, _unary(op)) for op in _k.UNARY_OPS]
-               + [(op, _binary(op)) for op in _k.BINARY_OPS])
+               + [(op, _binary(op)) for op in _k.BINARY_OPS]
+               + [(op, _rows(op)) for op in ("softmax", "log_softmax")])
 
 
-def eager(op, composition, *tensors):
-    """``op``'s kernel on ``tensors`` (of one dtype, as ``operands`` gives them) for a
-    plain eager call on the CPU, else ``composition(*tensors)``."""
+def eager(op, composition, *tensors, **params):
+    """``op``'s kernel on ``tensors`` (of one dtype, as ``operands`` gives them) and
+    ``params`` for a plain eager call on the CPU, else ``composition(*tensors)``."""
     if not _interpreters:
         for t in tensors:
             if t._ad is not None or t._device.type != "cpu" or t._data.dtype.char not in _REAL:
                 break
         else:
-            return _wrap(KERNELS[op](*[t._data for t in tensors]), tensors[0]._device)
+            return _wrap(KERNELS[op](*[t._data for t in tensors], **params),
+                         tensors[0]._device)
     return composition(*tensors)
 
 
