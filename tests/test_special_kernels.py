@@ -321,3 +321,18 @@ def test_softmax_threads_and_composition():
         np.testing.assert_array_equal(u, v)
     traced = tf.jit(lambda t: ts.softmax(t, axis=1))(tf.asarray(x)).numpy()
     np.testing.assert_allclose(traced, one[0], rtol=8 * np.finfo(np.float64).eps)
+
+
+def test_use_kernels_switch():
+    """``_fast.use_kernels(False)`` (for comparisons) gives the compositions' values."""
+    from tenferro.special import _fast
+
+    x = np.linspace(0.01, 0.99, 50)
+    old = _fast.use_kernels(False)
+    try:
+        composed = ts.logit(x).numpy(), ts.softmax(x).numpy()
+    finally:
+        assert _fast.use_kernels(old) is False
+    traced = tf.jit(ts.logit)(tf.asarray(x)).numpy(), tf.jit(ts.softmax)(tf.asarray(x)).numpy()
+    for u, v in zip(composed, traced):   # (a compiled program may fuse: to rounding)
+        np.testing.assert_allclose(u, v, rtol=4 * np.finfo(np.float64).eps)

@@ -32,13 +32,7 @@ extern float erfcf(float);
 #define TFS_TINY DBL_MIN
 #define TFS_EXP_MIN -746.0     /* exp(-746) = 0 */
 #define TFS_ERFC_ZERO 27.3     /* erfc(27.3) = 0 */
-#include "_special_math.h"
-#undef TFS_T
-#undef TFS
-#undef TFS_M
-#undef TFS_TINY
-#undef TFS_EXP_MIN
-#undef TFS_ERFC_ZERO
+#include "_special_math.h"   /* (which #undefs these) */
 
 #define TFS_T float
 #define TFS(f) tfs_##f##_f32
@@ -46,13 +40,7 @@ extern float erfcf(float);
 #define TFS_TINY FLT_MIN
 #define TFS_EXP_MIN -104.0f    /* expf(-104) = 0 */
 #define TFS_ERFC_ZERO 10.1f    /* erfcf(10.1) = 0 */
-#include "_special_math.h"
-#undef TFS_T
-#undef TFS
-#undef TFS_M
-#undef TFS_TINY
-#undef TFS_EXP_MIN
-#undef TFS_ERFC_ZERO
+#include "_special_math.h"   /* (which #undefs these) */
 
 /* The ops: X(name) for each; the loops and tables below are generated from these. */
 #define TFS_UNARY_OPS(X) X(expit) X(log_expit) X(logit) X(entr) X(sinc) X(erfc)

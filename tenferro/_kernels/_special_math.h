@@ -4,7 +4,8 @@
  *   TFS_T     the type (double, float),
  *   TFS(f)    the name of element function f for that type (tfs_expit_f64, ...),
  *   TFS_M(f)  the libm function f of that type (exp, expf, ...),
- *   TFS_TINY, TFS_EXP_MIN, TFS_ERFC_ZERO  the type's constants (_special.h says which).
+ *   TFS_TINY, TFS_EXP_MIN, TFS_ERFC_ZERO  the type's constants (_special.h says which),
+ * and undefines them at its end.
  *
  * Each function follows scipy.special's formula (scipy/special/xsf: log_exp.h, xlogy,
  * entr, rel_entr; numpy.sinc), so that its value is scipy's to a few ulp, and is
@@ -160,3 +161,10 @@ static void TFS(softmax_row)(const void *xv, void *ov, npy_intp n, int log_mode)
         for (npy_intp i = 0; i < n; i++) o[i] = o[i] / s;
     }
 }
+
+#undef TFS_T
+#undef TFS
+#undef TFS_M
+#undef TFS_TINY
+#undef TFS_EXP_MIN
+#undef TFS_ERFC_ZERO
