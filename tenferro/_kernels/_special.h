@@ -43,7 +43,7 @@ extern float erfcf(float);
 #include "_special_math.h"   /* (which #undefs these) */
 
 /* The ops: X(name) for each; the loops and tables below are generated from these. */
-#define TFS_UNARY_OPS(X) X(expit) X(log_expit) X(logit) X(entr) X(sinc) X(erfc)
+#define TFS_UNARY_OPS(X) X(log_expit) X(logit) X(entr) X(sinc) X(erfc)
 #define TFS_BINARY_OPS(X) X(xlogy) X(xlog1py) X(rel_entr) X(kl_div)
 
 #define TFS_U(f) TF_U_LOOP(tfs_u_##f##_f32, float, float, tfs_##f##_f32(x)) \

@@ -2,7 +2,8 @@
 """tenferro.special's own CPU kernels: scipy.special's functions whose direct formula is
 as accurate as scipy's and cheaper to run tenferro's way.
 
-Unary: expit, log_expit, logit, entr, sinc (numpy's normalized sinc), erfc;
+Unary: log_expit, logit, entr, sinc (numpy's normalized sinc), erfc (expit is
+tenferro.sigmoid, already one SIMD pass);
 binary: xlogy, xlog1py, rel_entr, kl_div; and ``softmax`` (softmax and log_softmax of
 each row of a 2-D array); float32 and float64 (float32 computed in float32 as scipy's
 float loops do).  The

@@ -40,14 +40,6 @@ TFS_INLINE TFS_T TFS(exp_neg_abs)(TFS_T x) {
     return TFS_M(exp)(t < TFS_EXP_MIN ? TFS_EXP_MIN : t);
 }
 
-/* scipy.special.expit: 1/(1 + exp(-x)); exp(-|x|) never overflows, so x < 0 gives
- * e/(1 + e) (scipy's 1/(1 + exp(-x)) flushes to 0 from x < -log(max) on). */
-TFS_INLINE TFS_T TFS(expit)(TFS_T x) {
-    const TFS_T e = TFS(exp_neg_abs)(x);
-    const TFS_T p = (TFS_T)1 / ((TFS_T)1 + e), q = e / ((TFS_T)1 + e);
-    return x >= 0 ? p : q;
-}
-
 /* scipy.special.log_expit: x - log1p(exp(x)) for x < 0, -log1p(exp(-x)) otherwise. */
 TFS_INLINE TFS_T TFS(log_expit)(TFS_T x) {
     const TFS_T l = TFS_M(log1p)(TFS(exp_neg_abs)(x));
@@ -144,7 +136,11 @@ static void TFS(softmax_row)(const void *xv, void *ov, npy_intp n, int log_mode)
             for (npy_intp i = b; i < e; i++) p += TFS_M(exp)(x[i] - m);
         } else {
 #pragma omp simd reduction(+:p)
-            for (npy_intp i = b; i < e; i++) { const TFS_T v = TFS_M(exp)(x[i] - m); o[i] = v; p += v; }
+            for (npy_intp i = b; i < e; i++) {
+                const TFS_T v = TFS_M(exp)(x[i] - m);
+                o[i] = v;
+                p += v;
+            }
         }
         t = s + p;
         if (t - t == 0)

@@ -1,6 +1,6 @@
 """tenferro's own CPU kernels for the special functions whose direct formula is as
 accurate as scipy's and cheaper to run tenferro's way (tenferro/_kernels/_special.pyx:
-expit, log_expit, logit, entr, sinc, erfc, xlogy, xlog1py, rel_entr, kl_div, and
+log_expit, logit, entr, sinc, erfc, xlogy, xlog1py, rel_entr, kl_div, and
 softmax / log_softmax over any axes; float32 and float64, SIMD, on tenferro's threads).
 
 Two ways in:
