@@ -153,6 +153,8 @@ def extensions():
         note_configuration(pyx, config)
         exts.append(Extension(
             os.path.splitext(pyx)[0].replace(os.sep, "."), [pyx],
+            # its own headers (_special.h, _special_math.h, ...), nested includes too
+            depends=sorted(glob.glob(os.path.join(KDIR, name + "*.h"))),
             include_dirs=[numpy.get_include(), KDIR],
             define_macros=macros,
             extra_compile_args=cflags, extra_link_args=ldflags, libraries=libs))

@@ -7,11 +7,14 @@ of function (docs/special.md has the table):
 
 * the transcendental ones (gammaln, digamma, polygamma, betaln, gammainc, gammaincc,
   erfc, erfcx, erfinv, complex erf, i0, i0e, i1, i1e) are primitives whose CPU kernel
-  is scipy.special's own ufunc, so their accuracy is scipy's; on another device they
-  raise ``UnsupportedOperation`` (never a silent copy to the host);
+  is scipy.special's own ufunc, so their accuracy is scipy's (real erfc: tenferro's
+  own kernel); on another device they raise ``UnsupportedOperation`` (never a silent
+  copy to the host);
 * the others (expit, logit, log_expit, xlogy, xlog1py, entr, rel_entr, kl_div, sinc,
   logsumexp, softmax, log_softmax, real erf) are compositions of tenferro's ops and
-  run on every device those ops run on.
+  run on every device those ops run on; a plain eager call on the CPU of most of them
+  runs tenferro's own one-pass SIMD kernel instead (``_fast``,
+  tenferro/_kernels/_special.pyx).
 """
 from ._bessel import i0, i0e, i1, i1e  # noqa: F401
 from ._erf import erf, erfc, erfcx, erfinv  # noqa: F401

@@ -23,12 +23,31 @@ from ..autograd._rules._util import conj, unbroadcast_to
 from ..autograd.extend import Primitive, def_impl, defjvp, defvjp
 
 
+# (name, ufunc, dtype, arity) -> whether the ufunc's loop for that dtype is that dtype
+_KEEPS = {}
+
+
 def operands(name, type_rule, *args):
     """``args`` as tensors of one device and of the loop dtype NumPy's type resolution
     gives ``type_rule`` (the scipy.special ufunc; NumPy 2 rules, weak Python scalars
     included): float32 stays float32, ints and bools become float64 (float32 where the
     ufunc's first loop is float32, as scipy), and a dtype scipy has no loop for raises
     a TypeError naming ``tenferro.special.<name>``."""
+    first = args[0]
+    if type(first) is Tensor:   # the everyday call: tensors of one dtype, device, shape
+        d, dev, shape = first.dtype, first._device, first.shape
+        for a in args[1:]:
+            if type(a) is not Tensor or a.dtype != d or a._device is not dev \
+                    or a.shape != shape:
+                break
+        else:
+            key = (name, type_rule, d, len(args))
+            keeps = _KEEPS.get(key)
+            if keeps is None:
+                keeps = _KEEPS[key] = _resolve("special." + name, type_rule,
+                                               (d,) * len(args))[0] == d
+            if keeps:
+                return list(args)
     tensors = [a for a in args if isinstance(a, Tensor)]
     args = [a if isinstance(a, Tensor) else _operand(a, tensors[0] if tensors else None)
             for a in args]
@@ -87,10 +106,10 @@ def _chunked(ufunc, arrays, shape, n):
     return out
 
 
-def kernel_primitive(name, kernel, doc):
+def kernel_primitive(name, kernel, doc, source="scipy.special"):
     """The primitive ``special.<name>`` with ``kernel`` (ndarrays in, a new ndarray of the
-    inputs' dtype out) as its CPU implementation."""
-    prim = Primitive("special." + name, _aval, doc=doc + " CPU kernel: scipy.special.")
+    inputs' dtype out) as its CPU implementation (``source`` names it in the doc)."""
+    prim = Primitive("special." + name, _aval, doc=doc + " CPU kernel: %s." % source)
     def_impl(prim, "cpu", kernel)
     return prim
 

@@ -1,7 +1,9 @@
 """The error functions: ``erf``, ``erfc``, ``erfcx``, ``erfinv``.
 
-``erf`` of real input is tenferro's own ``erf`` (SIMD kernels, every device); complex
-``erf`` and the others run scipy.special's kernels on the CPU.  Their derivatives are
+``erf`` of real input is tenferro's own ``erf`` (SIMD kernels, every device), and
+``erfc`` of real input tenferro's own CPU kernel (``_fast``: C99's erfc, libmvec's SIMD
+variant); complex ``erf`` and ``erfc`` and the others run scipy.special's kernels on the
+CPU.  Their derivatives are
 compositions of ``exp`` and themselves, so every order is available."""
 import math
 
@@ -9,13 +11,16 @@ import scipy.special as sc
 
 from .. import _ops
 from ._base import apply, holomorphic, kernel_primitive, operands, ufunc_kernel
+from ._fast import cpu_kernel
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 _SQRT_PI_OVER_TWO = math.sqrt(math.pi) / 2.0
 
 erf_p = kernel_primitive("erf", ufunc_kernel(sc.erf),
                          "The error function of complex z (real x: tenferro.erf).")
-erfc_p = kernel_primitive("erfc", ufunc_kernel(sc.erfc), "1 - erf(z) (real or complex).")
+erfc_p = kernel_primitive("erfc", cpu_kernel("erfc", ufunc_kernel(sc.erfc)),
+                          "1 - erf(z) (real or complex).",
+                          "tenferro's (real), scipy.special (complex)")
 erfcx_p = kernel_primitive("erfcx", ufunc_kernel(sc.erfcx),
                            "exp(z^2) erfc(z) (real or complex).")
 erfinv_p = kernel_primitive("erfinv", ufunc_kernel(sc.erfinv),

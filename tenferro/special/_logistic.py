@@ -7,6 +7,10 @@ for every y but NaN, ``entr(x < 0) = -inf``, ``rel_entr`` and ``kl_div`` infinit
 their domain).  Masked entries are replaced by safe values *before* the masked
 formula, so no NaN leaks into a derivative; ``entr`` and ``rel_entr`` are primitives
 with their own rules so that their derivatives at x = 0 are the one-sided limits.
+
+A plain eager call on the CPU (real input, no transform, no tape) runs tenferro's own
+one-pass kernel instead (``_fast.eager``: the same formulas in C, SIMD); the
+composition is what transforms, the tape and the other devices see.
 """
 import math
 
@@ -16,6 +20,7 @@ import scipy.special as sc
 from .. import _dtypes, _ops
 from .._ops._common import to_tensor
 from ._base import composite_primitive, holomorphic, operands, partial_rules, polynomial
+from ._fast import eager
 
 _INF = float("inf")
 _NAN = float("nan")
@@ -35,13 +40,13 @@ def xlogy(x, y):
     """scipy.special.xlogy: x * log(y), 0 where x == 0 (unless y is NaN).  Derivatives:
     log(y) in x (JAX's; at x = y = 0 it is 0, not -inf) and x / y in y (0 at x = 0)."""
     x, y = operands("xlogy", sc.xlogy, x, y)
-    return x * _ops.log(_safe_log_arg(x, y, 0.0))
+    return eager("xlogy", lambda x, y: x * _ops.log(_safe_log_arg(x, y, 0.0)), x, y)
 
 
 def xlog1py(x, y):
     """scipy.special.xlog1py: x * log1p(y), 0 where x == 0 (unless y is NaN)."""
     x, y = operands("xlog1py", sc.xlog1py, x, y)
-    return x * _ops.log1p(_safe_log_arg(x, y, -1.0))
+    return eager("xlog1py", lambda x, y: x * _ops.log1p(_safe_log_arg(x, y, -1.0)), x, y)
 
 
 def expit(x):
@@ -53,7 +58,7 @@ def expit(x):
 def log_expit(x):
     """scipy.special.log_expit: log(expit(x)) = -log(1 + exp(-x)), accurate for large |x|."""
     x, = operands("log_expit", sc.log_expit, x)
-    return -_ops.logaddexp(0.0, -x)
+    return eager("log_expit", lambda x: -_ops.logaddexp(0.0, -x), x)
 
 
 def logit(x):
@@ -61,6 +66,10 @@ def logit(x):
     scipy's formula log1p(s) - log1p(-s), s = 2x - 1, on [0.3, 0.65] (no cancellation
     near 1/2), log(x) - log1p(-x) elsewhere (derivative 1/(x(1 - x)): inf at 0 and 1)."""
     x, = operands("logit", sc.logit, x)
+    return eager("logit", _logit, x)
+
+
+def _logit(x):
     mid = (x >= 0.3) & (x <= 0.65)
     s = 2.0 * (_ops.where(mid, x, 0.5) - 0.5)
     xo = _ops.where(mid, 0.1, x)
@@ -78,6 +87,10 @@ def entr(x):
     """scipy.special.entr: -x log x for x > 0, 0 at 0, -inf for x < 0 (real).  Its
     derivative -(log x + 1) is +inf at 0 (JAX's and PyTorch's), 0 for x < 0."""
     x, = operands("entr", sc.entr, x)
+    return eager("entr", _entr, x)
+
+
+def _entr(x):
     neg = x < 0
     return _ops.where(neg, -_INF, -xlogx_p.bind(_ops.where(neg, 1.0, x)))
 
@@ -126,7 +139,7 @@ def rel_entr(x, y):
     """scipy.special.rel_entr: x log(x / y) for x, y > 0, 0 for x = 0 and y >= 0, inf
     elsewhere (real).  The x-derivative log(x / y) + 1 is -inf at x = 0."""
     x, y = operands("rel_entr", sc.rel_entr, x, y)
-    return rel_entr_p.bind(x, y)
+    return eager("rel_entr", rel_entr_p.bind, x, y)
 
 
 def kl_div(x, y):
@@ -134,6 +147,10 @@ def kl_div(x, y):
     inf elsewhere (real).  Where x / y over- or underflows scipy's x log(x / y) is
     infinite; here it is rel_entr's finite value (kl_div(1e-300, 1e300) = 1e300)."""
     x, y = operands("kl_div", sc.kl_div, x, y)
+    return eager("kl_div", _kl_div, x, y)
+
+
+def _kl_div(x, y):
     ok = (x >= 0) & (y >= 0) & ((x == 0) | (y > 0))   # rel_entr(0, y >= 0) = 0
     return _ops.where(ok | _ops.isnan(x) | _ops.isnan(y), rel_entr_p.bind(x, y) - x + y,
                       _INF)
@@ -152,6 +169,10 @@ def sinc(x):
     if x.dtype.kind in "biu":
         x = _ops.astype(x, _dtypes.float64)   # numpy.sinc's dtype (np.sin would give float16)
     x, = operands("sinc", np.sin, x)
+    return eager("sinc", _sinc, x)
+
+
+def _sinc(x):
     small = _ops.abs(x) < _TAYLOR_BELOW
     y = math.pi * _ops.where(small, 1.0, x)
     z = math.pi * _ops.where(small, x, 0.0)

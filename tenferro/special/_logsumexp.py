@@ -3,13 +3,16 @@
 those ops run on and differentiate to any order.
 
 The shift by the maximum cancels exactly, so it is taken from the detached input and
-carries no derivative (as tenferro.logsumexp).  Where scipy's edge values come from
+carries no derivative (as tenferro.logsumexp).  A plain eager call of softmax or
+log_softmax on the CPU runs tenferro's row kernel instead (``_fast``: one pass for the
+maximum, one for exp and the sum, one for the result, in C).  Where scipy's edge values come from
 the order of its operations (softmax of a slice holding +inf is NaN throughout; an
 all -inf slice gives -inf for logsumexp, NaN for softmax), the same order is kept.
 """
 from .. import _dtypes, _ops
 from .._ops._common import normalize_axes, to_tensor
 from ..autograd._engine import detach
+from ._fast import eager
 
 _INEXACT = (_dtypes.float32, _dtypes.float64, _dtypes.complex64, _dtypes.complex128)
 
@@ -74,6 +77,10 @@ def softmax(x, axis=None):
     """scipy.special.softmax: exp(x) / sum(exp(x)) over ``axis`` (None: all elements)."""
     x, = _floating(x)
     axes = normalize_axes("special.softmax", axis, x.ndim)
+    return eager("softmax", lambda x: _softmax(x, axes), x, axes=axes)
+
+
+def _softmax(x, axes):
     e = _ops.exp(x - _shift(x, axes, False))
     return e / _ops.sum(e, axis=axes, keepdims=True)
 
@@ -83,5 +90,9 @@ def log_softmax(x, axis=None):
     computed as (x - max) - log(sum(exp(x - max))) for accuracy."""
     x, = _floating(x)
     axes = normalize_axes("special.log_softmax", axis, x.ndim)
+    return eager("log_softmax", lambda x: _log_softmax(x, axes), x, axes=axes)
+
+
+def _log_softmax(x, axes):
     t = x - _shift(x, axes, True)
     return t - _ops.log(_ops.sum(_ops.exp(t), axis=axes, keepdims=True))

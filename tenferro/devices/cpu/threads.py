@@ -10,7 +10,7 @@ import contextlib
 import os
 import threading
 
-from ..._kernels import _elementwise, _index, _lapack, _matmul, _openmp, _reduce
+from ..._kernels import _elementwise, _index, _lapack, _matmul, _openmp, _reduce, _special
 from . import blas
 
 _lock = threading.Lock()
@@ -59,6 +59,7 @@ GRAIN = {
 
 def _apply_grain(g):
     _elementwise.set_grain(cheap=g["elementwise"], transcendental=g["transcendental"])
+    _special.set_grain(transcendental=g["transcendental"])
     _reduce.set_grain(g["reduce"])
     _index.set_grain(g["index"])
     _lapack._set_tuning(par_min_work=g["batched_linalg_work"])
