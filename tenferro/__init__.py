@@ -23,9 +23,11 @@ _numpy_blas_first = "numpy" in _sys.modules and "OPENBLAS_THREAD_TIMEOUT" not in
 # the kernels' own pool (_kernels/_pool.h) spins 20-200 us; OPENBLAS_THREAD_TIMEOUT
 # shortens OpenBLAS's, and GOMP_SPINCOUNT libgomp's (OpenMP regions run only when the
 # pool is switched off for comparisons).  The runtimes read these variables once,
-# when they load during the imports below; the user's own settings win, and ours are
-# removed again afterwards so that other libraries loaded later (PyTorch's libgomp,
-# say) keep their defaults.  See docs/performance.md.
+# when they load: libgomp and NumPy's OpenBLAS during the imports below, SciPy's
+# OpenBLAS (tenferro's BLAS) with the first matmul or linalg call, for which the CPU
+# driver sets OPENBLAS_THREAD_TIMEOUT again (devices/cpu/blas.py's load_env).  The
+# user's own settings win, and ours are removed again afterwards so that other libraries
+# loaded later (PyTorch's libgomp, say) keep their defaults.  See docs/performance.md.
 _RUNTIME_ENV = {"GOMP_SPINCOUNT": "1000", "OPENBLAS_THREAD_TIMEOUT": "4"}
 _runtime_env_set = [k for k in _RUNTIME_ENV if k not in _os.environ and not (
     k == "GOMP_SPINCOUNT" and "OMP_WAIT_POLICY" in _os.environ)]
@@ -43,6 +45,8 @@ from ._ops import AxisError  # noqa: F401
 from . import _ops
 from .devices import device, Device  # noqa: F401
 from .devices.cpu import threads as _threads
+from .devices.cpu import blas as _blas
+_blas.load_env["OPENBLAS_THREAD_TIMEOUT"] = _RUNTIME_ENV["OPENBLAS_THREAD_TIMEOUT"]
 from .devices.cpu.threads import get_num_threads, set_num_threads, num_threads  # noqa: F401
 from . import devices, random  # noqa: F401
 from ._config import show_config  # noqa: F401

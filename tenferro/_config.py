@@ -31,8 +31,9 @@ def config():
         "scipy": scipy.__version__,
         "openmp": _threads.have_openmp(),
         "threads": _threads.get_num_threads(),
-        "blas": _blas.blas_info(),
+        "blas": _blas.blas_info(),            # loads SciPy's BLAS if no call has yet
         "blas_threads": _blas.get_blas_threads(),
+        "scipy_blas_spin": _blas.scipy_blas_spin(),
         "runtime_env": dict(tenferro.runtime_env),
         "numpy_blas_spin": numpy_blas_spin(),
         "devices": devs,
@@ -76,6 +77,11 @@ def show_config():
         "BLAS-bound calls right after a NumPy BLAS call may run up to 2.5x slower; "
         "import tenferro first or set OPENBLAS_THREAD_TIMEOUT=4 before starting Python, "
         "see docs/performance.md)"))
+    spin = c["scipy_blas_spin"]
+    lines.append("  scipy's OpenBLAS spin (tenferro's BLAS): %s" % (
+        spin if spin != "long" else "long (scipy.linalg was imported before tenferro's "
+        "first matmul or linalg call; set OPENBLAS_THREAD_TIMEOUT=4 before starting Python "
+        "to shorten it, see docs/performance.md)"))
     b = c["blas"] or {}
     lines.append("  blas/lapack: %s %s (%s)" % (b.get("name", "?"), b.get("version", ""),
                                                  b.get("library_path", "via scipy")))

@@ -64,8 +64,9 @@ def test_linalg_is_lazy_and_reachable_after_a_bare_import():
         import tenferro as tf
         heavy = ["tenferro.linalg", "tenferro.demo", "tenferro.devices.webgpu",
                  "tenferro.devices.cuda", "wgpu", "torch", "cotengra", "hypothesis",
-                 "opt_einsum", "scipy.special", "scipy.sparse", "scipy.optimize",
-                 "scipy.stats"]
+                 "opt_einsum", "scipy", "scipy.linalg", "scipy.special", "scipy.sparse",
+                 "scipy.optimize", "scipy.stats", "tenferro._kernels._matmul",
+                 "tenferro._kernels._lapack", "numpy.random", "importlib.metadata"]
         print(sorted(m for m in heavy if m in sys.modules))
         c = tf.linalg.cholesky(tf.asarray([[4.0, 2.0], [2.0, 3.0]]), lower=True)
         print("tenferro.linalg" in sys.modules, tf.linalg is sys.modules["tenferro.linalg"])
@@ -79,6 +80,37 @@ def test_linalg_is_lazy_and_reachable_after_a_bare_import():
     assert lines[1] == "True True"
     assert lines[2] == str(round(2 ** 0.5, 12))
     assert lines[3] == "True False"
+
+
+def test_a_bare_import_leaves_scipy_and_the_blas_kernels_out():
+    """``import tenferro`` imports neither SciPy nor the kernels calling its BLAS (nor
+    numpy.random, importlib.metadata): the first product imports them, set up as an
+    eager import did (tenferro's short OpenBLAS spin, the BLAS thread count set before,
+    the module itself in the CPU ops' globals), and tenferro.linalg the LAPACK ones."""
+    code = """if 1:
+        import os, sys
+        os.environ.pop("OPENBLAS_THREAD_TIMEOUT", None)
+        import tenferro as tf
+        from tenferro.devices.cpu import blas, ops
+        lazy = ["scipy", "scipy.linalg", "scipy.linalg.cython_blas", "numpy.random",
+                "importlib.metadata", "tenferro._kernels._matmul", "tenferro._kernels._lapack"]
+        print(sorted(m for m in lazy if m in sys.modules), blas.scipy_blas_spin())
+        tf.set_num_threads(1)
+        print(sorted(m for m in lazy if m in sys.modules))
+        a = tf.asarray([[1.0, 2.0], [3.0, 4.0]])
+        print((a @ a).tolist(), ops._mm is sys.modules["tenferro._kernels._matmul"])
+        print(blas.scipy_blas_spin(), blas.get_blas_threads() in (None, 1),
+              "OPENBLAS_THREAD_TIMEOUT" in os.environ, "tenferro._kernels._lapack" in sys.modules)
+        print(round(float(tf.linalg.det(a)), 12), tf.random.normal(size=2).shape)
+    """
+    r = _run(code)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0] == "[] not loaded", "import tenferro imported: %s" % lines[0]
+    assert lines[1] == "[]", "set_num_threads imported: %s" % lines[1]
+    assert lines[2] == "[[7.0, 10.0], [15.0, 22.0]] True"
+    assert lines[3] == "short True False True"
+    assert lines[4] == "-2.0 (2,)"
 
 
 def test_unknown_attribute_raises_attribute_error():

@@ -11,7 +11,6 @@ so adding a device touches no existing file.  See :class:`~tenferro.devices.base
 for the interface a driver implements.
 """
 import importlib
-import importlib.metadata
 import pkgutil
 import threading
 
@@ -33,10 +32,18 @@ def _load_driver(kind):
                 raise
     if mod is not None:
         return mod.Driver()
-    for ep in importlib.metadata.entry_points(group="tenferro.devices"):
+    for ep in _entry_points():
         if ep.name == kind:
             return ep.load()()
     return None
+
+
+def _entry_points():
+    """Third-party drivers' entry points (importlib.metadata, about 10 ms to import, is
+    imported here, on the first look-up of a type tenferro does not ship)."""
+    import importlib.metadata
+
+    return importlib.metadata.entry_points(group="tenferro.devices")
 
 
 def get_driver(kind):
@@ -57,7 +64,7 @@ def known_device_types():
     names = {m.name for m in pkgutil.iter_modules(__path__)
              if not m.name.startswith("_") and m.name not in _BUILTIN_SKIP}
     try:
-        names.update(ep.name for ep in importlib.metadata.entry_points(group="tenferro.devices"))
+        names.update(ep.name for ep in _entry_points())
     except Exception:  # broken metadata must not stop tenferro
         pass
     return sorted(names)

@@ -10,12 +10,13 @@ import contextlib
 import os
 import threading
 
-from ..._kernels import _elementwise, _index, _lapack, _matmul, _openmp, _reduce
-from . import blas
+from ..._kernels import _elementwise, _index, _openmp, _reduce
+from . import blas, blas_kernels
 
 _lock = threading.Lock()
 _num_threads = None   # what the user set (None: default)
 current = 1           # the resolved count kernels use (read directly on hot paths)
+_blas_sync_due = False  # a thread count was set before the BLAS kernels loaded
 
 
 def max_threads():
@@ -61,8 +62,22 @@ def _apply_grain(g):
     _elementwise.set_grain(cheap=g["elementwise"], transcendental=g["transcendental"])
     _reduce.set_grain(g["reduce"])
     _index.set_grain(g["index"])
-    _lapack._set_tuning(par_min_work=g["batched_linalg_work"])
-    _matmul._set_tuning(par_min_work=g["batched_matmul_work"])
+    if blas_kernels.modules is not None:   # else blas_kernels_loaded applies them
+        _tune_blas_kernels(blas_kernels.modules, g)
+
+
+def _tune_blas_kernels(mods, g):
+    mods["_lapack"]._set_tuning(par_min_work=g["batched_linalg_work"])
+    mods["_matmul"]._set_tuning(par_min_work=g["batched_matmul_work"])
+
+
+def blas_kernels_loaded(mods):
+    """Give the BLAS kernels, just imported (``blas_kernels.load``), the grain sizes in
+    force, and the BLAS the thread count a ``set_num_threads`` before asked for."""
+    with _lock:
+        _tune_blas_kernels(mods, GRAIN)
+    if _blas_sync_due:
+        _sync_blas()
 
 
 def get_grain():
@@ -147,6 +162,12 @@ def _checked(n):
 
 
 def _sync_blas():
+    """BLAS gets tenferro's thread count; before the BLAS kernels load (the first
+    matmul or linalg call), when they load: probing the BLAS here would load it."""
+    global _blas_sync_due
+    if not blas.loaded():
+        _blas_sync_due = True
+        return
     blas.set_blas_threads(get_num_threads())
 
 
