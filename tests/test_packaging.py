@@ -137,8 +137,12 @@ def test_pip_metadata():
     project = PYPROJECT["project"]
     assert project["readme"] == "README.md" and (ROOT / "README.md").exists()
     assert project["license"] == "MIT OR Apache-2.0"
-    for path in project.get("license-files", []):   # none in the tree yet
-        assert list(ROOT.glob(path)), path
+    assert project["license-files"] == ["LICENSE-MIT", "LICENSE-APACHE"]   # as tenferro-rs
+    mit = (ROOT / "LICENSE-MIT").read_text()
+    assert mit.startswith("MIT License\n\nCopyright (c) 2026 tenferro contributors\n")
+    apache = (ROOT / "LICENSE-APACHE").read_text()
+    assert apache.split()[:4] == ["Apache", "License", "Version", "2.0,"]
+    assert "END OF TERMS AND CONDITIONS" in apache and len(apache.splitlines()) == 202
     classifiers = project["classifiers"]
     assert "Typing :: Typed" in classifiers
     assert any(c.startswith("Development Status") for c in classifiers)
