@@ -162,8 +162,16 @@ def test_py_typed_ships():
 
 ANNOTATED = ["asarray", "zeros", "ones", "arange", "linspace", "eye", "sum", "mean",
              "matmul", "einsum", "reshape", "transpose", "concatenate", "stack", "grad",
-             "value_and_grad", "vjp", "jvp", "save", "load"]
-ANNOTATED_LINALG = ["cholesky", "solve", "eigh", "svd", "qr"]
+             "value_and_grad", "vjp", "jvp", "save", "load", "take", "take_along_axis",
+             "where", "nonzero", "argwhere", "sort", "argsort", "unique", "median", "var",
+             "full", "zeros_like", "squeeze", "vstack", "split", "pad", "dot", "tensordot",
+             "nansum", "average", "astype", "trapezoid", "device", "get_num_threads",
+             "set_num_threads", "hessian", "jacrev", "checkpoint", "stop_gradient"]
+ANNOTATED_LINALG = ["cholesky", "solve", "eigh", "svd", "qr", "norm", "lstsq", "det", "inv",
+                    "slogdet", "eigvalsh", "svdvals", "lu_factor", "lu_solve", "pinv", "expm",
+                    "eig", "eigvals", "solve_triangular", "cho_factor", "cho_solve", "lu"]
+ANNOTATED_RANDOM = ["default_rng", "seed", "normal", "uniform", "integers", "get_state",
+                    "set_state"]
 
 
 def _annotated(fn):
@@ -178,6 +186,7 @@ def test_the_public_api_users_call_most_is_annotated():
 
     missing = [n for n in ANNOTATED if not _annotated(getattr(tf, n))]
     missing += ["linalg." + n for n in ANNOTATED_LINALG if not _annotated(getattr(tl, n))]
+    missing += ["random." + n for n in ANNOTATED_RANDOM if not _annotated(getattr(tf.random, n))]
     missing += ["jit." + n for n in ("__init__", "__call__") if not _annotated(getattr(tf.jit, n))]
     missing += ["Tensor." + n for n in ("item", "numpy", "__len__", "__float__")
                 if not _annotated(getattr(tf.Tensor, n))]
@@ -240,23 +249,27 @@ def test_declared_elementwise_names_match_the_op_tables():
 
 
 def test_mypy_strict_on_a_typed_user_script(tmp_path):
-    """tests/typing/user_script.py type-checks under ``mypy --strict``.
+    """The typed user scripts in tests/typing/ (user_script.py: the API users call most;
+    everyday_script.py: indexing, where/nonzero, linalg, random, devices, sorting and
+    quantiles, shapes, the other transforms) type-check under ``mypy --strict``.
 
     ``--follow-imports=silent``: mypy reads tenferro's modules for the types they
     declare but does not report errors inside them.  That is how mypy treats an
     installed package; run on this source tree, it would otherwise apply --strict to
-    every module of tenferro, most of which has no annotations (only the public API
-    users call most is annotated)."""
+    the bodies of tenferro's modules, whose internals are not annotated (the public
+    functions are: an unannotated one would be a "Call to untyped function" here)."""
     pytest.importorskip("mypy")
-    script = ROOT / "tests" / "typing" / "user_script.py"
+    scripts = sorted((ROOT / "tests" / "typing").glob("*.py"))
+    assert [s.name for s in scripts] == ["everyday_script.py", "user_script.py"]
     args = [sys.executable, "-m", "mypy", "--strict", "--follow-imports=silent",
-            "--cache-dir", str(tmp_path / "mypy-cache"), str(script)]
-    r = subprocess.run(args, cwd=str(ROOT), capture_output=True, text=True,
-                       env=dict(os.environ, MYPYPATH=str(ROOT)), timeout=900)
+            "--cache-dir", str(tmp_path / "mypy-cache")]
+    r = subprocess.run(args + [str(s) for s in scripts], cwd=str(ROOT), capture_output=True,
+                       text=True, env=dict(os.environ, MYPYPATH=str(ROOT)), timeout=900)
     assert r.returncode == 0, r.stdout + r.stderr
-    # ... and the script runs, its asserts holding at run time too
-    r = _run(script.read_text())
-    assert r.returncode == 0, r.stderr
+    # ... and the scripts run, their asserts holding at run time too
+    for script in scripts:
+        r = _run(script.read_text())
+        assert r.returncode == 0, r.stderr
     # mypy reads tenferro's types (nothing silently Any): wrong uses are reported
     bad = tmp_path / "bad.py"
     bad.write_text("import tenferro as tf\n"
@@ -265,7 +278,7 @@ def test_mypy_strict_on_a_typed_user_script(tmp_path):
                    "tf.no_such_function()\n"
                    "tf.linalg.cholesky(tf.eye(2), lower='yes')\n"
                    "w: tf.Tensor = tf.linalg.eigh(tf.eye(2))\n")
-    r = subprocess.run(args[:-1] + [str(bad)], cwd=str(ROOT), capture_output=True, text=True,
+    r = subprocess.run(args + [str(bad)], cwd=str(ROOT), capture_output=True, text=True,
                        env=dict(os.environ, MYPYPATH=str(ROOT)), timeout=900)
     for line in (2, 3, 4, 5, 6):
         assert "bad.py:%d: error" % line in r.stdout, r.stdout

@@ -10,6 +10,8 @@ A device is named ``"<type>"`` or ``"<type>:<index>"`` (``"cpu"``, ``"cuda:0"``,
 so adding a device touches no existing file.  See :class:`~tenferro.devices.base.Driver`
 for the interface a driver implements.
 """
+from __future__ import annotations
+
 import importlib
 import pkgutil
 import threading
@@ -46,7 +48,7 @@ def _entry_points():
     return importlib.metadata.entry_points(group="tenferro.devices")
 
 
-def get_driver(kind):
+def get_driver(kind: str) -> Driver:
     """The driver object for a device type (``"cpu"``, ``"webgpu"``, ...)."""
     with _lock:
         drv = _drivers.get(kind)
@@ -59,7 +61,7 @@ def get_driver(kind):
         return drv
 
 
-def known_device_types():
+def known_device_types() -> list[str]:
     """Device types tenferro can look for (not all need be present on this machine)."""
     names = {m.name for m in pkgutil.iter_modules(__path__)
              if not m.name.startswith("_") and m.name not in _BUILTIN_SKIP}
@@ -70,7 +72,7 @@ def known_device_types():
     return sorted(names)
 
 
-def device(spec="cpu"):
+def device(spec: str | Device = "cpu") -> Device:
     """Return the :class:`Device` named by ``spec`` (a string, or a Device).
 
     ``tenferro.device("cpu")``, ``tenferro.device("cuda:1")``.  Raises ValueError for
@@ -105,7 +107,7 @@ def device(spec="cpu"):
     return dev
 
 
-def available():
+def available() -> list[str]:
     """Names of the devices usable on this machine, e.g. ``['cpu', 'webgpu']``."""
     out = []
     for kind in known_device_types():

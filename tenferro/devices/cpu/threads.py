@@ -6,12 +6,18 @@ below a size threshold.  BLAS (used by matmul, einsum and linalg) is given the s
 count, so the kernels' thread pool (``_kernels/_pool.h``) and BLAS threads never
 oversubscribe the cores together.
 """
+from __future__ import annotations
+
 import contextlib
 import os
 import threading
+from typing import TYPE_CHECKING
 
 from ..._kernels import _elementwise, _index, _openmp, _reduce
 from . import blas, blas_kernels
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 _lock = threading.Lock()
 _num_threads = None   # what the user set (None: default)
@@ -126,12 +132,12 @@ def _resolve():
     current = n if _openmp.have_openmp() else 1
 
 
-def get_num_threads():
+def get_num_threads() -> int:
     """Threads tenferro's CPU kernels may use (1 when built without OpenMP)."""
     return current
 
 
-def set_num_threads(n):
+def set_num_threads(n: int | None) -> None:
     """Set the thread count for tenferro's kernels and BLAS; ``None`` restores the default.
 
     Negative ``n`` counts back from the number of cores, as in scikit-learn
@@ -172,7 +178,7 @@ def _sync_blas():
 
 
 @contextlib.contextmanager
-def num_threads(n):
+def num_threads(n: int | None) -> Iterator[None]:
     """Context manager: ``with tenferro.num_threads(1): ...``."""
     global _num_threads
     old = _num_threads
