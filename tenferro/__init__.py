@@ -82,7 +82,7 @@ if not _threads.have_openmp():
 
 
 
-def trace(a, *args, **kwargs):
+def trace(a: _typing.Any, *args: _typing.Any, **kwargs: _typing.Any) -> _typing.Any:
     """numpy.trace: the sum along a diagonal (``offset``, ``axis1``, ``axis2``, ``dtype``).
 
     A callable first argument, ``trace(f, *specs)``, still traces ``f`` into a graph
@@ -110,7 +110,7 @@ if not _typing.TYPE_CHECKING:   # hidden from type checkers: they flag misspelt 
         return _importlib.import_module(module)   # which sets tenferro.<name> as well
 
 
-def __dir__():
+def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY_SUBMODULES))
 
 

@@ -1,10 +1,16 @@
 """``tenferro.show_config()``: what this build is and what it runs on."""
+from __future__ import annotations
+
 import platform
 import sys
 import sysconfig
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
 
 
-def config():
+def config() -> dict[str, Any]:
     """The facts show_config prints, as a dict."""
     import numpy
     import scipy
@@ -58,7 +64,7 @@ def numpy_blas_spin():
         "OPENBLAS_THREAD_TIMEOUT", "?")
 
 
-def show_config():
+def show_config() -> None:
     """Print version, compiler, OpenMP status, thread counts, BLAS/LAPACK and devices."""
     c = config()
     lines = ["tenferro %s" % c["tenferro"],

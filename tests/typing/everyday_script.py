@@ -91,7 +91,9 @@ def shapes_and_joining(x: tf.Tensor) -> None:
     assert tf.clip(x, 0.2, 0.8).shape == (4, 3) and tf.astype(x, tf.float32).dtype == tf.float32
     gx, gy = tf.meshgrid(tf.arange(2), tf.arange(3))
     assert gx.shape == (3, 2) and gy.shape == (3, 2)
-    assert float(tf.trapezoid(tf.ones(3))) == 2.0
+    assert float(tf.trapezoid(tf.ones(3))) == 2.0 and float(tf.trace(tf.eye(3))) == 3.0
+    assert tf.can_cast(tf.int32, tf.float64) and tf.finfo(tf.float32).eps > 0
+    assert tf.result_type(tf.int32, 1.0) == tf.float64 and tf.dtype("int64") == tf.int64
 
 
 def autodiff(x: tf.Tensor) -> None:

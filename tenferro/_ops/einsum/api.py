@@ -220,7 +220,8 @@ def kron(a: ArrayLike, b: ArrayLike) -> Tensor:
     return r.reshape(tuple(m * n for m, n in zip(a.shape, b.shape)))
 
 
-def trace(a, offset=0, axis1=0, axis2=1, dtype=None):
+def trace(a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1,
+          dtype: DTypeLike = None) -> Tensor:
     """NumPy's ``trace``: sums of the diagonals of the (axis1, axis2) planes (a strided
     diagonal view and one reduction, as einsum's ``'ii->'``)."""
     a = to_tensor(a)
