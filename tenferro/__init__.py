@@ -44,9 +44,7 @@ from ._ops import *  # noqa: F401,F403
 from ._ops import AxisError  # noqa: F401
 from . import _ops
 from .devices import device, Device  # noqa: F401
-from .devices.cpu import threads as _threads
-from .devices.cpu import blas as _blas
-_blas.load_env["OPENBLAS_THREAD_TIMEOUT"] = _RUNTIME_ENV["OPENBLAS_THREAD_TIMEOUT"]
+from .devices.cpu import blas as _cpu_blas, threads as _threads
 from .devices.cpu.threads import get_num_threads, set_num_threads, num_threads  # noqa: F401
 from . import devices, random  # noqa: F401
 from ._config import show_config  # noqa: F401
@@ -120,6 +118,8 @@ e = 2.718281828459045
 inf = float("inf")
 nan = float("nan")
 
+# SciPy's OpenBLAS loads later, with the first product: the CPU driver sets this then
+_cpu_blas.load_env["OPENBLAS_THREAD_TIMEOUT"] = _RUNTIME_ENV["OPENBLAS_THREAD_TIMEOUT"]
 for _k in _runtime_env_set:
     _os.environ.pop(_k, None)
 runtime_env = {k: _RUNTIME_ENV[k] for k in _runtime_env_set}  # what tenferro set at load

@@ -9,6 +9,7 @@ the module-level functions' generator (seed 0) is made on their first call.
 """
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -107,18 +108,21 @@ class _Unmade:
 
     def __getattr__(self, name: str) -> Any:
         global _global
-        if isinstance(_global, _Unmade):
-            _global = Generator(0)
+        with _lock:
+            if isinstance(_global, _Unmade):
+                _global = Generator(0)
         return getattr(_global, name)
 
 
+_lock = threading.Lock()   # making or replacing the module-level generator
 _global: Generator = _Unmade()   # type: ignore[assignment]  (a Generator on first use)
 
 
 def seed(s: Any = None) -> None:
     """Reseed the module-level generator used by the functions below."""
     global _global
-    _global = Generator(s)
+    with _lock:
+        _global = Generator(s)
 
 
 def normal(loc: complex = 0.0, scale: float = 1.0, size: SizeLike = None,
