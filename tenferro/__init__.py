@@ -23,9 +23,11 @@ _numpy_blas_first = "numpy" in _sys.modules and "OPENBLAS_THREAD_TIMEOUT" not in
 # the kernels' own pool (_kernels/_pool.h) spins 20-200 us; OPENBLAS_THREAD_TIMEOUT
 # shortens OpenBLAS's, and GOMP_SPINCOUNT libgomp's (OpenMP regions run only when the
 # pool is switched off for comparisons).  The runtimes read these variables once,
-# when they load during the imports below; the user's own settings win, and ours are
-# removed again afterwards so that other libraries loaded later (PyTorch's libgomp,
-# say) keep their defaults.  See docs/performance.md.
+# when they load: libgomp and NumPy's OpenBLAS during the imports below, SciPy's
+# OpenBLAS (tenferro's BLAS) with the first matmul or linalg call, for which the CPU
+# driver sets OPENBLAS_THREAD_TIMEOUT again (devices/cpu/blas.py's load_env).  The
+# user's own settings win, and ours are removed again afterwards so that other libraries
+# loaded later (PyTorch's libgomp, say) keep their defaults.  See docs/performance.md.
 _RUNTIME_ENV = {"GOMP_SPINCOUNT": "1000", "OPENBLAS_THREAD_TIMEOUT": "4"}
 _runtime_env_set = [k for k in _RUNTIME_ENV if k not in _os.environ and not (
     k == "GOMP_SPINCOUNT" and "OMP_WAIT_POLICY" in _os.environ)]
@@ -42,7 +44,7 @@ from ._ops import *  # noqa: F401,F403
 from ._ops import AxisError  # noqa: F401
 from . import _ops
 from .devices import device, Device  # noqa: F401
-from .devices.cpu import threads as _threads
+from .devices.cpu import blas as _cpu_blas, threads as _threads
 from .devices.cpu.threads import get_num_threads, set_num_threads, num_threads  # noqa: F401
 from . import devices, random  # noqa: F401
 from ._config import show_config  # noqa: F401
@@ -81,7 +83,7 @@ if not _threads.have_openmp():
 
 
 
-def trace(a, *args, **kwargs):
+def trace(a: _typing.Any, *args: _typing.Any, **kwargs: _typing.Any) -> _typing.Any:
     """numpy.trace: the sum along a diagonal (``offset``, ``axis1``, ``axis2``, ``dtype``).
 
     A callable first argument, ``trace(f, *specs)``, still traces ``f`` into a graph
@@ -109,7 +111,7 @@ if not _typing.TYPE_CHECKING:   # hidden from type checkers: they flag misspelt 
         return _importlib.import_module(module)   # which sets tenferro.<name> as well
 
 
-def __dir__():
+def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY_SUBMODULES))
 
 
@@ -119,6 +121,8 @@ e = 2.718281828459045
 inf = float("inf")
 nan = float("nan")
 
+# SciPy's OpenBLAS loads later, with the first product: the CPU driver sets this then
+_cpu_blas.load_env["OPENBLAS_THREAD_TIMEOUT"] = _RUNTIME_ENV["OPENBLAS_THREAD_TIMEOUT"]
 for _k in _runtime_env_set:
     _os.environ.pop(_k, None)
 runtime_env = {k: _RUNTIME_ENV[k] for k in _runtime_env_set}  # what tenferro set at load

@@ -1,10 +1,16 @@
 """``tenferro.show_config()``: what this build is and what it runs on."""
+from __future__ import annotations
+
 import platform
 import sys
 import sysconfig
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
 
 
-def config():
+def config() -> dict[str, Any]:
     """The facts show_config prints, as a dict."""
     import numpy
     import scipy
@@ -31,8 +37,9 @@ def config():
         "scipy": scipy.__version__,
         "openmp": _threads.have_openmp(),
         "threads": _threads.get_num_threads(),
-        "blas": _blas.blas_info(),
+        "blas": _blas.blas_info(),            # loads SciPy's BLAS if no call has yet
         "blas_threads": _blas.get_blas_threads(),
+        "scipy_blas_spin": _blas.scipy_blas_spin(),
         "runtime_env": dict(tenferro.runtime_env),
         "numpy_blas_spin": numpy_blas_spin(),
         "devices": devs,
@@ -57,7 +64,7 @@ def numpy_blas_spin():
         "OPENBLAS_THREAD_TIMEOUT", "?")
 
 
-def show_config():
+def show_config() -> None:
     """Print version, compiler, OpenMP status, thread counts, BLAS/LAPACK and devices."""
     c = config()
     lines = ["tenferro %s" % c["tenferro"],
@@ -76,6 +83,11 @@ def show_config():
         "BLAS-bound calls right after a NumPy BLAS call may run up to 2.5x slower; "
         "import tenferro first or set OPENBLAS_THREAD_TIMEOUT=4 before starting Python, "
         "see docs/performance.md)"))
+    spin = c["scipy_blas_spin"]
+    lines.append("  scipy's OpenBLAS spin (tenferro's BLAS): %s" % (
+        spin if spin != "long" else "long (scipy.linalg was imported before tenferro's "
+        "first matmul or linalg call; set OPENBLAS_THREAD_TIMEOUT=4 before starting Python "
+        "to shorten it, see docs/performance.md)"))
     b = c["blas"] or {}
     lines.append("  blas/lapack: %s %s (%s)" % (b.get("name", "?"), b.get("version", ""),
                                                  b.get("library_path", "via scipy")))

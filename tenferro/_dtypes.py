@@ -6,7 +6,14 @@ support.  Promotion follows NumPy 2 exactly -- Python scalars are weakly typed, 
 NumPy 2 and the Array API -- because it is computed by NumPy's own ufunc type
 resolution and cached.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
+
+if TYPE_CHECKING:
+    from typing import Any, Literal
 
 bool_ = np.dtype(np.bool_)
 int32 = np.dtype(np.int32)
@@ -37,7 +44,7 @@ _KIND_RANK = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
 _cache = {}
 
 
-def dtype(obj):
+def dtype(obj: Any) -> np.dtype[Any]:
     """Return the tenferro dtype named by ``obj`` (a dtype, name, type or NumPy dtype)."""
     try:
         return _cache[obj]
@@ -88,7 +95,7 @@ def real_dtype(d):
     return d
 
 
-def result_type(*args):
+def result_type(*args: Any) -> np.dtype[Any]:
     """NumPy 2 promotion over tensors, dtypes and weakly-typed Python scalars."""
     from ._tensor import Tensor
 
@@ -120,13 +127,14 @@ def _np_operand(o):
     return o
 
 
-def can_cast(from_, to, casting="safe"):
+def can_cast(from_: Any, to: Any,
+             casting: Literal["no", "equiv", "safe", "same_kind", "unsafe"] = "safe") -> bool:
     return np.can_cast(dtype(from_), dtype(to), casting=casting)
 
 
-def finfo(d):
+def finfo(d: Any) -> np.finfo[Any]:
     return np.finfo(dtype(d))
 
 
-def iinfo(d):
+def iinfo(d: Any) -> np.iinfo[Any]:
     return np.iinfo(dtype(d))

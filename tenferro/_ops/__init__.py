@@ -30,6 +30,10 @@ from .einsum import (einsum, einsum_path, einsum_cache_info, einsum_cache_clear,
                      einsum_cache_resize, tensordot, inner, kron, trace)
 
 from .statistics import *  # noqa: F401,F403  (statistics, nan-reductions, calculus)
+if _typing.TYPE_CHECKING:   # what statistics re-exports (mypy cannot add up its __all__)
+    from .calculus import *  # noqa: F401,F403
+    from .nanfunctions import *  # noqa: F401,F403
+    from .quantiles import *  # noqa: F401,F403
 
 from . import _methods  # noqa: F401,E402  (Tensor's constructor, operators, op methods)
 

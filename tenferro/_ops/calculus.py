@@ -6,7 +6,10 @@ Each is NumPy's own formula written with tenferro's differentiable ops, in the s
 order of operations (so results round as NumPy's do), and so differentiable in every
 floating-point or complex argument, on every device that runs the elementwise ops.
 """
+from __future__ import annotations
+
 import warnings
+from typing import TYPE_CHECKING
 
 from .. import _dtypes
 from ._common import broadcast_shapes, common_device, normalize_axis, to_tensor
@@ -17,10 +20,16 @@ from .reduction import sum as _sum
 from .shape import broadcast_to, moveaxis, reshape
 from .structural import along, diff
 
+if TYPE_CHECKING:
+    from typing import SupportsIndex
+
+    from .._tensor import ArrayLike, ScalarLike, Tensor
+
 __all__ = ["trapezoid", "cross", "polyval", "interp"]
 
 
-def trapezoid(y, x=None, dx=1.0, axis=-1):
+def trapezoid(y: ArrayLike, x: ArrayLike | None = None, dx: float = 1.0,
+              axis: SupportsIndex = -1) -> Tensor:
     """Integral of ``y`` along ``axis`` by the trapezoidal rule, at sample points ``x``
     (1-D along ``axis``, or ``y``'s shape) or spaced ``dx`` apart (NumPy's
     ``trapezoid``: ``sum(d * (y[1:] + y[:-1]) / 2)``)."""
@@ -43,7 +52,8 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
     return _sum(d * s / 2.0, axis=axis)
 
 
-def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+def cross(a: ArrayLike, b: ArrayLike, axisa: SupportsIndex = -1, axisb: SupportsIndex = -1,
+          axisc: SupportsIndex = -1, axis: SupportsIndex | None = None) -> Tensor:
     """Cross product of 3-vectors (and of 2-vectors, which NumPy 2 deprecates: their
     z-component, or a 3-vector when the other is one) along ``axisa``/``axisb``,
     broadcast over the other axes, the result's vectors along ``axisc`` (NumPy's
@@ -88,7 +98,7 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     return moveaxis(stack(parts, axis=-1), -1, axisc)
 
 
-def polyval(p, x):
+def polyval(p: ArrayLike, x: ArrayLike) -> Tensor:
     """The polynomial with coefficients ``p`` (highest power first) at ``x``, by
     Horner's scheme ``y = y * x + p[i]`` from ``y = zeros_like(x)`` (NumPy's
     ``polyval``: the result dtype is ``x``'s promoted with ``p``'s)."""
@@ -126,7 +136,8 @@ def count_le(s, v):
     return lo
 
 
-def interp(x, xp, fp, left=None, right=None, period=None):
+def interp(x: ArrayLike, xp: ArrayLike, fp: ArrayLike, left: ScalarLike | None = None,
+           right: ScalarLike | None = None, period: float | None = None) -> Tensor:
     """Piecewise-linear interpolant of the points (``xp``, ``fp``) at ``x`` (NumPy's
     ``interp``: ``xp`` increasing, ``left``/``right`` beyond its ends (default
     ``fp[0]``/``fp[-1]``), or ``period`` for periodic ``x``).  float64 (complex128 for

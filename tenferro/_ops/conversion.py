@@ -1,4 +1,8 @@
 """Casts, copies, device transfers and host conversion."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .. import _dtypes
@@ -7,6 +11,9 @@ from .._primitive import Primitive, bind
 from .._tensor import Tensor, host_array as to_numpy  # noqa: F401  (re-exported)
 from .. import _versions
 from ._common import to_tensor
+
+if TYPE_CHECKING:
+    from .._tensor import ArrayLike, DeviceLike, DTypeLike
 
 
 def _same_aval(x, **params):
@@ -27,7 +34,8 @@ def _device_put_impl(x, *, device):
 device_put_p.impl = _device_put_impl
 
 
-def astype(x, dtype, copy=True, casting="unsafe"):
+def astype(x: ArrayLike, dtype: DTypeLike, copy: bool = True,
+           casting: str = "unsafe") -> Tensor:
     """Cast ``x`` to ``dtype`` under NumPy's ``casting`` rule."""
     x = to_tensor(x)
     d = _dtypes.dtype(dtype)
@@ -39,12 +47,12 @@ def astype(x, dtype, copy=True, casting="unsafe"):
     return bind(convert_p, (x,), {"dtype": d})
 
 
-def copy(x):
+def copy(x: ArrayLike) -> Tensor:
     """A new C-contiguous tensor with the same values."""
     return bind(copy_p, (to_tensor(x),), {})
 
 
-def is_contiguous(x):
+def is_contiguous(x: Tensor) -> bool:
     """C-contiguous in memory."""
     s = x._data.strides
     expected = x.itemsize
@@ -55,13 +63,13 @@ def is_contiguous(x):
     return True
 
 
-def ascontiguousarray(x):
+def ascontiguousarray(x: ArrayLike) -> Tensor:
     """``x`` itself when C-contiguous, else a C-contiguous copy."""
     x = to_tensor(x)
     return x if is_contiguous(x) else bind(copy_p, (x,), {})
 
 
-def to_device(x, device, copy=False):
+def to_device(x: ArrayLike, device: DeviceLike, copy: bool = False) -> Tensor:
     from ..devices import device as _device
 
     dev = _device(device)
@@ -70,7 +78,7 @@ def to_device(x, device, copy=False):
     return bind(device_put_p, (x,), {"device": dev})
 
 
-def copy_into(dst, src):
+def copy_into(dst: Tensor, src: ArrayLike) -> Tensor:
     """Write ``src`` (broadcast, cast unsafely) into ``dst``'s memory. Not differentiable."""
     if not isinstance(src, Tensor):
         src = to_tensor(src, device=dst._device)

@@ -11,7 +11,7 @@ from ..devices import device as _dev
 from ._common import shape_tuple
 
 if TYPE_CHECKING:
-    from .._tensor import DeviceLike, DTypeLike, ScalarLike, ShapeLike
+    from .._tensor import ArrayLike, DeviceLike, DTypeLike, ScalarLike, ShapeLike
 
 
 def _device(device):
@@ -162,7 +162,8 @@ def _stack_nested(obj, dtype, device):
     return build(obj)
 
 
-def tensor(data, dtype=None, device=None, requires_grad=False):
+def tensor(data: ArrayLike, dtype: DTypeLike = None, device: DeviceLike = None,
+           requires_grad: bool = False) -> Tensor:
     """A new tensor holding a copy of ``data`` (like ``torch.tensor``)."""
     t = asarray(data, dtype=dtype, device=device, copy=True)
     if requires_grad:
@@ -170,7 +171,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
     return t
 
 
-def from_numpy(array):
+def from_numpy(array: np.ndarray[Any, Any]) -> Tensor:
     """Wrap a NumPy array as a CPU tensor sharing its memory (no copy)."""
     if not isinstance(array, np.ndarray):
         raise TypeError("tenferro.from_numpy: expected a numpy.ndarray, got %s"
@@ -181,7 +182,7 @@ def from_numpy(array):
 _DLPACK_DEVICES = {2: "cuda", 13: "cuda"}   # DLPack device type -> tenferro's (CPU: 1)
 
 
-def from_dlpack(x, device=None, copy=None):
+def from_dlpack(x: Any, device: DeviceLike = None, copy: bool | None = None) -> Tensor:
     """Import a DLPack-capable array (zero-copy for host memory, and for CUDA memory on
     the CUDA device it is on)."""
     if isinstance(x, Tensor):
@@ -197,7 +198,8 @@ def from_dlpack(x, device=None, copy=None):
     return asarray(np.from_dlpack(x), device=device, copy=copy)
 
 
-def from_col_major(data, shape, dtype=None, device=None):
+def from_col_major(data: ArrayLike, shape: ShapeLike, dtype: DTypeLike = None,
+                   device: DeviceLike = None) -> Tensor:
     """Build a tensor of ``shape`` from column-major (Fortran/Julia-order) flat ``data``.
 
     The result is a Fortran-ordered view of the data (tenferro-rs's
@@ -215,14 +217,15 @@ def from_col_major(data, shape, dtype=None, device=None):
 from_vec_col_major = from_col_major
 
 
-def empty(shape, dtype=None, device=None):
+def empty(shape: ShapeLike, dtype: DTypeLike = None, device: DeviceLike = None) -> Tensor:
     shape = shape_tuple("empty", shape)
     dev = _device(device)
     d = _dtypes.dtype(dtype) if dtype is not None else _default_float(dev)
     return Tensor._wrap(dev.driver.empty(shape, d, dev), dev)
 
 
-def full(shape, fill_value, dtype=None, device=None):
+def full(shape: ShapeLike, fill_value: ScalarLike, dtype: DTypeLike = None,
+         device: DeviceLike = None) -> Tensor:
     """A tensor of ``shape`` filled with ``fill_value`` (dtype inferred as NumPy does)."""
     return _full(shape_tuple("full", shape), fill_value, dtype, device)
 
@@ -262,21 +265,25 @@ def _like(x, dtype, device, shape):
             x.device if device is None else device)
 
 
-def empty_like(x, dtype=None, device=None, shape=None):
+def empty_like(x: ArrayLike, dtype: DTypeLike = None, device: DeviceLike = None,
+               shape: ShapeLike | None = None) -> Tensor:
     return empty(*_like(x, dtype, device, shape))
 
 
-def zeros_like(x, dtype=None, device=None, shape=None):
+def zeros_like(x: ArrayLike, dtype: DTypeLike = None, device: DeviceLike = None,
+               shape: ShapeLike | None = None) -> Tensor:
     s, d, dev = _like(x, dtype, device, shape)
     return full(s, 0, d, dev)
 
 
-def ones_like(x, dtype=None, device=None, shape=None):
+def ones_like(x: ArrayLike, dtype: DTypeLike = None, device: DeviceLike = None,
+              shape: ShapeLike | None = None) -> Tensor:
     s, d, dev = _like(x, dtype, device, shape)
     return full(s, 1, d, dev)
 
 
-def full_like(x, fill_value, dtype=None, device=None, shape=None):
+def full_like(x: ArrayLike, fill_value: ScalarLike, dtype: DTypeLike = None,
+              device: DeviceLike = None, shape: ShapeLike | None = None) -> Tensor:
     s, d, dev = _like(x, dtype, device, shape)
     return full(s, fill_value, d, dev)
 
@@ -357,7 +364,7 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype: DTypeLike = None,
     return asarray(a, device=device)
 
 
-def identity(n, dtype=None, device=None):
+def identity(n: int, dtype: DTypeLike = None, device: DeviceLike = None) -> Tensor:
     return eye(n, dtype=dtype, device=device)
 
 
@@ -380,7 +387,7 @@ def _zero(x):
     return zeros((), dtype=x.dtype, device=x.device)
 
 
-def tril(x, k=0):
+def tril(x: ArrayLike, k: int = 0) -> Tensor:
     """Lower triangle of the last two axes (elements above the k-th diagonal zeroed)."""
     from .elementwise import where
 
@@ -388,7 +395,7 @@ def tril(x, k=0):
     return where(mask, x, _zero(x))
 
 
-def triu(x, k=0):
+def triu(x: ArrayLike, k: int = 0) -> Tensor:
     """Upper triangle of the last two axes (elements below the k-th diagonal zeroed)."""
     from .elementwise import where
 
@@ -396,7 +403,7 @@ def triu(x, k=0):
     return where(mask, x, _zero(x))
 
 
-def diag(v, k=0):
+def diag(v: ArrayLike, k: int = 0) -> Tensor:
     """Extract the k-th diagonal of a matrix, or build a matrix with ``v`` on it (NumPy's)."""
     from ._common import to_tensor
     from .shape import diagonal

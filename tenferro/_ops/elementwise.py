@@ -22,7 +22,7 @@ from ._common import NotATensor, WEAK, broadcast_shapes, to_tensor
 from .conversion import astype
 
 if TYPE_CHECKING:
-    from .._tensor import ArrayLike
+    from .._tensor import ArrayLike, AxisLike
 
 # The op tables live in the catalog (tenferro._catalog), below the drivers that read
 # them too; this module turns each row into a primitive and a public function.
@@ -208,7 +208,7 @@ def _at(x, dtype, dev):
     return _scalar_tensor(x, dtype, dev)
 
 
-def where(condition, x, y):
+def where(condition: ArrayLike, x: ArrayLike, y: ArrayLike) -> Tensor:
     """Elements of ``x`` where ``condition`` else ``y`` (broadcast, promoted as NumPy)."""
     tensors = [t for t in (condition, x, y) if isinstance(t, Tensor)]
     dev = tensors[0]._device if tensors else None
@@ -225,7 +225,7 @@ def where(condition, x, y):
     return bind(where_p, (c, x, y), {"out_dtype": dt})
 
 
-def clip(x, min=None, max=None):
+def clip(x: ArrayLike, min: ArrayLike | None = None, max: ArrayLike | None = None) -> Tensor:
     """Limit values to [min, max] (NumPy's ``clip``; either bound may be None)."""
     if not isinstance(x, Tensor):
         x = to_tensor(x)
@@ -251,7 +251,7 @@ def clip(x, min=None, max=None):
     return bind(clip_p, (x, lo, hi), {"out_dtype": dt})
 
 
-def real(x):
+def real(x: ArrayLike) -> Tensor:
     """Real part (the tensor itself for real dtypes, as NumPy returns a view)."""
     if not isinstance(x, Tensor):
         x = to_tensor(x)
@@ -260,7 +260,7 @@ def real(x):
     return bind(PRIMS["real"], (x,), {"out_dtype": _dtypes.real_dtype(x.dtype)})
 
 
-def imag(x):
+def imag(x: ArrayLike) -> Tensor:
     """Imaginary part (zeros for real dtypes)."""
     if not isinstance(x, Tensor):
         x = to_tensor(x)
@@ -271,7 +271,7 @@ def imag(x):
     return bind(PRIMS["imag"], (x,), {"out_dtype": _dtypes.real_dtype(x.dtype)})
 
 
-def angle(x, deg=False):
+def angle(x: ArrayLike, deg: bool = False) -> Tensor:
     """Argument of complex numbers (0 or pi for reals), in radians unless ``deg``."""
     if not isinstance(x, Tensor):
         x = to_tensor(x)
@@ -430,7 +430,7 @@ rint = _g["round"]
 _round = _g["round"]
 
 
-def round(x, decimals=0):
+def round(x: ArrayLike, decimals: int = 0) -> Tensor:
     """Round half to even (NumPy's ``round``), optionally to ``decimals`` places.
 
     Integer tensors keep their dtype, as in NumPy (``rint`` would give float64):
@@ -450,7 +450,7 @@ def round(x, decimals=0):
     return _round(x * s) / s
 
 
-def logsumexp(x, axis=None, keepdims=False):
+def logsumexp(x: ArrayLike, axis: AxisLike = None, keepdims: bool = False) -> Tensor:
     """log(sum(exp(x))) computed stably (scipy.special.logsumexp for real input)."""
     from ._common import normalize_axes
     from .reduction import max as _max, sum as _sum

@@ -6,6 +6,10 @@ together and turned into one flat index into the advanced axes, and one ``take``
 gathers (its VJP is a scatter-add).  Results land where NumPy puts them: in place of
 the advanced axes when those are adjacent in the key, in front otherwise.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from .. import _dtypes
@@ -13,6 +17,11 @@ from .._primitive import Primitive, bind
 from .._tensor import Tensor
 from ._common import broadcast_shapes, normalize_axis, numel, to_tensor
 from .shape import basic_index_p, broadcast_to, permute_dims, reshape, zero_d_axis
+
+if TYPE_CHECKING:
+    from typing import SupportsIndex
+
+    from .._tensor import ArrayLike, AxisLike, ShapeLike
 
 
 def _take_aval(x, idx, *, axis):
@@ -92,7 +101,7 @@ def _stored(t):
     return _basic(t, [("s", slice(0, 1) if s == 0 else slice(None)) for s in strides])
 
 
-def take(x, indices, axis=None):
+def take(x: ArrayLike, indices: ArrayLike, axis: SupportsIndex | None = None) -> Tensor:
     """Elements of ``x`` at ``indices`` along ``axis`` (flattened ``x`` if None), as NumPy."""
     x = to_tensor(x)
     if axis is None or zero_d_axis(axis, x.ndim):
@@ -104,7 +113,7 @@ def take(x, indices, axis=None):
     return bind(take_p, (x, idx), {"axis": axis})
 
 
-def take_along_axis(x, indices, axis):
+def take_along_axis(x: ArrayLike, indices: ArrayLike, axis: SupportsIndex | None) -> Tensor:
     """``numpy.take_along_axis``: pick one element per position along ``axis``."""
     x = to_tensor(x)
     if axis is None:
@@ -136,7 +145,8 @@ def _scatter_args(op, shape, indices, values, axis):
     return shape, idx, values, axis
 
 
-def scatter_add(shape, indices, values, axis):
+def scatter_add(shape: ShapeLike, indices: ArrayLike, values: ArrayLike,
+                axis: SupportsIndex) -> Tensor:
     """zeros(shape) with ``values`` added at ``indices`` along ``axis`` (take's adjoint):
     ``values`` has shape ``shape[:axis] + indices.shape + shape[axis + 1:]``."""
     shape, idx, values, axis = _scatter_args("scatter_add", shape, indices, values, axis)
@@ -146,7 +156,8 @@ def scatter_add(shape, indices, values, axis):
     return bind(scatter_add_p, (values, idx), {"axis": axis, "shape": shape})
 
 
-def scatter_add_along_axis(shape, indices, values, axis):
+def scatter_add_along_axis(shape: ShapeLike, indices: ArrayLike, values: ArrayLike,
+                           axis: SupportsIndex) -> Tensor:
     """zeros(shape) with ``values`` added at ``indices`` along ``axis`` (the adjoint of
     take_along_axis): ``indices`` has ``len(shape)`` dimensions and ``shape``'s sizes
     off ``axis``; ``values`` broadcasts to ``indices.shape``."""
@@ -168,12 +179,12 @@ def _broadcast_values(op, values, shape):
     return broadcast_to(values, shape)
 
 
-def argwhere(x):
+def argwhere(x: ArrayLike) -> Tensor:
     """Indices of non-zero elements, shape (nnz, ndim)."""
     return bind(nonzero_p, (to_tensor(x),), {})
 
 
-def nonzero(x):
+def nonzero(x: ArrayLike) -> tuple[Tensor, ...]:
     """Tuple of int64 index tensors, one per axis (NumPy's ``nonzero``)."""
     x = to_tensor(x)
     if x.ndim == 0:
@@ -183,11 +194,11 @@ def nonzero(x):
     return tuple(w[:, i] for i in range(x.ndim))
 
 
-def flatnonzero(x):
+def flatnonzero(x: ArrayLike) -> Tensor:
     return nonzero(reshape(to_tensor(x), (-1,)))[0]
 
 
-def count_nonzero(x, axis=None, keepdims=False):
+def count_nonzero(x: ArrayLike, axis: AxisLike = None, keepdims: bool = False) -> Tensor:
     from .reduction import sum as _sum
     from .elementwise import not_equal
 
@@ -319,7 +330,7 @@ def _basic(x, entries):
     return bind(basic_index_p, (x,), {"key": tuple(key)})
 
 
-def getitem(x, key):
+def getitem(x: Tensor, key: Any) -> Tensor:
     entries = _parse(x, key)
     if not any(e[0] in "am" for e in entries):
         return _basic(x, [e for e in entries if e[0] != "x"])
@@ -378,7 +389,7 @@ def getitem(x, key):
     return r
 
 
-def setitem(x, key, value):
+def setitem(x: Tensor, key: Any, value: ArrayLike) -> None:
     """``x[key] = value`` (NumPy semantics; not allowed on tensors that require grad)."""
     from .conversion import check_inplace, copy_into
 

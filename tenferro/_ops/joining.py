@@ -1,7 +1,7 @@
 """Joining and padding: concatenate, stack, pad (all modes built from slices)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .. import _dtypes
 from .._primitive import Primitive, bind
@@ -83,7 +83,8 @@ def _pad_widths(op, pad_width, ndim):
     return [(int(a), int(b)) for a, b in w]
 
 
-def pad(x, pad_width, mode="constant", constant_values=0):
+def pad(x: ArrayLike, pad_width: Any, mode: str = "constant",
+        constant_values: Any = 0) -> Tensor:
     """numpy.pad for modes constant, edge, reflect, symmetric and wrap (differentiable)."""
     from .creation import full
 

@@ -66,7 +66,7 @@ def broadcast_batch(op, a, b):
     return a, b
 
 
-def dot(a, b):
+def dot(a: ArrayLike, b: ArrayLike) -> Tensor:
     """numpy.dot for 1-D and 2-D operands (matmul semantics there); scalars multiply."""
     a, b = to_tensor(a), to_tensor(b)
     if a.ndim == 0 or b.ndim == 0:
@@ -77,7 +77,7 @@ def dot(a, b):
                      "matmul or tensordot (got shapes %s and %s)" % (a.shape, b.shape))
 
 
-def vdot(a, b):
+def vdot(a: ArrayLike, b: ArrayLike) -> Tensor:
     """Conjugated dot product of flattened operands."""
     from .elementwise import conj
 
@@ -85,6 +85,6 @@ def vdot(a, b):
     return matmul(conj(a.reshape(-1)), b.reshape(-1))
 
 
-def outer(a, b):
+def outer(a: ArrayLike, b: ArrayLike) -> Tensor:
     a, b = to_tensor(a), to_tensor(b)
     return expand_dims(a.reshape(-1), 1) * expand_dims(b.reshape(-1), 0)

@@ -9,7 +9,10 @@ behave as NumPy's: ``nanmean``/``nanvar``/``nanstd`` give NaN with a RuntimeWarn
 ValueError.  Those warnings and errors read one boolean back to the host; while
 tracing, where the values are not known, they are skipped (the NaN results stay).
 """
+from __future__ import annotations
+
 import warnings
+from typing import TYPE_CHECKING
 
 from .. import _dtypes
 from .._ir import is_abstract
@@ -19,6 +22,11 @@ from .elementwise import conj, imag, isnan, logical_not, multiply, real, sqrt, w
 from .reduction import all as _all, any as _any, argmax, argmin, cumprod, cumsum, max as _max, \
     mean, min as _min, prod, sum as _sum, var
 from .shape import reshape, zero_d_axis
+
+if TYPE_CHECKING:
+    from typing import SupportsIndex
+
+    from .._tensor import ArrayLike, AxisLike, DTypeLike, Tensor
 
 __all__ = ["nan_to_num", "nansum", "nanprod", "nanmean", "nanvar", "nanstd", "nanmax",
            "nanmin", "nanargmax", "nanargmin", "nancumsum", "nancumprod"]
@@ -64,7 +72,8 @@ def _check_inexact(name, dtype):
 
 # -- nan_to_num ---------------------------------------------------------------------------
 
-def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+def nan_to_num(x: ArrayLike, copy: bool = True, nan: float = 0.0,
+               posinf: float | None = None, neginf: float | None = None) -> Tensor:
     """NaN -> ``nan``, +inf -> ``posinf`` (default: the dtype's largest finite value),
     -inf -> ``neginf`` (default: the most negative), on real and imaginary parts alike;
     integer and bool tensors are returned as they are (copied unless ``copy=False``).
@@ -99,7 +108,8 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
 
 # -- sums, products, scans ----------------------------------------------------------------
 
-def nansum(a, axis=None, dtype=None, out=None, keepdims=False):
+def nansum(a: ArrayLike, axis: AxisLike = None, dtype: DTypeLike = None,
+           out: Tensor | None = None, keepdims: bool = False) -> Tensor:
     """Sum treating NaNs as zero (an all-NaN or empty slice sums to 0)."""
     a = to_tensor(a)
     _axes("nansum", a, axis)
@@ -107,7 +117,8 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=False):
     return _out("nansum", r, out)
 
 
-def nanprod(a, axis=None, dtype=None, out=None, keepdims=False):
+def nanprod(a: ArrayLike, axis: AxisLike = None, dtype: DTypeLike = None,
+            out: Tensor | None = None, keepdims: bool = False) -> Tensor:
     """Product treating NaNs as one."""
     a = to_tensor(a)
     _axes("nanprod", a, axis)
@@ -120,14 +131,16 @@ def _scan_axis(name, a, axis):
         normalize_axes(name, axis, a.ndim)
 
 
-def nancumsum(a, axis=None, dtype=None, out=None):
+def nancumsum(a: ArrayLike, axis: SupportsIndex | None = None, dtype: DTypeLike = None,
+              out: Tensor | None = None) -> Tensor:
     """Cumulative sum treating NaNs as zero (``axis=None``: of the flattened tensor)."""
     a = to_tensor(a)
     _scan_axis("nancumsum", a, axis)
     return _out("nancumsum", cumsum(_replace_nan(a, 0)[0], axis=axis, dtype=dtype), out)
 
 
-def nancumprod(a, axis=None, dtype=None, out=None):
+def nancumprod(a: ArrayLike, axis: SupportsIndex | None = None, dtype: DTypeLike = None,
+               out: Tensor | None = None) -> Tensor:
     """Cumulative product treating NaNs as one."""
     a = to_tensor(a)
     _scan_axis("nancumprod", a, axis)
@@ -142,7 +155,8 @@ def _count(mask, axis, keepdims, like):
     return n.astype(_dtypes.real_dtype(like.dtype))
 
 
-def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
+def nanmean(a: ArrayLike, axis: AxisLike = None, dtype: DTypeLike = None,
+            out: Tensor | None = None, keepdims: bool = False) -> Tensor:
     """Mean of the non-NaN elements; an all-NaN (or empty) slice gives NaN and a
     RuntimeWarning "Mean of empty slice", as NumPy."""
     a = to_tensor(a)
@@ -158,14 +172,18 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
     return _out("nanmean", tot / cnt, out)
 
 
-def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, correction=None):
+def nanvar(a: ArrayLike, axis: AxisLike = None, dtype: DTypeLike = None,
+           out: Tensor | None = None, ddof: float = 0, keepdims: bool = False, *,
+           correction: float | None = None) -> Tensor:
     """Variance of the non-NaN elements, ``sum(|x - mean|^2) / (n - ddof)`` per slice;
     where ``n - ddof <= 0`` (an all-NaN slice included) NaN and a RuntimeWarning
     "Degrees of freedom <= 0 for slice.", as NumPy."""
     return _nanvar("nanvar", a, axis, dtype, out, ddof, keepdims, correction, False)
 
 
-def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, correction=None):
+def nanstd(a: ArrayLike, axis: AxisLike = None, dtype: DTypeLike = None,
+           out: Tensor | None = None, ddof: float = 0, keepdims: bool = False, *,
+           correction: float | None = None) -> Tensor:
     """Standard deviation of the non-NaN elements (the square root of ``nanvar``)."""
     return _nanvar("nanstd", a, axis, dtype, out, ddof, keepdims, correction, True)
 
@@ -218,12 +236,14 @@ def _nan_extreme(name, reduce, fill, a, axis, out, keepdims):
     return _out(name, r, out)
 
 
-def nanmax(a, axis=None, out=None, keepdims=False):
+def nanmax(a: ArrayLike, axis: AxisLike = None, out: Tensor | None = None,
+           keepdims: bool = False) -> Tensor:
     """Largest non-NaN element; an all-NaN slice gives NaN and a RuntimeWarning."""
     return _nan_extreme("nanmax", _max, float("-inf"), a, axis, out, keepdims)
 
 
-def nanmin(a, axis=None, out=None, keepdims=False):
+def nanmin(a: ArrayLike, axis: AxisLike = None, out: Tensor | None = None,
+           keepdims: bool = False) -> Tensor:
     """Smallest non-NaN element; an all-NaN slice gives NaN and a RuntimeWarning."""
     return _nan_extreme("nanmin", _min, float("inf"), a, axis, out, keepdims)
 
@@ -242,12 +262,14 @@ def _nan_arg(name, reduce, fill, a, axis, out, keepdims):
     return _out(name, r, out)
 
 
-def nanargmax(a, axis=None, out=None, *, keepdims=False):
+def nanargmax(a: ArrayLike, axis: SupportsIndex | None = None, out: Tensor | None = None, *,
+              keepdims: bool = False) -> Tensor:
     """Index of the largest non-NaN element; ValueError for an all-NaN slice."""
     return _nan_arg("nanargmax", argmax, float("-inf"), a, axis, out, keepdims)
 
 
-def nanargmin(a, axis=None, out=None, *, keepdims=False):
+def nanargmin(a: ArrayLike, axis: SupportsIndex | None = None, out: Tensor | None = None, *,
+              keepdims: bool = False) -> Tensor:
     """Index of the smallest non-NaN element; ValueError for an all-NaN slice."""
     return _nan_arg("nanargmin", argmin, float("inf"), a, axis, out, keepdims)
 

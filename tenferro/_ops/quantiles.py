@@ -13,7 +13,10 @@ The plain functions use one sample count ``n`` for every slice; the ``nan*`` one
 the non-NaN elements of each slice, which sort first, so the same index formulas apply
 per slice (NumPy's ``_nanquantile_1d`` without its loop over slices).
 """
+from __future__ import annotations
+
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -28,6 +31,11 @@ from .nanfunctions import _out, host_any as _host_any
 from .reduction import sum as _sum
 from .shape import permute_dims, reshape
 from .sorting import sort
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from .._tensor import ArrayLike, AxisLike, Tensor
 
 __all__ = ["median", "quantile", "percentile", "nanmedian", "nanquantile", "nanpercentile"]
 
@@ -268,7 +276,7 @@ def _weighted(name, flat, w, n, q, nan):
     return s, reshape(_gather(s, idx, rest), q.shape + rest)
 
 
-def _public(name, percent, nan, doc):
+def _public(name: str, percent: bool, nan: bool, doc: str) -> Callable[..., Tensor]:
     """The public function ``name`` (NumPy's signature) around ``_quantile``."""
     def fn(a, q, axis=None, out=None, overwrite_input=False, method="linear",
            keepdims=False, *, weights=None):
@@ -322,13 +330,15 @@ def _median(name, a, axis, keepdims, nan):
     return _keepdims(r, (), a.shape, axes, keepdims)
 
 
-def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+def median(a: ArrayLike, axis: AxisLike = None, out: Tensor | None = None,
+           overwrite_input: bool = False, keepdims: bool = False) -> Tensor:
     """The median over ``axis`` (the mean of the two middle values for an even count;
     integers in float64); NaN in a slice gives NaN.  Differentiable through the sort."""
     return _out("median", _median("median", a, axis, keepdims, False), out)
 
 
-def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+def nanmedian(a: ArrayLike, axis: AxisLike = None, out: Tensor | None = None,
+              overwrite_input: bool = False, keepdims: bool = False) -> Tensor:
     """The median of the non-NaN elements of each slice; an all-NaN slice gives NaN and a
     RuntimeWarning."""
     return _out("nanmedian", _median("nanmedian", a, axis, keepdims, True), out)

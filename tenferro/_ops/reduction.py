@@ -17,6 +17,7 @@ from .conversion import store_out
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import SupportsIndex
 
     from .._tensor import ArrayLike, AxisLike, DTypeLike
 from .shape import reshape, zero_d_axis
@@ -171,12 +172,14 @@ def _arg(prim, name, x, axis, keepdims):
     return _keep(bind(prim, (x,), {"axis": a}), x, (a,), keepdims)
 
 
-def argmax(x, axis=None, keepdims=False):
+def argmax(x: ArrayLike, axis: SupportsIndex | None = None,
+           keepdims: bool = False) -> Tensor:
     """Index of the first maximum (a NaN counts as the maximum, as NumPy)."""
     return _arg(argmax_p, "argmax", x, axis, keepdims)
 
 
-def argmin(x, axis=None, keepdims=False):
+def argmin(x: ArrayLike, axis: SupportsIndex | None = None,
+           keepdims: bool = False) -> Tensor:
     return _arg(argmin_p, "argmin", x, axis, keepdims)
 
 
@@ -191,11 +194,13 @@ def _scan(prim, name, x, axis, dtype):
     return r if want == acc else r.astype(want)
 
 
-def cumsum(x, axis=None, dtype=None):
+def cumsum(x: ArrayLike, axis: SupportsIndex | None = None,
+           dtype: DTypeLike = None) -> Tensor:
     return _scan(cumsum_p, "cumsum", x, axis, dtype)
 
 
-def cumprod(x, axis=None, dtype=None):
+def cumprod(x: ArrayLike, axis: SupportsIndex | None = None,
+            dtype: DTypeLike = None) -> Tensor:
     return _scan(cumprod_p, "cumprod", x, axis, dtype)
 
 
@@ -225,7 +230,8 @@ def _divide(s, n):
     return s / n if n else s * float("nan")
 
 
-def var(x, axis=None, ddof=0, keepdims=False, dtype=None):
+def var(x: ArrayLike, axis: AxisLike = None, ddof: float = 0, keepdims: bool = False,
+        dtype: DTypeLike = None) -> Tensor:
     """Variance, ``sum(|x - mean|^2) / (n - ddof)`` (two-pass, as NumPy)."""
     from .elementwise import conj, multiply, real, subtract
 
@@ -244,7 +250,8 @@ def var(x, axis=None, ddof=0, keepdims=False, dtype=None):
     return s / (denom if denom > 0 else 0)
 
 
-def std(x, axis=None, ddof=0, keepdims=False, dtype=None):
+def std(x: ArrayLike, axis: AxisLike = None, ddof: float = 0, keepdims: bool = False,
+        dtype: DTypeLike = None) -> Tensor:
     from .elementwise import sqrt
 
     normalize_axes("std", axis, to_tensor(x).ndim)  # errors name std, not var

@@ -10,7 +10,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import SupportsIndex
 
-    from .._tensor import ArrayLike, ShapeLike, Tensor
+    from .._tensor import ArrayLike, AxisLike, ShapeLike, Tensor
 
 
 def _reshape_aval(x, *, shape, copy=False):
@@ -103,7 +103,7 @@ def reshape(x: ArrayLike, shape: ShapeLike, copy: bool | None = None) -> Tensor:
     return bind(reshape_p, (x,), {"shape": shape, "copy": copy})
 
 
-def permute_dims(x, axes):
+def permute_dims(x: ArrayLike, axes: Sequence[SupportsIndex]) -> Tensor:
     """Reorder the axes (a view).  ``axes`` must be a permutation of ``range(ndim)``."""
     x = to_tensor(x)
     axes = tuple(normalize_axis("permute_dims", a, x.ndim) for a in axes)
@@ -122,7 +122,7 @@ def transpose(x: ArrayLike, axes: Sequence[SupportsIndex] | None = None) -> Tens
     return permute_dims(x, axes)
 
 
-def swapaxes(x, axis1, axis2):
+def swapaxes(x: ArrayLike, axis1: SupportsIndex, axis2: SupportsIndex) -> Tensor:
     x = to_tensor(x)
     a = normalize_axis("swapaxes", axis1, x.ndim)
     b = normalize_axis("swapaxes", axis2, x.ndim)
@@ -131,11 +131,12 @@ def swapaxes(x, axis1, axis2):
     return permute_dims(x, axes)
 
 
-def matrix_transpose(x):
+def matrix_transpose(x: ArrayLike) -> Tensor:
     return swapaxes(x, -1, -2)
 
 
-def moveaxis(x, source, destination):
+def moveaxis(x: ArrayLike, source: SupportsIndex | Sequence[SupportsIndex],
+             destination: SupportsIndex | Sequence[SupportsIndex]) -> Tensor:
     x = to_tensor(x)
     src = tuple(normalize_axis("moveaxis", s, x.ndim) for s in
                 (source if isinstance(source, (tuple, list)) else (source,)))
@@ -150,7 +151,7 @@ def moveaxis(x, source, destination):
     return permute_dims(x, order)
 
 
-def broadcast_to(x, shape):
+def broadcast_to(x: ArrayLike, shape: ShapeLike) -> Tensor:
     """A read-only view of ``x`` broadcast to ``shape`` (NumPy's rules)."""
     from ._common import broadcast_shapes
 
@@ -164,7 +165,7 @@ def broadcast_to(x, shape):
     return bind(broadcast_to_p, (x,), {"shape": shape})
 
 
-def broadcast_tensors(*tensors):
+def broadcast_tensors(*tensors: ArrayLike) -> list[Tensor]:
     from ._common import broadcast_shapes
 
     ts = [to_tensor(t) for t in tensors]
@@ -175,7 +176,7 @@ def broadcast_tensors(*tensors):
 broadcast_arrays = broadcast_tensors
 
 
-def expand_dims(x, axis):
+def expand_dims(x: ArrayLike, axis: SupportsIndex | Sequence[SupportsIndex]) -> Tensor:
     """Insert size-1 axes at ``axis`` (int or tuple), positions in the result."""
     x = to_tensor(x)
     axes = axis if isinstance(axis, (tuple, list)) else (axis,)
@@ -195,7 +196,7 @@ def zero_d_axis(axis, ndim):
     return axis.__index__() in (0, -1)
 
 
-def squeeze(x, axis=None):
+def squeeze(x: ArrayLike, axis: AxisLike = None) -> Tensor:
     """Remove size-1 axes (all of them, or those in ``axis``; others raise)."""
     x = to_tensor(x)
     if axis is None:
@@ -214,7 +215,8 @@ def squeeze(x, axis=None):
     return reshape(x, tuple(n for i, n in enumerate(x.shape) if i not in axes))
 
 
-def diagonal(x, offset=0, axis1=0, axis2=1):
+def diagonal(x: ArrayLike, offset: SupportsIndex = 0, axis1: SupportsIndex = 0,
+             axis2: SupportsIndex = 1) -> Tensor:
     """The diagonal of the (axis1, axis2) planes, appended as the last axis (a view)."""
     x = to_tensor(x)
     if x.ndim < 2:
@@ -227,7 +229,7 @@ def diagonal(x, offset=0, axis1=0, axis2=1):
     return bind(diagonal_p, (x,), {"offset": int(offset), "axis1": a1, "axis2": a2})
 
 
-def flip(x, axis=None):
+def flip(x: ArrayLike, axis: AxisLike = None) -> Tensor:
     """Reverse the order of elements along ``axis`` (a negative-stride view)."""
     x = to_tensor(x)
     axes = normalize_axes("flip", axis, x.ndim)
@@ -238,5 +240,5 @@ def flip(x, axis=None):
     return bind(basic_index_p, (x,), {"key": key})
 
 
-def ravel(x):
+def ravel(x: ArrayLike) -> Tensor:
     return reshape(x, (-1,))

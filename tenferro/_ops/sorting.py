@@ -21,7 +21,10 @@ sorted values change and gathers those positions with ``nonzero``.  ``unique``'s
 size depends on the data, so (as ``nonzero`` and ``x[mask]``) it reads the mask on the
 host and cannot be traced; its values are differentiable (a gather).
 """
+from __future__ import annotations
+
 from collections import namedtuple
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -29,6 +32,11 @@ from .. import _dtypes
 from .._primitive import Primitive, bind, def_impl
 from ._common import normalize_axis, numel, to_tensor
 from .shape import basic_index_p, flip, moveaxis, reshape
+
+if TYPE_CHECKING:
+    from typing import Any, SupportsIndex
+
+    from .._tensor import ArrayLike, Tensor
 
 # -- primitives --------------------------------------------------------------------------
 
@@ -80,7 +88,9 @@ def _sort_args(op, a, axis, kind, stable):
     return a, normalize_axis(op, axis, a.ndim)
 
 
-def argsort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
+def argsort(a: ArrayLike, axis: SupportsIndex | None = -1, kind: str | None = None,
+            order: None = None, *, stable: bool | None = None,
+            descending: bool = False) -> Tensor:
     """Indices (int64) that sort ``a`` along ``axis`` (``None``: the flattened tensor), as
     ``numpy.argsort``; always stable; ``descending=True`` (the Array API's) sorts from
     largest to smallest keeping ties in input order.  Not differentiable."""
@@ -91,7 +101,9 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False)
     return bind(argsort_p, (a,), {"axis": axis, "descending": bool(descending)})
 
 
-def sort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
+def sort(a: ArrayLike, axis: SupportsIndex | None = -1, kind: str | None = None,
+         order: None = None, *, stable: bool | None = None,
+         descending: bool = False) -> Tensor:
     """``a`` sorted along ``axis`` (``None``: flattened), as ``numpy.sort`` (NaN last,
     complex lexicographic); ``descending=True`` as the Array API's ``sort``.
     Differentiable: a gather through ``argsort``'s permutation (in range by
@@ -108,7 +120,8 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
     return take_in_range(a, perm, axis)
 
 
-def searchsorted(a, v, side="left", sorter=None):
+def searchsorted(a: ArrayLike, v: ArrayLike, side: str = "left",
+                 sorter: ArrayLike | None = None) -> Tensor:
     """Indices (int64) where ``v``'s elements would be inserted into the 1-D ``a`` (sorted
     ascending, or through ``sorter``'s permutation) to keep it sorted, as
     ``numpy.searchsorted``: ``side="left"`` the first such index, ``"right"`` the last."""
@@ -136,7 +149,7 @@ def searchsorted(a, v, side="left", sorter=None):
     return bind(searchsorted_p, (a, v), {"side": side})
 
 
-def digitize(x, bins, right=False):
+def digitize(x: ArrayLike, bins: ArrayLike, right: bool = False) -> Tensor:
     """Indices (int64) of the bins each value of ``x`` falls into, as ``numpy.digitize``:
     ``bins`` is 1-D and monotonically increasing or decreasing (checked on the host, so
     digitize cannot be traced); ``right`` says which side of each bin is closed."""
@@ -222,8 +235,9 @@ def _unique_parts(ar, axis, equal_nan):
     return s, perm, concatenate([full((1,), True, device=ar.device), change])
 
 
-def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
-           *, equal_nan=True, sorted=True):
+def unique(ar: ArrayLike, return_index: bool = False, return_inverse: bool = False,
+           return_counts: bool = False, axis: SupportsIndex | None = None, *,
+           equal_nan: bool = True, sorted: bool = True) -> Any:
     """The sorted unique elements of ``ar`` (flattened, or the unique slices along
     ``axis``), as ``numpy.unique``, optionally with the index of each one's first
     occurrence, the inverse indices that rebuild ``ar`` (``ar``'s shape for
@@ -264,24 +278,24 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     return tuple(out)
 
 
-def unique_values(x):
+def unique_values(x: ArrayLike) -> Tensor:
     """The Array API's ``unique_values``: sorted unique elements of flattened ``x``
     (each NaN distinct)."""
     return unique(x, equal_nan=False)
 
 
-def unique_counts(x):
+def unique_counts(x: ArrayLike) -> UniqueCountsResult:
     """The Array API's ``unique_counts``: ``(values, counts)``."""
     return UniqueCountsResult(*unique(x, return_counts=True, equal_nan=False))
 
 
-def unique_inverse(x):
+def unique_inverse(x: ArrayLike) -> UniqueInverseResult:
     """The Array API's ``unique_inverse``: ``(values, inverse_indices)``, the inverse of
     ``x``'s shape."""
     return UniqueInverseResult(*unique(x, return_inverse=True, equal_nan=False))
 
 
-def unique_all(x):
+def unique_all(x: ArrayLike) -> UniqueAllResult:
     """The Array API's ``unique_all``: ``(values, indices, inverse_indices, counts)``."""
     return UniqueAllResult(*unique(x, return_index=True, return_inverse=True,
                                    return_counts=True, equal_nan=False))

@@ -4,10 +4,20 @@ meshgrid and indices, with NumPy's semantics.
 All are views, broadcasts and ``concatenate``: differentiable, and on every device
 where those run.  The split functions return lists of views, as NumPy's.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from .. import _dtypes
 from ._common import normalize_axis, shape_tuple, to_tensor
 from .shape import broadcast_tensors, broadcast_to, reshape
 from .structural import along
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import SupportsIndex
+
+    from .._tensor import ArrayLike, DeviceLike, DTypeLike, Tensor
 
 
 def _tensors(op, tup):
@@ -47,29 +57,32 @@ def _join(ts, axis, dtype, casting):
     return concatenate(ts, axis=axis, dtype=dtype)
 
 
-def hstack(tup, *, dtype=None, casting="same_kind"):
+def hstack(tup: Sequence[ArrayLike], *, dtype: DTypeLike = None,
+           casting: str = "same_kind") -> Tensor:
     """Join tensors column-wise: along axis 1, or axis 0 when they are all 1-D."""
     ts = [_atleast(t, 1) for t in _tensors("hstack", tup)]
     return _join(ts, 0 if ts[0].ndim == 1 else 1, dtype, casting)
 
 
-def vstack(tup, *, dtype=None, casting="same_kind"):
+def vstack(tup: Sequence[ArrayLike], *, dtype: DTypeLike = None,
+           casting: str = "same_kind") -> Tensor:
     """Join tensors row-wise (along axis 0, 1-D ones as rows)."""
     return _join([_atleast(t, 2) for t in _tensors("vstack", tup)], 0, dtype, casting)
 
 
-def dstack(tup):
+def dstack(tup: Sequence[ArrayLike]) -> Tensor:
     """Join tensors depth-wise (along axis 2, after making them at least 3-D)."""
     return _join([_atleast(t, 3) for t in _tensors("dstack", tup)], 2, None, "same_kind")
 
 
-def column_stack(tup):
+def column_stack(tup: Sequence[ArrayLike]) -> Tensor:
     """Join 1-D tensors as columns (and 2-D ones as they are) into a 2-D tensor."""
     ts = [reshape(t, (-1, 1)) if t.ndim < 2 else t for t in _tensors("column_stack", tup)]
     return _join(ts, 1, None, "same_kind")
 
 
-def array_split(ary, indices_or_sections, axis=0):
+def array_split(ary: ArrayLike, indices_or_sections: int | Sequence[int],
+                axis: SupportsIndex = 0) -> list[Tensor]:
     """``ary`` split along ``axis`` into ``indices_or_sections`` nearly equal parts (the
     first ones one longer), or at the given indices; a list of views."""
     ary = to_tensor(ary)
@@ -88,7 +101,8 @@ def array_split(ary, indices_or_sections, axis=0):
     return [along(ary, axis, a, b) for a, b in zip(bounds[:-1], bounds[1:])]
 
 
-def split(ary, indices_or_sections, axis=0):
+def split(ary: ArrayLike, indices_or_sections: int | Sequence[int],
+          axis: SupportsIndex = 0) -> list[Tensor]:
     """``ary`` split along ``axis`` into ``indices_or_sections`` equal parts (an error when
     they cannot be), or at the given indices; a list of views."""
     ary = to_tensor(ary)
@@ -109,23 +123,24 @@ def _split_at_least(op, ary, indices_or_sections, nd, axis):
     return split(ary, indices_or_sections, axis)
 
 
-def hsplit(ary, indices_or_sections):
+def hsplit(ary: ArrayLike, indices_or_sections: int | Sequence[int]) -> list[Tensor]:
     """Split along axis 1 (axis 0 for 1-D tensors)."""
     ary = to_tensor(ary)
     return _split_at_least("hsplit", ary, indices_or_sections, 1, 1 if ary.ndim > 1 else 0)
 
 
-def vsplit(ary, indices_or_sections):
+def vsplit(ary: ArrayLike, indices_or_sections: int | Sequence[int]) -> list[Tensor]:
     """Split along axis 0 (tensors of at least 2 dimensions)."""
     return _split_at_least("vsplit", ary, indices_or_sections, 2, 0)
 
 
-def dsplit(ary, indices_or_sections):
+def dsplit(ary: ArrayLike, indices_or_sections: int | Sequence[int]) -> list[Tensor]:
     """Split along axis 2 (tensors of at least 3 dimensions)."""
     return _split_at_least("dsplit", ary, indices_or_sections, 3, 2)
 
 
-def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
+def meshgrid(*xi: ArrayLike, copy: bool = True, sparse: bool = False,
+             indexing: str = "xy") -> list[Tensor]:
     """Coordinate tensors from 1-D coordinate vectors, as ``numpy.meshgrid``: a tuple,
     Cartesian (``"xy"``: the first two axes swapped) or matrix (``"ij"``) indexed;
     ``sparse=True`` keeps size-1 axes instead of broadcasting; ``copy=False`` returns
@@ -146,7 +161,8 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
     return tuple(out)
 
 
-def indices(dimensions, dtype=int, sparse=False, *, device=None):
+def indices(dimensions: Sequence[int], dtype: DTypeLike = int, sparse: bool = False, *,
+            device: DeviceLike = None) -> Tensor | tuple[Tensor, ...]:
     """The grid of indices of a tensor of shape ``dimensions``, as ``numpy.indices``: one
     tensor of shape ``(len(dimensions),) + dimensions`` (int64 by default), or a tuple
     of broadcastable ones for ``sparse=True``."""

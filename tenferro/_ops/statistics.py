@@ -13,6 +13,10 @@ CPU; float32 on a device without float64, such as WebGPU).
 This module also gathers the other statistics modules' functions (``nanfunctions``,
 ``quantiles``, ``calculus``) for the one import line in ``tenferro._ops``.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal, overload
+
 import warnings
 
 import numpy as np
@@ -37,8 +41,11 @@ from .quantiles import __all__ as _quantiles_all, weights_along
 from .reduction import max as _max, mean, min as _min, sum as _sum
 from .shape import broadcast_to, diagonal, expand_dims, reshape, squeeze
 
-__all__ = ["average", "cov", "corrcoef", "bincount", "histogram"] + _nan_all + _calculus_all + \
-    _quantiles_all
+if TYPE_CHECKING:
+    from .._tensor import ArrayLike, AxisLike, DTypeLike, Tensor
+
+__all__ = ["average", "cov", "corrcoef", "bincount", "histogram"]   # type checkers read this
+__all__ += _nan_all + _calculus_all + _quantiles_all   # (and tenferro/_ops/__init__.py these)
 
 
 def _host(t):
@@ -73,7 +80,20 @@ def _on(name, x, like, dtype=None):
 
 # -- average ------------------------------------------------------------------------------
 
-def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
+@overload
+def average(a: ArrayLike, axis: AxisLike = None, weights: ArrayLike | None = None,
+            returned: Literal[False] = False, *, keepdims: bool = False) -> Tensor: ...
+@overload
+def average(a: ArrayLike, axis: AxisLike, weights: ArrayLike | None,
+            returned: Literal[True], *, keepdims: bool = False) -> tuple[Tensor, Tensor]: ...
+@overload
+def average(a: ArrayLike, axis: AxisLike = None, weights: ArrayLike | None = None, *,
+            returned: Literal[True], keepdims: bool = False) -> tuple[Tensor, Tensor]: ...
+
+
+def average(a: ArrayLike, axis: AxisLike = None, weights: ArrayLike | None = None,
+            returned: bool = False, *, keepdims: bool = False
+            ) -> Tensor | tuple[Tensor, Tensor]:
     """Weighted mean ``sum(a * w) / sum(w)`` over ``axis`` (NumPy's ``average``); with
     ``returned`` also the sum of the weights, broadcast to the result's shape.
 
@@ -132,8 +152,9 @@ def _sample_weights(name, kind, w, n, like):
     return w
 
 
-def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *,
-        dtype=None):
+def cov(m: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True, bias: bool = False,
+        ddof: int | None = None, fweights: ArrayLike | None = None,
+        aweights: ArrayLike | None = None, *, dtype: DTypeLike = None) -> Tensor:
     """Covariance matrix of the variables in the rows of ``m`` (columns if not
     ``rowvar``), and of ``y``'s; NumPy's ``cov``, with frequency and analytic weights.
 
@@ -196,7 +217,8 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     return squeeze(multiply(c, scale))
 
 
-def corrcoef(x, y=None, rowvar=True, *, dtype=None):
+def corrcoef(x: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True, *,
+             dtype: DTypeLike = None) -> Tensor:
     """Pearson correlation coefficients ``cov / sqrt(outer(var, var))``, clipped to
     [-1, 1] (real and imaginary parts), as NumPy's ``corrcoef``."""
     c = cov(x, y, rowvar, dtype=dtype)
@@ -212,7 +234,7 @@ def corrcoef(x, y=None, rowvar=True, *, dtype=None):
 
 # -- counting: bincount, histogram --------------------------------------------------------
 
-def bincount(x, weights=None, minlength=0):
+def bincount(x: ArrayLike, weights: ArrayLike | None = None, minlength: int = 0) -> Tensor:
     """Number of occurrences of each value in the non-negative integer tensor ``x``
     (with ``weights``: their sums), of length ``max(x) + 1`` or ``minlength``.
 
@@ -318,7 +340,9 @@ def _equal_width_positions(v, edges, first, last, nb):
     return where(up, idx + 1, idx)
 
 
-def histogram(a, bins=10, range=None, density=None, weights=None):
+def histogram(a: ArrayLike, bins: Any = 10, range: tuple[float, float] | None = None,
+              density: bool | None = None,
+              weights: ArrayLike | None = None) -> tuple[Tensor, Tensor]:
     """(counts per bin, bin edges) of the flattened ``a``, as NumPy's ``histogram``:
     ``bins`` equal-width bins over ``range`` (default: ``a``'s min and max, read back to
     the host) or the given monotonic edges; bins are half-open but the last, which is

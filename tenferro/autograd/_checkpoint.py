@@ -6,6 +6,10 @@ in backward.  Inside a traced graph, ``f`` is traced into a sub-graph applied by
 sub-graph's JVP and VJP graphs: the backward program recomputes the segment from its
 inputs (JAX's ``jax.checkpoint``/remat).
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from .. import _primitive, random as _random
 from .._ops import positive, zeros_like
 from .._primitive import Primitive
@@ -16,6 +20,10 @@ from .._tree import tree_flatten
 from ..graph.program import Program
 from ..graph.trace import trace_graph
 from ._graph_ad import jvp_graph, vjp_graph
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any
 
 __all__ = ["checkpoint", "checkpoint_sequential"]
 
@@ -158,7 +166,7 @@ def _traced_checkpoint(f, args, trace):
     return outs[0] if single[0] else outs
 
 
-def checkpoint(f, *args, preserve_rng_state=True):
+def checkpoint(f: Callable[..., Any], *args: Any, preserve_rng_state: bool = True) -> Any:
     """``f(*args)`` without keeping its intermediates for backward: they are recomputed
     when the gradient is needed (memory for compute).  ``f`` takes and returns tensors
     (a tensor or a tuple of tensors).  Draws from ``tenferro.random``'s global generator
@@ -201,7 +209,8 @@ def checkpoint(f, *args, preserve_rng_state=True):
     return tuple(res) if isinstance(out, tuple) else res[0]
 
 
-def checkpoint_sequential(functions, segments, input, preserve_rng_state=True):
+def checkpoint_sequential(functions: Sequence[Callable[..., Any]], segments: int,
+                          input: Any, preserve_rng_state: bool = True) -> Any:
     """Run ``functions`` (callables applied in turn) in ``segments`` chunks, each chunk
     but the last under :func:`checkpoint` (PyTorch's ``checkpoint_sequential``)."""
     functions = list(functions)

@@ -49,7 +49,7 @@ def _set_mode(enabled):
     _mode.enabled = enabled
 
 
-def is_grad_enabled():
+def is_grad_enabled() -> bool:
     """Whether eager operations on tensors that require grad are recorded."""
     return _mode.enabled
 

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from typing import ParamSpec
 
+    from .._tensor import ArrayLike
+
     P = ParamSpec("P")
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "hvp", "jacrev", "jacfwd",
@@ -139,7 +141,7 @@ class VJPTrace(Trace):
                      for i, o in enumerate(outs))
 
 
-def stop_gradient(x):
+def stop_gradient(x: ArrayLike) -> Tensor:
     """``x``'s value with no derivative at any level (eager tape and transforms)."""
     from ._engine import detach
 
@@ -342,7 +344,7 @@ def jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any],
     return res + (aux,) if has_aux else res
 
 
-def linearize(f, *primals):
+def linearize(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[..., Any]]:
     """``(f(*primals), f_jvp)`` with ``f_jvp(*tangents)`` the JVP at ``primals``.
 
     Eager tenferro re-runs ``f`` in forward mode for each call of ``f_jvp``; the traced
@@ -356,7 +358,7 @@ def linearize(f, *primals):
     return out, f_jvp
 
 
-def hvp(f, primals, tangents):
+def hvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) -> Any:
     """Hessian-vector product of a real-scalar ``f`` (forward-over-reverse): the JVP of
     ``grad(f)`` with respect to all ``primals`` along ``tangents``.  Returns a tuple
     like ``primals``."""
@@ -394,7 +396,8 @@ def _jac_block(rows, lead, trail):
     return reshape(rows, lead + trail)
 
 
-def jacrev(f, argnums=0, has_aux=False, holomorphic=False):
+def jacrev(f: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False) -> Callable[..., Any]:
     """The Jacobian by reverse mode: the VJP of each output, batched (``vmap``) over the
     basis of its cotangents; for output shape ``O`` and input shape ``I`` each block has
     shape ``O + I``."""
@@ -429,7 +432,8 @@ def _inner(in_tree, blocks, argnums):
     return t[0] if isinstance(argnums, int) else t
 
 
-def jacfwd(f, argnums=0, has_aux=False, holomorphic=False):
+def jacfwd(f: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False) -> Callable[..., Any]:
     """The Jacobian by forward mode: the JVP along each input, batched (``vmap``) over
     the basis of its tangents (blocks ``O + I``)."""
     def wrapped(*args, **kwargs):
@@ -469,6 +473,7 @@ def jacfwd(f, argnums=0, has_aux=False, holomorphic=False):
     return wrapped
 
 
-def hessian(f, argnums=0, has_aux=False, holomorphic=False):
+def hessian(f: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
+            holomorphic: bool = False) -> Callable[..., Any]:
     """The Hessian of a scalar function: ``jacfwd(jacrev(f))`` (forward over reverse)."""
     return jacfwd(jacrev(f, argnums, has_aux, holomorphic), argnums, has_aux, holomorphic)

@@ -10,8 +10,9 @@ A device is named ``"<type>"`` or ``"<type>:<index>"`` (``"cpu"``, ``"cuda:0"``,
 so adding a device touches no existing file.  See :class:`~tenferro.devices.base.Driver`
 for the interface a driver implements.
 """
+from __future__ import annotations
+
 import importlib
-import importlib.metadata
 import pkgutil
 import threading
 
@@ -33,13 +34,21 @@ def _load_driver(kind):
                 raise
     if mod is not None:
         return mod.Driver()
-    for ep in importlib.metadata.entry_points(group="tenferro.devices"):
+    for ep in _entry_points():
         if ep.name == kind:
             return ep.load()()
     return None
 
 
-def get_driver(kind):
+def _entry_points():
+    """Third-party drivers' entry points (importlib.metadata, about 10 ms to import, is
+    imported here, on the first look-up of a type tenferro does not ship)."""
+    import importlib.metadata
+
+    return importlib.metadata.entry_points(group="tenferro.devices")
+
+
+def get_driver(kind: str) -> Driver:
     """The driver object for a device type (``"cpu"``, ``"webgpu"``, ...)."""
     with _lock:
         drv = _drivers.get(kind)
@@ -52,18 +61,18 @@ def get_driver(kind):
         return drv
 
 
-def known_device_types():
+def known_device_types() -> list[str]:
     """Device types tenferro can look for (not all need be present on this machine)."""
     names = {m.name for m in pkgutil.iter_modules(__path__)
              if not m.name.startswith("_") and m.name not in _BUILTIN_SKIP}
     try:
-        names.update(ep.name for ep in importlib.metadata.entry_points(group="tenferro.devices"))
+        names.update(ep.name for ep in _entry_points())
     except Exception:  # broken metadata must not stop tenferro
         pass
     return sorted(names)
 
 
-def device(spec="cpu"):
+def device(spec: str | Device = "cpu") -> Device:
     """Return the :class:`Device` named by ``spec`` (a string, or a Device).
 
     ``tenferro.device("cpu")``, ``tenferro.device("cuda:1")``.  Raises ValueError for
@@ -98,7 +107,7 @@ def device(spec="cpu"):
     return dev
 
 
-def available():
+def available() -> list[str]:
     """Names of the devices usable on this machine, e.g. ``['cpu', 'webgpu']``."""
     out = []
     for kind in known_device_types():

@@ -1,8 +1,11 @@
 """Compiled programs (tenferro-rs's GraphExecutor); ``jit`` is in :mod:`.jit`."""
+from __future__ import annotations
+
 import builtins
 import collections
 import itertools
 import weakref
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -16,6 +19,9 @@ from .._tree import tree_flatten, tree_unflatten
 from ..devices import device as _device
 from .passes import lookup_passes
 from .trace import bind_inputs
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 __all__ = ["Program", "MemoryPlan", "compile"]
 
@@ -429,7 +435,8 @@ def _liveness(graph, driver, reuse):
     return _Liveness(free, donate, live, input_bytes, output_bytes, no_reuse)
 
 
-def compile(graph, passes=None, reuse=True):
+def compile(graph: Graph, passes: Sequence[str] | None = None,
+            reuse: bool = True) -> Program:
     """A :class:`Program` from ``graph`` after the compiler ``passes``: the names of
     registered passes, run in that order (None: the default ones, ``PASSES`` as it is
     when compiling; :mod:`.passes`).  ``reuse``: see :class:`Program`."""

@@ -13,7 +13,10 @@ The compiler passes are in :mod:`.passes`, the executor in :mod:`.program`, ``ji
 :mod:`.jit`; the graph's ``grad``/``vjp``/``jvp`` are attached by :mod:`tenferro.autograd`.
 """
 
+from __future__ import annotations
+
 import operator
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -25,6 +28,10 @@ from .._primitive import Trace, Tracer, bind
 from .._tensor import Tensor
 from .._tree import tree_flatten, tree_unflatten
 from ..devices import device as _device
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
 __all__ = ["TensorSpec", "make_graph", "trace_graph", "as_spec"]
 
@@ -159,7 +166,7 @@ def _run_node(node, env):
         env[id(v)] = o
 
 
-def make_graph(f, *specs):
+def make_graph(f: Callable[..., Any], *specs: Any) -> Graph:
     """The :class:`~tenferro._ir.Graph` of the function ``f`` applied to symbolic inputs
     (JAX's ``make_jaxpr``): each of ``specs`` is a :class:`TensorSpec` or an example
     tensor/array (only its shape, dtype and device are used).  Python control flow runs

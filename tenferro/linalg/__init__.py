@@ -6,6 +6,9 @@ names it.  Every op takes NumPy-style leading batch dims [..., M, N]; see
 docs/linalg.md for the table of ops, their derivatives and the conventions.
 """
 from .._errors import LinAlgError  # noqa: F401
+from ..devices.cpu import blas_kernels as _blas_kernels
+
+_blas_kernels.load()   # before the modules below import _lapack: it sets _lapack up
 from ._triangular import cholesky, cho_factor, cho_solve, solve_triangular  # noqa: F401
 from ._eigh import eigh, eigvalsh  # noqa: F401
 from ._eig import eig, eigvals  # noqa: F401

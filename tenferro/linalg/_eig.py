@@ -21,6 +21,10 @@ The rules solve with V (B V): at a defective matrix (V singular), or for a singu
 b (infinite eigenvalues), they raise LinAlgError; near a defective matrix the
 eigenvector derivatives are huge and gradients lose accuracy (as PyTorch's and JAX's).
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .. import _ops
@@ -32,6 +36,11 @@ from ..autograd.extend import Primitive, def_impl, def_jvp_rule, def_vjp_rule
 from ._eigh import _check_gauge, _gap_inverse
 from ._lu import _solve as _lu_solve
 from ._util import cast, diag, mH, prepared_pair, raise_for_info
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .._tensor import ArrayLike, Tensor
 
 _COMPLEX = {np.dtype(np.float32): np.dtype(np.complex64),
             np.dtype(np.complex64): np.dtype(np.complex64),
@@ -98,8 +107,9 @@ def _prepare(op, a, b, finite, homogeneous_eigvals):
     return prepared_pair(op, a, b, finite)
 
 
-def eig(a, b=None, left=False, right=True, overwrite_a=False, overwrite_b=False,
-        check_finite=True, homogeneous_eigvals=False, *, broadening=1e-12):
+def eig(a: ArrayLike, b: ArrayLike | None = None, left: bool = False, right: bool = True,
+        overwrite_a: bool = False, overwrite_b: bool = False, check_finite: bool = True,
+        homogeneous_eigvals: bool = False, *, broadening: float = 1e-12) -> Any:
     """scipy.linalg.eig: ``w``, ``(w, vr)``, ``(w, vl)`` or ``(w, vl, vr)`` per
     ``left``/``right``, with ``a @ vr = vr * w`` and ``vl^H a = w[:, None] * vl^H``
     (``b``: ``a @ vr = b @ vr * w``, ``vl^H a = w[:, None] * vl^H b``); eigenvectors are
@@ -118,8 +128,9 @@ def eig(a, b=None, left=False, right=True, overwrite_a=False, overwrite_b=False,
     return (w, vl, vr) if right else (w, vl)
 
 
-def eigvals(a, b=None, overwrite_a=False, check_finite=True, homogeneous_eigvals=False, *,
-            broadening=1e-12):
+def eigvals(a: ArrayLike, b: ArrayLike | None = None, overwrite_a: bool = False,
+            check_finite: bool = True, homogeneous_eigvals: bool = False, *,
+            broadening: float = 1e-12) -> Tensor:
     """scipy.linalg.eigvals: the eigenvalues (complex), in LAPACK's order (``b``: of
     ``a v = w b v``, inf where b is singular).  Batched."""
     a, b = _prepare("eigvals", a, b, check_finite, homogeneous_eigvals)

@@ -117,9 +117,11 @@ def eigh(a: ArrayLike, b: ArrayLike | None = None, *, lower: bool = True,
                  subset_by_index, subset_by_value, driver, broadening)
 
 
-def eigvalsh(a, b=None, *, lower=True, overwrite_a=False, overwrite_b=False, type=1,
-             check_finite=True, subset_by_index=None, subset_by_value=None, driver=None,
-             broadening=1e-12):
+def eigvalsh(a: ArrayLike, b: ArrayLike | None = None, *, lower: bool = True,
+             overwrite_a: bool = False, overwrite_b: bool = False, type: int = 1,
+             check_finite: bool = True, subset_by_index: Sequence[int] | None = None,
+             subset_by_value: Sequence[float] | None = None, driver: str | None = None,
+             broadening: float = 1e-12) -> Tensor:
     """scipy.linalg.eigvalsh: the eigenvalues, ascending (real, for real and complex
     Hermitian input); the arguments are :func:`eigh`'s.  Batched over leading dims."""
     return _eigh("eigvalsh", a, b, lower, False, type, check_finite, subset_by_index,

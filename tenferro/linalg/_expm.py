@@ -23,7 +23,10 @@ derivatives of any order are Frechet derivatives of larger blocks.
 ``matrix_power`` is repeated squaring with ``@`` (and ``inv`` for n < 0), so its
 derivatives are those of matmul and inv.
 """
+from __future__ import annotations
+
 import operator
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -34,6 +37,11 @@ from ..autograd._engine import detach
 from ..autograd.extend import Primitive, def_jvp_rule, def_vjp_rule
 from ._lu import _solve, inv
 from ._util import as_matrix_stack, check_finite as _check_finite, common_dtype, mH
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .._tensor import ArrayLike, Tensor
 
 # Al-Mohy & Higham 2009, Table 3.1 (theta_m) and the reciprocals |c_{2m+1}| of (2.2)
 _THETA = {3: 1.495585217958292e-2, 5: 2.539398330063230e-1, 7: 9.504178996162932e-1,
@@ -247,7 +255,7 @@ def_vjp_rule(expm_frechet_p, _frechet_vjp)
 
 # -- public functions ----------------------------------------------------------------------
 
-def expm(A):
+def expm(A: ArrayLike) -> Tensor:
     """scipy.linalg.expm: the matrix exponential of each matrix [..., n, n].  Infs and
     NaNs raise ValueError (scipy returns NaNs)."""
     a = as_matrix_stack("expm", A)
@@ -256,7 +264,8 @@ def expm(A):
     return expm_p.bind(a)
 
 
-def expm_frechet(A, E, method=None, compute_expm=True, check_finite=True):
+def expm_frechet(A: ArrayLike, E: ArrayLike, method: str | None = None,
+                 compute_expm: bool = True, check_finite: bool = True) -> Any:
     """scipy.linalg.expm_frechet: ``(expm(A), L(A, E))``, or ``L(A, E)`` when
     ``compute_expm`` is false, L the Frechet derivative of expm at A in direction E.
     ``method`` ('SPS' or 'blockEnlarge') is accepted; both use the block form (module
@@ -276,7 +285,7 @@ def expm_frechet(A, E, method=None, compute_expm=True, check_finite=True):
     return (ea, l) if compute_expm else l
 
 
-def matrix_power(a, n):
+def matrix_power(a: ArrayLike, n: int) -> Tensor:
     """numpy.linalg.matrix_power: ``a`` [..., m, m] to the integer power n (the identity
     for n = 0, powers of ``inv(a)`` for n < 0), by repeated squaring.  Ints are promoted
     to float64 (NumPy keeps them for n >= 0)."""

@@ -21,6 +21,10 @@ the rank is only known when the program runs, so for m > n the residues [..., k]
 computed assuming full rank, and the program raises LinAlgError if a matrix whose
 residues it uses has a lower rank; ``rank`` is then an int32 tensor.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .. import _ops
@@ -36,6 +40,11 @@ from ._eigh import _REAL
 from ._svd import _svd_kernel, _svdvals_jvp, _svdvals_vjp
 from ._util import as_matrix_stack, check_finite as _check_finite, common_dtype, mH, \
     raise_for_info
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .._tensor import ArrayLike, Tensor
 
 _INT32 = np.dtype(np.int32)
 _SVD_PARAMS = {"broadening": 1e-12, "driver": "gesdd"}  # svdvals' defaults, for s's rules
@@ -179,8 +188,9 @@ def _eps(dt):
     return float(np.finfo(_real(dt)).eps)
 
 
-def lstsq(a, b, cond=None, overwrite_a=False, overwrite_b=False, check_finite=True,
-          lapack_driver=None):
+def lstsq(a: ArrayLike, b: ArrayLike, cond: float | None = None, overwrite_a: bool = False,
+          overwrite_b: bool = False, check_finite: bool = True,
+          lapack_driver: str | None = None) -> tuple[Tensor, Tensor, int, Tensor]:
     """scipy.linalg.lstsq: ``(x, residues, rank, s)``, x the minimum-norm solution of
     min ||b - a x||_2, for a [..., m, n] and b [m], [..., m, k] (batch dims broadcast).
     Singular values <= ``cond`` * s_max count as zero (``cond=None``: the dtype's eps).
@@ -226,7 +236,8 @@ def lstsq(a, b, cond=None, overwrite_a=False, overwrite_b=False, check_finite=Tr
     return x, res, _rank(rank), s
 
 
-def pinv(a, *, atol=None, rtol=None, return_rank=False, check_finite=True):
+def pinv(a: ArrayLike, *, atol: float | None = None, rtol: float | None = None,
+         return_rank: bool = False, check_finite: bool = True) -> Any:
     """scipy.linalg.pinv: the Moore-Penrose pseudo-inverse [..., n, m] of each
     a[..., m, n], from its SVD, singular values <= atol + rtol * s_max treated as zero
     (defaults atol 0, rtol max(m, n) * eps of the dtype).  ``return_rank``: also that

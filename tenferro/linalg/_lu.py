@@ -397,7 +397,8 @@ def_vjp_rule(solve_p, _solve_vjp)
 
 # -- public functions ----------------------------------------------------------------------
 
-def lu_factor(a, overwrite_a=False, check_finite=True):
+def lu_factor(a: ArrayLike, overwrite_a: bool = False,
+              check_finite: bool = True) -> tuple[Tensor, Tensor]:
     """scipy.linalg.lu_factor: ``(lu, piv)`` of a[..., m, n], lu [..., m, n] packing the
     unit-lower L (below the diagonal) and U, piv [..., min(m, n)] the 0-based int32 row
     interchanges (row i with row piv[i]).  Batched over leading dims; a singular matrix
@@ -409,7 +410,8 @@ def lu_factor(a, overwrite_a=False, check_finite=True):
     return lu_factor_p.bind(a)
 
 
-def lu(a, permute_l=False, overwrite_a=False, check_finite=True, p_indices=False):
+def lu(a: ArrayLike, permute_l: bool = False, overwrite_a: bool = False,
+       check_finite: bool = True, p_indices: bool = False) -> tuple[Tensor, ...]:
     """scipy.linalg.lu: ``(p, l, u)`` with ``a = p @ l @ u`` for a[..., m, n] (k =
     min(m, n)): p [..., m, m] a permutation matrix of a's real dtype, l [..., m, k] unit
     lower triangular, u [..., k, n] upper triangular.  ``p_indices=True``: p is the int32
@@ -431,7 +433,8 @@ def lu(a, permute_l=False, overwrite_a=False, check_finite=True, p_indices=False
     return p, l, u
 
 
-def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
+def lu_solve(lu_and_piv: tuple[ArrayLike, ArrayLike], b: ArrayLike, trans: int = 0,
+             overwrite_b: bool = False, check_finite: bool = True) -> Tensor:
     """scipy.linalg.lu_solve: x with op(A) x = b, A given by ``lu_factor``'s
     ``(lu, piv)``, op by ``trans`` (0/'N', 1/'T', 2/'C').  LinAlgError (naming the batch
     index) when U has a zero on its diagonal."""
@@ -640,7 +643,8 @@ def solve(a: ArrayLike, b: ArrayLike, lower: bool = False, overwrite_a: bool = F
     return _ops.reshape(x, x.shape[:-1]) if vec else x
 
 
-def inv(a, overwrite_a=False, check_finite=True, *, assume_a=None, lower=False):
+def inv(a: ArrayLike, overwrite_a: bool = False, check_finite: bool = True, *,
+        assume_a: str | None = None, lower: bool = False) -> Tensor:
     """scipy.linalg.inv: the inverse of each matrix (``solve(a, I, assume_a=...,
     lower=...)``: ``assume_a`` and ``lower`` as scipy 1.17's inv); LinAlgError names the
     first singular matrix, an ill-conditioned one warns (LinAlgWarning)."""
@@ -654,7 +658,7 @@ def inv(a, overwrite_a=False, check_finite=True, *, assume_a=None, lower=False):
     return solve(a, eye, lower=lower, check_finite=False, assume_a=assume_a)
 
 
-def det(a, overwrite_a=False, check_finite=True):
+def det(a: ArrayLike, overwrite_a: bool = False, check_finite: bool = True) -> Tensor:
     """scipy.linalg.det: the determinant of each matrix (0 for a singular one), via LU."""
     a = as_matrix_stack("det", a)
     if check_finite:
@@ -662,7 +666,7 @@ def det(a, overwrite_a=False, check_finite=True):
     return det_p.bind(a)
 
 
-def slogdet(a):
+def slogdet(a: ArrayLike) -> tuple[Tensor, Tensor]:
     """numpy.linalg.slogdet: ``(sign, logabsdet)``, sign complex (|sign| = 1) for complex
     input; (0, -inf) for a singular matrix."""
     a = as_matrix_stack("slogdet", a)

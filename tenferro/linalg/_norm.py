@@ -12,8 +12,11 @@ autodiff and tracing) skips the primitive: the same CPU computation (``_vnorm``,
 it is the registered implementation) on its array (issue 17: a 3-element norm within
 scipy.linalg.norm's time).
 """
+from __future__ import annotations
+
 import math
 import operator
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -26,6 +29,9 @@ from ..autograd.extend import Primitive, def_impl, def_jvp_rule, def_vjp_rule
 from ._eigh import _REAL
 from ._svd import svdvals
 from ._util import check_finite as _check_finite, on_cuda
+
+if TYPE_CHECKING:
+    from .._tensor import ArrayLike
 
 
 def _vnorm_aval(x, *, p, axes):
@@ -190,7 +196,9 @@ def _matrix_norm(x, ord, r, c):
     return (_ops.max if ord in (1, np.inf) else _ops.min)(sums, axis=rest, keepdims=True)
 
 
-def norm(a, ord=None, axis=None, keepdims=False, check_finite=True):
+def norm(a: ArrayLike, ord: float | str | None = None,
+         axis: int | tuple[int, int] | None = None, keepdims: bool = False,
+         check_finite: bool = True) -> Tensor:
     """scipy.linalg.norm (= numpy.linalg.norm): a vector norm over an int ``axis`` (or of
     a 1-D ``a``), a matrix norm over a 2-tuple ``axis`` (or of a 2-D ``a``), or, with
     ``ord`` and ``axis`` None, the 2-norm of the flattened array.  Real result."""

@@ -104,7 +104,8 @@ def svd(a: ArrayLike, full_matrices: bool = True, compute_uv: bool = True,
                       driver=lapack_driver)
 
 
-def svdvals(a, overwrite_a=False, check_finite=True, broadening=1e-12):
+def svdvals(a: ArrayLike, overwrite_a: bool = False, check_finite: bool = True,
+            broadening: float = 1e-12) -> Tensor:
     """scipy.linalg.svdvals: the singular values, descending."""
     a = prepared("svdvals", a, check_finite, square=False)
     return svdvals_p.bind(a, broadening=float(broadening), driver="gesdd")

@@ -79,13 +79,15 @@ def cholesky(a: ArrayLike, lower: bool = False, overwrite_a: bool = False,
     return cholesky_p.bind(a, lower=bool(lower))
 
 
-def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
+def cho_factor(a: ArrayLike, lower: bool = False, overwrite_a: bool = False,
+               check_finite: bool = True) -> tuple[Tensor, bool]:
     """scipy.linalg.cho_factor: ``(c, lower)`` for :func:`cho_solve` (the unused
     triangle of ``c`` is zero, where scipy leaves it unspecified)."""
     return cholesky(a, lower=lower, check_finite=check_finite), bool(lower)
 
 
-def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
+def cho_solve(c_and_lower: tuple[ArrayLike, bool], b: ArrayLike, overwrite_b: bool = False,
+              check_finite: bool = True) -> Tensor:
     """scipy.linalg.cho_solve: x with A x = b from ``(c, lower) = cho_factor(A)``."""
     c, lower = c_and_lower
     c, b, vec = rhs("cho_solve", as_matrix_stack("cho_solve", c), b)   # b [..., n, k]
@@ -95,8 +97,9 @@ def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
     return _ops.reshape(x, x.shape[:-1]) if vec else x
 
 
-def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False,
-                     check_finite=True):
+def solve_triangular(a: ArrayLike, b: ArrayLike, trans: int | str = 0, lower: bool = False,
+                     unit_diagonal: bool = False, overwrite_b: bool = False,
+                     check_finite: bool = True) -> Tensor:
     """scipy.linalg.solve_triangular: x with op(a) x = b, op given by ``trans`` (0/'N',
     1/'T', 2/'C'); only the ``lower`` (or upper) triangle of ``a`` is read.  ``b`` is
     [..., n, k], or a vector [n] (NumPy 2's rule: a vector only when 1-D); leading batch

@@ -21,7 +21,9 @@ from .primitive import einsum_p
 from .steps import take
 
 if TYPE_CHECKING:
-    from ..._tensor import DTypeLike
+    from collections.abc import Sequence
+
+    from ..._tensor import ArrayLike, DTypeLike
 
 
 _CASTING = ("no", "equiv", "safe", "same_kind", "unsafe")
@@ -135,7 +137,7 @@ def _in_order(r, order):
     return r
 
 
-def einsum_path(*args, optimize="greedy"):
+def einsum_path(*args: Any, optimize: Any = "greedy") -> tuple[list[Any], str]:
     """``(path, report)`` as ``numpy.einsum_path``: the pairwise contraction order
     (``['einsum_path', (i, j), ...]``) and a readable description of it."""
     spec, ops = split_operands(args, "einsum_path")
@@ -155,7 +157,7 @@ def _tensors(op, a, b):
     return a, b
 
 
-def tensordot(a, b, axes=2):
+def tensordot(a: ArrayLike, b: ArrayLike, axes: int | Sequence[Any] = 2) -> Tensor:
     """NumPy's ``tensordot``: ``axes`` an int N (the last N axes of ``a`` with the first N
     of ``b``) or a pair of axis sequences; one pairwise step of the einsum engine."""
     a, b = _tensors("tensordot", a, b)
@@ -195,7 +197,7 @@ def tensordot(a, b, axes=2):
     return einsum(a, la, b, lb, out)
 
 
-def inner(a, b):
+def inner(a: ArrayLike, b: ArrayLike) -> Tensor:
     """NumPy's ``inner``: the sum over the last axes (scalars multiply)."""
     a, b = _tensors("inner", a, b)
     if a.ndim == 0 or b.ndim == 0:
@@ -206,7 +208,7 @@ def inner(a, b):
     return tensordot(a, b, ([-1], [-1]))
 
 
-def kron(a, b):
+def kron(a: ArrayLike, b: ArrayLike) -> Tensor:
     """NumPy's ``kron``: the Kronecker product (block ``i`` of the result is
     ``a[i] * b``), the operands padded to the same number of dimensions."""
     a, b = _tensors("kron", a, b)
@@ -218,7 +220,8 @@ def kron(a, b):
     return r.reshape(tuple(m * n for m, n in zip(a.shape, b.shape)))
 
 
-def trace(a, offset=0, axis1=0, axis2=1, dtype=None):
+def trace(a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1,
+          dtype: DTypeLike = None) -> Tensor:
     """NumPy's ``trace``: sums of the diagonals of the (axis1, axis2) planes (a strided
     diagonal view and one reduction, as einsum's ``'ii->'``)."""
     a = to_tensor(a)

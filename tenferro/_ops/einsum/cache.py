@@ -1,5 +1,7 @@
 """The bounded LRU cache of einsum plans, keyed by (subscripts, optimize, dtype, device
 driver, and each operand's shape, strides and dtype)."""
+from __future__ import annotations
+
 import collections
 
 from ... import _dtypes
@@ -20,12 +22,12 @@ _epoch = 0
 _last = None
 
 
-def einsum_cache_info():
+def einsum_cache_info() -> EinsumCacheInfo:
     """Hits, misses, current size and bound of the einsum plan cache."""
     return EinsumCacheInfo(_stats["hits"], _stats["misses"], len(_cache), _stats["maxsize"])
 
 
-def einsum_cache_clear():
+def einsum_cache_clear() -> None:
     """Forget every cached plan and reset the statistics."""
     global _epoch
     _cache.clear()
@@ -33,7 +35,7 @@ def einsum_cache_clear():
     _epoch += 1
 
 
-def einsum_cache_resize(maxsize):
+def einsum_cache_resize(maxsize: int) -> None:
     """Bound the plan cache to ``maxsize`` entries (0 disables caching)."""
     if int(maxsize) < 0:
         raise ValueError("tenferro.einsum_cache_resize: maxsize must be >= 0, got %r" % maxsize)

@@ -3,7 +3,9 @@
 Device arrays are ndarrays, so views are NumPy's own (metadata only) and host transfer
 is free.  The package owns all of the CPU's device code: ``ops`` (the primitives'
 implementations), ``fused`` (the fused-group kernel of compiled programs), ``threads``
-(the one place deciding thread counts) and ``blas`` (scipy's BLAS/LAPACK threads).
+(the one place deciding thread counts), ``blas`` (scipy's BLAS/LAPACK threads) and
+``blas_kernels`` (the kernels calling them, imported with the first matmul or linalg
+call).
 """
 import os
 import platform
@@ -11,21 +13,11 @@ import platform
 import numpy as np
 
 from ... import _dtypes
-from ..._kernels import _alloc, _lapack, _matmul
+from ..._kernels import _alloc
 from ..._kernels._alloc import empty as _empty
 from ..base import Driver as _Base
 from . import blas, fused, threads as _threads
 from .ops import OUT_OPS, impl
-
-def _connect_blas_threads():
-    """Give the kernels that call BLAS/LAPACK the BLAS's own thread setters, so that a
-    batch spread over OpenMP threads holds BLAS at one thread (none found: 0, 0)."""
-    fns = blas._thread_fn_addresses()
-    for kernels in (_matmul, _lapack):
-        kernels.set_blas_thread_functions(*fns)
-
-
-_connect_blas_threads()
 
 
 def _configure_cache_from_env():

@@ -7,6 +7,10 @@ Linux, opened again with ``RTLD_NOLOAD`` so nothing new is loaded) and reaches i
 threading API through ctypes.  Supported: OpenBLAS (scipy-openblas builds prefix
 their symbols with ``scipy_openblas_``; ILP64 builds add ``64_``) and MKL.
 
+SciPy's BLAS loads on first need, not with ``import tenferro`` (``cython_blas`` runs
+``scipy.linalg``'s ``__init__``, about 140 ms): ``load_library()`` loads it, with
+tenferro's short OpenBLAS spin (``load_env``) unless the user set one.
+
 Nothing here raises at import: when no BLAS threading API is found the functions
 return ``None`` / do nothing.  ``_thread_fn_addresses()`` hands the raw C function
 pointers (``void set(int)``, ``int get(void)``) to the matmul kernel, which keeps BLAS
@@ -15,10 +19,59 @@ single-threaded while it parallelises a batch of small products with OpenMP.
 import contextlib
 import ctypes
 import os
+import sys
 import threading
 
 _lock = threading.Lock()
 _state = None  # dict once probed
+_load_lock = threading.Lock()
+_spin = None   # how SciPy's OpenBLAS spins, once load_library() ran (scipy_blas_spin)
+# What SciPy's OpenBLAS is to read from the environment when it loads, unless the user
+# set it: tenferro/__init__.py puts its OPENBLAS_THREAD_TIMEOUT (the threads' short spin)
+# here, as it sets it for the runtimes that load during ``import tenferro``.
+load_env = {}
+
+
+def load_library():
+    """Load SciPy's BLAS and LAPACK (import ``scipy.linalg.cython_blas`` and
+    ``cython_lapack``), once.  OpenBLAS reads ``OPENBLAS_THREAD_TIMEOUT`` when it
+    loads: unless the environment has it, tenferro's short spin (``load_env``) is set
+    for the import and removed afterwards, as ``import tenferro`` does for the runtimes
+    it loads."""
+    global _spin
+    if _spin is not None:
+        return
+    key = "OPENBLAS_THREAD_TIMEOUT"
+    with _load_lock:
+        if _spin is not None:
+            return
+        if key in os.environ:
+            spin = "set by you (%s=%s)" % (key, os.environ[key])
+        elif "scipy.linalg" in sys.modules or key not in load_env:
+            spin = "long"             # loaded already, or nothing to set: the default
+        else:
+            spin = "short"
+            os.environ[key] = load_env[key]
+        try:
+            import scipy.linalg.cython_blas  # noqa: F401
+            import scipy.linalg.cython_lapack  # noqa: F401
+        finally:
+            if spin == "short":
+                os.environ.pop(key, None)
+        _spin = spin
+
+
+def loaded():
+    """Whether ``load_library()`` ran (probing the BLAS no longer loads anything)."""
+    return _spin is not None
+
+
+def scipy_blas_spin():
+    """How long SciPy's OpenBLAS threads (tenferro's BLAS) spin after a call: "short"
+    (loaded by tenferro, which shortened it), "long" (SciPy's BLAS was loaded before
+    tenferro's first matmul or linalg call: OpenBLAS's default), "set by you", or
+    "not loaded" (no matmul or linalg call yet)."""
+    return _spin or "not loaded"
 
 
 def _loaded_libraries():
@@ -92,7 +145,7 @@ def _variants(stem, prefixes=("scipy_openblas_", "openblas_"), suffixes=("", "64
 
 def _probe():
     try:
-        import scipy.linalg.cython_blas  # noqa: F401  (loads the library)
+        load_library()
     except Exception:
         pass
     cfg = _scipy_blas_config()

@@ -8,10 +8,10 @@ import numpy as np
 
 from ..._catalog import ARG_REDUCTIONS, BINARY, COMPLEX_PARTS, REDUCTIONS, SCANS, UNARY, \
     broadcast_shapes
-from ..._kernels import _elementwise as _ew, _reduce as _red, _matmul as _mm, _index as _ix
+from ..._kernels import _elementwise as _ew, _reduce as _red, _index as _ix
 from ..._kernels import _alloc, _views
 from ..._kernels._alloc import empty as _empty
-from . import threads as _threads
+from . import blas_kernels, threads as _threads
 
 impl = {}
 _INT64 = np.dtype(np.int64)
@@ -340,6 +340,10 @@ for _n in SCANS:
 
 
 # -- matmul --------------------------------------------------------------------------------
+# _matmul loads SciPy's BLAS (scipy.linalg): imported with the first product, when _mm's
+# first attribute read puts the module itself here (blas_kernels.Lazy)
+_mm = blas_kernels.Lazy("_matmul", globals(), "_mm")
+
 
 @_register("matmul")
 def _matmul(a, b):

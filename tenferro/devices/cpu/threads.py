@@ -6,16 +6,23 @@ below a size threshold.  BLAS (used by matmul, einsum and linalg) is given the s
 count, so the kernels' thread pool (``_kernels/_pool.h``) and BLAS threads never
 oversubscribe the cores together.
 """
+from __future__ import annotations
+
 import contextlib
 import os
 import threading
+from typing import TYPE_CHECKING
 
-from ..._kernels import _elementwise, _index, _lapack, _matmul, _openmp, _reduce, _special
-from . import blas
+from ..._kernels import _elementwise, _index, _openmp, _reduce, _special
+from . import blas, blas_kernels
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 _lock = threading.Lock()
 _num_threads = None   # what the user set (None: default)
 current = 1           # the resolved count kernels use (read directly on hot paths)
+_blas_sync_due = False  # a thread count was set before the BLAS kernels loaded
 
 
 def max_threads():
@@ -62,8 +69,22 @@ def _apply_grain(g):
     _special.set_grain(transcendental=g["transcendental"])
     _reduce.set_grain(g["reduce"])
     _index.set_grain(g["index"])
-    _lapack._set_tuning(par_min_work=g["batched_linalg_work"])
-    _matmul._set_tuning(par_min_work=g["batched_matmul_work"])
+    if blas_kernels.modules is not None:   # else blas_kernels_loaded applies them
+        _tune_blas_kernels(blas_kernels.modules, g)
+
+
+def _tune_blas_kernels(mods, g):
+    mods["_lapack"]._set_tuning(par_min_work=g["batched_linalg_work"])
+    mods["_matmul"]._set_tuning(par_min_work=g["batched_matmul_work"])
+
+
+def blas_kernels_loaded(mods):
+    """Give the BLAS kernels, just imported (``blas_kernels.load``), the grain sizes in
+    force, and the BLAS the thread count a ``set_num_threads`` before asked for."""
+    with _lock:
+        _tune_blas_kernels(mods, GRAIN)
+    if _blas_sync_due:
+        _sync_blas()
 
 
 def get_grain():
@@ -112,12 +133,12 @@ def _resolve():
     current = n if _openmp.have_openmp() else 1
 
 
-def get_num_threads():
+def get_num_threads() -> int:
     """Threads tenferro's CPU kernels may use (1 when built without OpenMP)."""
     return current
 
 
-def set_num_threads(n):
+def set_num_threads(n: int | None) -> None:
     """Set the thread count for tenferro's kernels and BLAS; ``None`` restores the default.
 
     Negative ``n`` counts back from the number of cores, as in scikit-learn
@@ -148,11 +169,17 @@ def _checked(n):
 
 
 def _sync_blas():
+    """BLAS gets tenferro's thread count; before the BLAS kernels load (the first
+    matmul or linalg call), when they load: probing the BLAS here would load it."""
+    global _blas_sync_due
+    if not blas.loaded():
+        _blas_sync_due = True
+        return
     blas.set_blas_threads(get_num_threads())
 
 
 @contextlib.contextmanager
-def num_threads(n):
+def num_threads(n: int | None) -> Iterator[None]:
     """Context manager: ``with tenferro.num_threads(1): ...``."""
     global _num_threads
     old = _num_threads
