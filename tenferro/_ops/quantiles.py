@@ -7,7 +7,9 @@ last); each quantile is then a gather of one or two order statistics and NumPy's
 ``_lerp`` between them.  The sort is a gather through ``argsort``'s
 permutation and the rest are differentiable ops, so the gradient reaches exactly the
 selected (or interpolated) elements.  Sorting runs where the ``argsort`` primitive
-does (the CPU; other devices raise ``UnsupportedOperation``).
+does (the CPU; other devices raise ``UnsupportedOperation``).  Outside autodiff (and
+where the device has it) a ``partition`` around the positions to be read replaces the
+sort, as NumPy's introselect: the same values there, in linear time.
 
 The plain functions use one sample count ``n`` for every slice; the ``nan*`` ones count
 the non-NaN elements of each slice, which sort first, so the same index formulas apply
@@ -19,7 +21,9 @@ import numpy as np
 
 from .. import _dtypes
 from .._ir import is_abstract
+from .._primitive import bind
 from ._common import normalize_axes, numel, to_tensor
+from ._order_cpu import partition_p, plain
 from .creation import asarray, full
 from .elementwise import ceil, equal, floor, isnan, logical_and, logical_not, remainder, \
     round as _round, where
@@ -117,19 +121,21 @@ def _q_host(name, q, percent):
     return q, weak
 
 
-def _order_statistics(s, n, q, weak, method, name):
-    """Quantiles ``q`` of the sorted ``s`` (samples along axis 0, ``n`` of them per
-    slice: an int or a tensor of the slices' shape), shape ``q.shape + s.shape[1:]``."""
+def _order_statistics(flat, n, q, weak, method, name, nan_check):
+    """(``flat`` ordered along axis 0, the quantiles ``q`` of its slices, shape
+    ``q.shape + flat.shape[1:]``), ``n`` samples per slice (an int, or a tensor of the
+    slices' shape); ``nan_check``: the ordered tensor's last row is the sort's too."""
     try:
         index_of, fix = _METHODS[method]
     except KeyError:
         raise ValueError("tenferro.%s: %r is not a valid method; use one of %s"
                          % (name, method, ", ".join(_METHODS))) from None
-    rest = s.shape[1:]
-    qt = asarray(q.reshape((-1,) + (1,) * len(rest)), device=s._device)
+    rest = flat.shape[1:]
+    qt = asarray(q.reshape((-1,) + (1,) * len(rest)), device=flat._device)
     last = (n - 1) if not hasattr(n, "astype") else (n - 1).astype(_dtypes.int64)
     vi = index_of(n if not hasattr(n, "astype") else n.astype(qt.dtype), qt)
     if fix is None or (method == "linear" and vi.dtype.kind in "biu"):
+        s = _ordered(flat, [vi], nan_check)
         r = _gather(s, vi, rest)
     else:
         prev = floor(vi)
@@ -137,9 +143,33 @@ def _order_statistics(s, n, q, weak, method, name):
         gamma = fix(vi - where(above, -1, where(below, 0, prev)), vi).astype(vi.dtype)
         nxt = where(above, last, where(below, 0, prev + 1))
         prev = where(above, last, where(below, 0, prev))
-        dt = _dtypes.result_type(s.dtype, 0.5 if weak else gamma.dtype)
+        dt = _dtypes.result_type(flat.dtype, 0.5 if weak else gamma.dtype)
+        s = _ordered(flat, [prev, nxt], nan_check)
         r = _lerp(_gather(s, prev, rest), _gather(s, nxt, rest), gamma, dt)
-    return reshape(r, q.shape + rest)
+    return s, reshape(r, q.shape + rest)
+
+
+# Above this many order statistics to pick, a full sort is no dearer than introselect.
+_MAX_KTH = 64
+
+
+def _ordered(flat, positions, last):
+    """``flat`` sorted along axis 0, or, outside autodiff where the device has
+    ``partition``, only partitioned so that the sorted positions ``positions`` (tensors
+    or arrays of indices, as ``_gather`` reads them) and, with ``last``, the last one hold the
+    sort's values: introselect instead of a sort, as NumPy's median and quantile."""
+    m = flat.shape[0]
+    tensors = [p for p in positions if hasattr(p, "_ad")]
+    if not plain(flat, partition_p) or any(p._ad is not None or p._trace is not None
+                                           for p in tensors):
+        return sort(flat, axis=0)
+    kth = np.unique(np.concatenate(
+        [np.asarray(p.numpy() if hasattr(p, "_ad") else p, dtype=np.int64).ravel()
+         for p in positions] + [np.array([m - 1] if last else [], np.int64)]))
+    if kth.size > _MAX_KTH:
+        return sort(flat, axis=0)
+    kth = np.unique(np.clip(kth, 0, m - 1))    # (negative: an all-NaN slice, read at 0)
+    return bind(partition_p, (flat,), {"kth": tuple(int(k) for k in kth), "axis": 0})
 
 
 def _gather(s, index, rest):
@@ -184,8 +214,8 @@ def _quantile(name, a, q, axis, method, keepdims, weights, percent, nan):
     else:
         n = flat.shape[0]
     if w is None:
-        s = sort(flat, axis=0)
-        r = _order_statistics(s, n, qh, weak, method, name)
+        s, r = _order_statistics(flat, n, qh, weak, method, name,
+                                 a.dtype.kind == "f" and not nan)
     else:
         s, r = _weighted(name, flat, w, n, qh, nan)
     if nan:
@@ -293,15 +323,16 @@ def _median(name, a, axis, keepdims, nan):
         warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=3)
         r = full(rest, float("nan"), dtype=flat.dtype, device=a._device)
         return _keepdims(r, (), a.shape, axes, keepdims)
-    s = sort(flat, axis=0)
     if nan and a.dtype.kind in "fc":
         n = _sum(logical_not(isnan(flat)), axis=0, keepdims=True)
         lo, hi = (n - 1) // 2, n // 2
+        s = _ordered(flat, [lo, hi], False)
         a_lo, a_hi = _gather(s, lo, rest), _gather(s, hi, rest)
         r = where(equal(lo, hi), a_lo, (a_lo + a_hi) / 2)[0]
         r = _nan_slices(n[0] == 0, r)
     else:
         m = flat.shape[0]
+        s = _ordered(flat, [np.array([m // 2 - (m % 2 == 0), m // 2])], a.dtype.kind in "fc")
         r = s[m // 2] if m % 2 else (s[m // 2 - 1] + s[m // 2]) / 2
         if a.dtype.kind in "fc":
             r = where(isnan(s[-1]), s[-1], r)
