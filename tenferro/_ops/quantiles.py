@@ -15,6 +15,7 @@ The plain functions use one sample count ``n`` for every slice; the ``nan*`` one
 the non-NaN elements of each slice, which sort first, so the same index formulas apply
 per slice (NumPy's ``_nanquantile_1d`` without its loop over slices).
 """
+import types
 import warnings
 
 import numpy as np
@@ -22,6 +23,7 @@ import numpy as np
 from .. import _dtypes
 from .._ir import is_abstract
 from .._primitive import bind
+from .._tensor import Tensor
 from ._common import normalize_axes, numel, to_tensor
 from ._order_cpu import partition_p, plain
 from .creation import asarray, full
@@ -49,41 +51,43 @@ def _nan_slices(empty, r):
 
 def _hf(alpha, beta):
     """Hyndman & Fan's continuous methods: index ``n q + alpha + q (1 - alpha - beta) - 1``."""
-    return lambda n, q: n * q + (alpha + q * (1 - alpha - beta)) - 1
+    return lambda n, q, xp: n * q + (alpha + q * (1 - alpha - beta)) - 1
 
 
-def _discrete(index, take_previous):
+def _discrete(index, take_previous, xp):
     """The order statistic ``floor(index)`` where ``take_previous(gamma, index)``, else
     the next one (clipped at 0), as NumPy's ``_discrete_interpolation_to_boundaries``."""
-    previous = floor(index)
-    r = where(take_previous(index - previous, index), previous, previous + 1)
-    return where(r < 0, 0, r)
+    previous = xp.floor(index)
+    r = xp.where(take_previous(index - previous, index, xp), previous, previous + 1)
+    return xp.where(r < 0, 0, r)
 
 
-def _gamma_mask(default, conditioned, cond):
-    return where(cond, conditioned, default)
+# The index formulas run on tensors (``_TENSOR_OPS``) or, with a Python int sample count
+# outside autodiff, on the host in NumPy (``np``): the same IEEE operations either way.
+_TENSOR_OPS = types.SimpleNamespace(floor=floor, ceil=ceil, round=_round, where=where,
+                                    remainder=remainder, logical_and=logical_and)
 
-
-# name -> (virtual index from (n, q), gamma fix (None: the index is an integer))
+# name -> (virtual index from (n, q, xp), gamma fix (None: the index is an integer))
 _METHODS = {
-    "inverted_cdf": (lambda n, q: _discrete(n * q - 1, lambda g, _: g == 0), None),
-    "averaged_inverted_cdf": (lambda n, q: n * q - 1,
-                              lambda g, _: _gamma_mask(1.0, 0.5, g == 0)),
+    "inverted_cdf": (lambda n, q, xp: _discrete(n * q - 1, lambda g, _, xp: g == 0, xp), None),
+    "averaged_inverted_cdf": (lambda n, q, xp: n * q - 1,
+                              lambda g, _, xp: xp.where(g == 0, 0.5, 1.0)),
     "closest_observation": (
-        lambda n, q: _discrete(n * q - 1 - 0.5,
-                               lambda g, i: logical_and(g == 0, remainder(floor(i), 2) == 1)),
+        lambda n, q, xp: _discrete(
+            n * q - 1 - 0.5,
+            lambda g, i, xp: xp.logical_and(g == 0, xp.remainder(xp.floor(i), 2) == 1), xp),
         None),
-    "interpolated_inverted_cdf": (_hf(0, 1), lambda g, _: g),
-    "hazen": (_hf(0.5, 0.5), lambda g, _: g),
-    "weibull": (_hf(0, 0), lambda g, _: g),
-    "linear": (lambda n, q: (n - 1) * q, lambda g, _: g),
-    "median_unbiased": (_hf(1 / 3.0, 1 / 3.0), lambda g, _: g),
-    "normal_unbiased": (_hf(3 / 8.0, 3 / 8.0), lambda g, _: g),
-    "lower": (lambda n, q: floor((n - 1) * q), None),
-    "higher": (lambda n, q: ceil((n - 1) * q), None),
-    "midpoint": (lambda n, q: 0.5 * (floor((n - 1) * q) + ceil((n - 1) * q)),
-                 lambda g, i: _gamma_mask(0.5, 0.0, remainder(i, 1) == 0)),
-    "nearest": (lambda n, q: _round((n - 1) * q), None),
+    "interpolated_inverted_cdf": (_hf(0, 1), lambda g, _, xp: g),
+    "hazen": (_hf(0.5, 0.5), lambda g, _, xp: g),
+    "weibull": (_hf(0, 0), lambda g, _, xp: g),
+    "linear": (lambda n, q, xp: (n - 1) * q, lambda g, _, xp: g),
+    "median_unbiased": (_hf(1 / 3.0, 1 / 3.0), lambda g, _, xp: g),
+    "normal_unbiased": (_hf(3 / 8.0, 3 / 8.0), lambda g, _, xp: g),
+    "lower": (lambda n, q, xp: xp.floor((n - 1) * q), None),
+    "higher": (lambda n, q, xp: xp.ceil((n - 1) * q), None),
+    "midpoint": (lambda n, q, xp: 0.5 * (xp.floor((n - 1) * q) + xp.ceil((n - 1) * q)),
+                 lambda g, i, xp: xp.where(xp.remainder(i, 1) == 0, 0.0, 0.5)),
+    "nearest": (lambda n, q, xp: xp.round((n - 1) * q), None),
 }
 
 
@@ -131,20 +135,28 @@ def _order_statistics(flat, n, q, weak, method, name, nan_check):
         raise ValueError("tenferro.%s: %r is not a valid method; use one of %s"
                          % (name, method, ", ".join(_METHODS))) from None
     rest = flat.shape[1:]
-    qt = asarray(q.reshape((-1,) + (1,) * len(rest)), device=flat._device)
-    last = (n - 1) if not hasattr(n, "astype") else (n - 1).astype(_dtypes.int64)
-    vi = index_of(n if not hasattr(n, "astype") else n.astype(qt.dtype), qt)
+    per_slice = isinstance(n, Tensor)
+    host = not per_slice and plain(flat, partition_p)
+    xp = np if host else _TENSOR_OPS
+    qt = q.reshape((-1,) + (1,) * len(rest))
+    if not host:
+        qt = asarray(qt, device=flat._device)
+    last = (n - 1).astype(_dtypes.int64) if per_slice else n - 1
+    vi = index_of(n.astype(qt.dtype) if per_slice else n, qt, xp)
     if fix is None or (method == "linear" and vi.dtype.kind in "biu"):
         s = _ordered(flat, [vi], nan_check)
         r = _gather(s, vi, rest)
     else:
-        prev = floor(vi)
+        prev = xp.floor(vi)
         above, below = vi >= last, vi < 0
-        gamma = fix(vi - where(above, -1, where(below, 0, prev)), vi).astype(vi.dtype)
-        nxt = where(above, last, where(below, 0, prev + 1))
-        prev = where(above, last, where(below, 0, prev))
+        gamma = fix(vi - xp.where(above, -1, xp.where(below, 0, prev)), vi, xp)
+        gamma = gamma.astype(vi.dtype)
+        nxt = xp.where(above, last, xp.where(below, 0, prev + 1))
+        prev = xp.where(above, last, xp.where(below, 0, prev))
         dt = _dtypes.result_type(flat.dtype, 0.5 if weak else gamma.dtype)
         s = _ordered(flat, [prev, nxt], nan_check)
+        if host:
+            gamma = asarray(gamma, device=flat._device)
         r = _lerp(_gather(s, prev, rest), _gather(s, nxt, rest), gamma, dt)
     return s, reshape(r, q.shape + rest)
 
@@ -159,12 +171,12 @@ def _ordered(flat, positions, last):
     or arrays of indices, as ``_gather`` reads them) and, with ``last``, the last one hold the
     sort's values: introselect instead of a sort, as NumPy's median and quantile."""
     m = flat.shape[0]
-    tensors = [p for p in positions if hasattr(p, "_ad")]
+    tensors = [p for p in positions if isinstance(p, Tensor)]
     if not plain(flat, partition_p) or any(p._ad is not None or p._trace is not None
                                            for p in tensors):
         return sort(flat, axis=0)
     kth = np.unique(np.concatenate(
-        [np.asarray(p.numpy() if hasattr(p, "_ad") else p, dtype=np.int64).ravel()
+        [np.asarray(p.numpy() if isinstance(p, Tensor) else p, dtype=np.int64).ravel()
          for p in positions] + [np.array([m - 1] if last else [], np.int64)]))
     if kth.size > _MAX_KTH:
         return sort(flat, axis=0)
@@ -173,13 +185,20 @@ def _ordered(flat, positions, last):
 
 
 def _gather(s, index, rest):
-    idx = index.astype(_dtypes.int64)
-    idx = where(idx < 0, 0, idx)     # (an all-NaN slice of a nan* function: n = 0)
-    shape = idx.shape[:1] + rest
-    if idx.shape != shape:
-        from .shape import broadcast_to
+    """The order statistics of the ordered ``s`` at ``index`` (a tensor or a host array,
+    shaped to broadcast against ``s.shape[1:]``); a negative index (an all-NaN slice of a
+    nan* function: n = 0) reads position 0."""
+    from .shape import broadcast_to
 
-        idx = broadcast_to(idx, shape)
+    shape = index.shape[:1] + rest
+    if isinstance(index, Tensor):
+        idx = index.astype(_dtypes.int64)
+        idx = where(idx < 0, 0, idx)
+        if idx.shape != shape:
+            idx = broadcast_to(idx, shape)
+    else:
+        idx = np.broadcast_to(np.maximum(index.astype(np.int64), 0), shape)
+        idx = asarray(np.ascontiguousarray(idx), device=s._device)
     return take_in_range(s, idx)
 
 
