@@ -82,7 +82,7 @@ def _argsort_cpu(a, *, axis, descending):
     one.  Descending: the ascending stable sort of the reversed axis, reversed, keeps
     ties in input order."""
     if not descending:
-        if a.dtype.kind != "b" and a.size > 16:
+        if a.dtype.kind != "b" and a.shape[axis] > 256:
             p = np.argsort(a, axis=axis)
             if _unique_order(a, p, axis):
                 return np.asarray(p, dtype=np.int64, order="C")

@@ -168,20 +168,23 @@ _MAX_KTH = 64
 def _ordered(flat, positions, last):
     """``flat`` sorted along axis 0, or, outside autodiff where the device has
     ``partition``, only partitioned so that the sorted positions ``positions`` (tensors
-    or arrays of indices, as ``_gather`` reads them) and, with ``last``, the last one hold the
-    sort's values: introselect instead of a sort, as NumPy's median and quantile."""
+    or arrays of indices, as ``_gather`` reads them) and, with ``last``, the last one
+    hold the sort's values: introselect instead of a sort, as NumPy's median and
+    quantile."""
     m = flat.shape[0]
     tensors = [p for p in positions if isinstance(p, Tensor)]
     if not plain(flat, partition_p) or any(p._ad is not None or p._trace is not None
                                            for p in tensors):
         return sort(flat, axis=0)
-    kth = np.unique(np.concatenate(
-        [np.asarray(p.numpy() if isinstance(p, Tensor) else p, dtype=np.int64).ravel()
-         for p in positions] + [np.array([m - 1] if last else [], np.int64)]))
-    if kth.size > _MAX_KTH:
+    kth = {m - 1} if last else set()
+    for p in positions:
+        p = (p.numpy() if isinstance(p, Tensor) else np.asarray(p)).ravel()
+        kth.update((np.unique(p) if p.size > _MAX_KTH else p).tolist())
+    if len(kth) > _MAX_KTH:
         return sort(flat, axis=0)
-    kth = np.unique(np.clip(kth, 0, m - 1))    # (negative: an all-NaN slice, read at 0)
-    return bind(partition_p, (flat,), {"kth": tuple(int(k) for k in kth), "axis": 0})
+    # (negative: an all-NaN slice, read at 0)
+    kth = sorted({min(max(int(k), 0), m - 1) for k in kth})
+    return bind(partition_p, (flat,), {"kth": tuple(kth), "axis": 0})
 
 
 def _gather(s, index, rest):
