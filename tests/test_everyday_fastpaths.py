@@ -202,3 +202,36 @@ def test_quantile_gradient_reaches_the_selected_elements():
     t = tf.tensor(x, requires_grad=True)
     tf.median(t).backward()            # 2.0 and 3.0
     np.testing.assert_allclose(t.grad.numpy(), [0, 0, 0.5, 0, 0.5, 0])
+
+
+# -- counting ----------------------------------------------------------------------------
+
+def test_histogram_and_bincount_counts_equal_the_compositions():
+    """Outside autodiff: NumPy's one-pass counts; a tensor requiring grad takes the
+    differentiable composition.  Both give NumPy's counts, edges and densities."""
+    rng = np.random.default_rng(5)
+    for a in (rng.standard_normal(3000), rng.integers(-5, 9, 500), np.full(7, 2.0),
+              np.array([1.0, np.nan, 2.0, np.inf]), rng.standard_normal(99).astype(np.float32),
+              rng.standard_normal(40)[::-3]):
+        for bins, rng_ in ((10, None), (1, None), (7, (-1.0, 1.0)), (3, (2.0, 2.0))):
+            if not np.isfinite(a).all() and rng_ is None:
+                continue
+            ref = np.histogram(a, bins, range=rng_)
+            for density in (False, True):
+                fast = tf.histogram(tf.asarray(a), bins, range=rng_, density=density)
+                slow = tf.histogram(tf.tensor(a.astype(np.float64), requires_grad=True)
+                                    if a.dtype.kind == "i" else tf.tensor(a, requires_grad=True),
+                                    bins, range=rng_, density=density)
+                if a.dtype.kind != "i":
+                    np.testing.assert_array_equal(fast[0].numpy(), slow[0].detach().numpy())
+                if not density:
+                    assert fast[0].dtype == ref[0].dtype
+                    np.testing.assert_array_equal(fast[0].numpy(), ref[0])
+                np.testing.assert_array_equal(fast[1].numpy(), ref[1])
+    x = rng.integers(0, 50, 1000)
+    for ml in (0, 80):
+        np.testing.assert_array_equal(tf.bincount(tf.asarray(x), minlength=ml).numpy(),
+                                      np.bincount(x, minlength=ml))
+        assert tf.bincount(tf.asarray(x[::-2]), minlength=ml).dtype == np.int64
+    with pytest.raises(ValueError, match="bincount: x must have no negative"):
+        tf.bincount(tf.asarray(np.array([1, -1])))
