@@ -60,8 +60,13 @@ def _ties_possible(a):
     return any(np.isnan(p).any() or (np.signbit(p) & (p == 0)).any() for p in parts)
 
 
+# Below this many elements along the axis the stable sort costs the unstable one's (both
+# insertion sorts) and spares the check of the ties.
+_SMALL = 128
+
+
 def _sort_values_cpu(a, *, axis):
-    kind = "stable" if _ties_possible(a) else None
+    kind = "stable" if a.shape[axis] <= _SMALL or _ties_possible(a) else None
     return np.sort(a, axis=axis, kind=kind)
 
 
@@ -82,7 +87,7 @@ def _argsort_cpu(a, *, axis, descending):
     one.  Descending: the ascending stable sort of the reversed axis, reversed, keeps
     ties in input order."""
     if not descending:
-        if a.dtype.kind != "b" and a.shape[axis] > 256:
+        if a.dtype.kind != "b" and a.shape[axis] > _SMALL:
             p = np.argsort(a, axis=axis)
             if _unique_order(a, p, axis):
                 return np.asarray(p, dtype=np.int64, order="C")
