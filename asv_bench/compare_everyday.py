@@ -7,7 +7,7 @@ bincount), ``--sizes`` elements (default 100, 1e4, 1e6), best of ``--repeat`` re
 (number of calls calibrated as in compare.py).  Each library runs in its own block after
 a ``--pause`` (default 0.4 s): NumPy's OpenBLAS worker threads spin for ~0.1 s after a
 BLAS call and would steal the second core from tenferro's pool (see
-docs/performance.md, "NumPy's spinning threads"), and tenferro's pool likewise spins
+docs/performance.md, "Threads as users meet them"), and tenferro's pool likewise spins
 after its own calls.  Prints a Markdown table:
 
     case | n | tenferro | NumPy | NumPy/tenferro
@@ -111,19 +111,22 @@ CASES = [
 ]
 
 
+def _pop(argv, option, default, convert):
+    """``convert(value)`` of ``option value`` removed from ``argv``, else ``default``
+    (the options compare.parse_args does not know)."""
+    if option not in argv:
+        return default
+    i = argv.index(option)
+    value = argv[i + 1]
+    del argv[i:i + 2]
+    return convert(value)
+
+
 def main(argv=None):
     p_args = list(sys.argv[1:] if argv is None else argv)
-    sizes = [100, 10**4, 10**6]
-    pause = 0.4
-    for opt in ("--sizes", "--pause"):
-        if opt in p_args:
-            i = p_args.index(opt)
-            val = p_args[i + 1]
-            del p_args[i:i + 2]
-            if opt == "--sizes":
-                sizes = [int(float(s)) for s in val.split(",")]
-            else:
-                pause = float(val)
+    sizes = _pop(p_args, "--sizes", [100, 10**4, 10**6],
+                 lambda v: [int(float(s)) for s in v.split(",")])
+    pause = _pop(p_args, "--pause", 0.4, float)
     args = compare.parse_args(p_args, __doc__, repeat=5, min_time=0.05)
     print(compare.versions_comment(args) + " <!-- pause %.2f s before each block -->" % pause)
     print("| case | n | tenferro | NumPy | NumPy/tenferro |")

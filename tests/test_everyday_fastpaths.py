@@ -61,7 +61,7 @@ def tricky(n, dtype="float64", seed=0):
     a = rng.integers(-3, 4, n).astype(dtype)
     a[rng.random(n) < 0.2] = -0.0
     nan2 = np.array([np.nan], dtype).view(bits(np.zeros(1, dtype)).dtype) | 1
-    for i, v in enumerate([np.nan, -np.nan, nan2.view(dtype)[0]]):
+    for v in (np.nan, -np.nan, nan2.view(dtype)[0]):
         a[rng.integers(0, n, max(1, n // 20))] = v
     return a
 

@@ -27,7 +27,7 @@ from .._tensor import Tensor
 from ._common import normalize_axes, numel, to_tensor
 from ._order_cpu import partition_p, plain
 from .creation import asarray, full
-from .elementwise import ceil, equal, floor, isnan, logical_and, logical_not, remainder, \
+from .elementwise import ceil, floor, isnan, logical_and, logical_not, remainder, \
     round as _round, where
 from .indexing import take_in_range
 from .nanfunctions import _out, host_any as _host_any
@@ -41,8 +41,12 @@ __all__ = ["median", "quantile", "percentile", "nanmedian", "nanquantile", "nanp
 def _nan_slices(empty, r):
     """``r`` with NaN where ``empty`` (the all-NaN slices), and one RuntimeWarning per
     such slice, as NumPy's nanmedian/nanquantile give (none while tracing, where the
-    values are not known)."""
-    for _ in range(0 if is_abstract(empty) else int(_sum(empty).to("cpu").numpy())):
+    values are not known); ``empty`` is a tensor or a host array."""
+    if not isinstance(empty, Tensor):
+        count = int(np.count_nonzero(empty))
+    else:
+        count = 0 if is_abstract(empty) else int(_sum(empty).to("cpu").numpy())
+    for _ in range(count):
         warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=4)
     return where(empty, float("nan"), r)
 
@@ -347,10 +351,12 @@ def _median(name, a, axis, keepdims, nan):
         return _keepdims(r, (), a.shape, axes, keepdims)
     if nan and a.dtype.kind in "fc":
         n = _sum(logical_not(isnan(flat)), axis=0, keepdims=True)
+        if plain(flat, partition_p):
+            n = n.numpy()      # (the counts steer the partition: read on the host once)
         lo, hi = (n - 1) // 2, n // 2
         s = _ordered(flat, [lo, hi], False)
         a_lo, a_hi = _gather(s, lo, rest), _gather(s, hi, rest)
-        r = where(equal(lo, hi), a_lo, (a_lo + a_hi) / 2)[0]
+        r = where(lo == hi, a_lo, (a_lo + a_hi) / 2)[0]
         r = _nan_slices(n[0] == 0, r)
     else:
         m = flat.shape[0]
