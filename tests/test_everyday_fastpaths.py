@@ -235,3 +235,17 @@ def test_histogram_and_bincount_counts_equal_the_compositions():
         assert tf.bincount(tf.asarray(x[::-2]), minlength=ml).dtype == np.int64
     with pytest.raises(ValueError, match="bincount: x must have no negative"):
         tf.bincount(tf.asarray(np.array([1, -1])))
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int32", "int64"])
+def test_unique_of_integers_by_hashing_equals_the_sort(dtype):
+    """Values only: NumPy's hash-based unique; with counts: the sort-based composition."""
+    rng = np.random.default_rng(6)
+    base = rng.integers(0, 2 if dtype == "bool" else 40, (30, 20)).astype(dtype)
+    t = tf.asarray(base)
+    for a, tv in ((base, t), (base[::-2, 1::3], t[::-2, 1::3]), (base[:0], t[:0]),
+                  (base[3, 4], t[3, 4])):
+        u = tf.unique(tv)
+        assert u.dtype == a.dtype
+        np.testing.assert_array_equal(u.numpy(), np.unique(a))
+        np.testing.assert_array_equal(u.numpy(), tf.unique(tv, return_counts=True)[0].numpy())

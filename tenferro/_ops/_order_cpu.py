@@ -2,8 +2,8 @@
 and their CPU implementations, NumPy's on the CPU driver's arrays (which are ndarrays).
 
 ``argsort`` and ``searchsorted`` carry every sort and search (tenferro/_ops/sorting.py).
-``sort_values`` and ``partition`` compute values only: they are what ``sort``,
-``unique``, ``median`` and ``quantile`` use for tensors outside autodiff and tracing
+``sort_values``, ``unique_sorted`` (integers) and ``partition`` compute values only: they
+are what ``sort``, ``unique``, ``median`` and ``quantile`` use for tensors outside autodiff and tracing
 (:func:`plain`), where no permutation is needed for a gradient, so NumPy's fastest sort
 and its introselect replace a stable argsort followed by a gather.  Their results are
 those of the stable sort, bit for bit:
@@ -38,6 +38,10 @@ sort_values_p = Primitive(
     "sort_values", lambda a, *, axis: (a[0], a[1]), differentiable=False,
     nondiff_reason=_VALUES_ONLY,
     doc="``a`` sorted along ``axis`` (NaN last), the stable sort's values.")
+unique_sorted_p = Primitive(
+    "unique_sorted", None, differentiable=False, nondiff_reason=_VALUES_ONLY,
+    doc="The sorted distinct values of the 1-D integer or bool ``a`` (its output size "
+        "depends on the data: never traced).")
 partition_p = Primitive(
     "partition", lambda a, *, kth, axis: (a[0], a[1]), differentiable=False,
     nondiff_reason=_VALUES_ONLY,
@@ -97,6 +101,13 @@ def _argsort_cpu(a, *, axis, descending):
     return np.asarray((n - 1) - p, dtype=np.int64, order="C")
 
 
+def _unique_sorted_cpu(a):
+    """NumPy's unique: for integers a hash table, then a sort of the distinct values only
+    (NumPy 2.3+), where tenferro's composition sorts every element.  Equal integers are
+    identical, so the values are the composition's."""
+    return np.unique(a)
+
+
 def _partition_cpu(a, *, kth, axis):
     return np.partition(a, kth, axis=axis)
 
@@ -110,3 +121,4 @@ def_impl(argsort_p, "cpu", _argsort_cpu)
 def_impl(searchsorted_p, "cpu", _searchsorted_cpu)
 def_impl(sort_values_p, "cpu", _sort_values_cpu)
 def_impl(partition_p, "cpu", _partition_cpu)
+def_impl(unique_sorted_p, "cpu", _unique_sorted_cpu)

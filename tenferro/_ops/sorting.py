@@ -26,7 +26,8 @@ from collections import namedtuple
 from .. import _dtypes
 from .._primitive import bind
 from ._common import normalize_axis, numel, to_tensor
-from ._order_cpu import argsort_p, plain, searchsorted_p, sort_values_p  # noqa: F401
+from ._order_cpu import argsort_p, plain, searchsorted_p, sort_values_p, \
+    unique_sorted_p  # noqa: F401
 from .shape import basic_index_p, flip, moveaxis, reshape
 
 
@@ -218,6 +219,9 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     ar = to_tensor(ar)
     if axis is not None:
         axis = normalize_axis("unique", axis, ar.ndim)
+    elif ar.dtype.kind in "biu" and not (return_index or return_inverse or return_counts) \
+            and plain(ar, unique_sorted_p):
+        return bind(unique_sorted_p, (reshape(ar, (-1,)),), {})
     s, perm, first = _unique_parts(ar, axis, equal_nan,
                                    return_index or return_inverse)
     starts = flatnonzero(first)
