@@ -234,7 +234,8 @@ def bincount(x, weights=None, minlength=0):
     if minlength < 0:
         raise ValueError("tenferro.bincount: 'minlength' must not be negative, got %d"
                          % minlength)
-    x = astype(x, _dtypes.int64)
+    if x.dtype != _dtypes.int64:
+        x = astype(x, _dtypes.int64)
     if weights is None and plain(x, bincount_p):
         return bind(bincount_p, (x,), {"minlength": minlength})
     if x.size and int(_host(_min(x))) < 0:
