@@ -159,8 +159,6 @@ def _order_statistics(flat, n, q, weak, method, name, nan_check):
         prev = xp.where(above, last, xp.where(below, 0, prev))
         dt = _dtypes.result_type(flat.dtype, 0.5 if weak else gamma.dtype)
         s = _ordered(flat, [prev, nxt], nan_check)
-        if host:
-            gamma = asarray(gamma, device=flat._device)
         r = _lerp(_gather(s, prev, rest), _gather(s, nxt, rest), gamma, dt)
     return s, reshape(r, q.shape + rest)
 
@@ -212,7 +210,7 @@ def _gather(s, index, rest):
 def _lerp(a, b, t, dt):
     """NumPy's ``_lerp``: ``a + (b - a) t``, from ``b``'s side where ``t >= 0.5``, in
     ``dt`` (``b - a`` in their dtype, ``t`` and ``1 - t`` rounded to ``dt`` from their own,
-    as NumPy's)."""
+    as NumPy's); ``t`` is a tensor, or a host array (its arithmetic done there)."""
     d = b - a
     return where(t >= 0.5, b - d * (1 - t).astype(dt), a + d * t.astype(dt))
 
