@@ -10,8 +10,8 @@ integer positions) and int64-valued:
 * ``searchsorted``: insertion points of values into a sorted 1-D tensor.
 
 Their CPU implementations are NumPy's on the CPU driver's device arrays, which are
-ndarrays (tenferro/_ops/_order_cpu.py, with the values-only ``sort_values`` that ``sort``
-and ``unique`` use outside autodiff).  No other driver implements them: on WebGPU they
+ndarrays (tenferro/_ops/_order_cpu.py, with the values-only ``sort_values`` and
+``unique_sorted`` that ``sort`` and ``unique`` use outside autodiff).  No other driver implements them: on WebGPU they
 raise ``UnsupportedOperation`` (docs/devices.md), never a silent copy to the host.
 
 Everything else is a composition: ``sort`` is ``take_along_axis(a, argsort(a))``, so it
@@ -26,8 +26,7 @@ from collections import namedtuple
 from .. import _dtypes
 from .._primitive import bind
 from ._common import normalize_axis, numel, to_tensor
-from ._order_cpu import argsort_p, plain, searchsorted_p, sort_values_p, \
-    unique_sorted_p  # noqa: F401
+from ._order_cpu import argsort_p, plain, searchsorted_p, sort_values_p, unique_sorted_p
 from .shape import basic_index_p, flip, moveaxis, reshape
 
 
