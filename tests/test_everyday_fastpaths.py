@@ -75,10 +75,15 @@ def stable_sort(a, axis):
 def test_sort_keeps_the_stable_order_of_signed_zeros_and_nans(n, dtype):
     a = tricky(n, dtype)
     np.testing.assert_array_equal(bits(tf.sort(tf.asarray(a)).numpy()), bits(stable_sort(a, 0)))
-    u = tf.unique(tf.asarray(a), equal_nan=False).numpy()
     s = stable_sort(a, 0)
     first = np.concatenate([[True], s[1:] != s[:-1]])
+    u = tf.unique(tf.asarray(a), equal_nan=False).numpy()
     np.testing.assert_array_equal(bits(u), bits(s[first]))
+    first[1:] &= ~(np.isnan(s[1:]) & np.isnan(s[:-1]))        # equal_nan: one NaN
+    u = tf.unique(tf.asarray(a)).numpy()
+    np.testing.assert_array_equal(bits(u), bits(s[first]))
+    with_counts = tf.unique(tf.asarray(a), return_counts=True)[0].numpy()   # (the sort path)
+    np.testing.assert_array_equal(bits(u), bits(with_counts))
 
 
 def test_sort_of_complex_with_signed_zero_parts():
@@ -88,6 +93,12 @@ def test_sort_of_complex_with_signed_zero_parts():
     a.imag[::7] = -0.0
     np.testing.assert_array_equal(bits(tf.sort(tf.asarray(a)).numpy().view(np.float64)),
                                   bits(stable_sort(a, 0).view(np.float64)))
+    a[5] = complex(np.nan, 1.0)
+    a[9] = complex(2.0, np.nan)
+    for equal_nan in (True, False):
+        fast = tf.unique(tf.asarray(a), equal_nan=equal_nan).numpy()
+        slow = tf.unique(tf.asarray(a), equal_nan=equal_nan, return_counts=True)[0].numpy()
+        np.testing.assert_array_equal(bits(fast.view(np.float64)), bits(slow.view(np.float64)))
 
 
 @pytest.mark.parametrize("shape,axis", [((50, 40), 0), ((50, 40), 1), ((3, 400), -1),

@@ -1,23 +1,25 @@
-"""The order primitives (``argsort``, ``searchsorted``, ``sort_values``, ``partition``)
-and their CPU implementations, NumPy's on the CPU driver's arrays (which are ndarrays).
+"""The order primitives (``argsort``, ``searchsorted``, ``sort_values``,
+``unique_sorted``, ``partition``) and their CPU implementations, NumPy's on the CPU
+driver's arrays (which are ndarrays).
 
 ``argsort`` and ``searchsorted`` carry every sort and search (tenferro/_ops/sorting.py).
-``sort_values``, ``unique_sorted`` (integers) and ``partition`` compute values only: they
-are what ``sort``, ``unique``, ``median`` and ``quantile`` use for tensors outside autodiff and tracing
-(:func:`plain`), where no permutation is needed for a gradient, so NumPy's fastest sort
-and its introselect replace a stable argsort followed by a gather.  Their results are
-those of the stable sort, bit for bit:
+``sort_values``, ``unique_sorted`` and ``partition`` compute values only: they are what
+``sort``, ``unique``, ``median`` and ``quantile`` use for tensors outside autodiff and
+tracing (:func:`plain`), where no permutation is needed for a gradient, so NumPy's
+fastest sort, its hashed unique and its introselect replace a stable argsort followed by
+a gather.  Their results are those of the stable sort, bit for bit:
 
 * ``argsort`` (always stable) first tries NumPy's unstable (SIMD) argsort, and keeps it
   when the sorted values have no two equal neighbours and no NaN: the order is then
   unique, so every sort gives the same permutation.  Otherwise it sorts stably.
-* ``sort_values`` uses the unstable sort when equal values are identical: integers and
-  bools always, floating point (and complex) when there is no NaN (NaNs of different
-  bits) and no ``-0.0`` (which compares equal to ``0.0``).
+* ``sort_values`` and ``unique_sorted`` use NumPy's unstable sort (and unique) when equal
+  values are identical: integers and bools always, floating point (and complex) when
+  there is no NaN (NaNs of different bits) and no ``-0.0`` (which compares equal to
+  ``0.0``); else the stable sort.
 * ``partition`` (NumPy's ``partition``, NaN last) is used only to pick order
   statistics, which are the sort's at the ``kth`` positions whatever the ties.
 
-Devices without ``sort_values``/``partition`` (WebGPU, CUDA) take the argsort path.
+Devices without them (WebGPU, CUDA) take the argsort path.
 """
 import numpy as np
 
@@ -40,8 +42,9 @@ sort_values_p = Primitive(
     doc="``a`` sorted along ``axis`` (NaN last), the stable sort's values.")
 unique_sorted_p = Primitive(
     "unique_sorted", None, differentiable=False, nondiff_reason=_VALUES_ONLY,
-    doc="The sorted distinct values of the 1-D integer or bool ``a`` (its output size "
-        "depends on the data: never traced).")
+    doc="The sorted distinct values of the 1-D ``a``, the first of each run of equal ones "
+        "in the stable order; ``equal_nan``: one NaN (its output size depends on the data: "
+        "never traced).")
 partition_p = Primitive(
     "partition", lambda a, *, kth, axis: (a[0], a[1]), differentiable=False,
     nondiff_reason=_VALUES_ONLY,
@@ -101,11 +104,18 @@ def _argsort_cpu(a, *, axis, descending):
     return np.asarray((n - 1) - p, dtype=np.int64, order="C")
 
 
-def _unique_sorted_cpu(a):
-    """NumPy's unique: for integers a hash table, then a sort of the distinct values only
-    (NumPy 2.3+), where tenferro's composition sorts every element.  Equal integers are
-    identical, so the values are the composition's."""
-    return np.unique(a)
+def _unique_sorted_cpu(a, *, equal_nan):
+    """NumPy's unique (for integers a hash table, then a sort of the distinct values only,
+    NumPy 2.3+) where equal values are identical; else (NaN, ``-0.0``) the stable sort's
+    first of each run, as tenferro's composition keeps."""
+    if not _ties_possible(a):
+        return np.unique(a)
+    s = np.sort(a, kind="stable")
+    first = np.ones(s.shape, bool)
+    np.not_equal(s[1:], s[:-1], out=first[1:])
+    if equal_nan:      # (NaNs sort last: one run)
+        first[1:] &= ~(np.isnan(s[1:]) & np.isnan(s[:-1]))
+    return s[first]
 
 
 def _partition_cpu(a, *, kth, axis):

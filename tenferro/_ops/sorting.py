@@ -218,9 +218,8 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     ar = to_tensor(ar)
     if axis is not None:
         axis = normalize_axis("unique", axis, ar.ndim)
-    elif ar.dtype.kind in "biu" and not (return_index or return_inverse or return_counts) \
-            and plain(ar, unique_sorted_p):
-        return bind(unique_sorted_p, (reshape(ar, (-1,)),), {})
+    elif not (return_index or return_inverse or return_counts) and plain(ar, unique_sorted_p):
+        return bind(unique_sorted_p, (reshape(ar, (-1,)),), {"equal_nan": bool(equal_nan)})
     s, perm, first = _unique_parts(ar, axis, equal_nan,
                                    return_index or return_inverse)
     starts = flatnonzero(first)
