@@ -7,7 +7,9 @@ last); each quantile is then a gather of one or two order statistics and NumPy's
 ``_lerp`` between them.  The sort is a gather through ``argsort``'s
 permutation and the rest are differentiable ops, so the gradient reaches exactly the
 selected (or interpolated) elements.  Sorting runs where the ``argsort`` primitive
-does (the CPU and WebGPU; other devices raise ``UnsupportedOperation``).
+does (the CPU and WebGPU; other devices raise ``UnsupportedOperation``).  Outside
+autodiff (and where the device has it) a ``partition`` around the positions to be read
+replaces the sort, as NumPy's introselect: the same values there, in linear time.
 
 The plain functions use one sample count ``n`` for every slice; the ``nan*`` ones count
 the non-NaN elements of each slice, which sort first, so the same index formulas apply
@@ -15,6 +17,7 @@ per slice (NumPy's ``_nanquantile_1d`` without its loop over slices).
 """
 from __future__ import annotations
 
+import types
 import warnings
 from typing import TYPE_CHECKING
 
@@ -22,9 +25,12 @@ import numpy as np
 
 from .. import _dtypes
 from .._ir import is_abstract
+from .._primitive import bind
+from .._tensor import Tensor
 from ._common import normalize_axes, numel, to_tensor
+from ._order_cpu import partition_p, plain
 from .creation import _default_float, asarray, full
-from .elementwise import ceil, equal, floor, isnan, logical_and, logical_not, remainder, \
+from .elementwise import ceil, floor, isnan, logical_and, logical_not, remainder, \
     round as _round, where
 from .indexing import take_in_range
 from .nanfunctions import _out, host_any as _host_any
@@ -43,8 +49,12 @@ __all__ = ["median", "quantile", "percentile", "nanmedian", "nanquantile", "nanp
 def _nan_slices(empty, r):
     """``r`` with NaN where ``empty`` (the all-NaN slices), and one RuntimeWarning per
     such slice, as NumPy's nanmedian/nanquantile give (none while tracing, where the
-    values are not known)."""
-    for _ in range(0 if is_abstract(empty) else int(_sum(empty).to("cpu").numpy())):
+    values are not known); ``empty`` is a tensor or a host array."""
+    if not isinstance(empty, Tensor):
+        count = int(np.count_nonzero(empty))
+    else:
+        count = 0 if is_abstract(empty) else int(_sum(empty).to("cpu").numpy())
+    for _ in range(count):
         warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=4)
     return where(empty, float("nan"), r)
 
@@ -59,43 +69,52 @@ def _float_here(dtype, like):
 
 def _hf(alpha, beta):
     """Hyndman & Fan's continuous methods: index ``n q + alpha + q (1 - alpha - beta) - 1``."""
-    return lambda n, q: n * q + (alpha + q * (1 - alpha - beta)) - 1
+    return lambda n, q, xp: n * q + (alpha + q * (1 - alpha - beta)) - 1
 
 
-def _discrete(index, take_previous):
+def _discrete(index, take_previous, xp):
     """The order statistic ``floor(index)`` where ``take_previous(gamma, index)``, else
     the next one (clipped at 0), as NumPy's ``_discrete_interpolation_to_boundaries``."""
-    previous = floor(index)
-    r = where(take_previous(index - previous, index), previous, previous + 1)
-    return where(r < 0, 0, r)
+    previous = xp.floor(index)
+    r = xp.where(take_previous(index - previous, index, xp), previous, previous + 1)
+    return xp.where(r < 0, 0, r)
 
 
-def _gamma_mask(default, conditioned, cond):
-    # (in the device's default float: where() of two Python floats would be float64)
-    dt = _default_float(cond._device)
-    return where(cond, full((), conditioned, dtype=dt, device=cond._device), default)
+def _tensor_where(cond, x, y):
+    """``where`` for the index formulas on tensors: two Python floats are made in the
+    device's default float (NumPy's rules would make them float64, which WebGPU lacks;
+    on the CPU the default float is float64, as NumPy)."""
+    if isinstance(x, float) and isinstance(y, float):
+        x = full((), x, dtype=_default_float(cond._device), device=cond._device)
+    return where(cond, x, y)
 
 
-# name -> (virtual index from (n, q), gamma fix (None: the index is an integer))
+# The index formulas run on tensors (``_TENSOR_OPS``) or, with a Python int sample count
+# outside autodiff, on the host in NumPy (``np``): the same IEEE operations either way.
+_TENSOR_OPS = types.SimpleNamespace(floor=floor, ceil=ceil, round=_round, where=_tensor_where,
+                                    remainder=remainder, logical_and=logical_and)
+
+# name -> (virtual index from (n, q, xp), gamma fix (None: the index is an integer))
 _METHODS = {
-    "inverted_cdf": (lambda n, q: _discrete(n * q - 1, lambda g, _: g == 0), None),
-    "averaged_inverted_cdf": (lambda n, q: n * q - 1,
-                              lambda g, _: _gamma_mask(1.0, 0.5, g == 0)),
+    "inverted_cdf": (lambda n, q, xp: _discrete(n * q - 1, lambda g, _, xp: g == 0, xp), None),
+    "averaged_inverted_cdf": (lambda n, q, xp: n * q - 1,
+                              lambda g, _, xp: xp.where(g == 0, 0.5, 1.0)),
     "closest_observation": (
-        lambda n, q: _discrete(n * q - 1 - 0.5,
-                               lambda g, i: logical_and(g == 0, remainder(floor(i), 2) == 1)),
+        lambda n, q, xp: _discrete(
+            n * q - 1 - 0.5,
+            lambda g, i, xp: xp.logical_and(g == 0, xp.remainder(xp.floor(i), 2) == 1), xp),
         None),
-    "interpolated_inverted_cdf": (_hf(0, 1), lambda g, _: g),
-    "hazen": (_hf(0.5, 0.5), lambda g, _: g),
-    "weibull": (_hf(0, 0), lambda g, _: g),
-    "linear": (lambda n, q: (n - 1) * q, lambda g, _: g),
-    "median_unbiased": (_hf(1 / 3.0, 1 / 3.0), lambda g, _: g),
-    "normal_unbiased": (_hf(3 / 8.0, 3 / 8.0), lambda g, _: g),
-    "lower": (lambda n, q: floor((n - 1) * q), None),
-    "higher": (lambda n, q: ceil((n - 1) * q), None),
-    "midpoint": (lambda n, q: 0.5 * (floor((n - 1) * q) + ceil((n - 1) * q)),
-                 lambda g, i: _gamma_mask(0.5, 0.0, remainder(i, 1) == 0)),
-    "nearest": (lambda n, q: _round((n - 1) * q), None),
+    "interpolated_inverted_cdf": (_hf(0, 1), lambda g, _, xp: g),
+    "hazen": (_hf(0.5, 0.5), lambda g, _, xp: g),
+    "weibull": (_hf(0, 0), lambda g, _, xp: g),
+    "linear": (lambda n, q, xp: (n - 1) * q, lambda g, _, xp: g),
+    "median_unbiased": (_hf(1 / 3.0, 1 / 3.0), lambda g, _, xp: g),
+    "normal_unbiased": (_hf(3 / 8.0, 3 / 8.0), lambda g, _, xp: g),
+    "lower": (lambda n, q, xp: xp.floor((n - 1) * q), None),
+    "higher": (lambda n, q, xp: xp.ceil((n - 1) * q), None),
+    "midpoint": (lambda n, q, xp: 0.5 * (xp.floor((n - 1) * q) + xp.ceil((n - 1) * q)),
+                 lambda g, i, xp: xp.where(xp.remainder(i, 1) == 0, 0.0, 0.5)),
+    "nearest": (lambda n, q, xp: xp.round((n - 1) * q), None),
 }
 
 
@@ -133,50 +152,92 @@ def _q_host(name, q, percent):
     return q, weak
 
 
-def _order_statistics(s, n, q, weak, method, name):
-    """Quantiles ``q`` of the sorted ``s`` (samples along axis 0, ``n`` of them per
-    slice: an int or a tensor of the slices' shape), shape ``q.shape + s.shape[1:]``."""
+def _order_statistics(flat, n, q, weak, method, name, nan_check):
+    """(``flat`` ordered along axis 0, the quantiles ``q`` of its slices, shape
+    ``q.shape + flat.shape[1:]``), ``n`` samples per slice (an int, or a tensor of the
+    slices' shape); ``nan_check``: the ordered tensor's last row is the sort's too."""
     try:
         index_of, fix = _METHODS[method]
     except KeyError:
         raise ValueError("tenferro.%s: %r is not a valid method; use one of %s"
                          % (name, method, ", ".join(_METHODS))) from None
-    rest = s.shape[1:]
-    qt = asarray(q.reshape((-1,) + (1,) * len(rest)), device=s._device)
-    vi = index_of(n if not hasattr(n, "astype") else n.astype(qt.dtype), qt)
-    last = (n - 1) if not hasattr(n, "astype") else (n - 1).astype(vi.dtype)
+    rest = flat.shape[1:]
+    per_slice = isinstance(n, Tensor)
+    host = not per_slice and plain(flat, partition_p)
+    xp = np if host else _TENSOR_OPS
+    qt = q.reshape((-1,) + (1,) * len(rest))
+    if not host:
+        qt = asarray(qt, device=flat._device)
+    vi = index_of(n.astype(qt.dtype) if per_slice else n, qt, xp)
+    last = (n - 1).astype(vi.dtype) if per_slice else n - 1
     if fix is None or (method == "linear" and vi.dtype.kind in "biu"):
+        s = _ordered(flat, [vi], nan_check)
         r = _gather(s, vi, rest)
     else:
-        prev = floor(vi)
+        prev = xp.floor(vi)
         above, below = vi >= last, vi < 0
-        gamma = fix(vi - where(above, -1, where(below, 0, prev)), vi).astype(vi.dtype)
-        nxt = where(above, last, where(below, 0, prev + 1))
-        prev = where(above, last, where(below, 0, prev))
-        dt = _dtypes.result_type(s.dtype, 0.5 if weak else gamma.dtype)
+        gamma = fix(vi - xp.where(above, -1, xp.where(below, 0, prev)), vi, xp)
+        gamma = gamma.astype(vi.dtype)
+        nxt = xp.where(above, last, xp.where(below, 0, prev + 1))
+        prev = xp.where(above, last, xp.where(below, 0, prev))
+        dt = _dtypes.result_type(flat.dtype, 0.5 if weak else gamma.dtype)
+        s = _ordered(flat, [prev, nxt], nan_check)
         lo, hi = _gather(s, prev, rest), _gather(s, nxt, rest)
         if _float_here(dt, s) != dt:   # no float64 here: interpolate in the default float
             dt = _float_here(dt, s)
             lo, hi = lo.astype(dt), hi.astype(dt)
         r = _lerp(lo, hi, gamma, dt)
-    return reshape(r, q.shape + rest)
+    return s, reshape(r, q.shape + rest)
+
+
+# Above this many order statistics to pick, a full sort is no dearer than introselect.
+_MAX_KTH = 64
+
+
+def _ordered(flat, positions, last):
+    """``flat`` sorted along axis 0, or, outside autodiff where the device has
+    ``partition``, only partitioned so that the sorted positions ``positions`` (tensors
+    or arrays of indices, as ``_gather`` reads them) and, with ``last``, the last one
+    hold the sort's values: introselect instead of a sort, as NumPy's median and
+    quantile."""
+    m = flat.shape[0]
+    tensors = [p for p in positions if isinstance(p, Tensor)]
+    if not plain(flat, partition_p) or any(p._ad is not None or p._trace is not None
+                                           for p in tensors):
+        return sort(flat, axis=0)
+    kth = {m - 1} if last else set()
+    for p in positions:
+        p = (p.numpy() if isinstance(p, Tensor) else np.asarray(p)).ravel()
+        kth.update((np.unique(p) if p.size > _MAX_KTH else p).tolist())
+    if len(kth) > _MAX_KTH:
+        return sort(flat, axis=0)
+    # (negative: an all-NaN slice, read at 0)
+    kth = sorted({min(max(int(k), 0), m - 1) for k in kth})
+    return bind(partition_p, (flat,), {"kth": tuple(kth), "axis": 0})
 
 
 def _gather(s, index, rest):
-    idx = index.astype(_dtypes.int64)
-    idx = where(idx < 0, 0, idx)     # (an all-NaN slice of a nan* function: n = 0)
-    shape = idx.shape[:1] + rest
-    if idx.shape != shape:
-        from .shape import broadcast_to
+    """The order statistics of the ordered ``s`` at ``index`` (a tensor or a host array,
+    shaped to broadcast against ``s.shape[1:]``); a negative index (an all-NaN slice of a
+    nan* function: n = 0) reads position 0."""
+    from .shape import broadcast_to
 
-        idx = broadcast_to(idx, shape)
+    shape = index.shape[:1] + rest
+    if isinstance(index, Tensor):
+        idx = index.astype(_dtypes.int64)
+        idx = where(idx < 0, 0, idx)
+        if idx.shape != shape:
+            idx = broadcast_to(idx, shape)
+    else:
+        idx = np.broadcast_to(np.maximum(index.astype(np.int64), 0), shape)
+        idx = asarray(np.ascontiguousarray(idx), device=s._device)
     return take_in_range(s, idx)
 
 
 def _lerp(a, b, t, dt):
     """NumPy's ``_lerp``: ``a + (b - a) t``, from ``b``'s side where ``t >= 0.5``, in
     ``dt`` (``b - a`` in their dtype, ``t`` and ``1 - t`` rounded to ``dt`` from their own,
-    as NumPy's)."""
+    as NumPy's); ``t`` is a tensor, or a host array (its arithmetic done there)."""
     d = b - a
     return where(t >= 0.5, b - d * (1 - t).astype(dt), a + d * t.astype(dt))
 
@@ -205,8 +266,8 @@ def _quantile(name, a, q, axis, method, keepdims, weights, percent, nan):
     else:
         n = flat.shape[0]
     if w is None:
-        s = sort(flat, axis=0)
-        r = _order_statistics(s, n, qh, weak, method, name)
+        s, r = _order_statistics(flat, n, qh, weak, method, name,
+                                 a.dtype.kind == "f" and not nan)
     else:
         s, r = _weighted(name, flat, w, n, qh, nan)
     if nan:
@@ -314,16 +375,21 @@ def _median(name, a, axis, keepdims, nan):
         warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=3)
         r = full(rest, float("nan"), dtype=flat.dtype, device=a._device)
         return _keepdims(r, (), a.shape, axes, keepdims)
-    s = sort(flat, axis=0)
     if nan and a.dtype.kind in "fc":
         n = _sum(logical_not(isnan(flat)), axis=0, keepdims=True)
-        nf = n.astype(_default_float(a._device))   # (exact: float32 up to 2^24 on WebGPU)
-        lo, hi = floor((nf - 1) / 2), floor(nf / 2)
+        if plain(flat, partition_p):
+            n = n.numpy()      # (the counts steer the partition: read on the host once)
+            lo, hi = (n - 1) // 2, n // 2
+        else:
+            nf = n.astype(_default_float(a._device))   # (exact: float32 up to 2^24 on WebGPU)
+            lo, hi = floor((nf - 1) / 2), floor(nf / 2)
+        s = _ordered(flat, [lo, hi], False)
         a_lo, a_hi = _gather(s, lo, rest), _gather(s, hi, rest)
-        r = where(equal(lo, hi), a_lo, (a_lo + a_hi) / 2)[0]
+        r = where(lo == hi, a_lo, (a_lo + a_hi) / 2)[0]
         r = _nan_slices(n[0] == 0, r)
     else:
         m = flat.shape[0]
+        s = _ordered(flat, [np.array([m // 2 - (m % 2 == 0), m // 2])], a.dtype.kind in "fc")
         r = s[m // 2] if m % 2 else (s[m // 2 - 1] + s[m // 2]) / 2
         if a.dtype.kind in "fc":
             r = where(isnan(s[-1]), s[-1], r)

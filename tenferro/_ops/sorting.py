@@ -9,10 +9,10 @@ integer positions) and int64-valued:
   stable order of ties (the Array API's rule) and puts NaN first.
 * ``searchsorted``: insertion points of values into a sorted 1-D tensor.
 
-Their CPU implementations are NumPy's own ``argsort(kind="stable")`` (a radix sort for
-small integers, timsort otherwise) and ``searchsorted`` on the CPU driver's device arrays,
-which are ndarrays.  No other driver implements them: on WebGPU they raise
-``UnsupportedOperation`` (docs/devices.md), never a silent copy to the host.
+Their CPU implementations are NumPy's on the CPU driver's device arrays, which are
+ndarrays (tenferro/_ops/_order_cpu.py, with the values-only ``sort_values`` and
+``unique_sorted`` that ``sort`` and ``unique`` use outside autodiff).  No other driver implements them: on WebGPU they
+raise ``UnsupportedOperation`` (docs/devices.md), never a silent copy to the host.
 
 Everything else is a composition: ``sort`` is ``take_along_axis(a, argsort(a))``, so it
 is differentiable through the permutation (a gather; its VJP scatters back);
@@ -26,11 +26,10 @@ from __future__ import annotations
 from collections import namedtuple
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from .. import _dtypes
-from .._primitive import Primitive, bind, def_impl
+from .._primitive import bind
 from ._common import normalize_axis, numel, to_tensor
+from ._order_cpu import argsort_p, plain, searchsorted_p, sort_values_p, unique_sorted_p
 from .shape import basic_index_p, flip, moveaxis, reshape
 
 if TYPE_CHECKING:
@@ -38,35 +37,6 @@ if TYPE_CHECKING:
 
     from .._tensor import ArrayLike, Tensor
 
-# -- primitives --------------------------------------------------------------------------
-
-argsort_p = Primitive(
-    "argsort", lambda a, *, axis, descending: (a[0], _dtypes.int64),
-    differentiable=False, nondiff_reason="its output is integer positions",
-    doc="The stable sort's permutation along ``axis`` (int64), NaN last.")
-searchsorted_p = Primitive(
-    "searchsorted", lambda a, v, *, side: (v[0], _dtypes.int64),
-    differentiable=False, nondiff_reason="its output is integer positions",
-    doc="Insertion points (int64) of ``v`` into the sorted 1-D ``a``.")
-
-
-def _argsort_cpu(a, *, axis, descending):
-    """NumPy's stable argsort (the CPU driver's arrays are ndarrays).  Descending: the
-    ascending stable sort of the reversed axis, reversed, keeps ties in input order."""
-    if not descending:
-        return np.asarray(np.argsort(a, axis=axis, kind="stable"), dtype=np.int64, order="C")
-    n = a.shape[axis]
-    p = np.flip(np.argsort(np.flip(a, axis), axis=axis, kind="stable"), axis)
-    return np.asarray((n - 1) - p, dtype=np.int64, order="C")
-
-
-def _searchsorted_cpu(a, v, *, side):
-    """NumPy's searchsorted (binary search; NaN sorts last, as in argsort)."""
-    return np.asarray(np.searchsorted(a, v, side=side), dtype=np.int64, order="C")
-
-
-def_impl(argsort_p, "cpu", _argsort_cpu)
-def_impl(searchsorted_p, "cpu", _searchsorted_cpu)
 
 def _sort_args(op, a, axis, kind, stable):
     """(tensor, normalised axis): ``axis=None`` (or a 0-d ``a`` in argsort) sorts the
@@ -116,6 +86,8 @@ def sort(a: ArrayLike, axis: SupportsIndex | None = -1, kind: str | None = None,
     a, axis = _sort_args("sort", a, axis, kind, stable)
     if a.shape[axis] <= 1:
         return a.copy()
+    if not descending and plain(a, sort_values_p):
+        return bind(sort_values_p, (a,), {"axis": axis})
     perm = bind(argsort_p, (a,), {"axis": axis, "descending": bool(descending)})
     return take_in_range(a, perm, axis)
 
@@ -203,10 +175,11 @@ def _lexsort_rows(rows):
     return perm
 
 
-def _unique_parts(ar, axis, equal_nan):
+def _unique_parts(ar, axis, equal_nan, need_perm):
     """(sorted, perm, first): ``ar`` with ``axis`` first, flattened to rows (or to 1-D for
     ``axis=None``), sorted by the stable permutation ``perm``, and the bool mask
-    ``first`` of the sorted positions that start a new unique value."""
+    ``first`` of the sorted positions that start a new unique value.  Without
+    ``need_perm`` (values only), ``perm`` is None where a values-only sort applies."""
     from .creation import full
     from .elementwise import isnan, logical_and, logical_not, not_equal
     from .indexing import take
@@ -215,12 +188,16 @@ def _unique_parts(ar, axis, equal_nan):
 
     if axis is None:
         flat = reshape(ar, (-1,))
-        perm = argsort(flat)
+        if not need_perm and plain(flat, sort_values_p):
+            perm, s = None, bind(sort_values_p, (flat,), {"axis": 0})
+        else:
+            perm = argsort(flat)
     else:
         rest = ar.shape[:axis] + ar.shape[axis + 1:]
         flat = reshape(moveaxis(ar, axis, 0), (ar.shape[axis], numel(rest)))
         perm = _lexsort_rows(flat)
-    s = take(flat, perm, axis=0)
+    if perm is not None:
+        s = take(flat, perm, axis=0)
     n = s.shape[0]
     if n == 0:
         return s, perm, full((0,), True, device=ar.device)
@@ -255,7 +232,10 @@ def unique(ar: ArrayLike, return_index: bool = False, return_inverse: bool = Fal
     ar = to_tensor(ar)
     if axis is not None:
         axis = normalize_axis("unique", axis, ar.ndim)
-    s, perm, first = _unique_parts(ar, axis, equal_nan)
+    elif not (return_index or return_inverse or return_counts) and plain(ar, unique_sorted_p):
+        return bind(unique_sorted_p, (reshape(ar, (-1,)),), {"equal_nan": bool(equal_nan)})
+    s, perm, first = _unique_parts(ar, axis, equal_nan,
+                                   return_index or return_inverse)
     starts = flatnonzero(first)
     values = take(s, starts, axis=0)
     if axis is not None:

@@ -23,7 +23,10 @@ import numpy as np
 
 from .. import _dtypes
 from .._errors import DeviceMismatchError
+from .._primitive import bind
 from ._common import normalize_axes, to_tensor
+from ._counts_cpu import bincount_p, histogram_counts_p
+from ._order_cpu import plain
 from .calculus import *  # noqa: F401,F403  (re-exported: see the module docstring)
 from .calculus import __all__ as _calculus_all, count_le
 from .indexing import take_in_range
@@ -49,8 +52,9 @@ __all__ += _nan_all + _calculus_all + _quantiles_all   # (and tenferro/_ops/__in
 
 
 def _host(t):
-    """The value of a small tensor on the host (a NumPy scalar or array)."""
-    return t.to("cpu").numpy()[()]
+    """The value of a small tensor on the host (a NumPy scalar or array; a constant, also
+    for a tensor that requires grad: the range of a histogram of one)."""
+    return t.detach().to("cpu").numpy()[()]
 
 
 def _float_for(t):
@@ -252,7 +256,10 @@ def bincount(x: ArrayLike, weights: ArrayLike | None = None, minlength: int = 0)
     if minlength < 0:
         raise ValueError("tenferro.bincount: 'minlength' must not be negative, got %d"
                          % minlength)
-    x = astype(x, _dtypes.int64)
+    if x.dtype != _dtypes.int64:
+        x = astype(x, _dtypes.int64)
+    if weights is None and plain(x, bincount_p):
+        return bind(bincount_p, (x,), {"minlength": minlength})
     if x.size and int(_host(_min(x))) < 0:
         raise ValueError("tenferro.bincount: x must have no negative elements")
     n = max(int(_host(_max(x))) + 1 if x.size else 0, minlength)
@@ -360,6 +367,10 @@ def histogram(a: ArrayLike, bins: Any = 10, range: tuple[float, float] | None = 
             raise ValueError("tenferro.histogram: weights should have the same shape as a")
     host_edges, uniform = _bin_edges(a, bins, range)
     nb = host_edges.shape[0] - 1
+    if weights is None and uniform is not None and a.dtype.kind in "iuf" \
+            and plain(a, histogram_counts_p):
+        n = bind(histogram_counts_p, (a,), {"bins": nb, "range": uniform})
+        return _histogram_result(n, host_edges, a, density)
     # compared in NumPy's dtype: the edges' for equal-width bins, else the promoted one
     cmp = _here(np.result_type(host_edges.dtype, a.dtype) if uniform is None
                 else host_edges.dtype, a)
@@ -375,6 +386,11 @@ def histogram(a: ArrayLike, bins: Any = 10, range: tuple[float, float] | None = 
     else:
         idx = zeros(a.shape, dtype=_dtypes.int32, device=a._device)
     n = scatter_add((nb + 1,), idx, _ones(a) if weights is None else weights, 0)[:nb]
+    return _histogram_result(n, host_edges, a, density)
+
+
+def _histogram_result(n, host_edges, a, density):
+    """(counts ``n``, or the density from them, and the edges on ``a``'s device)."""
     out_edges = asarray(host_edges.astype(_here(host_edges.dtype, a)), device=a._device)
     if density:
         db = astype(asarray(np.diff(host_edges), device=a._device), _float_for(a))
