@@ -100,6 +100,10 @@ def _sorted(n):
     return tf.asarray(np.sort(np.random.default_rng(n).normal(size=(B, 5)), axis=-1))
 
 
+def _bind(name, *args, **params):
+    return registry[name].bind(*args, **params)
+
+
 def _take(x, i, axis=0):
     from tenferro._ops.indexing import take_in_range
 
@@ -133,6 +137,11 @@ EXTRA = [
     ("scatter_shared_operand", lambda x, i: tf.grad(lambda y: (_take(y, i, 1) ** 2).sum())(x),
      [_X[0], _IDX], (None, 0)),
     ("scatter_along_axis", lambda x: tf.grad(lambda y: (tf.sort(y, axis=1) ** 3 * y).sum())(x),
+     [_X], (0,)),
+    # (the values-only primitives are bound only outside tracing; bound directly here)
+    ("sort_values", lambda x: (_bind("sort_values", x, axis=0), _bind("sort_values", x, axis=1)),
+     [_X], (0,)),
+    ("partition", lambda x: _bind("partition", x, kth=(1, 3), axis=-1)[..., (1, 3)],
      [_X], (0,)),
     ("rounding", lambda x: (tf.floor(x), tf.ceil(x), tf.round(x), tf.trunc(x), tf.sign(x)),
      [_X], (0,)),

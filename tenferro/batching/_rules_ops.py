@@ -27,7 +27,9 @@ from .._ops.reduction import (all_p, any_p, argmax_p, argmin_p, cumprod_p, cumsu
                               min_p, prod_p, sum_p)
 from .._ops.shape import (basic_index_p, basic_index_transpose_p, broadcast_to_p,
                           diagonal_p, diagonal_transpose_p, permute_dims_p, reshape_p)
-from .._ops.sorting import argsort_p, searchsorted_p
+from .._ops._counts_cpu import bincount_p, histogram_counts_p
+from .._ops._order_cpu import (argsort_p, partition_p, searchsorted_p, sort_values_p,
+                              unique_sorted_p)
 from .._primitive import bind
 from ._core import (align, batch_elementwise, def_batch_loop, def_batch_rule, loop_rule,
                     materialize)
@@ -40,20 +42,24 @@ for _p in (where_p, clip_p, convert_p, copy_p, device_put_p):
 
 def shifted(prim, *names):
     """The rule of a primitive on one batched input whose parameters ``names`` are axes
-    (an int or a tuple of ints): they shift past the batch axis."""
+    (an int or a tuple of ints): they shift past the batch axis (negative ones, counted
+    from the end, stay)."""
+    def shift(i):
+        return i + 1 if i >= 0 else i
+
     def rule(args, batched, params, size):
         p = dict(params)
         for n in names:
             a = p[n]
-            p[n] = a + 1 if isinstance(a, int) else tuple(i + 1 for i in a)
+            p[n] = shift(a) if isinstance(a, int) else tuple(shift(i) for i in a)
         return bind(prim, tuple(materialize(x, b, size) for x, b in zip(args, batched)), p)
     return def_batch_rule(prim, rule)
 
 
 for _p in (sum_p, prod_p, max_p, min_p, any_p, all_p):
     shifted(_p, "axes")
-for _p in (argmax_p, argmin_p, cumsum_p, cumprod_p, argsort_p, concatenate_p,
-           take_along_axis_p):
+for _p in (argmax_p, argmin_p, cumsum_p, cumprod_p, argsort_p, sort_values_p, partition_p,
+           concatenate_p, take_along_axis_p):
     shifted(_p, "axis")
 shifted(diagonal_p, "axis1", "axis2")
 
@@ -172,3 +178,8 @@ def_batch_rule(scatter_add_p, _scatter_add)
 def_batch_rule(scatter_add_along_axis_p, _scatter_add_along_axis)
 def_batch_rule(searchsorted_p, _searchsorted)
 def_batch_loop(nonzero_p)
+# The values-only primitives are bound only outside tracing (``_order_cpu.plain``), so
+# they never meet a BatchTracer; their rules keep the registry complete all the same:
+# sort_values and partition shift their axis (above), the data-sized ones loop.
+for _p in (unique_sorted_p, bincount_p, histogram_counts_p):
+    def_batch_loop(_p)
