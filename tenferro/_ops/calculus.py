@@ -120,7 +120,7 @@ def count_le(s, v):
     """How many elements of the ascending 1-D tensor ``s`` are ``<= v``, for each element
     of ``v`` (int32; ``searchsorted(s, v, side="right")``), by a vectorised bisection:
     ``log2(len(s))`` rounds of a gather and a comparison, so it runs on every device (the
-    ``searchsorted`` primitive is CPU-only).  NaN in ``v`` counts 0."""
+    ``searchsorted`` primitive is not on CUDA).  NaN in ``v`` counts 0."""
     from .creation import zeros
     from .elementwise import floor_divide, less_equal, logical_and, where
 

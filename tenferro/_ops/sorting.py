@@ -11,8 +11,10 @@ integer positions) and int64-valued:
 
 Their CPU implementations are NumPy's on the CPU driver's device arrays, which are
 ndarrays (tenferro/_ops/_order_cpu.py, with the values-only ``sort_values`` and
-``unique_sorted`` that ``sort`` and ``unique`` use outside autodiff).  No other driver implements them: on WebGPU they
-raise ``UnsupportedOperation`` (docs/devices.md), never a silent copy to the host.
+``unique_sorted`` that ``sort`` and ``unique`` use outside autodiff).  The WebGPU
+driver implements ``argsort`` and ``searchsorted`` with its own shaders
+(tenferro/devices/webgpu/sort.py); on CUDA they raise ``UnsupportedOperation``
+(docs/devices.md), never a silent copy to the host.
 
 Everything else is a composition: ``sort`` is ``take_along_axis(a, argsort(a))``, so it
 is differentiable through the permutation (a gather; its VJP scatters back);
@@ -221,7 +223,7 @@ def unique(ar: ArrayLike, return_index: bool = False, return_inverse: bool = Fal
     ``axis=None``, as NumPy 2) and the counts, all int64.  ``equal_nan`` (default True)
     counts all NaNs as one value.  The output size depends on the data: the mask of
     changes is read on the host (a sync point; not traceable).  The values are
-    differentiable; on devices without ``argsort`` (WebGPU) it raises
+    differentiable; on devices without ``argsort`` (CUDA) it raises
     ``UnsupportedOperation``."""
     from .creation import full
     from .elementwise import subtract
