@@ -306,6 +306,12 @@ def test_where_clip():
     check(tf.where(gpu(c), gpu(xi), 0), np.where(c, xi, 0))
     nanx = np.array([np.nan, -5, 5], np.float32)
     check(tf.clip(gpu(nanx), -1.0, 1.0), np.clip(nanx, -1, 1))
+    # two Python floats: the device's default float (float32 here; NumPy's float64 on
+    # the CPU), as asarray(0.5, device=...) makes
+    w = tf.where(gpu(c), 0.0, 0.5)
+    assert w.dtype == tf.float32 and w.device == gpu(c).device
+    check(w, np.where(c, 0.0, 0.5).astype(np.float32))
+    assert tf.where(tf.asarray(c), 0.0, 0.5).dtype == tf.float64
 
 
 @pytest.mark.parametrize("src", [F32, I32, BOOL, I64])

@@ -220,6 +220,10 @@ def where(condition: ArrayLike, x: ArrayLike, y: ArrayLike) -> Tensor:
         c = astype(c, _dtypes.bool_)
     x, y = [v if isinstance(v, (Tensor,) + WEAK) else to_tensor(v, device=dev) for v in (x, y)]
     dt = _dtypes.result_type(x, y)
+    if dt.kind in "fc" and not isinstance(x, Tensor) and not isinstance(y, Tensor):
+        # Python scalars only: the device's default float, as asarray(0.5, device=...)
+        # (float64 on the CPU, as NumPy; float32 on WebGPU, which has no float64)
+        dt = c._device.driver.default_dtypes.get(dt.kind, dt)
     x, y = _at(x, dt, dev), _at(y, dt, dev)
     broadcast_shapes("where", c.shape, x.shape, y.shape)
     return bind(where_p, (c, x, y), {"out_dtype": dt})

@@ -80,18 +80,9 @@ def _discrete(index, take_previous, xp):
     return xp.where(r < 0, 0, r)
 
 
-def _tensor_where(cond, x, y):
-    """``where`` for the index formulas on tensors: two Python floats are made in the
-    device's default float (NumPy's rules would make them float64, which WebGPU lacks;
-    on the CPU the default float is float64, as NumPy)."""
-    if isinstance(x, float) and isinstance(y, float):
-        x = full((), x, dtype=_default_float(cond._device), device=cond._device)
-    return where(cond, x, y)
-
-
 # The index formulas run on tensors (``_TENSOR_OPS``) or, with a Python int sample count
 # outside autodiff, on the host in NumPy (``np``): the same IEEE operations either way.
-_TENSOR_OPS = types.SimpleNamespace(floor=floor, ceil=ceil, round=_round, where=_tensor_where,
+_TENSOR_OPS = types.SimpleNamespace(floor=floor, ceil=ceil, round=_round, where=where,
                                     remainder=remainder, logical_and=logical_and)
 
 # name -> (virtual index from (n, q, xp), gamma fix (None: the index is an integer))
@@ -313,7 +304,6 @@ def _weighted(name, flat, w, n, q, nan):
     """(sorted samples, weighted ``inverted_cdf`` quantiles): the first sample whose
     share of the cumulative weight reaches ``q``, as NumPy's weighted branch (its
     per-slice ``searchsorted`` as a count of ``cdf < q``)."""
-    from .creation import _default_float
     from .elementwise import less, minimum
     from .reduction import cumsum
     from .sorting import argsort
