@@ -21,9 +21,9 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from .._errors import ConcretizationError
-from .._ir import AbstractArray
+from .._ir import AbstractArray, is_abstract
 from .._ops import broadcast_to, reshape, stack, zeros
-from .._primitive import Primitive, Trace, Tracer, bind
+from .._primitive import Primitive, Trace, Tracer, bind, concrete_values
 from .._tensor import Tensor
 from .._tree import tree_map
 
@@ -67,7 +67,14 @@ class BatchTracer(Tracer):
         self._device = val._device
         self._ad = None
 
+    def concrete_values(self):
+        """The whole batch (the examples' values, batch axis first; nested ``vmap``s:
+        every level's batch axes first), or None under ``jit`` tracing of it."""
+        return concrete_values(self.val)
+
     def _host(self, what):
+        if is_abstract(self.val):   # vmap inside jit: no values yet, jit's error
+            self.val._host(what)
         raise ConcretizationError(
             "tenferro.vmap: %s needs the value of a batched tensor (per-example shape %s, "
             "dtype %s), which stands for a whole batch of values; data-dependent Python "
