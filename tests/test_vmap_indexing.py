@@ -325,3 +325,23 @@ def test_with_jit():
     got = tf.jit(tf.vmap(tf.searchsorted))(a, x)
     np.testing.assert_array_equal(
         got.numpy(), [np.searchsorted(a.numpy()[k], x.numpy()[k]) for k in range(B)])
+
+
+def test_on_every_device(device):
+    """The rules and the bounds check are ops and bind: batched indexing runs where the
+    ops do (the bisection of a batched searchsorted needs no searchsorted kernel)."""
+    x = np.asarray(RNG.normal(size=(B, 6)), dtype="float32")
+    i = RNG.integers(-6, 6, size=(B, 3))
+    a = np.sort(np.asarray(RNG.normal(size=(B, 9)), dtype="float32"), axis=-1)
+    a[:, -1] = np.nan
+    m = np.array([[1, 0, 1, 0, 0, 1]] * B, bool)
+    on = lambda v: tf.asarray(v, device=device)   # noqa: E731
+    cases = [(lambda x, i: x[i], (x, i)), (lambda x, i: tf.take_along_axis(x, i, 0), (x, i)),
+             (lambda x, m: x[m], (x, m)), (lambda a, v: tf.searchsorted(a, v), (a, x))]
+    for fn, args in cases:
+        got = tf.vmap(fn)(*[on(v) for v in args])
+        assert got.device == device
+        want = tf.vmap(fn)(*[tf.asarray(v) for v in args])
+        np.testing.assert_array_equal(got.to("cpu").numpy(), want.numpy())
+    with pytest.raises(IndexError, match="index 6 is out of bounds for axis 0 with size 6"):
+        tf.vmap(lambda x, i: x[i])(on(x), on(np.where(i == i[1, 1], 6, i)))

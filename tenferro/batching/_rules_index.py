@@ -82,7 +82,7 @@ def _nonzero(args, batched, params, size):
     counts = concrete_values(count_nonzero(m, axis=tuple(range(1, m.ndim))))
     if counts is None:   # values unknown (traced): the primitive raises its own error
         return loop_rule(nonzero_p)(args, batched, params, size)
-    counts = np.unique(counts.numpy())
+    counts = np.unique(np.asarray(counts.tolist(), dtype=np.int64))
     if counts.size > 1:
         raise IndexError(
             "tenferro.vmap: nonzero (x[mask], argwhere, flatnonzero) gives as many positions "
@@ -119,7 +119,9 @@ def _searchsorted(args, batched, params, size):
     v = materialize(v, batched[1], size)
     shape, n = v.shape, a.shape[1]
     q = reshape(v, (size, int(np.prod(shape[1:], dtype=np.int64))))   # (B, m) queries
-    lo = zeros(q.shape, dtype=_dtypes.int64, device=q.device)
+    # (int32 positions where they fit: WebGPU divides no int64)
+    pos = _dtypes.int32 if 2 * n < 2 ** 31 else _dtypes.int64
+    lo = zeros(q.shape, dtype=pos, device=q.device)
     hi = lo + n
     for _ in range(n.bit_length()):   # the first position p with not a[p] < q (left),
         mid = (lo + hi) // 2          # with q < a[p] (right)
@@ -129,7 +131,7 @@ def _searchsorted(args, batched, params, size):
         go = logical_and(open_, go)
         lo = where(go, mid + 1, lo)
         hi = where(logical_and(open_, logical_not(go)), mid, hi)
-    return reshape(lo, shape)
+    return reshape(lo.astype(_dtypes.int64), shape)
 
 
 def_batch_rule(take_p, _take)
