@@ -9,15 +9,10 @@ import pytest
 
 import tenferro as tf
 
+from test_vmap import _t as _x
+
 B = 3
 RNG = np.random.default_rng(20)
-
-
-def _x(*shape, dtype="float64"):
-    v = RNG.normal(size=shape)
-    if np.dtype(dtype).kind == "c":
-        v = v + 1j * RNG.normal(size=shape)
-    return tf.asarray(v.astype(dtype))
 
 
 def _i(lo, hi, *shape, dtype="int64"):

@@ -73,8 +73,9 @@ class BatchTracer(Tracer):
         return concrete_values(self.val)
 
     def _host(self, what):
-        if is_abstract(self.val):   # vmap inside jit: no values yet, jit's error
-            self.val._host(what)
+        v = _underlying(self.val)
+        if is_abstract(v):   # vmap inside jit: no values yet, jit's error
+            v._host(what)
         raise ConcretizationError(
             "tenferro.vmap: %s needs the value of a batched tensor (per-example shape %s, "
             "dtype %s), which stands for a whole batch of values; data-dependent Python "
@@ -84,6 +85,17 @@ class BatchTracer(Tracer):
     def __repr__(self):
         return "BatchTracer(level=%d, shape=%s, dtype=%s, batch=%d)" % (
             self._trace.level, self.shape, self.dtype, self.val.shape[0])
+
+
+def _underlying(t):
+    """The value under the tracers of every transform around ``t``: data, or a graph
+    tracer's abstract value (under ``jit``)."""
+    while isinstance(t, Tracer):
+        inner = t.val if isinstance(t, BatchTracer) else t.primal
+        if inner is None:
+            return t
+        t = inner
+    return t
 
 
 class BatchTrace(Trace):
