@@ -120,12 +120,31 @@ class Tracer(Tensor):
     def _host(self, what):
         concretization_error(what, self)
 
+    def concrete_values(self):
+        """Every value this tracer stands for, as a tensor with data, or None where they
+        are not known: see :func:`concrete_values`.  None here (a transform's or a graph
+        tracer's value is not to be read); a batch tracer (``vmap``) gives its batch."""
+        return None
+
     def __repr__(self):
         return "%s(level=%d, primal=%r)" % (type(self).__name__, self._trace.level,
                                             self.primal)
 
     def __str__(self):
         return repr(self)
+
+
+def concrete_values(t):
+    """Every value tensor ``t`` stands for, as a tensor with data, for host checks that
+    read values without computing with them (indexing's bounds check): ``t`` itself
+    when it has data, a ``vmap`` tracer's whole batch (any shape: the checks reduce
+    over all of it), or None where the values are not known (traced into a graph,
+    differentiated by a transform: reading ``t`` on the host then raises its
+    ``ConcretizationError``).  The ops (L3) ask this hook; the batching layer (L5)
+    overrides :meth:`Tracer.concrete_values`."""
+    if isinstance(t, Tracer):
+        return t.concrete_values()
+    return None if is_abstract(t) else t
 
 
 def concretization_error(what, t):

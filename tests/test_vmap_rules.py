@@ -125,8 +125,7 @@ EXTRA = [
     ("searchsorted_shared", lambda a, v: tf.searchsorted(a, v), [_sorted(3)[0], _sorted(4)],
      (None, 0)),
     ("lu_permutation", lambda a: tf.linalg.lu(a)[0], [_X[:, :, :4]], (0,)),
-    # (public indexing by a tensor checks its bounds on the host, so it takes indices
-    # shared by the batch, as under jit; the gathers inside ops take batched ones)
+    # (public indexing by batched index tensors: tests/test_vmap_indexing.py)
     ("take_batched_index", lambda x, i: (_take(x, i), _take(x, i, 1), _take(x, i[:2], 1)),
      [_X, _IDX], (0, 0)),
     ("take_shared_operand", lambda x, i: _take(x, i, 1), [_X[0], _IDX], (None, 0)),
@@ -153,12 +152,12 @@ def test_extra(name, fn, args, in_axes):
     _check_against_loop(fn, args, in_axes, B)
 
 
-def test_nonzero_is_loop_only():
-    """nonzero's output size depends on the values: batched by a loop, which works when
-    every example has as many nonzeros (else the stacking raises)."""
+def test_nonzero_batches_when_counts_agree():
+    """nonzero's output size depends on the values: one call on the batch, which works
+    when every example has as many nonzeros (else IndexError: test_vmap_indexing.py)."""
     from tenferro._ops.indexing import nonzero_p
 
-    assert nonzero_p in loop_only
+    assert nonzero_p in rules
     x = tf.asarray(np.array([[0.0, 1.0, 2.0], [3.0, 0.0, 4.0]]))
     got = tf.vmap(lambda v: tf.nonzero(v)[0])(x)
     np.testing.assert_array_equal(got.numpy(), [[1, 2], [0, 2]])

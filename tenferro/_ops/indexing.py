@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import _dtypes
-from .._primitive import Primitive, bind
+from .._primitive import Primitive, bind, concrete_values
 from .._tensor import Tensor
 from ._common import broadcast_shapes, normalize_axis, numel, to_tensor
 from .shape import basic_index_p, broadcast_to, permute_dims, reshape, zero_d_axis
@@ -80,8 +80,14 @@ def _normalize_indices(op, idx, n, axis):
     # stores, then broadcast again: an index broadcast to 2**40 elements costs as much as
     # its one stored element, and the gather's output allocation fails fast, as NumPy's
     stored = _stored(idx)
-    lo = int(_min(stored))
-    hi = int(_max(stored))
+    # under vmap the indices are a batch: check every example's (the same error as
+    # eager); unknown values (jit) raise the host read's ConcretizationError
+    vals = concrete_values(stored)
+    vals = stored if vals is None else _stored(vals)
+    if vals.size == 0:   # an empty batch
+        return idx
+    lo = int(_min(vals))
+    hi = int(_max(vals))
     if lo < -n or hi >= n:
         bad = hi if hi >= n else lo
         raise IndexError("tenferro.%s: index %d is out of bounds for axis %d with size %d"
@@ -209,8 +215,10 @@ def count_nonzero(x: ArrayLike, axis: AxisLike = None, keepdims: bool = False) -
 # __getitem__ / __setitem__
 
 def _is_int(k):
+    """An integer key: Python's, NumPy's, a 0-d integer tensor with data (a 0-d tracer,
+    e.g. one example's index under vmap, is an advanced index)."""
     return isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_)) or (
-        isinstance(k, Tensor) and k.ndim == 0 and k.dtype.kind in "iu")
+        isinstance(k, Tensor) and k.ndim == 0 and k.dtype.kind in "iu" and k._trace is None)
 
 
 def _parse(x, key):
@@ -300,10 +308,8 @@ def _is_adv(e):
 
 
 def _zero_d_mask_index(m):
-    from .creation import zeros
-
-    n = 1 if bool(m) else 0
-    return zeros((n,), dtype=_dtypes.int64, device=m.device)
+    """[0] for True, [] for False (through nonzero, so that a batched m is batched)."""
+    return nonzero(reshape(m, (1,)))[0]
 
 
 def _basic(x, entries):
@@ -415,7 +421,7 @@ def setitem(x: Tensor, key: Any, value: ArrayLike) -> None:
     v = broadcast_to(v.astype(x.dtype, copy=False), positions.shape)
     from .conversion import check_mutable
 
-    check_mutable("setitem", x, v)
+    check_mutable("setitem", x, v if positions._trace is None else positions)
     dev = x._device
     dev.driver.lookup("put", dev, x.dtype)(x._data, positions._data, v._data)
 

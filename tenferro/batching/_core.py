@@ -21,9 +21,9 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from .._errors import ConcretizationError
-from .._ir import AbstractArray
+from .._ir import AbstractArray, is_abstract
 from .._ops import broadcast_to, reshape, stack, zeros
-from .._primitive import Primitive, Trace, Tracer, bind
+from .._primitive import Primitive, Trace, Tracer, bind, concrete_values
 from .._tensor import Tensor
 from .._tree import tree_map
 
@@ -67,7 +67,15 @@ class BatchTracer(Tracer):
         self._device = val._device
         self._ad = None
 
+    def concrete_values(self):
+        """The whole batch (the examples' values, batch axis first; nested ``vmap``s:
+        every level's batch axes first), or None under ``jit`` tracing of it."""
+        return concrete_values(self.val)
+
     def _host(self, what):
+        v = _underlying(self.val)
+        if is_abstract(v):   # vmap inside jit: no values yet, jit's error
+            v._host(what)
         raise ConcretizationError(
             "tenferro.vmap: %s needs the value of a batched tensor (per-example shape %s, "
             "dtype %s), which stands for a whole batch of values; data-dependent Python "
@@ -77,6 +85,17 @@ class BatchTracer(Tracer):
     def __repr__(self):
         return "BatchTracer(level=%d, shape=%s, dtype=%s, batch=%d)" % (
             self._trace.level, self.shape, self.dtype, self.val.shape[0])
+
+
+def _underlying(t):
+    """The value under the tracers of every transform around ``t``: data, or a graph
+    tracer's abstract value (under ``jit``)."""
+    while isinstance(t, Tracer):
+        inner = t.val if isinstance(t, BatchTracer) else t.primal
+        if inner is None:
+            return t
+        t = inner
+    return t
 
 
 class BatchTrace(Trace):

@@ -8,18 +8,12 @@ batched input and output (see :mod:`._core`).
 * ``matmul`` and ``einsum``: their native batch dimensions (einsum: a fresh label);
   a batch of matrices times one shared matrix is one GEMM, the batch in its rows or
   columns;
-* gathers and scatters: the index arrays batched too become one gather from the
-  batch-flattened operand, offset per example;
-* ``nonzero`` (its output size depends on the values) is loop-only, ``searchsorted``
-  with a batched sorted array loops (no batched kernel).
+* gathers, scatters, ``nonzero`` and ``searchsorted``: in :mod:`._rules_index`.
 """
-from .. import _dtypes
 from .._catalog import BINARY, COMPLEX_PARTS, UNARY
-from .._ops import arange, einsum, moveaxis, permute_dims, reshape
+from .._ops import einsum, moveaxis, reshape
 from .._ops.conversion import convert_p, copy_p, device_put_p
 from .._ops.elementwise import PRIMS, clip_p, where_p
-from .._ops.indexing import (nonzero_p, scatter_add_along_axis_p, scatter_add_p,
-                             take_along_axis_p, take_p)
 from .._ops.joining import concatenate_p
 from .._ops.matmul import matmul_p
 from .._ops.einsum import einsum_p
@@ -28,11 +22,9 @@ from .._ops.reduction import (all_p, any_p, argmax_p, argmin_p, cumprod_p, cumsu
 from .._ops.shape import (basic_index_p, basic_index_transpose_p, broadcast_to_p,
                           diagonal_p, diagonal_transpose_p, permute_dims_p, reshape_p)
 from .._ops._counts_cpu import bincount_p, histogram_counts_p
-from .._ops._order_cpu import (argsort_p, partition_p, searchsorted_p, sort_values_p,
-                              unique_sorted_p)
+from .._ops._order_cpu import argsort_p, partition_p, sort_values_p, unique_sorted_p
 from .._primitive import bind
-from ._core import (align, batch_elementwise, def_batch_loop, def_batch_rule, loop_rule,
-                    materialize)
+from ._core import align, batch_elementwise, def_batch_loop, def_batch_rule, materialize
 
 for _name in list(UNARY) + list(BINARY) + list(COMPLEX_PARTS):
     batch_elementwise(PRIMS[_name])
@@ -59,7 +51,7 @@ def shifted(prim, *names):
 for _p in (sum_p, prod_p, max_p, min_p, any_p, all_p):
     shifted(_p, "axes")
 for _p in (argmax_p, argmin_p, cumsum_p, cumprod_p, argsort_p, sort_values_p, partition_p,
-           concatenate_p, take_along_axis_p):
+           concatenate_p):
     shifted(_p, "axis")
 shifted(diagonal_p, "axis1", "axis2")
 
@@ -121,63 +113,6 @@ def _einsum(args, batched, params, size):
 
 def_batch_rule(einsum_p, _einsum)
 
-
-def _offsets(idx, n, size):
-    """``idx`` (batched, axis 0) plus ``n`` times its example's number: positions into
-    the batch-flattened operand."""
-    off = reshape(arange(size, dtype=_dtypes.int64, device=idx.device) * n,
-                  (size,) + (1,) * (idx.ndim - 1))
-    return idx + off
-
-
-def _take(args, batched, params, size):
-    x, idx = args
-    axis = params["axis"]
-    if not batched[1]:
-        return bind(take_p, (x, idx), {"axis": axis + 1})
-    if not batched[0]:   # x[:axis] + (B, *I) + x[axis+1:]
-        return moveaxis(bind(take_p, (x, idx), params), axis, 0)
-    n = x.shape[axis + 1]
-    xm = moveaxis(x, axis + 1, 1)                        # (B, n, *pre, *post)
-    flat = reshape(xm, (size * n,) + tuple(xm.shape[2:]))
-    out = bind(take_p, (flat, _offsets(idx, n, size)), {"axis": 0})   # (B, *I, *pre, *post)
-    k = idx.ndim - 1
-    return permute_dims(out, (0,) + tuple(range(1 + k, 1 + k + axis)) + tuple(range(1, 1 + k))
-                        + tuple(range(1 + k + axis, out.ndim)))
-
-
-def _scatter_add(args, batched, params, size):
-    v, idx = args
-    axis, shape = params["axis"], tuple(params["shape"])
-    if not batched[1]:
-        return bind(scatter_add_p, (v, idx), {"axis": axis + 1, "shape": (size,) + shape})
-    v = materialize(v, batched[0], size)                 # (B, *pre, *I, *post)
-    k, n = idx.ndim - 1, shape[axis]
-    v = permute_dims(v, (0,) + tuple(range(1 + axis, 1 + axis + k)) + tuple(range(1, 1 + axis))
-                     + tuple(range(1 + axis + k, v.ndim)))   # (B, *I, *pre, *post)
-    rest = shape[:axis] + shape[axis + 1:]
-    out = bind(scatter_add_p, (v, _offsets(idx, n, size)),
-               {"axis": 0, "shape": (size * n,) + rest})
-    return moveaxis(reshape(out, (size, n) + rest), 1, 1 + axis)
-
-
-def _scatter_add_along_axis(args, batched, params, size):
-    return bind(scatter_add_along_axis_p,
-                tuple(materialize(x, b, size) for x, b in zip(args, batched)),
-                {"axis": params["axis"] + 1, "shape": (size,) + tuple(params["shape"])})
-
-
-def _searchsorted(args, batched, params, size):
-    if batched[0]:   # one sorted array per example: no batched kernel
-        return loop_rule(searchsorted_p)(args, batched, params, size)
-    return bind(searchsorted_p, args, params)
-
-
-def_batch_rule(take_p, _take)
-def_batch_rule(scatter_add_p, _scatter_add)
-def_batch_rule(scatter_add_along_axis_p, _scatter_add_along_axis)
-def_batch_rule(searchsorted_p, _searchsorted)
-def_batch_loop(nonzero_p)
 # The values-only primitives are bound only outside tracing (``_order_cpu.plain``), so
 # they never meet a BatchTracer; their rules keep the registry complete all the same:
 # sort_values and partition shift their axis (above), the data-sized ones loop.
