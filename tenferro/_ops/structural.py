@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
     # integer positions (insert/delete's ``obj``, repeat's counts, tile's reps): an int,
     # a sequence or array of them, or an integer tensor
-    IndexLike = SupportsIndex | Sequence[SupportsIndex] | npt.NDArray[Any] | Tensor
+    IntsLike = SupportsIndex | Sequence[SupportsIndex] | npt.NDArray[Any] | Tensor
 
 _NOVALUE: Any = object()   # "not given" (diff's prepend and append)
 
@@ -239,7 +239,7 @@ def roll(a: ArrayLike, shift: ShapeLike, axis: AxisLike = None) -> Tensor:
     return out if out is not a else a.copy()   # a new tensor, as NumPy's, never `a` itself
 
 
-def repeat(a: ArrayLike, repeats: IndexLike, axis: SupportsIndex | None = None) -> Tensor:
+def repeat(a: ArrayLike, repeats: IntsLike, axis: SupportsIndex | None = None) -> Tensor:
     """Each element repeated ``repeats`` times along ``axis`` (flattened for None), as
     ``numpy.repeat``: an int, or one non-negative count per element (read on the host;
     the gather index is built there)."""
@@ -266,7 +266,7 @@ def repeat(a: ArrayLike, repeats: IndexLike, axis: SupportsIndex | None = None) 
     return take(a, to_tensor(idx, device=a._device), axis=axis)
 
 
-def tile(A: ArrayLike, reps: IndexLike) -> Tensor:
+def tile(A: ArrayLike, reps: IntsLike) -> Tensor:
     """``A`` repeated ``reps`` times along each axis (a new tensor), as ``numpy.tile``."""
     A = to_tensor(A)
     reps = tuple(int(r) for r in (np.atleast_1d(_host_ints("tile", reps))))
@@ -332,7 +332,7 @@ def append(arr: ArrayLike, values: ArrayLike, axis: SupportsIndex | None = None)
     return concatenate([arr, values], axis=axis)
 
 
-def insert(arr: ArrayLike, obj: IndexLike | slice, values: ArrayLike,
+def insert(arr: ArrayLike, obj: IntsLike | slice, values: ArrayLike,
            axis: SupportsIndex | None = None) -> Tensor:
     """``values`` inserted before the indices ``obj`` (an int, a slice or a sequence of
     ints) along ``axis`` (flattened for None), as ``numpy.insert``; ``values`` take
@@ -382,7 +382,7 @@ def insert(arr: ArrayLike, obj: IndexLike | slice, values: ArrayLike,
     return take(src, to_tensor(gather, device=arr._device), axis=axis)
 
 
-def delete(arr: ArrayLike, obj: IndexLike | slice, axis: SupportsIndex | None = None
+def delete(arr: ArrayLike, obj: IntsLike | slice, axis: SupportsIndex | None = None
            ) -> Tensor:
     """``arr`` without the entries ``obj`` (an int, a slice, a sequence of ints or a
     boolean mask) along ``axis`` (flattened for None), as ``numpy.delete``."""
