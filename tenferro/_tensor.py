@@ -24,6 +24,7 @@ from ._errors import ConcretizationError
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
+    from types import EllipsisType
     from typing import SupportsIndex, Union
 
     import numpy.typing as npt
@@ -35,6 +36,12 @@ if TYPE_CHECKING:
     ScalarLike = Union[complex, np.generic, "Tensor"]   # a number (int, float: complex's)
     ShapeLike = Union[SupportsIndex, Sequence[SupportsIndex]]
     AxisLike = Union[None, SupportsIndex, Sequence[SupportsIndex]]
+    # An index (Tensor.__getitem__/__setitem__; NumPy's basic and advanced indexing): an
+    # int (a bool: a 0-d mask), a slice, None, ..., an integer or boolean tensor or
+    # ndarray, a (nested) list of ints or bools, or a tuple of those.
+    IndexItem = Union[SupportsIndex, slice, None, EllipsisType, "Tensor", npt.NDArray[Any],
+                      Sequence[SupportsIndex], Sequence[Sequence[SupportsIndex]]]
+    IndexKey = Union[IndexItem, tuple[IndexItem, ...]]
 
 
 class Tensor:
@@ -340,8 +347,8 @@ class Tensor:
         def copy_(self, src: ArrayLike) -> Tensor: ...
         def fill_(self, value: ArrayLike) -> Tensor: ...
         def zero_(self) -> Tensor: ...
-        def __getitem__(self, key: Any) -> Tensor: ...
-        def __setitem__(self, key: Any, value: ArrayLike) -> None: ...
+        def __getitem__(self, key: IndexKey) -> Tensor: ...
+        def __setitem__(self, key: IndexKey, value: ArrayLike) -> None: ...
         # operators: a tensor with a tensor, an array or a Python/NumPy scalar
         def __add__(self, other: ArrayLike) -> Tensor: ...
         def __radd__(self, other: ArrayLike) -> Tensor: ...

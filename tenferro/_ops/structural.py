@@ -8,6 +8,10 @@ its parts do.  Where the output's shape depends on integer arguments given as da
 the host and the gather index is built there and sent to the tensor's device: the
 tensor's own data never leaves its device.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from .. import _dtypes
@@ -15,7 +19,19 @@ from .._tensor import Tensor
 from ._common import normalize_axis, normalize_axes, to_tensor
 from .shape import broadcast_to, flip, moveaxis, permute_dims, reshape
 
-_NOVALUE = object()
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import SupportsIndex
+
+    import numpy.typing as npt
+
+    from .._tensor import ArrayLike, AxisLike, ShapeLike
+
+    # integer positions (insert/delete's ``obj``, repeat's counts, tile's reps): an int,
+    # a sequence or array of them, or an integer tensor
+    IntsLike = SupportsIndex | Sequence[SupportsIndex] | npt.NDArray[Any] | Tensor
+
+_NOVALUE: Any = object()   # "not given" (diff's prepend and append)
 
 
 def along(x, axis, start=None, stop=None, step=None):
@@ -54,7 +70,8 @@ def _edge(v, a, axis):
     return v
 
 
-def diff(a, n=1, axis=-1, prepend=_NOVALUE, append=_NOVALUE):
+def diff(a: ArrayLike, n: int = 1, axis: SupportsIndex = -1, prepend: ArrayLike = _NOVALUE,
+         append: ArrayLike = _NOVALUE) -> Tensor:
     """The ``n``-th discrete difference along ``axis``, as ``numpy.diff`` (``prepend``
     and ``append`` are joined to ``a`` first; booleans differ by ``!=``)."""
     from .elementwise import not_equal, subtract
@@ -79,7 +96,8 @@ def diff(a, n=1, axis=-1, prepend=_NOVALUE, append=_NOVALUE):
     return a
 
 
-def ediff1d(ary, to_end=None, to_begin=None):
+def ediff1d(ary: ArrayLike, to_end: ArrayLike | None = None,
+            to_begin: ArrayLike | None = None) -> Tensor:
     """Differences between consecutive elements of the flattened ``ary``, with
     ``to_begin``/``to_end`` (cast to ``ary``'s dtype by the ``same_kind`` rule) joined,
     as ``numpy.ediff1d``."""
@@ -169,7 +187,8 @@ def _gradient_axis(f, axis, h, edge_order):
     return concatenate([first, mid, last], axis=axis)
 
 
-def gradient(f, *varargs, axis=None, edge_order=1):
+def gradient(f: ArrayLike, *varargs: ArrayLike, axis: AxisLike = None,
+             edge_order: int = 1) -> Any:
     """The gradient of sampled ``f`` along each of ``axis`` (all by default), as
     ``numpy.gradient``: spacings are scalars or 1-D coordinates per axis; a tuple of
     tensors, or one tensor for a single axis; integer input gives float64."""
@@ -196,7 +215,7 @@ def gradient(f, *varargs, axis=None, edge_order=1):
 
 # -- moving, repeating, flipping ---------------------------------------------------------
 
-def roll(a, shift, axis=None):
+def roll(a: ArrayLike, shift: ShapeLike, axis: AxisLike = None) -> Tensor:
     """Elements shifted cyclically by ``shift`` along ``axis`` (the flattened tensor for
     None; ints or matching/broadcastable tuples), as ``numpy.roll``."""
     from .joining import concatenate
@@ -220,7 +239,7 @@ def roll(a, shift, axis=None):
     return out if out is not a else a.copy()   # a new tensor, as NumPy's, never `a` itself
 
 
-def repeat(a, repeats, axis=None):
+def repeat(a: ArrayLike, repeats: IntsLike, axis: SupportsIndex | None = None) -> Tensor:
     """Each element repeated ``repeats`` times along ``axis`` (flattened for None), as
     ``numpy.repeat``: an int, or one non-negative count per element (read on the host;
     the gather index is built there)."""
@@ -247,7 +266,7 @@ def repeat(a, repeats, axis=None):
     return take(a, to_tensor(idx, device=a._device), axis=axis)
 
 
-def tile(A, reps):
+def tile(A: ArrayLike, reps: IntsLike) -> Tensor:
     """``A`` repeated ``reps`` times along each axis (a new tensor), as ``numpy.tile``."""
     A = to_tensor(A)
     reps = tuple(int(r) for r in (np.atleast_1d(_host_ints("tile", reps))))
@@ -262,7 +281,7 @@ def tile(A, reps):
     return reshape(b, tuple(r * s for r, s in zip(reps, shape))).copy()
 
 
-def flipud(m):
+def flipud(m: ArrayLike) -> Tensor:
     """``m`` reversed along axis 0 (a view)."""
     m = to_tensor(m)
     if m.ndim < 1:
@@ -270,7 +289,7 @@ def flipud(m):
     return flip(m, 0)
 
 
-def fliplr(m):
+def fliplr(m: ArrayLike) -> Tensor:
     """``m`` reversed along axis 1 (a view)."""
     m = to_tensor(m)
     if m.ndim < 2:
@@ -278,7 +297,7 @@ def fliplr(m):
     return flip(m, 1)
 
 
-def rot90(m, k=1, axes=(0, 1)):
+def rot90(m: ArrayLike, k: int = 1, axes: Sequence[SupportsIndex] = (0, 1)) -> Tensor:
     """``m`` rotated by 90 degrees ``k`` times in the plane of ``axes`` (from the first
     axis towards the second), as ``numpy.rot90`` (a view)."""
     m = to_tensor(m)
@@ -302,7 +321,7 @@ def rot90(m, k=1, axes=(0, 1)):
 
 # -- append, insert, delete --------------------------------------------------------------
 
-def append(arr, values, axis=None):
+def append(arr: ArrayLike, values: ArrayLike, axis: SupportsIndex | None = None) -> Tensor:
     """``values`` joined to the end of ``arr`` along ``axis`` (both flattened for None)."""
     from .joining import concatenate
 
@@ -313,7 +332,8 @@ def append(arr, values, axis=None):
     return concatenate([arr, values], axis=axis)
 
 
-def insert(arr, obj, values, axis=None):
+def insert(arr: ArrayLike, obj: IntsLike | slice, values: ArrayLike,
+           axis: SupportsIndex | None = None) -> Tensor:
     """``values`` inserted before the indices ``obj`` (an int, a slice or a sequence of
     ints) along ``axis`` (flattened for None), as ``numpy.insert``; ``values`` take
     ``arr``'s dtype and broadcast to the inserted block."""
@@ -362,7 +382,8 @@ def insert(arr, obj, values, axis=None):
     return take(src, to_tensor(gather, device=arr._device), axis=axis)
 
 
-def delete(arr, obj, axis=None):
+def delete(arr: ArrayLike, obj: IntsLike | slice, axis: SupportsIndex | None = None
+           ) -> Tensor:
     """``arr`` without the entries ``obj`` (an int, a slice, a sequence of ints or a
     boolean mask) along ``axis`` (flattened for None), as ``numpy.delete``."""
     from .indexing import take

@@ -19,6 +19,10 @@ from ._core import BatchTrace, BatchTracer
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import ParamSpec, TypeVar
+
+    P = ParamSpec("P")
+    R = TypeVar("R")
 
 __all__ = ["vmap"]
 
@@ -150,8 +154,8 @@ def _output(path, o, ax, trace, size):
     return broadcast_to(expand_dims(o, ax), o.shape[:ax] + (size,) + o.shape[ax:])
 
 
-def vmap(f: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
-         axis_size: int | None = None, *, fallback: str | None = None) -> Callable[..., Any]:
+def vmap(f: Callable[P, R], in_axes: Any = 0, out_axes: Any = 0,
+         axis_size: int | None = None, *, fallback: str | None = None) -> Callable[P, R]:
     """``f`` mapped over an axis of its arguments (JAX's ``jax.vmap``): ``vmap(f)(xs)`` is
     ``stack([f(x) for x in xs])``, computed as one batched call of each primitive.
 

@@ -162,7 +162,7 @@ class BatchTrace(Trace):
 
 # -- helpers for rules ------------------------------------------------------------------
 
-def materialize(x, batched, size):
+def materialize(x: Tensor, batched: bool, size: int) -> Tensor:
     """``x`` with a batch axis 0: itself when ``batched``, else broadcast (a view)."""
     return x if batched else broadcast_to(x, (size,) + tuple(x.shape))
 

@@ -9,15 +9,15 @@ written); ``workers`` as scipy's, None meaning tenferro's thread count
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional, Sequence
+from typing import TYPE_CHECKING, Optional
 
 from . import _util as u
 from ._prims import c2c_p, c2r_p, r2c_p
 
 if TYPE_CHECKING:
-    from .._tensor import ArrayLike, Tensor
+    from .._tensor import ArrayLike, AxisLike, ShapeLike, Tensor
+    from ._util import Norm
 
-Ints = Optional[Sequence[int]]
 
 
 def _c2c(op, forward, x, shape, axes, norm, workers):
@@ -99,56 +99,62 @@ def _c2r_nd(op, forward, x, s, axes, norm, workers, plan):
 
 # -- complex ---------------------------------------------------------------------------
 
-def fft(x: ArrayLike, n: Optional[int] = None, axis: int = -1, norm: Optional[str] = None,
-        overwrite_x: bool = False, workers: Optional[int] = None, *, plan=None) -> Tensor:
+def fft(x: ArrayLike, n: Optional[int] = None, axis: int = -1, norm: Norm = None,
+        overwrite_x: bool = False, workers: Optional[int] = None, *,
+        plan: None = None) -> Tensor:
     """scipy.fft.fft: the 1-D discrete Fourier transform along ``axis`` (``n``: the input
     cropped or zero-padded to that length)."""
     return _c2c_1d("fft", True, x, n, axis, norm, workers, plan)
 
 
-def ifft(x: ArrayLike, n: Optional[int] = None, axis: int = -1, norm: Optional[str] = None,
-         overwrite_x: bool = False, workers: Optional[int] = None, *, plan=None) -> Tensor:
+def ifft(x: ArrayLike, n: Optional[int] = None, axis: int = -1, norm: Norm = None,
+         overwrite_x: bool = False, workers: Optional[int] = None, *,
+         plan: None = None) -> Tensor:
     """scipy.fft.ifft: the 1-D inverse discrete Fourier transform."""
     return _c2c_1d("ifft", False, x, n, axis, norm, workers, plan)
 
 
-def fftn(x: ArrayLike, s: Ints = None, axes: Ints = None, norm: Optional[str] = None,
-         overwrite_x: bool = False, workers: Optional[int] = None, *, plan=None) -> Tensor:
+def fftn(x: ArrayLike, s: ShapeLike | None = None, axes: AxisLike = None, norm: Norm = None,
+         overwrite_x: bool = False, workers: Optional[int] = None, *,
+         plan: None = None) -> Tensor:
     """scipy.fft.fftn: the N-D discrete Fourier transform over ``axes`` (default: the last
     len(s) axes, or all), lengths ``s``."""
     return _c2c_nd("fftn", True, x, s, axes, norm, workers, plan)
 
 
-def ifftn(x: ArrayLike, s: Ints = None, axes: Ints = None, norm: Optional[str] = None,
-          overwrite_x: bool = False, workers: Optional[int] = None, *, plan=None) -> Tensor:
+def ifftn(x: ArrayLike, s: ShapeLike | None = None, axes: AxisLike = None,
+          norm: Norm = None, overwrite_x: bool = False, workers: Optional[int] = None, *,
+          plan: None = None) -> Tensor:
     """scipy.fft.ifftn: the N-D inverse discrete Fourier transform."""
     return _c2c_nd("ifftn", False, x, s, axes, norm, workers, plan)
 
 
-def fft2(x: ArrayLike, s: Ints = None, axes: Sequence[int] = (-2, -1),
-         norm: Optional[str] = None, overwrite_x: bool = False,
-         workers: Optional[int] = None, *, plan=None) -> Tensor:
+def fft2(x: ArrayLike, s: ShapeLike | None = None, axes: AxisLike = (-2, -1),
+         norm: Norm = None, overwrite_x: bool = False, workers: Optional[int] = None, *,
+         plan: None = None) -> Tensor:
     """scipy.fft.fft2: fftn over the last two axes."""
     return _c2c_nd("fft2", True, x, s, axes, norm, workers, plan)
 
 
-def ifft2(x: ArrayLike, s: Ints = None, axes: Sequence[int] = (-2, -1),
-          norm: Optional[str] = None, overwrite_x: bool = False,
-          workers: Optional[int] = None, *, plan=None) -> Tensor:
+def ifft2(x: ArrayLike, s: ShapeLike | None = None, axes: AxisLike = (-2, -1),
+          norm: Norm = None, overwrite_x: bool = False, workers: Optional[int] = None, *,
+          plan: None = None) -> Tensor:
     """scipy.fft.ifft2: ifftn over the last two axes."""
     return _c2c_nd("ifft2", False, x, s, axes, norm, workers, plan)
 
 
 # -- real input: r2c (rfft: the half spectrum; ihfft: its conjugate, inverse-scaled) ----
 
-def rfft(x: ArrayLike, n: Optional[int] = None, axis: int = -1, norm: Optional[str] = None,
-         overwrite_x: bool = False, workers: Optional[int] = None, *, plan=None) -> Tensor:
+def rfft(x: ArrayLike, n: Optional[int] = None, axis: int = -1, norm: Norm = None,
+         overwrite_x: bool = False, workers: Optional[int] = None, *,
+         plan: None = None) -> Tensor:
     """scipy.fft.rfft: the DFT of real input, the n//2 + 1 non-negative frequencies."""
     return _r2c_1d("rfft", True, x, n, axis, norm, workers, plan)
 
 
-def ihfft(x: ArrayLike, n: Optional[int] = None, axis: int = -1, norm: Optional[str] = None,
-          overwrite_x: bool = False, workers: Optional[int] = None, *, plan=None) -> Tensor:
+def ihfft(x: ArrayLike, n: Optional[int] = None, axis: int = -1, norm: Norm = None,
+          overwrite_x: bool = False, workers: Optional[int] = None, *,
+          plan: None = None) -> Tensor:
     """scipy.fft.ihfft: the inverse DFT of a real signal with Hermitian symmetry, the
     n//2 + 1 non-negative frequencies."""
     return _r2c_1d("ihfft", False, x, n, axis, norm, workers, plan)
@@ -160,70 +166,76 @@ def _r2c_nd(op, forward, x, s, axes, norm, workers, plan):
     return _r2c(op, forward, x, shape, axes, norm, workers, plan)
 
 
-def rfftn(x: ArrayLike, s: Ints = None, axes: Ints = None, norm: Optional[str] = None,
-          overwrite_x: bool = False, workers: Optional[int] = None, *, plan=None) -> Tensor:
+def rfftn(x: ArrayLike, s: ShapeLike | None = None, axes: AxisLike = None,
+          norm: Norm = None, overwrite_x: bool = False, workers: Optional[int] = None, *,
+          plan: None = None) -> Tensor:
     """scipy.fft.rfftn: the N-D DFT of real input (the last axis of ``axes`` halved)."""
     return _r2c_nd("rfftn", True, x, s, axes, norm, workers, plan)
 
 
-def rfft2(x: ArrayLike, s: Ints = None, axes: Sequence[int] = (-2, -1),
-          norm: Optional[str] = None, overwrite_x: bool = False,
-          workers: Optional[int] = None, *, plan=None) -> Tensor:
+def rfft2(x: ArrayLike, s: ShapeLike | None = None, axes: AxisLike = (-2, -1),
+          norm: Norm = None, overwrite_x: bool = False, workers: Optional[int] = None, *,
+          plan: None = None) -> Tensor:
     """scipy.fft.rfft2: rfftn over the last two axes."""
     return _r2c_nd("rfft2", True, x, s, axes, norm, workers, plan)
 
 
-def ihfftn(x: ArrayLike, s: Ints = None, axes: Ints = None, norm: Optional[str] = None,
-           overwrite_x: bool = False, workers: Optional[int] = None, *, plan=None) -> Tensor:
+def ihfftn(x: ArrayLike, s: ShapeLike | None = None, axes: AxisLike = None,
+           norm: Norm = None, overwrite_x: bool = False, workers: Optional[int] = None, *,
+           plan: None = None) -> Tensor:
     """scipy.fft.ihfftn: the N-D inverse DFT of a real Hermitian-symmetric signal."""
     return _r2c_nd("ihfftn", False, x, s, axes, norm, workers, plan)
 
 
-def ihfft2(x: ArrayLike, s: Ints = None, axes: Sequence[int] = (-2, -1),
-           norm: Optional[str] = None, overwrite_x: bool = False,
-           workers: Optional[int] = None, *, plan=None) -> Tensor:
+def ihfft2(x: ArrayLike, s: ShapeLike | None = None, axes: AxisLike = (-2, -1),
+           norm: Norm = None, overwrite_x: bool = False, workers: Optional[int] = None, *,
+           plan: None = None) -> Tensor:
     """scipy.fft.ihfft2: ihfftn over the last two axes."""
     return _r2c_nd("ihfft2", False, x, s, axes, norm, workers, plan)
 
 
 # -- real output: c2r (irfft: inverse of rfft; hfft: the DFT of a Hermitian signal) ----
 
-def irfft(x: ArrayLike, n: Optional[int] = None, axis: int = -1, norm: Optional[str] = None,
-          overwrite_x: bool = False, workers: Optional[int] = None, *, plan=None) -> Tensor:
+def irfft(x: ArrayLike, n: Optional[int] = None, axis: int = -1, norm: Norm = None,
+          overwrite_x: bool = False, workers: Optional[int] = None, *,
+          plan: None = None) -> Tensor:
     """scipy.fft.irfft: the inverse of rfft, ``n`` real outputs (default 2*(m - 1) for m
     input bins; pass n = 2*m - 1 for an odd length)."""
     return _c2r_1d("irfft", False, x, n, axis, norm, workers, plan)
 
 
-def hfft(x: ArrayLike, n: Optional[int] = None, axis: int = -1, norm: Optional[str] = None,
-         overwrite_x: bool = False, workers: Optional[int] = None, *, plan=None) -> Tensor:
+def hfft(x: ArrayLike, n: Optional[int] = None, axis: int = -1, norm: Norm = None,
+         overwrite_x: bool = False, workers: Optional[int] = None, *,
+         plan: None = None) -> Tensor:
     """scipy.fft.hfft: the DFT of a signal with Hermitian symmetry given by its first
     half, ``n`` real outputs (default 2*(m - 1))."""
     return _c2r_1d("hfft", True, x, n, axis, norm, workers, plan)
 
 
-def irfftn(x: ArrayLike, s: Ints = None, axes: Ints = None, norm: Optional[str] = None,
-           overwrite_x: bool = False, workers: Optional[int] = None, *, plan=None) -> Tensor:
+def irfftn(x: ArrayLike, s: ShapeLike | None = None, axes: AxisLike = None,
+           norm: Norm = None, overwrite_x: bool = False, workers: Optional[int] = None, *,
+           plan: None = None) -> Tensor:
     """scipy.fft.irfftn: the inverse of rfftn (the last output length 2*(m - 1) unless
     ``s`` says)."""
     return _c2r_nd("irfftn", False, x, s, axes, norm, workers, plan)
 
 
-def irfft2(x: ArrayLike, s: Ints = None, axes: Sequence[int] = (-2, -1),
-           norm: Optional[str] = None, overwrite_x: bool = False,
-           workers: Optional[int] = None, *, plan=None) -> Tensor:
+def irfft2(x: ArrayLike, s: ShapeLike | None = None, axes: AxisLike = (-2, -1),
+           norm: Norm = None, overwrite_x: bool = False, workers: Optional[int] = None, *,
+           plan: None = None) -> Tensor:
     """scipy.fft.irfft2: irfftn over the last two axes."""
     return _c2r_nd("irfft2", False, x, s, axes, norm, workers, plan)
 
 
-def hfftn(x: ArrayLike, s: Ints = None, axes: Ints = None, norm: Optional[str] = None,
-          overwrite_x: bool = False, workers: Optional[int] = None, *, plan=None) -> Tensor:
+def hfftn(x: ArrayLike, s: ShapeLike | None = None, axes: AxisLike = None,
+          norm: Norm = None, overwrite_x: bool = False, workers: Optional[int] = None, *,
+          plan: None = None) -> Tensor:
     """scipy.fft.hfftn: the N-D DFT of a Hermitian-symmetric signal (real output)."""
     return _c2r_nd("hfftn", True, x, s, axes, norm, workers, plan)
 
 
-def hfft2(x: ArrayLike, s: Ints = None, axes: Sequence[int] = (-2, -1),
-          norm: Optional[str] = None, overwrite_x: bool = False,
-          workers: Optional[int] = None, *, plan=None) -> Tensor:
+def hfft2(x: ArrayLike, s: ShapeLike | None = None, axes: AxisLike = (-2, -1),
+          norm: Norm = None, overwrite_x: bool = False, workers: Optional[int] = None, *,
+          plan: None = None) -> Tensor:
     """scipy.fft.hfft2: hfftn over the last two axes."""
     return _c2r_nd("hfft2", True, x, s, axes, norm, workers, plan)

@@ -4,17 +4,22 @@ scipy's own (integer arithmetic, nothing to wrap)."""
 from __future__ import annotations
 
 import operator
-from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Optional, Sequence, Union
 
 import numpy as np
-from scipy.fft import next_fast_len, prev_fast_len  # noqa: F401  (re-exported)
 
 from .. import _ops
 from .._ops._common import to_tensor
 from . import _util as u
 
 if TYPE_CHECKING:
-    from .._tensor import ArrayLike, Tensor
+    from .._tensor import ArrayLike, DeviceLike, DTypeLike, Tensor
+
+    # scipy's own (scipy ships no type information): declared for type checkers
+    def next_fast_len(target: int, real: bool = False) -> int: ...
+    def prev_fast_len(target: int, real: bool = False) -> int: ...
+else:
+    from scipy.fft import next_fast_len, prev_fast_len  # noqa: F401  (re-exported)
 
 
 def _freq_args(op, n, d):
@@ -32,7 +37,8 @@ def _freqs(k, scale, dtype, device):
     return _ops.asarray((k * scale).astype(dtype), device=device)
 
 
-def fftfreq(n: int, d: float = 1.0, *, dtype: Any = None, device: Any = None) -> Tensor:
+def fftfreq(n: int, d: float = 1.0, *, dtype: DTypeLike = None,
+            device: DeviceLike = None) -> Tensor:
     """scipy.fft.fftfreq: the sample frequencies [0, 1, ..., -1] / (d*n) of an n-point
     DFT (float64 unless ``dtype``)."""
     n, scale = _freq_args("fftfreq", n, d)
@@ -40,7 +46,8 @@ def fftfreq(n: int, d: float = 1.0, *, dtype: Any = None, device: Any = None) ->
     return _freqs(k, scale, dtype, device)
 
 
-def rfftfreq(n: int, d: float = 1.0, *, dtype: Any = None, device: Any = None) -> Tensor:
+def rfftfreq(n: int, d: float = 1.0, *, dtype: DTypeLike = None,
+            device: DeviceLike = None) -> Tensor:
     """scipy.fft.rfftfreq: the sample frequencies [0, 1, ..., n//2] / (d*n) of rfft's
     bins (float64 unless ``dtype``)."""
     n, scale = _freq_args("rfftfreq", n, d)

@@ -7,15 +7,15 @@ and imaginary parts (scipy 1.17 ignores ``orthogonalize`` there; tenferro applie
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional, Sequence
+from typing import TYPE_CHECKING, Optional
 
 from . import _util as u
 from ._prims import r2r_p
 
 if TYPE_CHECKING:
-    from .._tensor import ArrayLike, Tensor
+    from .._tensor import ArrayLike, AxisLike, ShapeLike, Tensor
+    from ._util import Norm
 
-Ints = Optional[Sequence[int]]
 _INVERSE_TYPE = {1: 1, 2: 3, 3: 2, 4: 4}
 
 
@@ -47,56 +47,56 @@ def _many(op, kind, forward, x, type, s, axes, norm, workers, orthogonalize):
 
 
 def dct(x: ArrayLike, type: int = 2, n: Optional[int] = None, axis: int = -1,
-        norm: Optional[str] = None, overwrite_x: bool = False, workers: Optional[int] = None,
+        norm: Norm = None, overwrite_x: bool = False, workers: Optional[int] = None,
         orthogonalize: Optional[bool] = None) -> Tensor:
     """scipy.fft.dct: the discrete cosine transform of ``type`` 1-4 along ``axis``."""
     return _one("dct", "dct", True, x, type, n, axis, norm, workers, orthogonalize)
 
 
 def idct(x: ArrayLike, type: int = 2, n: Optional[int] = None, axis: int = -1,
-         norm: Optional[str] = None, overwrite_x: bool = False, workers: Optional[int] = None,
+         norm: Norm = None, overwrite_x: bool = False, workers: Optional[int] = None,
          orthogonalize: Optional[bool] = None) -> Tensor:
     """scipy.fft.idct: the inverse of dct of ``type`` (a DCT of the inverse type)."""
     return _one("idct", "dct", False, x, type, n, axis, norm, workers, orthogonalize)
 
 
 def dst(x: ArrayLike, type: int = 2, n: Optional[int] = None, axis: int = -1,
-        norm: Optional[str] = None, overwrite_x: bool = False, workers: Optional[int] = None,
+        norm: Norm = None, overwrite_x: bool = False, workers: Optional[int] = None,
         orthogonalize: Optional[bool] = None) -> Tensor:
     """scipy.fft.dst: the discrete sine transform of ``type`` 1-4 along ``axis``."""
     return _one("dst", "dst", True, x, type, n, axis, norm, workers, orthogonalize)
 
 
 def idst(x: ArrayLike, type: int = 2, n: Optional[int] = None, axis: int = -1,
-         norm: Optional[str] = None, overwrite_x: bool = False, workers: Optional[int] = None,
+         norm: Norm = None, overwrite_x: bool = False, workers: Optional[int] = None,
          orthogonalize: Optional[bool] = None) -> Tensor:
     """scipy.fft.idst: the inverse of dst of ``type``."""
     return _one("idst", "dst", False, x, type, n, axis, norm, workers, orthogonalize)
 
 
-def dctn(x: ArrayLike, type: int = 2, s: Ints = None, axes: Ints = None,
-         norm: Optional[str] = None, overwrite_x: bool = False, workers: Optional[int] = None,
-         *, orthogonalize: Optional[bool] = None) -> Tensor:
+def dctn(x: ArrayLike, type: int = 2, s: ShapeLike | None = None, axes: AxisLike = None,
+         norm: Norm = None, overwrite_x: bool = False, workers: Optional[int] = None, *,
+         orthogonalize: Optional[bool] = None) -> Tensor:
     """scipy.fft.dctn: the N-D discrete cosine transform over ``axes``."""
     return _many("dctn", "dct", True, x, type, s, axes, norm, workers, orthogonalize)
 
 
-def idctn(x: ArrayLike, type: int = 2, s: Ints = None, axes: Ints = None,
-          norm: Optional[str] = None, overwrite_x: bool = False, workers: Optional[int] = None,
+def idctn(x: ArrayLike, type: int = 2, s: ShapeLike | None = None, axes: AxisLike = None,
+          norm: Norm = None, overwrite_x: bool = False, workers: Optional[int] = None,
           orthogonalize: Optional[bool] = None) -> Tensor:
     """scipy.fft.idctn: the inverse of dctn."""
     return _many("idctn", "dct", False, x, type, s, axes, norm, workers, orthogonalize)
 
 
-def dstn(x: ArrayLike, type: int = 2, s: Ints = None, axes: Ints = None,
-         norm: Optional[str] = None, overwrite_x: bool = False, workers: Optional[int] = None,
+def dstn(x: ArrayLike, type: int = 2, s: ShapeLike | None = None, axes: AxisLike = None,
+         norm: Norm = None, overwrite_x: bool = False, workers: Optional[int] = None,
          orthogonalize: Optional[bool] = None) -> Tensor:
     """scipy.fft.dstn: the N-D discrete sine transform over ``axes``."""
     return _many("dstn", "dst", True, x, type, s, axes, norm, workers, orthogonalize)
 
 
-def idstn(x: ArrayLike, type: int = 2, s: Ints = None, axes: Ints = None,
-          norm: Optional[str] = None, overwrite_x: bool = False, workers: Optional[int] = None,
+def idstn(x: ArrayLike, type: int = 2, s: ShapeLike | None = None, axes: AxisLike = None,
+          norm: Norm = None, overwrite_x: bool = False, workers: Optional[int] = None,
           orthogonalize: Optional[bool] = None) -> Tensor:
     """scipy.fft.idstn: the inverse of dstn."""
     return _many("idstn", "dst", False, x, type, s, axes, norm, workers, orthogonalize)

@@ -1,14 +1,22 @@
 """Argument handling shared by the tenferro.fft functions, as scipy.fft's helpers do it
 (``_asfarray``, ``_init_nd_shape_and_axes``, ``_fix_shape``, ``_normalization``,
 ``_workers``), with errors naming the tenferro function."""
+from __future__ import annotations
+
 import operator
 import os
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .. import _ops
 from .._errors import UnsupportedOperation
 from .._ops._common import AxisError, to_tensor
+
+if TYPE_CHECKING:
+    from typing import Literal, Optional
+
+    Norm = Optional[Literal["backward", "ortho", "forward"]]   # scipy's; None: "backward"
 
 _NORM = {None: 0, "backward": 0, "ortho": 1, "forward": 2}
 _FLOAT_OR_COMPLEX = frozenset(np.dtype(t) for t in ("float32", "float64", "complex64",

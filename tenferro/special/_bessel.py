@@ -2,10 +2,20 @@
 exponentially scaled forms: ``i0``, ``i0e``, ``i1``, ``i1e`` (real), scipy.special's
 kernels on the CPU.  Each derivative is a composition of the four, so every order
 is available."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import scipy.special as sc
 
 from .. import _ops
 from ._base import apply, holomorphic, kernel_primitive, operands, polynomial, ufunc_kernel
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from .._tensor import ArrayLike, Tensor
+    from ..autograd.extend import Primitive
 
 i0_p = kernel_primitive("i0", ufunc_kernel(sc.i0), "I_0(x) (real).")
 i0e_p = kernel_primitive("i0e", ufunc_kernel(sc.i0e), "exp(-|x|) I_0(x) (real).")
@@ -13,8 +23,8 @@ i1_p = kernel_primitive("i1", ufunc_kernel(sc.i1), "I_1(x) (real).")
 i1e_p = kernel_primitive("i1e", ufunc_kernel(sc.i1e), "exp(-|x|) I_1(x) (real).")
 
 
-def _unary(name, prim, what):
-    def f(x):
+def _unary(name: str, prim: Primitive, what: str) -> Callable[[ArrayLike], Tensor]:
+    def f(x: ArrayLike) -> Tensor:
         x, = operands(name, getattr(sc, name), x)
         return apply(prim, x)
     f.__name__ = f.__qualname__ = name

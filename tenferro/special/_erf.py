@@ -5,6 +5,10 @@
 variant); complex ``erf`` and ``erfc`` and the others run scipy.special's kernels on the
 CPU.  Their derivatives are
 compositions of ``exp`` and themselves, so every order is available."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import math
 
 import scipy.special as sc
@@ -12,6 +16,9 @@ import scipy.special as sc
 from .. import _ops
 from ._base import apply, holomorphic, kernel_primitive, operands, ufunc_kernel
 from ._fast import cpu_kernel
+
+if TYPE_CHECKING:
+    from .._tensor import ArrayLike, Tensor
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 _SQRT_PI_OVER_TWO = math.sqrt(math.pi) / 2.0
@@ -27,7 +34,7 @@ erfinv_p = kernel_primitive("erfinv", ufunc_kernel(sc.erfinv),
                             "The inverse of erf on (-1, 1) (real).")
 
 
-def erf(z):
+def erf(z: ArrayLike) -> Tensor:
     """scipy.special.erf: 2/sqrt(pi) * integral of exp(-t^2) from 0 to z, real or
     complex."""
     z, = operands("erf", sc.erf, z)
@@ -36,19 +43,19 @@ def erf(z):
     return apply(erf_p, z)
 
 
-def erfc(z):
+def erfc(z: ArrayLike) -> Tensor:
     """scipy.special.erfc: 1 - erf(z), accurate where erf(z) is close to 1."""
     z, = operands("erfc", sc.erfc, z)
     return apply(erfc_p, z)
 
 
-def erfcx(z):
+def erfcx(z: ArrayLike) -> Tensor:
     """scipy.special.erfcx: exp(z^2) erfc(z), the scaled complementary error function."""
     z, = operands("erfcx", sc.erfcx, z)
     return apply(erfcx_p, z)
 
 
-def erfinv(y):
+def erfinv(y: ArrayLike) -> Tensor:
     """scipy.special.erfinv: x with erf(x) = y, for real y in [-1, 1] (+-inf at +-1, NaN
     outside); its derivative sqrt(pi)/2 exp(erfinv(y)^2) is inf at +-1."""
     y, = operands("erfinv", sc.erfinv, y)

@@ -2,6 +2,10 @@
 ``gammainc``, ``gammaincc``; scipy.special's kernels on the CPU, derivatives to any
 order through each other (gammaln' = digamma, digamma' = polygamma(1, .),
 polygamma(n, .)' = polygamma(n + 1, .))."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 import scipy.special as sc
 
@@ -10,6 +14,9 @@ from .._tensor import Tensor
 from ._base import (apply, holomorphic, kernel_primitive, no_derivative, operands,
                     partial_rules, ufunc_kernel)
 from ._logistic import xlogy
+
+if TYPE_CHECKING:
+    from .._tensor import ArrayLike
 
 
 def _polygamma_kernel(x, *, n):
@@ -31,13 +38,13 @@ gammaincc_p = kernel_primitive("gammaincc", ufunc_kernel(sc.gammaincc),
                                "Q(a, x) = 1 - P(a, x), the regularized upper one.")
 
 
-def gammaln(x):
+def gammaln(x: ArrayLike) -> Tensor:
     """scipy.special.gammaln: log|Gamma(x)| for real ``x`` (inf at the poles 0, -1, ...)."""
     x, = operands("gammaln", sc.gammaln, x)
     return apply(gammaln_p, x)
 
 
-def digamma(x):
+def digamma(x: ArrayLike) -> Tensor:
     """scipy.special.digamma (alias ``psi``): Gamma'(x)/Gamma(x), real or complex ``x``
     (derivatives for real ``x`` only: scipy has no complex polygamma)."""
     x, = operands("digamma", sc.psi, x)
@@ -47,7 +54,7 @@ def digamma(x):
 psi = digamma
 
 
-def polygamma(n, x):
+def polygamma(n: ArrayLike, x: ArrayLike) -> Tensor:
     """scipy.special.polygamma: psi^(n)(x), the n-th derivative of digamma, for real
     ``x`` and integer orders ``n >= 0`` (an int or an integer array broadcast against
     ``x``; not differentiable in ``n``).  float32 ``x`` gives float32 (scipy's Python
@@ -70,21 +77,21 @@ def polygamma(n, x):
     return out
 
 
-def betaln(a, b):
+def betaln(a: ArrayLike, b: ArrayLike) -> Tensor:
     """scipy.special.betaln: log|B(a, b)| = log|Gamma(a) Gamma(b) / Gamma(a + b)| (real),
     scipy's kernel (accurate where the difference of gammaln's would cancel)."""
     a, b = operands("betaln", sc.betaln, a, b)
     return apply(betaln_p, a, b)
 
 
-def gammainc(a, x):
+def gammainc(a: ArrayLike, x: ArrayLike) -> Tensor:
     """scipy.special.gammainc: P(a, x), the regularized lower incomplete gamma function
     (a > 0, x >= 0; NaN elsewhere).  Differentiable in ``x`` only."""
     a, x = operands("gammainc", sc.gammainc, a, x)
     return apply(gammainc_p, a, x)
 
 
-def gammaincc(a, x):
+def gammaincc(a: ArrayLike, x: ArrayLike) -> Tensor:
     """scipy.special.gammaincc: Q(a, x) = 1 - P(a, x), the regularized upper incomplete
     gamma function.  Differentiable in ``x`` only."""
     a, x = operands("gammaincc", sc.gammaincc, a, x)

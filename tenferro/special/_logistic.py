@@ -12,6 +12,10 @@ A plain eager call on the CPU (real input, no transform, no tape) runs tenferro'
 one-pass kernel instead (``_fast.eager``: the same formulas in C, SIMD); the
 composition is what transforms, the tape and the other devices see.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import math
 
 import numpy as np
@@ -21,6 +25,9 @@ from .. import _dtypes, _ops
 from .._ops._common import to_tensor
 from ._base import composite_primitive, holomorphic, operands, partial_rules, polynomial
 from ._fast import eager
+
+if TYPE_CHECKING:
+    from .._tensor import ArrayLike, Tensor
 
 _INF = float("inf")
 _NAN = float("nan")
@@ -36,32 +43,32 @@ def _safe_log_arg(x, y, pole):
     return _ops.where((x == 0) & bad, pole + 1.0, y)
 
 
-def xlogy(x, y):
+def xlogy(x: ArrayLike, y: ArrayLike) -> Tensor:
     """scipy.special.xlogy: x * log(y), 0 where x == 0 (unless y is NaN).  Derivatives:
     log(y) in x (JAX's; at x = y = 0 it is 0, not -inf) and x / y in y (0 at x = 0)."""
     x, y = operands("xlogy", sc.xlogy, x, y)
     return eager("xlogy", lambda x, y: x * _ops.log(_safe_log_arg(x, y, 0.0)), x, y)
 
 
-def xlog1py(x, y):
+def xlog1py(x: ArrayLike, y: ArrayLike) -> Tensor:
     """scipy.special.xlog1py: x * log1p(y), 0 where x == 0 (unless y is NaN)."""
     x, y = operands("xlog1py", sc.xlog1py, x, y)
     return eager("xlog1py", lambda x, y: x * _ops.log1p(_safe_log_arg(x, y, -1.0)), x, y)
 
 
-def expit(x):
+def expit(x: ArrayLike) -> Tensor:
     """scipy.special.expit: the logistic sigmoid 1 / (1 + exp(-x)) (tenferro.sigmoid)."""
     x, = operands("expit", sc.expit, x)
     return _ops.sigmoid(x)
 
 
-def log_expit(x):
+def log_expit(x: ArrayLike) -> Tensor:
     """scipy.special.log_expit: log(expit(x)) = -log(1 + exp(-x)), accurate for large |x|."""
     x, = operands("log_expit", sc.log_expit, x)
     return eager("log_expit", lambda x: -_ops.logaddexp(0.0, -x), x)
 
 
-def logit(x):
+def logit(x: ArrayLike) -> Tensor:
     """scipy.special.logit: log(x / (1 - x)), -inf at 0, inf at 1, NaN outside [0, 1];
     scipy's formula log1p(s) - log1p(-s), s = 2x - 1, on [0.3, 0.65] (no cancellation
     near 1/2), log(x) - log1p(-x) elsewhere (derivative 1/(x(1 - x)): inf at 0 and 1)."""
@@ -83,7 +90,7 @@ xlogx_p = composite_primitive(
 holomorphic(xlogx_p, lambda x, out: _ops.log(x) + 1.0)
 
 
-def entr(x):
+def entr(x: ArrayLike) -> Tensor:
     """scipy.special.entr: -x log x for x > 0, 0 at 0, -inf for x < 0 (real).  Its
     derivative -(log x + 1) is +inf at 0 (JAX's and PyTorch's), 0 for x < 0."""
     x, = operands("entr", sc.entr, x)
@@ -135,14 +142,14 @@ def _d_rel_entr_dy(x, y):
 partial_rules(rel_entr_p, _d_rel_entr_dx, _d_rel_entr_dy)
 
 
-def rel_entr(x, y):
+def rel_entr(x: ArrayLike, y: ArrayLike) -> Tensor:
     """scipy.special.rel_entr: x log(x / y) for x, y > 0, 0 for x = 0 and y >= 0, inf
     elsewhere (real).  The x-derivative log(x / y) + 1 is -inf at x = 0."""
     x, y = operands("rel_entr", sc.rel_entr, x, y)
     return eager("rel_entr", rel_entr_p.bind, x, y)
 
 
-def kl_div(x, y):
+def kl_div(x: ArrayLike, y: ArrayLike) -> Tensor:
     """scipy.special.kl_div: x log(x / y) - x + y for x, y > 0, y for x = 0 and y >= 0,
     inf elsewhere (real).  Where x / y over- or underflows scipy's x log(x / y) is
     infinite; here it is rel_entr's finite value (kl_div(1e-300, 1e300) = 1e300)."""
@@ -161,7 +168,7 @@ _TAYLOR = tuple((-1) ** k / math.factorial(2 * k + 1) for k in range(5))
 _TAYLOR_BELOW = 0.04
 
 
-def sinc(x):
+def sinc(x: ArrayLike) -> Tensor:
     """NumPy's (normalized) sinc: sin(pi x) / (pi x), 1 at 0 (numpy.sinc, not the
     unnormalized sin(x)/x).  Near 0 a Taylor polynomial, so derivatives of every order
     are right at and around 0 (sinc''(0) = -pi^2/3)."""

@@ -9,10 +9,17 @@ maximum, one for exp and the sum, one for the result, in C).  Where scipy's edge
 the order of its operations (softmax of a slice holding +inf is NaN throughout; an
 all -inf slice gives -inf for logsumexp, NaN for softmax), the same order is kept.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal, overload
+
 from .. import _dtypes, _ops
 from .._ops._common import normalize_axes, to_tensor
 from ..autograd._engine import detach
 from ._fast import eager
+
+if TYPE_CHECKING:
+    from .._tensor import ArrayLike, AxisLike, Tensor
 
 _INEXACT = (_dtypes.float32, _dtypes.float64, _dtypes.complex64, _dtypes.complex128)
 
@@ -34,7 +41,21 @@ def _shift(x, axes, finite):
     return _ops.where(_ops.isfinite(m), m, 0.0) if finite else m
 
 
-def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
+@overload
+def logsumexp(a: ArrayLike, axis: AxisLike = None, b: ArrayLike | None = None,
+              keepdims: bool = False, return_sign: Literal[False] = False) -> Tensor: ...
+@overload
+def logsumexp(a: ArrayLike, axis: AxisLike, b: ArrayLike | None, keepdims: bool,
+              return_sign: Literal[True]) -> tuple[Tensor, Tensor]: ...
+@overload
+def logsumexp(a: ArrayLike, axis: AxisLike = None, b: ArrayLike | None = None,
+              keepdims: bool = False, *, return_sign: Literal[True]
+              ) -> tuple[Tensor, Tensor]: ...
+
+
+def logsumexp(a: ArrayLike, axis: AxisLike = None, b: ArrayLike | None = None,
+              keepdims: bool = False, return_sign: bool = False
+              ) -> Tensor | tuple[Tensor, Tensor]:
     """scipy.special.logsumexp: log(sum(b * exp(a))) over ``axis`` (None: all), stably.
 
     ``b`` (broadcast against ``a``) weights the terms and may be negative; where it is
@@ -73,7 +94,7 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     return (out, sgn) if return_sign else out
 
 
-def softmax(x, axis=None):
+def softmax(x: ArrayLike, axis: AxisLike = None) -> Tensor:
     """scipy.special.softmax: exp(x) / sum(exp(x)) over ``axis`` (None: all elements)."""
     x, = _floating(x)
     axes = normalize_axes("special.softmax", axis, x.ndim)
@@ -85,7 +106,7 @@ def _softmax(x, axes):
     return e / _ops.sum(e, axis=axes, keepdims=True)
 
 
-def log_softmax(x, axis=None):
+def log_softmax(x: ArrayLike, axis: AxisLike = None) -> Tensor:
     """scipy.special.log_softmax: x - logsumexp(x) over ``axis`` (None: all elements),
     computed as (x - max) - log(sum(exp(x - max))) for accuracy."""
     x, = _floating(x)
