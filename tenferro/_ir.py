@@ -7,6 +7,8 @@ shared by every layer: drivers read graphs (fused groups, :mod:`tenferro._fused`
 compiler (:mod:`tenferro.graph`) builds and rewrites them, autodiff transforms them.
 Nothing here runs an op.
 """
+from __future__ import annotations
+
 import numpy as np
 
 from ._errors import ConcretizationError  # noqa: F401  (part of the IR's vocabulary)
@@ -39,7 +41,7 @@ class AbstractArray:
         return tuple(reversed(s))
 
 
-def is_abstract(t):
+def is_abstract(t: object) -> bool:
     """Whether tensor ``t`` is being traced into a graph (it has a shape and a dtype but
     no data yet)."""
     return getattr(t._data, "abstract", False)

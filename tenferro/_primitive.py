@@ -10,8 +10,11 @@ Non-differentiable primitives are declared so (``differentiable=False`` plus the
 reason); a differentiable primitive with a missing rule raises ``NotImplementedError``
 naming the primitive and the mode when that rule is needed -- never a silent zero.
 """
+from __future__ import annotations
+
 import itertools
 import threading
+from typing import Any, Sequence
 
 from ._errors import ConcretizationError, DeviceMismatchError
 from ._ir import is_abstract
@@ -261,7 +264,7 @@ def with_rules(prim):
     return prim if c is None else c.resolve(prim)
 
 
-def bind(prim, args, params):
+def bind(prim: Primitive, args: Sequence[Any], params: dict[str, Any]) -> Any:
     """Apply ``prim`` to tensors ``args``.
 
     The highest-level active trace owning one of the arguments (autodiff levels,

@@ -202,7 +202,8 @@ SCIPYS_OWN = {"tenferro.fft.next_fast_len", "tenferro.fft.prev_fast_len"}
 
 def test_every_public_function_is_annotated():
     """Every function tenferro, tenferro.linalg, tenferro.random, tenferro.special,
-    tenferro.fft and tenferro.batching export is annotated, but NOT_ANNOTATED,
+    tenferro.fft, tenferro.batching, tenferro.graph and tenferro.autograd.extend export
+    is annotated, but NOT_ANNOTATED,
     SCIPYS_OWN and those typed through a declaration: the generated elementwise
     functions (tenferro/_ops/elementwise.py's TYPE_CHECKING block) and the quantile
     family (made by one annotated factory: ``Callable[..., Tensor]``)."""
@@ -212,7 +213,10 @@ def test_every_public_function_is_annotated():
     declared = set(elementwise.UNARY) | set(elementwise.BINARY)
     factory_made = {"quantile", "percentile", "nanquantile", "nanpercentile"}
     assert _annotated(quantiles._public)
-    modules = (tf, tl, tf.random, tf.special, tf.fft, tf.batching)
+    import tenferro.autograd.extend as extend
+    import tenferro.graph as graph
+
+    modules = (tf, tl, tf.random, tf.special, tf.fft, tf.batching, graph, extend)
     missing, checked = [], 0
     for mod in modules:
         for n in mod.__all__:

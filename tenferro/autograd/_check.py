@@ -7,6 +7,8 @@ node passes its guarded value through and raises when the compiled program runs 
 values that fail the condition.  The rule must go on with the value ``check``
 returns, so that the node feeds the result and dead-code elimination keeps it.
 """
+from __future__ import annotations
+
 import numpy as np
 
 from .._ir import is_abstract
@@ -36,7 +38,8 @@ check_p.def_vjp(lambda ct, primals, out, params, needs: (ct if needs[0] else Non
 check_p.vjp.uses_out = False
 
 
-def check(x, ok, error, message):
+def check(x: Tensor, ok: bool | np.bool_ | Tensor, error: type[BaseException],
+          message: str) -> Tensor:
     """``x``, once ``ok`` holds; else ``error(message)`` is raised.  ``ok`` is a Python or
     NumPy bool, or a bool tensor (all of whose elements must be true).  A tensor
     condition is tested now when its value is known, and when the program runs when

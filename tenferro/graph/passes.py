@@ -10,8 +10,11 @@ passes=...)`` runs the named ones instead (any registered pass, in the order giv
 each can be switched off by name for debugging.  A pattern (one primitive's rewrite) is
 not a pass: :func:`~.rewrite.register_rewrite` adds it to ``simplify``.
 """
+from __future__ import annotations
+
 import collections
 import threading
+from typing import Callable, Iterable
 
 import numpy as np
 
@@ -22,6 +25,9 @@ from .._primitive import bind
 from .fusion import elementwise_fusion
 from .rewrite import Splice, rewrite_graph
 from .simplify import stored_elements, algebraic_simplification
+
+#: a compiler pass: a function of a graph returning a new graph
+Pass = Callable[[Graph], Graph]
 
 __all__ = ["register_pass", "unregister_pass", "registered_passes", "lookup_passes",
            "PASSES"]
@@ -231,7 +237,8 @@ def _install(passes, optional):
     PASSES = _registry[2]
 
 
-def register_pass(name, fn, *, before=None, after=None, default=True, replace=False):
+def register_pass(name: str, fn: Pass, *, before: str | None = None, after: str | None = None,
+                  default: bool = True, replace: bool = False) -> Pass:
     """Register compiler pass ``fn`` (a function ``Graph -> Graph`` returning a new
     graph) under ``name``; returns ``fn``.
 
@@ -273,7 +280,7 @@ def register_pass(name, fn, *, before=None, after=None, default=True, replace=Fa
     return fn
 
 
-def unregister_pass(name):
+def unregister_pass(name: str) -> None:
     """Remove the pass registered as ``name`` (not a built-in one: those are switched
     off with ``compile(graph, passes=...)``); ValueError for an unknown name."""
     builtin = dict(_BUILTIN)
@@ -287,13 +294,13 @@ def unregister_pass(name):
         _install({p: f for p, f in passes.items() if p != name}, optional - {name})
 
 
-def registered_passes():
+def registered_passes() -> tuple[str, ...]:
     """The names of every registered pass, in run order (``PASSES`` and those registered
     with ``default=False``)."""
     return tuple(_registry[0])
 
 
-def lookup_passes(names=None):
+def lookup_passes(names: Iterable[str] | None = None) -> tuple[tuple[str, Pass], ...]:
     """The ``(name, function)`` of each pass ``compile`` runs for ``names`` (None: the
     default passes, ``PASSES``), in that order; ValueError naming the unknown ones."""
     table, _, defaults = _registry

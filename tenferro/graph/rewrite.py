@@ -18,9 +18,19 @@ replacement only when it changes something, and only one whose outputs equal the
 node's (shape, dtype and values; the built-in rules keep them bit for bit, see
 :mod:`.simplify`).
 """
+from __future__ import annotations
+
 import threading
+from typing import TYPE_CHECKING, Any, Callable
 
 from .._ir import Node, Var
+
+if TYPE_CHECKING:
+    from .._ir import Graph
+    from .._primitive import Primitive
+
+#: a rewrite rule: ``rule(node, inputs, ctx) -> replacement or None``
+Rule = Callable[[Node, list, "RewriteContext"], Any]
 
 __all__ = ["Splice", "rewrite_graph", "RewriteContext", "register_rewrite",
            "unregister_rewrite", "rewrite_rules", "apply_rules"]
@@ -36,7 +46,7 @@ class Splice:
         self.graph, self.args = graph, args
 
 
-def rewrite_graph(graph, fn):
+def rewrite_graph(graph: Graph, fn: Callable[[Node, list[Any]], Any]) -> Graph:
     """A new graph with every node passed through ``fn(node, inputs)``, its inputs
     already substituted: ``fn`` returns None to keep the node (with those inputs), a
     new :class:`~tenferro.graph.Node` to put in its place, a :class:`Splice` (whose
@@ -86,7 +96,7 @@ def _prim_name(prim):
     return prim if isinstance(prim, str) else prim.name
 
 
-def register_rewrite(prim, rule):
+def register_rewrite(prim: Primitive | str, rule: Rule) -> Rule:
     """Add ``rule`` to the rules of primitive ``prim`` (a Primitive or its name, e.g.
     ``"multiply"`` or ``"linalg.solve"``), after those already there; the ``simplify``
     pass applies it from then on (in every program compiled with it).  Returns
@@ -102,7 +112,7 @@ def register_rewrite(prim, rule):
     return rule
 
 
-def unregister_rewrite(prim, rule):
+def unregister_rewrite(prim: Primitive | str, rule: Rule) -> None:
     """Remove ``rule`` from the rules of ``prim``; ValueError if it is not one of them."""
     name = _prim_name(prim)
     with _lock:
@@ -117,7 +127,8 @@ def unregister_rewrite(prim, rule):
             del _RULES[name]
 
 
-def rewrite_rules(prim=None):
+def rewrite_rules(prim: Primitive | str | None = None
+                  ) -> tuple[Rule, ...] | dict[str, tuple[Rule, ...]]:
     """The rules of ``prim`` (a tuple, in the order they are tried), or, with no
     argument, a dict of every primitive name that has rules to its rules."""
     if prim is None:
