@@ -11,9 +11,11 @@ from __future__ import annotations
 import warnings
 from typing import TYPE_CHECKING
 
-from .. import _dtypes
+from .. import _dtypes, _primitive
+from .._primitive import bind
+from ._order_cpu import searchsorted_p
 from ._common import broadcast_shapes, common_device, normalize_axis, to_tensor
-from .elementwise import multiply, negative
+from .elementwise import multiply, negative, true_divide
 from .indexing import take_in_range
 from .joining import stack
 from .reduction import sum as _sum
@@ -26,6 +28,10 @@ if TYPE_CHECKING:
     from .._tensor import ArrayLike, ScalarLike, Tensor
 
 __all__ = ["trapezoid", "cross", "polyval", "interp"]
+
+# Elements from which trapezoid halves in place (out= costs a few us more per call than a
+# fresh result; from here on a fresh result's page faults cost more)
+_IN_PLACE = 1 << 16
 
 
 def trapezoid(y: ArrayLike, x: ArrayLike | None = None, dx: float = 1.0,
@@ -49,7 +55,13 @@ def trapezoid(y: ArrayLike, x: ArrayLike | None = None, dx: float = 1.0,
         else:
             d = diff(x, axis=normalize_axis("trapezoid", axis - y.ndim, x.ndim))
     s = along(y, axis, 1) + along(y, axis, None, -1)
-    return _sum(d * s / 2.0, axis=axis)
+    # (1.0 * s is s bit for bit for real floats: that pass is skipped; outside autodiff
+    # a large product is halved in place: an allocation of fresh pages less, same bits)
+    p = s if type(d) is float and d == 1.0 and s.dtype.kind == "f" else d * s
+    if p.size >= _IN_PLACE and p.dtype.kind in "fc" and not p.requires_grad \
+            and not _primitive.state.interpreters:
+        return _sum(true_divide(p, 2.0, out=p), axis=axis)
+    return _sum(p / 2.0, axis=axis)
 
 
 def cross(a: ArrayLike, b: ArrayLike, axisa: SupportsIndex = -1, axisb: SupportsIndex = -1,
@@ -118,12 +130,18 @@ def polyval(p: ArrayLike, x: ArrayLike) -> Tensor:
 
 def count_le(s, v):
     """How many elements of the ascending 1-D tensor ``s`` are ``<= v``, for each element
-    of ``v`` (int32; ``searchsorted(s, v, side="right")``), by a vectorised bisection:
-    ``log2(len(s))`` rounds of a gather and a comparison, so it runs on every device (the
-    ``searchsorted`` primitive is not on CUDA).  NaN in ``v`` counts 0."""
+    of ``v`` (``searchsorted(s, v, side="right")``; NaN in ``v`` counts 0).  The
+    ``searchsorted`` primitive where ``s``'s device has it (int64; one bind, and a
+    ``where`` for NaN, which it would put last), else (CUDA) a vectorised bisection:
+    ``log2(len(s))`` rounds of a gather and a comparison (int32)."""
     from .creation import zeros
-    from .elementwise import floor_divide, less_equal, logical_and, where
+    from .elementwise import floor_divide, isnan, less_equal, logical_and, where
 
+    if searchsorted_p.name in s._device.driver.implementations:
+        dt = s.dtype if s.dtype == v.dtype else _dtypes.result_type(s, v)
+        s, v = s.astype(dt, copy=False), v.astype(dt, copy=False)
+        pos = bind(searchsorted_p, (s, v), {"side": "right"})
+        return where(isnan(v), 0, pos) if dt.kind in "fc" else pos
     m = s.shape[0]
     lo = zeros(v.shape, dtype=_dtypes.int32, device=v._device)
     hi = lo + m
