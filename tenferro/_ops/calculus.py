@@ -132,16 +132,16 @@ def count_le(s, v):
     """How many elements of the ascending 1-D tensor ``s`` are ``<= v``, for each element
     of ``v`` (``searchsorted(s, v, side="right")``; NaN in ``v`` counts 0).  The
     ``searchsorted`` primitive where ``s``'s device has it (int64; one bind, and a
-    ``where`` for NaN, which it would put last), else (CUDA) a vectorised bisection:
+    product with ``v == v`` for NaN, which it would put last), else (CUDA) a vectorised bisection:
     ``log2(len(s))`` rounds of a gather and a comparison (int32)."""
     from .creation import zeros
-    from .elementwise import floor_divide, isnan, less_equal, logical_and, where
+    from .elementwise import equal, floor_divide, less_equal, logical_and, where
 
     if searchsorted_p.name in s._device.driver.implementations:
         dt = s.dtype if s.dtype == v.dtype else _dtypes.result_type(s, v)
         s, v = s.astype(dt, copy=False), v.astype(dt, copy=False)
         pos = bind(searchsorted_p, (s, v), {"side": "right"})
-        return where(isnan(v), 0, pos) if dt.kind in "fc" else pos
+        return pos * equal(v, v) if dt.kind in "fc" else pos     # (NaN: 0)
     m = s.shape[0]
     lo = zeros(v.shape, dtype=_dtypes.int32, device=v._device)
     hi = lo + m
@@ -210,7 +210,7 @@ def _periodic(x, xp, fp, period):
 def _interp(x, xp, fp, left, right):
     """NumPy's interp loop for real ``fp``, written elementwise (its exact-hit and
     NaN-slope fallbacks included)."""
-    from .elementwise import clip, equal, greater, isnan, less, logical_and, where
+    from .elementwise import equal, greater, isnan, less, logical_and, maximum, minimum, where
 
     n = xp.shape[0]
     lval = fp[0] if left is None else left
@@ -219,7 +219,7 @@ def _interp(x, xp, fp, left, right):
         r = where(less(x, xp[0]), lval, where(greater(x, xp[0]), rval, fp[0]))
         return r.astype(fp.dtype, copy=False)
     j = count_le(xp, x) - 1                      # xp[j] <= x < xp[j + 1]
-    jc = clip(j, 0, n - 2)
+    jc = minimum(maximum(j, 0), n - 2)          # (clip's, without its dtype checks)
     x0, x1 = take_in_range(xp, jc), take_in_range(xp, jc + 1)
     y0, y1 = take_in_range(fp, jc), take_in_range(fp, jc + 1)
     slope = (y1 - y0) / (x1 - x0)
