@@ -175,6 +175,18 @@ def test_count_le_searchsorted_is_the_bisection(dtype, monkeypatch):
         np.testing.assert_array_equal(fast.numpy(), want)
 
 
+def test_count_le_many_values_bisect_on_the_cpu(monkeypatch):
+    rng = np.random.default_rng(9)
+    s = np.sort(np.concatenate([rng.standard_normal(300), [0.0, 0.0, -0.0, np.inf]]))
+    v = np.concatenate([rng.standard_normal(2000), [np.nan, -0.0, np.inf, -np.inf]])
+    want = np.where(np.isnan(v), 0, np.searchsorted(s, v, side="right"))
+    for limit in (0, 10**9):       # (the bisection, the search)
+        monkeypatch.setattr(calculus, "_CPU_SEARCH_MAX", limit)
+        got = count_le(tf.asarray(s), tf.asarray(v))
+        assert got.dtype == (np.int32 if limit == 0 else np.int64)
+        np.testing.assert_array_equal(got.numpy(), want)
+
+
 def test_count_le_on_webgpu():
     dev = webgpu()
     s, v = _tricky_points(np.float32)
