@@ -50,12 +50,12 @@ def _same(fname, data=_data, **kw):
                  lambda n: (lambda x: lambda: getattr(tf, fname)(x, **kw))(tf.asarray(data(n))))
 
 
-def _of_list(fname, k=4, via_numpy=False):
-    """``xp.fname`` of a list of k arrays of n // k elements; ``via_numpy``: NumPy's
-    function for both, on tensors for tenferro (``__array_function__``)."""
+def _of_list(fname, k=4, via_numpy=False, **kw):
+    """``xp.fname(list, **kw)`` of a list of k arrays of n // k elements; ``via_numpy``:
+    NumPy's function for both, on tensors for tenferro (``__array_function__``)."""
     def make(xp):
         f = getattr(np if via_numpy else xp, fname)
-        return lambda n: (lambda xs: lambda: f(xs))(
+        return lambda n: (lambda xs: lambda: f(xs, **kw))(
             [xp.asarray(_data(max(n // k, 1), seed=i)) for i in range(k)])
     return _pair(make(np), make(tf))
 
@@ -73,6 +73,13 @@ def _searchsorted():
     def make(xp):
         return lambda n: (lambda a, v: lambda: xp.searchsorted(a, v))(
             xp.asarray(np.sort(_data(n))), xp.asarray(_data(n, seed=1)))
+    return _pair(make(np), make(tf))
+
+
+def _trapezoid_x():
+    def make(xp):
+        return lambda n: (lambda y, x: lambda: xp.trapezoid(y, x))(
+            xp.asarray(_data(n)), xp.asarray(np.cumsum(np.abs(_data(n, seed=1)))))
     return _pair(make(np), make(tf))
 
 
@@ -100,8 +107,13 @@ CASES = [
     ("diff", _same("diff")),
     ("cumsum", _same("cumsum")),
     ("trapezoid", _same("trapezoid")),
+    ("trapezoid x", _trapezoid_x()),
     ("concatenate 4", _of_list("concatenate")),
     ("stack 4", _of_list("stack")),
+    ("stack 4 axis -1", _of_list("stack", axis=-1)),
+    ("vstack 4", _of_list("vstack")),
+    ("hstack 4", _of_list("hstack")),
+    ("column_stack 4", _of_list("column_stack")),
     ("concatenate [1, n]", _concat_small_big()),
     ("histogram 10 bins", _same("histogram")),
     ("bincount", _same("bincount", data=_ints)),

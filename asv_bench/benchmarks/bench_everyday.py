@@ -1,4 +1,5 @@
-"""The everyday functions (sort, unique, order statistics, roll, joins, counting):
+"""The everyday functions (sort, unique, order statistics, roll, joins, calculus,
+counting):
 tenferro beside NumPy at 100, 1e4 and 1e6 float64 elements (2 threads for tenferro).
 
 PyTorch is left out: several of these have no torch twin of the same semantics
@@ -61,7 +62,8 @@ class OrderStatistics(_Everyday):
 
 class Structural(_Everyday):
     """roll, diff, concatenate and stack of four pieces, np.stack on the library's arrays
-    (tensors: NumPy's __array_function__)."""
+    (tensors: NumPy's __array_function__), the other joins of four pieces, one element
+    before n."""
 
     def setup(self, lib, n):
         super().setup(lib, n)
@@ -82,6 +84,42 @@ class Structural(_Everyday):
 
     def time_np_stack(self, lib, n):
         np.stack(self.parts)
+
+    def time_stack_last_axis(self, lib, n):
+        self.xp.stack(self.parts, axis=-1)
+
+    def time_vstack(self, lib, n):
+        self.xp.vstack(self.parts)
+
+    def time_hstack(self, lib, n):
+        self.xp.hstack(self.parts)
+
+    def time_column_stack(self, lib, n):
+        self.xp.column_stack(self.parts)
+
+    def time_concatenate_one_before(self, lib, n):
+        self.xp.concatenate([self.x[:1], self.x])
+
+
+class Calculus(_Everyday):
+    """trapezoid (dx=1 and sample points), cumsum, interp of n points among n."""
+
+    def setup(self, lib, n):
+        super().setup(lib, n)
+        self.grid = convert(np.cumsum(np.random.default_rng(14).random(n)), lib)
+        self.fp = convert(get_array(n, "float64", seed=15), lib)
+
+    def time_trapezoid(self, lib, n):
+        self.xp.trapezoid(self.x)
+
+    def time_trapezoid_x(self, lib, n):
+        self.xp.trapezoid(self.x, self.grid)
+
+    def time_cumsum(self, lib, n):
+        self.xp.cumsum(self.x)
+
+    def time_interp(self, lib, n):
+        self.xp.interp(self.x, self.grid, self.fp)
 
 
 class Counting(_Everyday):

@@ -85,14 +85,12 @@ NOT_TWINS_LINALG = {
 }
 
 
-def _table():
+def _table(groups, other):
     table = {}
-    for mod, names, target in (("numpy", SAME, "tenferro"),
-                               ("numpy.linalg", SAME_LINALG, "tenferro.linalg"),
-                               ("numpy.fft", SAME_FFT, "tenferro.fft")):
+    for mod, names, target in groups:
         for name in names:
             table[mod, name] = (target, name)
-    table.update(OTHER)
+    table.update(other)
     out = {}
     for (mod, name), (tmod, tname) in table.items():
         fn = getattr(importlib.import_module(mod), name, None)
@@ -101,15 +99,41 @@ def _table():
     return out
 
 
-TWINS = _table()
+# NumPy function -> (tenferro module, name, NumPy's qualified name).  numpy.fft's rows
+# join at the first numpy.fft function called on a tensor (or the first read of TWINS):
+# importing numpy.fft would cost ``import tenferro`` 0.5 ms, and a numpy.fft function
+# can only reach __array_function__ once numpy.fft is imported.
+_TWINS = _table((("numpy", SAME, "tenferro"),
+                 ("numpy.linalg", SAME_LINALG, "tenferro.linalg")), OTHER)
+_fft_rows = []
+
+
+def _with_fft():
+    """The twins table, numpy.fft's rows included (imported on the first call)."""
+    if not _fft_rows:
+        _fft_rows.append(_table((("numpy.fft", SAME_FFT, "tenferro.fft"),), {}))
+        _TWINS.update(_fft_rows[0])
+    return _TWINS
+
+
+def __getattr__(name):   # ``TWINS``: the complete table
+    if name == "TWINS":
+        return _with_fft()
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))
+
+
 _calls = {}   # NumPy function -> its Call (rebuilt when the twin changes)
 
 
 def twin(func):
     """The :class:`Call` to ``func``'s tenferro twin, or None when there is none."""
-    entry = TWINS.get(func)
+    entry = _TWINS.get(func)
     if entry is None:
-        return None
+        if getattr(func, "__module__", None) != "numpy.fft":
+            return None
+        entry = _with_fft().get(func)
+        if entry is None:
+            return None
     mod = sys.modules.get(entry[0])
     if mod is None:
         try:
@@ -138,5 +162,5 @@ def array_function(self, func, types, args, kwargs):
             reason = "tenferro's implementation of it %s" % e
     else:
         reason = "tenferro has no implementation of it"
-    what = TWINS[func][2] if func in TWINS else "%s.%s" % (func.__module__, func.__name__)
+    what = _TWINS[func][2] if func in _TWINS else "%s.%s" % (func.__module__, func.__name__)
     return call_numpy(func, what, reason, args, kwargs)

@@ -6,13 +6,14 @@ from typing import TYPE_CHECKING, Any
 from .. import _dtypes
 from .._primitive import Primitive, bind
 from ._common import common_device, normalize_axis, to_tensor
-from .shape import expand_dims, flip, reshape
+from .._tensor import Tensor
+from .shape import flip, reshape, reshape_p
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import SupportsIndex
 
-    from .._tensor import ArrayLike, DTypeLike, Tensor
+    from .._tensor import ArrayLike, DTypeLike
 
 
 def _concat_aval(*xs, axis):
@@ -27,47 +28,84 @@ concatenate_p = Primitive("concatenate", _concat_aval, doc="Join along an existi
 def concatenate(tensors: Sequence[ArrayLike], axis: SupportsIndex | None = 0,
                 dtype: DTypeLike = None) -> Tensor:
     """Join tensors along an existing ``axis`` (``axis=None`` flattens them first)."""
-    ts = [to_tensor(t) for t in tensors]
+    ts = [t if isinstance(t, Tensor) else to_tensor(t) for t in tensors]
     if not ts:
         raise ValueError("tenferro.concatenate: need at least one tensor to concatenate")
     common_device("concatenate", ts)
     if axis is None:
         ts = [reshape(t, (-1,)) for t in ts]
         axis = 0
+    return _join(ts, normalize_axis("concatenate", axis, _ndim(ts)), dtype)
+
+
+def _ndim(ts):
     nd = ts[0].ndim
     if nd == 0:
         raise ValueError("tenferro.concatenate: zero-dimensional tensors cannot be concatenated")
-    a = normalize_axis("concatenate", axis, nd)
+    return nd
+
+
+def _join(ts, a, dtype):
+    """``concatenate`` of the tensors ``ts`` (one device, at least 1-D) along the
+    normalized axis ``a``: one primitive bind after the checks, Python's least per
+    input (the per-call cost of small joins is all here)."""
+    shape0, dt0 = ts[0].shape, ts[0].dtype
+    same = True
     for i, t in enumerate(ts):
-        if t.ndim != nd:
-            raise ValueError("tenferro.concatenate: all tensors must have the same number of "
-                             "dimensions; tensor 0 has %d and tensor %d has %d" % (nd, i, t.ndim))
-        for d in range(nd):
-            if d != a and t.shape[d] != ts[0].shape[d]:
-                raise ValueError("tenferro.concatenate: sizes must match except along axis %d; "
-                                 "tensor 0 has shape %s and tensor %d has shape %s"
-                                 % (a, ts[0].shape, i, t.shape))
-    dt = _dtypes.dtype(dtype) if dtype is not None else _dtypes.result_type(*ts)
-    ts = [t if t.dtype == dt else t.astype(dt) for t in ts]
+        s = t.shape
+        if s != shape0:
+            if len(s) != len(shape0):
+                raise ValueError("tenferro.concatenate: all tensors must have the same number "
+                                 "of dimensions; tensor 0 has %d and tensor %d has %d"
+                                 % (len(shape0), i, len(s)))
+            if s[:a] != shape0[:a] or s[a + 1:] != shape0[a + 1:]:
+                raise ValueError("tenferro.concatenate: sizes must match except along axis "
+                                 "%d; tensor 0 has shape %s and tensor %d has shape %s"
+                                 % (a, shape0, i, s))
+        if same and t.dtype != dt0:
+            same = False
+    if dtype is not None:
+        dt = _dtypes.dtype(dtype)
+    else:
+        dt = dt0 if same else _dtypes.result_type(*ts)
+    if not same or dt != dt0:
+        ts = [t if t.dtype == dt else t.astype(dt) for t in ts]
     if len(ts) == 1:
         return ts[0].copy()
     return bind(concatenate_p, tuple(ts), {"axis": a})
+
+
+def _view(t, shape):
+    """``t`` reshaped to ``shape`` (same size, computed by the caller): the reshape
+    primitive without ``reshape``'s argument parsing."""
+    return bind(reshape_p, (t,), {"shape": shape, "copy": None})
 
 
 concat = concatenate
 
 
 def stack(tensors: Sequence[ArrayLike], axis: SupportsIndex = 0) -> Tensor:
-    """Join tensors of one shape along a new ``axis``."""
-    ts = [to_tensor(t) for t in tensors]
+    """Join tensors of one shape along a new ``axis``.
+
+    Before the last axis this is one ``concatenate`` along ``axis`` of the tensors as
+    they are, then one reshape of its (contiguous) result, splitting that axis into
+    (number of tensors, its length): two binds whatever the number of tensors.  At the
+    end (and for 0-d tensors) each tensor gets a trailing size-1 axis first."""
+    ts = [t if isinstance(t, Tensor) else to_tensor(t) for t in tensors]
     if not ts:
         raise ValueError("tenferro.stack: need at least one tensor to stack")
+    shape = ts[0].shape
     for i, t in enumerate(ts):
-        if t.shape != ts[0].shape:
+        if t.shape != shape:
             raise ValueError("tenferro.stack: all tensors must have the same shape; tensor 0 has "
-                             "shape %s and tensor %d has shape %s" % (ts[0].shape, i, t.shape))
-    a = normalize_axis("stack", axis, ts[0].ndim + 1)
-    return concatenate([expand_dims(t, a) for t in ts], axis=a)
+                             "shape %s and tensor %d has shape %s" % (shape, i, t.shape))
+    common_device("stack", ts)
+    nd = len(shape)
+    a = normalize_axis("stack", axis, nd + 1)
+    out_shape = shape[:a] + (len(ts),) + shape[a:]
+    if a == nd:
+        return _join([_view(t, shape + (1,)) for t in ts], a, None)
+    return _view(_join(ts, a, None), out_shape)
 
 
 def _pad_widths(op, pad_width, ndim):

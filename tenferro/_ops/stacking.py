@@ -37,11 +37,13 @@ def _atleast(t, nd):
     2-d (M, N) -> (M, N, 1)."""
     if t.ndim >= nd:
         return t
+    from .joining import _view
+
     if t.ndim == 0:
-        return reshape(t, (1,) * nd)
+        return _view(t, (1,) * nd)
     if t.ndim == 1:
-        return reshape(t, (1,) + t.shape + (1,) * (nd - 2))
-    return reshape(t, t.shape + (1,))
+        return _view(t, (1,) + t.shape + (1,) * (nd - 2))
+    return _view(t, t.shape + (1,))
 
 
 def _join(ts, axis, dtype, casting):
@@ -67,7 +69,12 @@ def hstack(tup: Sequence[ArrayLike], *, dtype: DTypeLike = None,
 def vstack(tup: Sequence[ArrayLike], *, dtype: DTypeLike = None,
            casting: str = "same_kind") -> Tensor:
     """Join tensors row-wise (along axis 0, 1-D ones as rows)."""
-    return _join([_atleast(t, 2) for t in _tensors("vstack", tup)], 0, dtype, casting)
+    ts = _tensors("vstack", tup)
+    if dtype is None and ts[0].ndim == 1 and all(t.shape == ts[0].shape for t in ts):
+        from .joining import stack
+
+        return stack(ts)     # (rows of one length: one concatenate and one reshape)
+    return _join([_atleast(t, 2) for t in ts], 0, dtype, casting)
 
 
 def dstack(tup: Sequence[ArrayLike]) -> Tensor:
@@ -77,7 +84,12 @@ def dstack(tup: Sequence[ArrayLike]) -> Tensor:
 
 def column_stack(tup: Sequence[ArrayLike]) -> Tensor:
     """Join 1-D tensors as columns (and 2-D ones as they are) into a 2-D tensor."""
-    ts = [reshape(t, (-1, 1)) if t.ndim < 2 else t for t in _tensors("column_stack", tup)]
+    from .joining import _view, stack
+
+    ts = _tensors("column_stack", tup)
+    if ts[0].ndim == 1 and all(t.shape == ts[0].shape for t in ts):
+        return stack(ts, axis=1)
+    ts = [_view(t, (t.size, 1)) if t.ndim < 2 else t for t in ts]
     return _join(ts, 1, None, "same_kind")
 
 

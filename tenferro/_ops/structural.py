@@ -222,14 +222,19 @@ def roll(a: ArrayLike, shift: ShapeLike, axis: AxisLike = None) -> Tensor:
 
     a = to_tensor(a)
     if axis is None:
-        return reshape(roll(reshape(a, (-1,)), shift, 0), a.shape)
-    pairs = np.broadcast(np.asarray(shift), np.asarray(axis))
-    if pairs.nd > 1:
-        raise ValueError("tenferro.roll: shift and axis must be ints or 1-D sequences")
-    total = {}
-    for s, ax in pairs:
-        ax = normalize_axis("roll", int(ax), a.ndim)
-        total[ax] = total.get(ax, 0) + int(s)
+        if a.ndim != 1:
+            return reshape(roll(reshape(a, (-1,)), shift, 0), a.shape)
+        axis = 0
+    if type(shift) is int and type(axis) is int:   # (the usual call: no NumPy parsing)
+        total = {normalize_axis("roll", axis, a.ndim): shift}
+    else:
+        pairs = np.broadcast(np.asarray(shift), np.asarray(axis))
+        if pairs.nd > 1:
+            raise ValueError("tenferro.roll: shift and axis must be ints or 1-D sequences")
+        total = {}
+        for s, ax in pairs:
+            ax = normalize_axis("roll", int(ax), a.ndim)
+            total[ax] = total.get(ax, 0) + int(s)
     out = a
     for ax, s in total.items():
         n = a.shape[ax]
