@@ -24,7 +24,7 @@ from ._errors import ConcretizationError
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
-    from types import EllipsisType
+    from types import EllipsisType, ModuleType
     from typing import SupportsIndex, Union
 
     import numpy.typing as npt
@@ -316,6 +316,10 @@ class Tensor:
         def to(self, device: DeviceLike = None, dtype: DTypeLike = None,
                copy: bool = False) -> Tensor: ...
         def cpu(self) -> Tensor: ...
+        # tenferro/array_api/__init__.py: the Array API standard's
+        def __array_namespace__(self, /, *,
+                                api_version: str | None = None) -> ModuleType: ...
+        def to_device(self, device: DeviceLike, /, *, stream: None = None) -> Tensor: ...
         def astype(self, dtype: DTypeLike, copy: bool = True,
                    casting: str = "unsafe") -> Tensor: ...
         def copy(self) -> Tensor: ...

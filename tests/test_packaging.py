@@ -202,8 +202,9 @@ SCIPYS_OWN = {"tenferro.fft.next_fast_len", "tenferro.fft.prev_fast_len"}
 
 def test_every_public_function_is_annotated():
     """Every function tenferro, tenferro.linalg, tenferro.random, tenferro.special,
-    tenferro.fft, tenferro.batching, tenferro.graph and tenferro.autograd.extend export
-    is annotated, but NOT_ANNOTATED,
+    tenferro.fft, tenferro.batching, tenferro.graph, tenferro.autograd.extend and the
+    Array API namespace (tenferro.array_api, its linalg and fft) export is annotated,
+    but NOT_ANNOTATED,
     SCIPYS_OWN and those typed through a declaration: the generated elementwise
     functions (tenferro/_ops/elementwise.py's TYPE_CHECKING block) and the quantile
     family (made by one annotated factory: ``Callable[..., Tensor]``)."""
@@ -214,9 +215,12 @@ def test_every_public_function_is_annotated():
     factory_made = {"quantile", "percentile", "nanquantile", "nanpercentile"}
     assert _annotated(quantiles._public)
     import tenferro.autograd.extend as extend
+    import tenferro.array_api.fft as xp_fft
+    import tenferro.array_api.linalg as xp_linalg
     import tenferro.graph as graph
 
-    modules = (tf, tl, tf.random, tf.special, tf.fft, tf.batching, graph, extend)
+    modules = (tf, tl, tf.random, tf.special, tf.fft, tf.batching, graph, extend,
+               tf.array_api, xp_linalg, xp_fft)
     missing, checked = [], 0
     for mod in modules:
         for n in mod.__all__:
@@ -228,7 +232,7 @@ def test_every_public_function_is_annotated():
                 if (f.__name__ not in declared and n not in factory_made
                         and name not in NOT_ANNOTATED and not _annotated(f)):
                     missing.append(name)
-    assert checked > 300 and not missing, "not annotated: %s" % missing
+    assert checked > 450 and not missing, "not annotated: %s" % missing
     still = [n for n in NOT_ANNOTATED
              if _annotated(getattr(importlib.import_module(n.rpartition(".")[0]),
                                    n.rpartition(".")[2]))]
@@ -261,7 +265,7 @@ def test_declared_tensor_methods_match_the_attached_ones():
         assert value is not None, fn.name
         if isinstance(value, property) or not inspect.isfunction(value):
             continue   # a property, or a compiled operator without a signature
-        declared = [a.arg for a in fn.args.args + fn.args.kwonlyargs]
+        declared = [a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs]
         declared += ["*" + fn.args.vararg.arg] if fn.args.vararg else []
         actual = [("*" if p.kind == p.VAR_POSITIONAL else "") + p.name
                   for p in inspect.signature(value).parameters.values()]
@@ -293,12 +297,35 @@ def test_declared_elementwise_names_match_the_op_tables():
         "add %s, drop %s" % (sorted(runs - typed), sorted(typed - runs)))
 
 
+def test_array_api_type_checking_imports_match_its_tables():
+    """tenferro/array_api/__init__.py fills its namespace from tenferro's ops at run time
+    (_SAME, _RENAMED) and adds up its __all__; its TYPE_CHECKING blocks import the same
+    names and spell out the same __all__ for type checkers."""
+    import tenferro.array_api as xp
+
+    tree = ast.parse((ROOT / "tenferro" / "array_api" / "__init__.py").read_text())
+    imported = {a.asname or a.name: a.name for node in tree.body if isinstance(node, ast.If)
+                and ast.unparse(node.test) == "TYPE_CHECKING" for imp in node.body
+                if isinstance(imp, ast.ImportFrom) and imp.module == "_ops" and imp.level == 2
+                for a in imp.names}
+    want = dict({n: n for n in xp._SAME}, **xp._RENAMED)
+    assert imported == want, (
+        "tenferro/array_api/__init__.py's TYPE_CHECKING block: import %s, drop %s"
+        % (sorted(want.items() - imported.items()), sorted(imported.items() - want.items())))
+    typed = next(n for n in _type_checking_block(tree) if isinstance(n, ast.Assign))
+    typed, runs = ast.literal_eval(typed.value), xp.__all__
+    assert typed == runs, (
+        "tenferro/array_api/__init__.py: the __all__ for type checkers lags the one that "
+        "runs: add %s, drop %s" % (sorted(set(runs) - set(typed)), sorted(set(typed) - set(runs))))
+
+
 def test_mypy_strict_on_a_typed_user_script(tmp_path):
     """The typed user scripts in tests/typing/ (user_script.py: the API users call most;
     everyday_script.py: indexing, where/nonzero, linalg, random, devices, sorting and
     quantiles, shapes, the other transforms; extensions_script.py: tenferro.special,
-    tenferro.fft, vmap, the structural functions, the index types) type-check under
-    ``mypy --strict``.
+    tenferro.fft, vmap, the structural functions, the index types; array_api_script.py:
+    the Array API namespace, through ``x.__array_namespace__()`` and imported) type-check
+    under ``mypy --strict``.
 
     ``--follow-imports=silent``: mypy reads tenferro's modules for the types they
     declare but does not report errors inside them.  That is how mypy treats an
@@ -307,8 +334,8 @@ def test_mypy_strict_on_a_typed_user_script(tmp_path):
     functions are: an unannotated one would be a "Call to untyped function" here)."""
     pytest.importorskip("mypy")
     scripts = sorted((ROOT / "tests" / "typing").glob("*.py"))
-    assert [s.name for s in scripts] == ["everyday_script.py", "extensions_script.py",
-                                         "user_script.py"]
+    assert [s.name for s in scripts] == ["array_api_script.py", "everyday_script.py",
+                                         "extensions_script.py", "user_script.py"]
     args = [sys.executable, "-m", "mypy", "--strict", "--follow-imports=silent",
             "--cache-dir", str(tmp_path / "mypy-cache")]
     r = subprocess.run(args + [str(s) for s in scripts], cwd=str(ROOT), capture_output=True,
@@ -330,8 +357,11 @@ def test_mypy_strict_on_a_typed_user_script(tmp_path):
                    "tf.fft.fft(tf.ones(2), norm='orth')\n"
                    "tf.special.softmax(tf.ones(2), axis='a')\n"
                    "v: tf.Tensor = tf.special.logsumexp(tf.ones(2), return_sign=True)\n"
-                   "tf.roll(tf.ones(2), 1.5)\n")
+                   "tf.roll(tf.ones(2), 1.5)\n"
+                   "tf.array_api.linalg.qr(tf.eye(2), mode='economic')\n"
+                   "tf.array_api.sort(tf.ones(2), -1)\n"
+                   "tf.ones(2).to_device('cpu', stream=1)\n")
     r = subprocess.run(args + [str(bad)], cwd=str(ROOT), capture_output=True, text=True,
                        env=dict(os.environ, MYPYPATH=str(ROOT)), timeout=900)
-    for line in range(2, 12):
+    for line in range(2, 15):
         assert "bad.py:%d: error" % line in r.stdout, r.stdout

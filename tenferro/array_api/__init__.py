@@ -5,9 +5,13 @@ standard (scikit-learn with ``array_api_dispatch=True``, array-api-compat, SciPy
 array-API paths) run on tenferro tensors.  Where NumPy's semantics and the standard's
 differ, this namespace follows the standard and the top-level ``tenferro`` keeps
 NumPy's; docs/array_api.md lists the differences and the conformance figures.
-The ``linalg`` and ``fft`` extensions are here (imported on first use).
+The ``linalg`` and ``fft`` extensions are here (imported on first use).  Everything is
+annotated with the standard's signatures (its ``array`` is :class:`tenferro.Tensor`).
 """
+from __future__ import annotations
+
 import sys
+from typing import TYPE_CHECKING
 
 from .. import _ops
 from .._dtypes import bool_ as bool, int32, int64, float32, float64, complex64, complex128  # noqa
@@ -30,14 +34,39 @@ tensordot repeat roll tile searchsorted unique_all unique_counts unique_inverse
 unique_values asarray arange eye linspace empty_like zeros_like ones_like full_like
 from_dlpack round""".split()
 globals().update({n: getattr(_ops, n) for n in _SAME})
-globals().update({std_name: getattr(_ops, np_name) for std_name, np_name in [
-    ("acos", "arccos"), ("acosh", "arccosh"), ("asin", "arcsin"), ("asinh", "arcsinh"),
-    ("atan", "arctan"), ("atanh", "arctanh")]})
+# ... and those the standard names differently
+_RENAMED = {"acos": "arccos", "acosh": "arccosh", "asin": "arcsin", "asinh": "arcsinh",
+            "atan": "arctan", "atanh": "arctanh"}
+globals().update({std_name: getattr(_ops, np_name) for std_name, np_name in _RENAMED.items()})
+
+if TYPE_CHECKING:
+    # Type checkers do not run the globals().update above: the same names, imported
+    # (tests/test_packaging.py checks them against _SAME and _RENAMED).
+    import types
+
+    from .._ops import (  # noqa: F401
+        abs, add, all, any, arange, argmax, argmin, asarray, atan2, bitwise_and,
+        bitwise_invert, bitwise_left_shift, bitwise_or, bitwise_right_shift, bitwise_xor,
+        broadcast_arrays, broadcast_to, ceil, conj, copysign, cos, cosh, count_nonzero,
+        divide, empty, empty_like, equal, exp, expand_dims, eye, flip, floor, from_dlpack,
+        full, full_like, greater, greater_equal, hypot, imag, isfinite, isinf, isnan, less,
+        less_equal, linspace, log, log1p, log2, log10, logaddexp, logical_and, logical_not,
+        logical_or, logical_xor, matmul, matrix_transpose, max, maximum, mean, min, minimum,
+        moveaxis, multiply, negative, nonzero, not_equal, ones, ones_like, permute_dims,
+        positive, pow, prod, real, reciprocal, remainder, repeat, reshape, roll, round,
+        searchsorted, sign, sin, sinh, sqrt, square, squeeze, stack, subtract, sum, take,
+        tan, tanh, tensordot, tile, tril, triu, trunc, unique_all, unique_counts,
+        unique_inverse, unique_values, where, zeros, zeros_like)
+    from .._ops import (  # noqa: F401
+        arccos as acos, arccosh as acosh, arcsin as asin, arcsinh as asinh, arctan as atan,
+        arctanh as atanh)
+    from .._tensor import DeviceLike
+    from . import fft, linalg  # noqa: F401
 
 _EXTENSIONS = ("linalg", "fft")
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> types.ModuleType:
     if name in _EXTENSIONS:   # imported on first use: `import tenferro` stays fast
         import importlib
 
@@ -45,7 +74,7 @@ def __getattr__(name):
     raise AttributeError("module 'tenferro.array_api' has no attribute %r" % name)
 
 
-def _array_namespace(self, /, *, api_version=None):
+def _array_namespace(self: Tensor, /, *, api_version: str | None = None) -> types.ModuleType:
     if api_version is not None and api_version not in ("2021.12", "2022.12", "2023.12",
                                                        "2024.12"):
         raise ValueError("Tensor.__array_namespace__: unsupported api_version %r; "
@@ -53,7 +82,7 @@ def _array_namespace(self, /, *, api_version=None):
     return sys.modules[__name__]
 
 
-def _to_device(self, device, /, *, stream=None):
+def _to_device(self: Tensor, device: DeviceLike, /, *, stream: None = None) -> Tensor:
     if stream is not None:
         raise ValueError("Tensor.to_device: tenferro has no streams, got stream=%r"
                          % (stream,))
@@ -64,6 +93,30 @@ Tensor.__array_namespace__ = _array_namespace
 if not hasattr(Tensor, "to_device"):
     Tensor.to_device = _to_device
 
-__all__ = sorted(n for n in globals() if (not n.startswith("_") or n in (
-    "__array_api_version__", "__array_namespace_info__")) and n not in (
-    "sys", "Tensor", "namedtuple", "math", "pick", "finfo_object", "iinfo_object", "KINDS"))
+if TYPE_CHECKING:   # the list below, for type checkers (tests/test_packaging.py compares)
+    __all__ = [
+        "__array_api_version__", "__array_namespace_info__", "abs", "acos", "acosh", "add",
+        "all", "any", "arange", "argmax", "argmin", "argsort", "asarray", "asin", "asinh",
+        "astype", "atan", "atan2", "atanh", "bitwise_and", "bitwise_invert",
+        "bitwise_left_shift", "bitwise_or", "bitwise_right_shift", "bitwise_xor", "bool",
+        "broadcast_arrays", "broadcast_to", "can_cast", "ceil", "clip", "complex128",
+        "complex64", "concat", "conj", "copysign", "cos", "cosh", "count_nonzero",
+        "cumulative_prod", "cumulative_sum", "diff", "divide", "e", "empty", "empty_like",
+        "equal", "exp", "expand_dims", "expm1", "eye", "finfo", "flip", "float32",
+        "float64", "floor", "floor_divide", "from_dlpack", "full", "full_like", "greater",
+        "greater_equal", "hypot", "iinfo", "imag", "inf", "int32", "int64", "isdtype",
+        "isfinite", "isinf", "isnan", "less", "less_equal", "linspace", "log", "log10",
+        "log1p", "log2", "logaddexp", "logical_and", "logical_not", "logical_or",
+        "logical_xor", "matmul", "matrix_transpose", "max", "maximum", "mean", "meshgrid",
+        "min", "minimum", "moveaxis", "multiply", "nan", "negative", "newaxis", "nextafter",
+        "nonzero", "not_equal", "ones", "ones_like", "permute_dims", "pi", "positive",
+        "pow", "prod", "real", "reciprocal", "remainder", "repeat", "reshape",
+        "result_type", "roll", "round", "searchsorted", "sign", "signbit", "sin", "sinh",
+        "sort", "sqrt", "square", "squeeze", "stack", "std", "subtract", "sum", "take",
+        "take_along_axis", "tan", "tanh", "tensordot", "tile", "tril", "triu", "trunc",
+        "unique_all", "unique_counts", "unique_inverse", "unique_values", "unstack", "var",
+        "vecdot", "where", "zeros", "zeros_like"]
+else:
+    __all__ = sorted(n for n in globals() if (not n.startswith("_") or n in (
+        "__array_api_version__", "__array_namespace_info__")) and n not in (
+        "sys", "Tensor", "annotations", "TYPE_CHECKING"))

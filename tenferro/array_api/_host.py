@@ -6,15 +6,24 @@ function of that name and returns tensors on the input's device.  That detour is
 documented (docs/array_api.md): it has no derivative, so it refuses tensors that require
 grad rather than silently cutting a gradient.
 """
+from __future__ import annotations
+
 import functools
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .. import _ops
 from .._tensor import Tensor
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
-def _to_host(name, a):
+    from .._tensor import DeviceLike
+
+
+def _to_host(name: str, a: Any) -> Any:
     if isinstance(a, Tensor):
         if a.requires_grad:
             raise TypeError("tenferro.array_api.%s: computed through NumPy on host data "
@@ -26,7 +35,7 @@ def _to_host(name, a):
     return a
 
 
-def _device_of(args):
+def _device_of(args: Any) -> DeviceLike:
     for a in args:
         if isinstance(a, Tensor):
             return a.device
@@ -37,16 +46,16 @@ def _device_of(args):
     return None
 
 
-def _from_host(out, device):
+def _from_host(out: Any, device: DeviceLike) -> Tensor:
     return _ops.asarray(np.asarray(out), device=device)
 
 
-def via_numpy(name):
+def via_numpy(name: str) -> Callable[..., Tensor]:
     """``name`` computed by NumPy's function of that name on host copies."""
     fn = getattr(np, name)
 
     @functools.wraps(fn)
-    def host(*args, **kwargs):
+    def host(*args: Any, **kwargs: Any) -> Tensor:
         dev = _device_of(args)
         out = fn(*_to_host(name, args), **{k: _to_host(name, v) for k, v in kwargs.items()})
         return _from_host(out, dev)
@@ -57,6 +66,6 @@ def via_numpy(name):
     return host
 
 
-def pick(name):
+def pick(name: str) -> Callable[..., Tensor]:
     """tenferro's op ``name`` when it exists, otherwise NumPy's through the host."""
     return getattr(_ops, name, None) or via_numpy(name)

@@ -1,6 +1,19 @@
 """The Array API inspection utilities: ``__array_namespace_info__()``."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from .. import _dtypes, devices as _devices
 from ._functions import KINDS
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    import numpy as np
+
+    from .._tensor import DeviceLike
+    from ..devices import Device
+    from ._functions import DTypeKind
 
 # kind -> the names of tenferro's dtypes of that kind (isdtype's table, applied)
 _KIND_DTYPES = {kind: tuple(d.name for d in _dtypes.DTYPES if d.kind in chars)
@@ -11,26 +24,27 @@ class Info:
     """What this namespace supports: capabilities, devices and dtypes."""
     __module__ = "tenferro.array_api"
 
-    def capabilities(self):
+    def capabilities(self) -> dict[str, bool | int]:
         # boolean-mask indexing and nonzero/unique_* work (their shapes depend on data);
         # max dimensions: NumPy's limit on the host arrays that hold CPU data
         return {"boolean indexing": True, "data-dependent shapes": True,
                 "max dimensions": 64}
 
-    def default_device(self):
+    def default_device(self) -> Device:
         return _devices.device("cpu")
 
-    def devices(self):
+    def devices(self) -> list[Device]:
         return [_devices.device(name) for name in _devices.available()]
 
-    def default_dtypes(self, *, device=None):
+    def default_dtypes(self, *, device: DeviceLike = None) -> dict[str, np.dtype[Any]]:
         """The dtypes creation functions give on ``device`` (float32 where a device has
         no float64, as on WebGPU)."""
         d = self._driver(device).default_dtypes
         return {"real floating": d["f"], "complex floating": d["c"], "integral": d["i"],
                 "indexing": _dtypes.int64}
 
-    def dtypes(self, *, device=None, kind=None):
+    def dtypes(self, *, device: DeviceLike = None,
+               kind: DTypeKind | None = None) -> dict[str, np.dtype[Any]]:
         """The dtypes tensors on ``device`` can hold, of ``kind`` (all when None)."""
         if kind is None:
             names = ("bool",) + _KIND_DTYPES["numeric"]
@@ -42,11 +56,11 @@ class Info:
         return {n: _dtypes.dtype(n) for n in names if _dtypes.dtype(n) in held}
 
     @staticmethod
-    def _driver(device):
+    def _driver(device: DeviceLike) -> Any:
         return _devices.device("cpu" if device is None else device).driver
 
     @staticmethod
-    def _names(kind):
+    def _names(kind: Any) -> tuple[str, ...]:
         if not isinstance(kind, str):   # a dtype
             d = _dtypes.dtype(kind)
             return ("bool" if d == _dtypes.bool_ else d.name,)
@@ -56,5 +70,5 @@ class Info:
         return _KIND_DTYPES[kind]
 
 
-def __array_namespace_info__():
+def __array_namespace_info__() -> Info:
     return Info()
