@@ -91,7 +91,9 @@ def test_std_var_correction(correction):
     lambda t: xp.linalg.pinv(t[0], rtol=1e-3),
     lambda t: xp.linalg.matrix_norm(t, ord="nuc"),
     lambda t: xp.expm1(xp.astype(t, xp.complex128) * 1j),
-], ids=["vector_norm", "cumulative_sum", "clip", "vecdot", "pinv", "matrix_norm", "expm1"])
+    lambda t: xp.tanh(xp.astype(t, xp.complex128) * (1 + 0.5j)),
+], ids=["vector_norm", "cumulative_sum", "clip", "vecdot", "pinv", "matrix_norm", "expm1",
+        "tanh"])
 def test_namespace_functions_differentiate(fn):
     x = tf.asarray(np.random.default_rng(3).standard_normal((2, 3, 3)) * 0.7 + 0.1)
     autograd.gradcheck(fn, (x,), order=1)
@@ -109,6 +111,22 @@ def test_floor_divide_and_expm1_special_values():
     assert got[0] == complex(inf, 0) and got[1] == complex(-1, 0)
     assert got[2] == 0 and not np.signbit(got[2].real)
     np.testing.assert_allclose(got[3], np.expm1(1j))
+
+
+def test_tanh_special_values():
+    """+-inf + bj (b finite): the standard's +-1 + 0j with the zero signed as b (NumPy's
+    sign is sin(2b)'s); everything else NumPy's tanh."""
+    inf = math.inf
+    vals = [complex(inf, 2.0), complex(inf, -2.0), complex(-inf, 2.0), complex(-inf, -3.0),
+            complex(inf, 3.0), complex(inf, 0.0), 0.5 + 0.5j, complex(0.0, inf)]
+    got = _np(xp.tanh(tf.asarray(np.array(vals))))
+    want = np.tanh(np.array(vals))
+    for i, v in enumerate(vals[:6]):
+        assert got[i].real == math.copysign(1.0, v.real), (v, got[i])
+        assert got[i].imag == 0 and np.signbit(got[i].imag) == np.signbit(v.imag), (v, got[i])
+    np.testing.assert_array_equal(got[6:], want[6:])
+    x = np.linspace(-3, 3, 7)
+    np.testing.assert_array_equal(_np(xp.tanh(tf.asarray(x))), np.tanh(x))
 
 
 def test_sort_argsort_descending_stable():

@@ -27,7 +27,7 @@ bitwise_right_shift bitwise_xor ceil conj copysign cos cosh divide equal exp flo
 greater greater_equal hypot imag isfinite isinf isnan less less_equal log
 log1p log2 log10 logaddexp logical_and logical_not logical_or logical_xor maximum minimum
 multiply negative not_equal positive pow real reciprocal remainder sign sin sinh square
-sqrt subtract tan tanh trunc all any max mean min prod sum argmax argmin count_nonzero
+sqrt subtract tan trunc all any max mean min prod sum argmax argmin count_nonzero
 nonzero where empty full ones zeros tril triu broadcast_arrays broadcast_to expand_dims
 flip moveaxis permute_dims reshape squeeze stack take matmul matrix_transpose
 tensordot repeat roll tile searchsorted unique_all unique_counts unique_inverse
@@ -55,7 +55,7 @@ if TYPE_CHECKING:
         moveaxis, multiply, negative, nonzero, not_equal, ones, ones_like, permute_dims,
         positive, pow, prod, real, reciprocal, remainder, repeat, reshape, roll, round,
         searchsorted, sign, sin, sinh, sqrt, square, squeeze, stack, subtract, sum, take,
-        tan, tanh, tensordot, tile, tril, triu, trunc, unique_all, unique_counts,
+        tan, tensordot, tile, tril, triu, trunc, unique_all, unique_counts,
         unique_inverse, unique_values, where, zeros, zeros_like)
     from .._ops import (  # noqa: F401
         arccos as acos, arccosh as acosh, arcsin as asin, arcsinh as asinh, arctan as atan,

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
                      dtype: DTypeLike = None, include_initial: bool = False) -> Tensor: ...
 
 __all__ = ["meshgrid", "astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type",
-           "clip", "signbit", "floor_divide", "expm1", "nextafter", "std", "var",
+           "clip", "signbit", "floor_divide", "expm1", "tanh", "nextafter", "std", "var",
            "cumulative_sum", "cumulative_prod", "concat", "unstack", "vecdot",
            "take_along_axis", "diff", "argsort", "sort", "e", "pi", "inf", "nan", "newaxis"]
 
@@ -144,6 +144,18 @@ def expm1(x: Tensor, /) -> Tensor:
         return out
     out = _ops.where(_ops.isfinite(x), out, _ops.subtract(_ops.exp(x), 1))
     return _ops.where(_ops.equal(x, 0), _ops.subtract(x, _ops.real(x)), out)
+
+
+def tanh(x: Tensor, /) -> Tensor:
+    """tanh(x); for complex ``x`` with an infinite real part and a finite imaginary one
+    the standard's +-1 + 0j with the zero signed as imag(x) (NumPy's and C99's sign is
+    that of sin(2 imag(x)))."""
+    out = _ops.tanh(x)
+    if x.dtype.kind != "c":
+        return out
+    b = _ops.imag(x)
+    wrong = _ops.isinf(_ops.real(x)) & _ops.isfinite(b) & (signbit(_ops.imag(out)) != signbit(b))
+    return _ops.where(wrong, _ops.conj(out), out)
 
 
 _nextafter = pick("nextafter")
