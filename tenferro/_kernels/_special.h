@@ -42,6 +42,13 @@ extern float erfcf(float);
 #define TFS_ERFC_ZERO 10.1f    /* erfcf(10.1) = 0 */
 #include "_special_math.h"   /* (which #undefs these) */
 
+/* kl_div = rel_entr(x, y) - (x - y) cancels where x ~ y: float32 is computed in double and
+ * rounded once (as scipy's float32 loop, which calls the double function). */
+TFS_INLINE double tfs_kl_div_f64(double x, double y) { return tfs_kl_div_direct_f64(x, y); }
+TFS_INLINE float tfs_kl_div_f32(float x, float y) {
+    return (float)tfs_kl_div_direct_f64((double)x, (double)y);
+}
+
 /* The ops: X(name) for each; the loops and tables below are generated from these. */
 #define TFS_UNARY_OPS(X) X(log_expit) X(logit) X(entr) X(sinc) X(erfc)
 #define TFS_BINARY_OPS(X) X(xlogy) X(xlog1py) X(rel_entr) X(kl_div)

@@ -158,9 +158,16 @@ def kl_div(x: ArrayLike, y: ArrayLike) -> Tensor:
 
 
 def _kl_div(x, y):
+    if x.dtype == _dtypes.float32 and _dtypes.float64 in x._device.driver.dtypes:
+        # rel_entr - (x - y) cancels where x ~ y: float32 in double, rounded once (as
+        # scipy's float32 loop, which calls its double function, and the kernel)
+        wide = _kl_div(x.astype(_dtypes.float64), y.astype(_dtypes.float64))
+        return wide.astype(_dtypes.float32)
     ok = (x >= 0) & (y >= 0) & ((x == 0) | (y > 0))   # rel_entr(0, y >= 0) = 0
-    return _ops.where(ok | _ops.isnan(x) | _ops.isnan(y), rel_entr_p.bind(x, y) - x + y,
-                      _INF)
+    # (x - y is exact where x ~ y: only rel_entr's rounding meets the cancellation)
+    # (at x = 0 this is y, but +0 for y = -0, where the kernel and scipy give -0: a select
+    # of y there would cut the derivative in x, -inf at x = 0)
+    return _ops.where(ok | _ops.isnan(x) | _ops.isnan(y), rel_entr_p.bind(x, y) - (x - y), _INF)
 
 
 # sin(z)/z = sum_k (-1)^k z^2k / (2k+1)!, to z^8: exact to rounding for |z| < 0.15
