@@ -197,6 +197,26 @@ def test_stack_dtype_keyword():
         tf.vstack([[1.5, 2]], dtype="int64", casting="safe")
 
 
+@pytest.mark.parametrize("name", ["concatenate", "stack", "vstack", "hstack"])
+def test_join_dtype_follows_the_casting_rule(name):
+    """dtype= casts under casting= ("same_kind" by default) as NumPy's joins: float to int
+    raises naming the function (it truncated silently), "unsafe" allows it."""
+    a = np.array([1.5, -2.5], np.float32)
+    t = tf.asarray(a)
+    with pytest.raises(TypeError):
+        getattr(np, name)([a, a], dtype="int64")
+    with pytest.raises(TypeError, match="tenferro.%s: cannot cast float32 to int64" % name):
+        getattr(tf, name)([t, t], dtype="int64")
+    with pytest.raises(TypeError, match="tenferro.%s: cannot cast" % name):
+        getattr(np, name)([t, t], dtype="int64")   # through __array_function__
+    for kw in ({"dtype": "int64", "casting": "unsafe"}, {"dtype": "float64"},
+               {"dtype": "float64", "casting": "safe"}):
+        same(getattr(tf, name)([t, t], **kw), getattr(np, name)([a, a], **kw))
+    with pytest.raises(TypeError, match="cannot cast float64 to float32"):
+        getattr(tf, name)([tf.asarray([1.0]), tf.asarray([2.0])], dtype="float32",
+                          casting="safe")
+
+
 @pytest.mark.parametrize("call,err,match", [
     (lambda: tf.diff(np.array(1.0)), ValueError, "at least one dimensional"),
     (lambda: tf.diff([1, 2], n=-1), ValueError, "non-negative"),

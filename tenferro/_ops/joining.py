@@ -26,8 +26,9 @@ concatenate_p = Primitive("concatenate", _concat_aval, doc="Join along an existi
 
 
 def concatenate(tensors: Sequence[ArrayLike], axis: SupportsIndex | None = 0,
-                dtype: DTypeLike = None) -> Tensor:
-    """Join tensors along an existing ``axis`` (``axis=None`` flattens them first)."""
+                dtype: DTypeLike = None, casting: str = "same_kind") -> Tensor:
+    """Join tensors along an existing ``axis`` (``axis=None`` flattens them first);
+    ``dtype`` casts them under the rule ``casting``, as NumPy."""
     ts = [t if isinstance(t, Tensor) else to_tensor(t) for t in tensors]
     if not ts:
         raise ValueError("tenferro.concatenate: need at least one tensor to concatenate")
@@ -35,7 +36,7 @@ def concatenate(tensors: Sequence[ArrayLike], axis: SupportsIndex | None = 0,
     if axis is None:
         ts = [reshape(t, (-1,)) for t in ts]
         axis = 0
-    return _join(ts, normalize_axis("concatenate", axis, _ndim(ts)), dtype)
+    return _join(ts, normalize_axis("concatenate", axis, _ndim(ts)), dtype, casting)
 
 
 def _ndim(ts):
@@ -45,10 +46,11 @@ def _ndim(ts):
     return nd
 
 
-def _join(ts, a, dtype):
+def _join(ts, a, dtype, casting="same_kind", op="concatenate"):
     """``concatenate`` of the tensors ``ts`` (one device, at least 1-D) along the
-    normalized axis ``a``: one primitive bind after the checks, Python's least per
-    input (the per-call cost of small joins is all here)."""
+    normalized axis ``a``, cast to ``dtype`` (if given) under the rule ``casting``: one
+    primitive bind after the checks, Python's least per input (the per-call cost of
+    small joins is all here)."""
     shape0, dt0 = ts[0].shape, ts[0].dtype
     same = True
     for i, t in enumerate(ts):
@@ -65,7 +67,7 @@ def _join(ts, a, dtype):
         if same and t.dtype != dt0:
             same = False
     if dtype is not None:
-        dt = _dtypes.dtype(dtype)
+        dt = check_casting(op, ts, dtype, casting)
     else:
         dt = dt0 if same else _dtypes.result_type(*ts)
     if not same or dt != dt0:
@@ -73,6 +75,17 @@ def _join(ts, a, dtype):
     if len(ts) == 1:
         return ts[0].copy()
     return bind(concatenate_p, tuple(ts), {"axis": a})
+
+
+def check_casting(op, ts, dtype, casting):
+    """``dtype`` as a dtype, once every tensor of ``ts`` may be cast to it under the rule
+    ``casting`` (NumPy's joins' ``dtype=``/``casting=``); TypeError naming ``op``."""
+    dt = _dtypes.dtype(dtype)
+    for t in ts:
+        if t.dtype != dt and not _dtypes.can_cast(t.dtype, dt, casting):
+            raise TypeError("tenferro.%s: cannot cast %s to %s according to the rule %r"
+                            % (op, t.dtype, dt, casting))
+    return dt
 
 
 def _view(t, shape):
@@ -84,8 +97,10 @@ def _view(t, shape):
 concat = concatenate
 
 
-def stack(tensors: Sequence[ArrayLike], axis: SupportsIndex = 0) -> Tensor:
-    """Join tensors of one shape along a new ``axis``.
+def stack(tensors: Sequence[ArrayLike], axis: SupportsIndex = 0, *, dtype: DTypeLike = None,
+          casting: str = "same_kind") -> Tensor:
+    """Join tensors of one shape along a new ``axis`` (``dtype``/``casting`` as in
+    ``concatenate``).
 
     Before the last axis this is one ``concatenate`` along ``axis`` of the tensors as
     they are, then one reshape of its (contiguous) result, splitting that axis into
@@ -104,8 +119,8 @@ def stack(tensors: Sequence[ArrayLike], axis: SupportsIndex = 0) -> Tensor:
     a = normalize_axis("stack", axis, nd + 1)
     out_shape = shape[:a] + (len(ts),) + shape[a:]
     if a == nd:
-        return _join([_view(t, shape + (1,)) for t in ts], a, None)
-    return _view(_join(ts, a, None), out_shape)
+        return _join([_view(t, shape + (1,)) for t in ts], a, dtype, casting, "stack")
+    return _view(_join(ts, a, dtype, casting, "stack"), out_shape)
 
 
 def _pad_widths(op, pad_width, ndim):

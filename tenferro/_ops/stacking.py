@@ -46,24 +46,19 @@ def _atleast(t, nd):
     return _view(t, t.shape + (1,))
 
 
-def _join(ts, axis, dtype, casting):
-    from .joining import concatenate
+def _join(op, ts, axis, dtype, casting):
+    from .joining import check_casting, concatenate
 
-    if casting != "same_kind" and dtype is not None:
-        from .._dtypes import can_cast
-
-        for t in ts:
-            if not can_cast(t.dtype, dtype, casting):
-                raise TypeError("tenferro: cannot cast %s to %s with casting=%r"
-                                % (t.dtype, dtype, casting))
-    return concatenate(ts, axis=axis, dtype=dtype)
+    if dtype is not None:   # (the error names op)
+        check_casting(op, ts, dtype, casting)
+    return concatenate(ts, axis=axis, dtype=dtype, casting=casting)
 
 
 def hstack(tup: Sequence[ArrayLike], *, dtype: DTypeLike = None,
            casting: str = "same_kind") -> Tensor:
     """Join tensors column-wise: along axis 1, or axis 0 when they are all 1-D."""
     ts = [_atleast(t, 1) for t in _tensors("hstack", tup)]
-    return _join(ts, 0 if ts[0].ndim == 1 else 1, dtype, casting)
+    return _join("hstack", ts, 0 if ts[0].ndim == 1 else 1, dtype, casting)
 
 
 def vstack(tup: Sequence[ArrayLike], *, dtype: DTypeLike = None,
@@ -74,12 +69,13 @@ def vstack(tup: Sequence[ArrayLike], *, dtype: DTypeLike = None,
         from .joining import stack
 
         return stack(ts)     # (rows of one length: one concatenate and one reshape)
-    return _join([_atleast(t, 2) for t in ts], 0, dtype, casting)
+    return _join("vstack", [_atleast(t, 2) for t in ts], 0, dtype, casting)
 
 
 def dstack(tup: Sequence[ArrayLike]) -> Tensor:
     """Join tensors depth-wise (along axis 2, after making them at least 3-D)."""
-    return _join([_atleast(t, 3) for t in _tensors("dstack", tup)], 2, None, "same_kind")
+    return _join("dstack", [_atleast(t, 3) for t in _tensors("dstack", tup)], 2, None,
+                 "same_kind")
 
 
 def column_stack(tup: Sequence[ArrayLike]) -> Tensor:
@@ -90,7 +86,7 @@ def column_stack(tup: Sequence[ArrayLike]) -> Tensor:
     if ts[0].ndim == 1 and all(t.shape == ts[0].shape for t in ts):
         return stack(ts, axis=1)
     ts = [_view(t, (t.size, 1)) if t.ndim < 2 else t for t in ts]
-    return _join(ts, 1, None, "same_kind")
+    return _join("column_stack", ts, 1, None, "same_kind")
 
 
 def array_split(ary: ArrayLike, indices_or_sections: int | Sequence[int],
