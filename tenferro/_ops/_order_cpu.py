@@ -7,7 +7,8 @@ driver's arrays (which are ndarrays).
 ``sort``, ``unique``, ``median`` and ``quantile`` use for tensors outside autodiff and
 tracing (:func:`plain`), where no permutation is needed for a gradient, so NumPy's
 fastest sort, its hashed unique and its introselect replace a stable argsort followed by
-a gather.  Their results are those of the stable sort, bit for bit:
+a gather.  Their results are those of the stable sort, bit for bit, but for
+``partition`` (below):
 
 * ``argsort`` (always stable) first tries NumPy's unstable (SIMD) argsort, and keeps it
   when the sorted values have no two equal neighbours and no NaN: the order is then
@@ -17,7 +18,11 @@ a gather.  Their results are those of the stable sort, bit for bit:
   there is no NaN (NaNs of different bits) and no ``-0.0`` (which compares equal to
   ``0.0``); else the stable sort.
 * ``partition`` (NumPy's ``partition``, NaN last) is used only to pick order
-  statistics, which are the sort's at the ``kth`` positions whatever the ties.
+  statistics, which equal the sort's at the ``kth`` positions whatever the ties; where
+  equal elements differ in their bits (``-0.0`` beside ``0.0``, NaNs of different
+  payloads) the one picked may be another than the stable sort's (a zero of the other
+  sign, another NaN) -- as NumPy's median and quantile, which partition too; a tensor
+  that requires grad takes the sort (its gradient goes to the stable order's element).
 
 Devices without them (WebGPU, CUDA) take the argsort path.
 """
