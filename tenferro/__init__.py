@@ -74,6 +74,7 @@ if _typing.TYPE_CHECKING:
     from . import fft as fft  # noqa: F401
 from . import array_api  # noqa: F401,E402  (attaches Tensor.__array_namespace__)
 from . import _numpy_protocols  # noqa: F401  (Tensor.__array_function__, __array_ufunc__)
+from . import _dask_hook  # noqa: F401,E402  (Dask's lazy registration; imports no Dask)
 
 if not _threads.have_openmp():
     import warnings as _w
