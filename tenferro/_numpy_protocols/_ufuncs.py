@@ -86,8 +86,11 @@ def _compute(fn, ufunc, method, inputs, kwargs):
     """``ufunc.method(*inputs, **kwargs)`` with tenferro's ops (Unsupported if not)."""
     kw = {k: v for k, v in kwargs.items() if not _is_default(k, v)}
     if method == "__call__":
+        dtype = kw.pop("dtype", None)   # the loop's dtype: the inputs cast to it (Dask's sums)
         if kw:
             raise Unsupported("takes no %s" % sorted(kw))
+        if dtype is not None:
+            inputs = [_ops.astype(_ops.asarray(x), dtype) for x in inputs]
         return fn(*inputs)
     if method == "outer" and not kw:
         return _outer(fn, *inputs)
