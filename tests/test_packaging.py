@@ -21,7 +21,9 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 
 # public names deliberately left out of tenferro.__all__, with the reason: none so far
-NOT_IN_ALL = {}
+NOT_IN_ALL = {
+    "dask": "an optional subpackage that imports Dask: `import tenferro.dask` sets it",
+}
 
 
 def _run(code, **kw):
