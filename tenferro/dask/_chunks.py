@@ -30,13 +30,6 @@ from .. import _ops as tf
 from .._tensor import Tensor, _rebuild
 
 
-def _einsum(*operands, **kwargs):
-    # dask passes NumPy's einsum keywords; tenferro's einsum takes the contraction's own
-    for k in ("casting", "order", "dtype"):
-        kwargs.pop(k, None)
-    return tf.einsum(*operands, **kwargs)
-
-
 def _percentile(a, q, method="linear"):
     """dask's per-chunk percentile, ``(values, n)``, computed on the host (dask merges
     the chunks' percentiles with NumPy) and returned as a Tensor."""
@@ -51,7 +44,7 @@ def _to_numpy(x, **kwargs):
 _dispatch.concatenate_lookup.register(Tensor, tf.concatenate)
 _dispatch.take_lookup.register(Tensor, tf.take)
 _dispatch.tensordot_lookup.register(Tensor, tf.tensordot)
-_dispatch.einsum_lookup.register(Tensor, _einsum)
+_dispatch.einsum_lookup.register(Tensor, tf.einsum)   # NumPy's keywords too
 _dispatch.empty_lookup.register(Tensor, tf.empty)
 _dispatch.percentile_lookup.register(Tensor, _percentile)
 _dispatch.numel_lookup.register(Tensor, _backends._numel_arraylike)
