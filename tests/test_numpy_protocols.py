@@ -304,6 +304,25 @@ def test_gradient_through_dispatched_ufuncs():
     np.testing.assert_allclose(x.grad.numpy(), s * (1 - s) + np.exp(A))
 
 
+def test_ufunc_dtype_casts_as_numpy():
+    """A ufunc's dtype= casts the inputs to the loop dtype in tenferro, under NumPy's
+    same_kind rule: float64 -> int32 raises as NumPy (it truncated silently once),
+    a Python scalar is weak, and the result is NumPy's in dtype and values."""
+    a = np.array([1.5, -2.5])
+    t = tf.asarray(a)
+    with pytest.raises(TypeError):
+        np.add(a, a, dtype=np.int32)
+    with pytest.raises(TypeError, match="Cannot cast ufunc 'add' input 0 from dtype.'float64'"):
+        np.add(t, t, dtype=np.int32)
+    for dt, other in [(np.float32, 1), (np.complex128, 2.0), (np.float64, a)]:
+        got, want = np.add(t, other, dtype=dt), np.add(a, other, dtype=dt)
+        assert isinstance(got, tf.Tensor) and got.dtype == want.dtype
+        np.testing.assert_array_equal(got.numpy(), want)
+    ints = np.array([1, 2])
+    got = np.multiply(tf.asarray(ints), 3, dtype=np.float64)
+    assert got.dtype == np.float64 and got.numpy().tolist() == [3.0, 6.0]
+
+
 # -- the fallback's refusals ------------------------------------------------------------
 REFUSED = [
     ("scipy.special.gamma", lambda t: sc.gamma(t)),

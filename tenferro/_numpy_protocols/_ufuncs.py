@@ -82,6 +82,23 @@ def _outer(fn, a, b):
     return fn(_ops.reshape(a, a.shape + (1,) * b.ndim), b)
 
 
+def _cast_inputs(ufunc, inputs, dtype):
+    """The inputs cast to the loop dtype ``dtype`` under NumPy's default rule
+    (``casting="same_kind"``; Python scalars are weak), on the tensors' device; a
+    TypeError as NumPy's UFuncTypeError where the rule forbids the cast."""
+    dt = np.dtype(dtype)
+    dev = next((x.device for x in inputs if isinstance(x, Tensor)), None)
+    out = []
+    for i, x in enumerate(inputs):
+        if isinstance(x, (Tensor, np.ndarray, np.generic)) and \
+                not np.can_cast(x.dtype, dt, casting="same_kind"):
+            raise TypeError("Cannot cast ufunc %r input %d from %r to %r with casting rule "
+                            "'same_kind'" % (ufunc.__name__, i, x.dtype, dt))
+        out.append(_ops.astype(x if isinstance(x, Tensor) else _ops.asarray(x, device=dev),
+                               dt))
+    return out
+
+
 def _compute(fn, ufunc, method, inputs, kwargs):
     """``ufunc.method(*inputs, **kwargs)`` with tenferro's ops (Unsupported if not)."""
     kw = {k: v for k, v in kwargs.items() if not _is_default(k, v)}
@@ -90,7 +107,7 @@ def _compute(fn, ufunc, method, inputs, kwargs):
         if kw:
             raise Unsupported("takes no %s" % sorted(kw))
         if dtype is not None:
-            inputs = [_ops.astype(_ops.asarray(x), dtype) for x in inputs]
+            inputs = _cast_inputs(ufunc, inputs, dtype)
         return fn(*inputs)
     if method == "outer" and not kw:
         return _outer(fn, *inputs)
