@@ -42,7 +42,7 @@ def place(shape, axes, keys, *parts):
 
 
 def tree_sum(items, submit):
-    """The sum of ``items`` as a binary tree of ``submit(operator.add, a, b)``."""
+    """The sum of ``items`` as a binary tree of ``submit(operator.add, a, b)`` tasks."""
     while len(items) > 1:
         pairs = [submit(operator.add, items[i], items[i + 1])
                  for i in range(0, len(items) - 1, 2)]
@@ -50,22 +50,14 @@ def tree_sum(items, submit):
     return items[0]
 
 
-def _submitter(client):
-    if client is not None:
-        return client.submit
-    import dask
-
-    return lambda f, *args: dask.delayed(f, pure=True)(*args)
-
-
 def contract(net, path, sliced, arrays, client=None):
     """The contraction of ``net`` on NumPy ``arrays``, slicing the labels ``sliced``,
     run on ``client`` (a ``distributed.Client``) or Dask's default scheduler."""
     import dask
 
-    submit = _submitter(client)
+    submit = lambda f, *args: dask.delayed(f, pure=True)(*args)  # noqa: E731
     if client is not None:
-        ops = client.scatter(list(arrays), broadcast=True)
+        ops = client.scatter(list(arrays), broadcast=True, hash=False)
     else:
         ops = [dask.delayed(a, pure=True, traverse=False) for a in arrays]
     placed = [l for l in sliced if l in net.out]
@@ -85,5 +77,5 @@ def contract(net, path, sliced, arrays, client=None):
     else:
         result = parts[0]
     if client is not None:
-        return client.gather(result)
+        return client.gather(client.compute(result))
     return dask.compute(result)[0]
