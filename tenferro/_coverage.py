@@ -14,6 +14,7 @@ import tenferro.autograd  # noqa: F401  (registers every rule)
 import tenferro.linalg  # noqa: F401  (an extension: its primitives are in the table)
 import tenferro.special  # noqa: F401  (another)
 import tenferro.fft  # noqa: F401  (another)
+import tenferro.dask  # noqa: F401  (another; imports dask only when it runs)
 
 from . import _dtypes, _primitive
 from .devices import __path__ as _DEVICES_PATH, _BUILTIN_SKIP, get_driver

@@ -295,11 +295,10 @@ spec("einsum_trace_diag", lambda a, v: tf.einsum("iij,j->i", a, v),
      (Arg((3, 3, 2)), Arg((2,))), BOTH, prims=("einsum",))
 
 # tenferro.dask.einsum (tests/test_dask_einsum.py checks more; only where dask is installed)
-try:
-    import tenferro.dask as _tdask
-except ImportError:  # pragma: no cover
-    _tdask = None
-if _tdask is not None:
+import importlib.util  # noqa: E402
+import tenferro.dask as _tdask  # noqa: E402
+
+if importlib.util.find_spec("dask") is not None:
     spec("dask_einsum_sliced", lambda a, b, c: _tdask.einsum("ij,jk,kl->il", a, b, c,
                                                              slices="jk"),
          (Arg((2, 3)), Arg((3, 2)), Arg((2, 3))), BOTH, prims=("dask.einsum",))
