@@ -67,11 +67,13 @@ _LAZY_SUBMODULES = {
     "linalg": "tenferro.linalg",
     "special": "tenferro.special",
     "fft": "tenferro.fft",
+    "dask": "tenferro.dask",
 }
 if _typing.TYPE_CHECKING:
     from . import linalg as linalg  # noqa: F401
     from . import special as special  # noqa: F401
     from . import fft as fft  # noqa: F401
+    from . import dask as dask  # noqa: F401
 from . import array_api  # noqa: F401,E402  (attaches Tensor.__array_namespace__)
 from . import _numpy_protocols  # noqa: F401  (Tensor.__array_function__, __array_ufunc__)
 
