@@ -7,6 +7,7 @@ that file between the markers ``<!-- coverage:start -->`` and ``<!-- coverage:en
 ``--check docs/devices.md`` exits 1 when those markers are missing or the table there is
 stale (CI runs it: the device tests skip only what that table documents).
 """
+import importlib.util
 import pkgutil
 import sys
 
@@ -16,6 +17,9 @@ import tenferro.special  # noqa: F401  (another)
 import tenferro.fft  # noqa: F401  (another)
 
 from . import _dtypes, _primitive
+
+if importlib.util.find_spec("dask") is not None:   # an optional extension (tenferro[dask])
+    import tenferro.dask  # noqa: F401
 from .devices import __path__ as _DEVICES_PATH, _BUILTIN_SKIP, get_driver
 
 START = "<!-- coverage:start -->"

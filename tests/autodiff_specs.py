@@ -294,6 +294,16 @@ spec("einsum_three_way_step",  # one step over three operands: the rule itself, 
 spec("einsum_trace_diag", lambda a, v: tf.einsum("iij,j->i", a, v),
      (Arg((3, 3, 2)), Arg((2,))), BOTH, prims=("einsum",))
 
+# tenferro.dask.einsum (tests/test_dask_einsum.py checks more; only where dask is installed)
+import importlib.util  # noqa: E402
+
+if importlib.util.find_spec("dask") is not None:
+    import tenferro.dask as _tdask
+
+    spec("dask_einsum_sliced", lambda a, b, c: _tdask.einsum("ij,jk,kl->il", a, b, c,
+                                                             slices="jk"),
+         (Arg((2, 3)), Arg((3, 2)), Arg((2, 3))), BOTH, prims=("dask.einsum",))
+
 # matmul
 spec("matmul_batched", lambda a, b: tf.matmul(a, b), (Arg((2, 3, 4)), Arg((2, 4, 5))),
      BOTH, prims=("matmul",))

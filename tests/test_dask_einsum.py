@@ -1,0 +1,191 @@
+"""tenferro.dask.einsum: sliced contractions on Dask against the local tenferro.einsum,
+their gradients (against the local ones and finite differences), and one run on a real
+dask.distributed.LocalCluster with two worker processes."""
+import os
+
+import numpy as np
+import pytest
+
+pytest.importorskip("dask")
+
+import tenferro as tf  # noqa: E402
+import tenferro.dask as td  # noqa: E402
+from tenferro.dask import _plan  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _rand(rng, shape, dtype):
+    x = rng.standard_normal(shape)
+    if np.dtype(dtype).kind == "c":
+        x = x + 1j * rng.standard_normal(shape)
+    return tf.asarray(x.astype(dtype))
+
+
+def network(dtype="float64", bond=3, seed=0):
+    """A random 3-regular network of 8 tensors (a ring with chords, bond dimension
+    ``bond``), with open legs x, y on tensors 0 and 1: (subscripts, operands)."""
+    edges = [(i, (i + 1) % 8) for i in range(8)] + [(i, i + 4) for i in range(4)]
+    letters = iter("abcdefghijklmnopqrstuvw")
+    legs = [[] for _ in range(8)]
+    for i, j in edges:
+        l = next(letters)
+        legs[i].append(l)
+        legs[j].append(l)
+    legs[0].append("x")
+    legs[1].append("y")
+    rng = np.random.default_rng(seed)
+    ops = [_rand(rng, tuple(2 if l in "xy" else bond for l in t), dtype) for t in legs]
+    return ",".join("".join(t) for t in legs) + "->xy", ops
+
+
+def _close(got, want, rtol=1e-10):
+    assert got.shape == want.shape and got.dtype == want.dtype, (got, want)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=rtol, atol=1e-12)
+
+
+SMALL = "ij,jk,ki->ik"
+
+
+def _small(dtype="float64"):
+    rng = np.random.default_rng(1)
+    return [_rand(rng, s, dtype) for s in ((3, 4), (4, 5), (5, 3))]
+
+
+@pytest.mark.parametrize("slices", [None, "j", ["i"], "ik", "jk", "ijk"])
+def test_small_slices_summed_and_placed(slices):
+    ops = _small()
+    _close(td.einsum(SMALL, *ops, slices=slices), tf.einsum(SMALL, *ops))
+
+
+def test_scalar_output_and_single_operand():
+    ops = _small()
+    _close(td.einsum("ij,jk,ki->", *ops, slices="jk"), tf.einsum("ij,jk,ki->", *ops))
+    _close(td.einsum("ij->j", ops[0], slices="ij"), tf.einsum("ij->j", ops[0]))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_eight_tensor_network(dtype):
+    spec, ops = network(dtype)
+    want = tf.einsum(spec, *ops)
+    _close(td.einsum(spec, *ops, slices="abx"), want)
+    _close(td.einsum(spec, *ops, target_size=20), want)
+    _close(td.einsum(spec, *ops, optimize="dp"), want)
+
+
+def test_target_size_bounds_the_largest_intermediate():
+    spec, ops = network(bond=4)
+    shapes = [t.shape for t in ops]
+    net, path, sliced = _plan.plan(spec, shapes, None, "greedy", None)
+    assert sliced == ()
+    full, flops = net.cost(path)
+    net, path, sliced = _plan.plan(spec, shapes, None, "greedy", full // 8)
+    assert sliced and net.cost(path, sliced)[0] <= full // 8
+    assert net.cost(path, sliced)[1] * net.n_slices(sliced) >= flops  # overhead >= 0
+    # fits already: nothing sliced
+    assert _plan.plan(spec, shapes, None, "greedy", full)[2] == ()
+
+
+def test_explicit_path_and_interleaved_labels_kept():
+    ops = _small()
+    _close(td.einsum(SMALL, *ops, slices="k", optimize=[(1, 2), (0, 1)]),
+           tf.einsum(SMALL, *ops))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_gradient_matches_local(dtype):
+    spec, ops = network(dtype, bond=2)
+
+    def loss(c, *ops):
+        return tf.sum(tf.abs(c(spec, *ops)) ** 2)
+
+    argnums = tuple(range(8))
+    got = tf.grad(lambda *o: loss(lambda s, *a: td.einsum(s, *a, slices="abx"), *o),
+                  argnums=argnums)(*ops)
+    want = tf.grad(lambda *o: loss(tf.einsum, *o), argnums=argnums)(*ops)
+    for g, w in zip(got, want):
+        _close(g, w)
+
+
+def test_jvp_matches_local():
+    ops = _small("complex128")
+    tans = _small("complex128")[::-1]
+    tans = [tf.reshape(t, o.shape) if t.size == o.size else tf.ones_like(o)
+            for t, o in zip(tans, ops)]
+    got = tf.jvp(lambda *a: td.einsum(SMALL, *a, slices="jk"), ops, tans)
+    want = tf.jvp(lambda *a: tf.einsum(SMALL, *a), ops, tans)
+    for g, w in zip(got, want):
+        _close(g, w)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_finite_differences(dtype):
+    ops = _small(dtype)
+    assert tf.autograd.gradcheck(lambda *a: td.einsum("ij,jk,ki->i", *a, slices="ik"),
+                                 ops, modes=("jvp", "vjp", "eager"), order=2)
+
+
+def test_backward_on_the_tape():
+    ops = [t.detach() for t in _small()]
+    for t in ops:
+        t.requires_grad = True
+    tf.sum(td.einsum(SMALL, *ops, slices="j")).backward()
+    want = tf.grad(lambda *a: tf.sum(tf.einsum(SMALL, *a)), argnums=(0, 1, 2))(*_small())
+    for t, w in zip(ops, want):
+        _close(t.grad, w)
+
+
+def test_jit_and_vmap():
+    ops = _small()
+    _close(tf.jit(lambda *a: td.einsum(SMALL, *a, slices="j"))(*ops), tf.einsum(SMALL, *ops))
+    batch = tf.stack([ops[0], 2 * ops[0]])
+    got = tf.vmap(lambda a: td.einsum(SMALL, a, *ops[1:], slices="j"))(batch)
+    _close(got, tf.stack([tf.einsum(SMALL, a, *ops[1:]) for a in (ops[0], 2 * ops[0])]))
+
+
+def test_mixed_dtypes_promote_and_numpy_operands():
+    ops = _small()
+    a = ops[0].numpy().astype(np.float32)
+    got = td.einsum(SMALL, a, ops[1], ops[2], slices="j")
+    _close(got, tf.einsum(SMALL, tf.asarray(a), ops[1], ops[2]))
+
+
+@pytest.mark.parametrize("args, kwargs, match", [
+    (("ij,jk->", (3, 4), (5, 2)), {}, "tenferro.dask.einsum: label 'j' has size 5"),
+    (("ij,jk", (3, 4), (4, 2), (2,)), {}, "tenferro.dask.einsum: subscripts"),
+    (("ij,jk->ik", (3, 4), (4, 2)), {"slices": "q"}, "tenferro.dask.einsum: cannot slice "
+                                                     "index 'q'"),
+    (("ii->i", (3, 3)), {}, "tenferro.dask.einsum: operand 0 repeats a label"),
+    (("ij,jk->ik", (3, 4), (4, 2)), {"target_size": 0}, "target_size must be a positive"),
+    (("i#,j->ij", (3, 4), (4,)), {}, "tenferro.dask.einsum: invalid subscript"),
+])
+def test_errors_name_the_function(args, kwargs, match):
+    spec, *shapes = args
+    with pytest.raises(ValueError, match=match):
+        td.einsum(spec, *[tf.ones(s) for s in shapes], **kwargs)
+
+
+def test_subscripts_must_be_a_string():
+    with pytest.raises(TypeError, match="tenferro.dask.einsum: subscripts must be a string"):
+        td.einsum(tf.ones(3), [0])
+
+
+def test_local_cluster_two_processes(monkeypatch):
+    """The 8-tensor network and its gradient on two worker processes, against local."""
+    distributed = pytest.importorskip("distributed")
+    monkeypatch.setenv("PYTHONPATH", ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    spec, ops = network("complex128", bond=2)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        got = td.einsum(spec, *ops, client=client, slices="abcx")
+        _close(got, tf.einsum(spec, *ops))
+        argnums = tuple(range(8))
+        g = tf.grad(lambda *o: tf.sum(tf.abs(td.einsum(spec, *o, client=client,
+                                                       slices="abcx")) ** 2),
+                    argnums=argnums)(*ops)
+        w = tf.grad(lambda *o: tf.sum(tf.abs(tf.einsum(spec, *o)) ** 2), argnums=argnums)(*ops)
+        for a, b in zip(g, w):
+            _close(a, b)
+        ran = client.run(lambda dask_worker: len(dask_worker.data) >= 0)
+        assert len(ran) == 2
