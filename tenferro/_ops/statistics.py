@@ -40,7 +40,7 @@ from .matmul import matmul
 from .nanfunctions import *  # noqa: F401,F403
 from .nanfunctions import __all__ as _nan_all, host_any
 from .quantiles import *  # noqa: F401,F403
-from .quantiles import __all__ as _quantiles_all, weights_along
+from .quantiles import __all__ as _quantiles_all, _float_here, weights_along
 from .reduction import max as _max, mean, min as _min, sum as _sum
 from .shape import broadcast_to, diagonal, expand_dims, reshape, squeeze
 
@@ -60,12 +60,6 @@ def _host(t):
 def _float_for(t):
     """The device's default float dtype for ``t``: what NumPy's float64 weights are."""
     return _default_float(t._device)
-
-
-def _here(dtype, like):
-    """``dtype``, but float64 as the default float of ``like``'s device (float32 on a
-    device without float64)."""
-    return _float_for(like) if dtype == _dtypes.float64 else dtype
 
 
 def _ones(x):
@@ -372,7 +366,7 @@ def histogram(a: ArrayLike, bins: Any = 10, range: tuple[float, float] | None = 
         n = bind(histogram_counts_p, (a,), {"bins": nb, "range": uniform})
         return _histogram_result(n, host_edges, a, density)
     # compared in NumPy's dtype: the edges' for equal-width bins, else the promoted one
-    cmp = _here(np.result_type(host_edges.dtype, a.dtype) if uniform is None
+    cmp = _float_here(np.result_type(host_edges.dtype, a.dtype) if uniform is None
                 else host_edges.dtype, a)
     edges = asarray(host_edges.astype(cmp, copy=False), device=a._device)
     v = astype(a, cmp)
@@ -391,7 +385,7 @@ def histogram(a: ArrayLike, bins: Any = 10, range: tuple[float, float] | None = 
 
 def _histogram_result(n, host_edges, a, density):
     """(counts ``n``, or the density from them, and the edges on ``a``'s device)."""
-    out_edges = asarray(host_edges.astype(_here(host_edges.dtype, a)), device=a._device)
+    out_edges = asarray(host_edges.astype(_float_here(host_edges.dtype, a)), device=a._device)
     if density:
         db = astype(asarray(np.diff(host_edges), device=a._device), _float_for(a))
         n = astype(n, _dtypes.result_type(n.dtype, _float_for(a)))

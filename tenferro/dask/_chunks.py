@@ -28,6 +28,7 @@ from dask.sizeof import sizeof
 
 from .. import _ops as tf
 from .._tensor import Tensor, _rebuild
+from ..devices import device as _device
 
 
 def _percentile(a, q, method="linear"):
@@ -65,7 +66,7 @@ def deserialize(header, frames):
     """dask_deserialize for a Tensor: a CPU Tensor over the received buffer."""
     from distributed.protocol.numpy import deserialize_numpy_ndarray
     data = deserialize_numpy_ndarray(header["numpy"], frames)
-    return _rebuild(Tensor, data, tf.asarray(0).device, header["requires_grad"])
+    return _rebuild(Tensor, data, _device("cpu"), header["requires_grad"])
 
 
 def register_distributed():

@@ -60,11 +60,7 @@ def _shift(op, x, axes, sign):
         axes = tuple(range(x.ndim))
     elif isinstance(axes, (int, np.integer)):
         axes = (int(axes),)
-    axes = tuple(operator.index(a) for a in axes)
-    for a in axes:
-        if not -x.ndim <= a < x.ndim:
-            raise u.AxisError("%s: axis %d is out of bounds for an input of dimension %d"
-                              % (u.name(op), a, x.ndim))
+    axes = tuple(u.normalize_axis("fft." + op, a, x.ndim) for a in axes)
     if not axes:
         return _ops.copy(x)
     return _ops.roll(x, tuple(sign * (x.shape[a] // 2) for a in axes), axes)

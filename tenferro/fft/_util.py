@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import _ops
 from .._errors import UnsupportedOperation
-from .._ops._common import AxisError, to_tensor
+from .._ops._common import AxisError, normalize_axis, to_tensor
 
 if TYPE_CHECKING:
     from typing import Literal, Optional
@@ -103,11 +103,7 @@ def _ints(op, what, v):
 def one_axis(op, x, n, axis):
     """``(shape, axes)`` of a 1-D transform: ``n`` (None: x's length) along ``axis``."""
     (axis,) = _ints(op, "axis", axis)
-    ndim = x.ndim
-    if not -ndim <= axis < ndim:
-        raise AxisError("%s: axis %d is out of bounds for an input of dimension %d"
-                        % (name(op), axis, ndim))
-    axis %= ndim
+    axis = normalize_axis("fft." + op, axis, x.ndim)
     if n is None:
         n = x.shape[axis]
     else:
