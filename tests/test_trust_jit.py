@@ -412,3 +412,39 @@ def test_jit_simplification_keeps_signed_zeros(name, f, dtype):
     np.testing.assert_array_equal(r, e)
     np.testing.assert_array_equal(np.signbit(r.real), np.signbit(e.real))
     np.testing.assert_array_equal(np.signbit(np.imag(r)), np.signbit(np.imag(e)))
+
+
+def test_jit_closure_requiring_grad_is_differentiated():
+    """A jitted function closing over a tensor that requires grad, called on inputs that
+    don't: the result requires grad and backward reaches the closed-over tensor, as the
+    eager function's does (no silent zero gradient), also when requires_grad is set
+    after the first (fast-path) call; under no_grad nothing is recorded."""
+    rng = np.random.default_rng(3)
+    w = tf.asarray(rng.standard_normal(4))
+    x = tf.asarray(rng.standard_normal(4))
+    f = tf.jit(lambda x: (tf.sin(x * w) * w).sum())
+    f(x)
+    f(x)                    # the jit's fast path is armed
+    w.requires_grad = True
+    for _ in range(2):
+        w.grad = None
+        y = f(x)
+        assert y.requires_grad
+        y.backward()
+        wn, xn = np.asarray(w.detach()), np.asarray(x)
+        np.testing.assert_allclose(np.asarray(w.grad),
+                                   xn * np.cos(xn * wn) * wn + np.sin(xn * wn), rtol=1e-12)
+    with tf.no_grad():
+        assert not f(x).requires_grad
+    prog = f.lower(x)
+    assert prog(x).requires_grad
+
+
+def test_jit_lower_is_the_program_a_call_runs():
+    """``lower(x)`` then ``f(x)``: one compilation, and the call runs that program."""
+    f = tf.jit(lambda x: tf.exp(x) + 1)
+    x = tf.asarray(np.arange(3.0))
+    prog = f.lower(x)
+    runs = prog.runs
+    np.testing.assert_allclose(np.asarray(f(x)), np.exp(np.arange(3.0)) + 1)
+    assert f.cache_info().misses == 1 and prog.runs == runs + 1

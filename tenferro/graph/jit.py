@@ -122,7 +122,8 @@ class jit:
             datas = [x._data for x in args
                      if x.__class__ is Tensor and x._device is dev and x._ad is None]
             if len(datas) == len(avals) and \
-                    tuple([(d.shape, d.dtype) for d in datas]) == avals:
+                    tuple([(d.shape, d.dtype) for d in datas]) == avals and \
+                    not (prog._grad_consts and prog._consts_need_grad()):
                 self.hits += 1
                 prog.runs += 1
                 out = run(*datas)
@@ -131,18 +132,7 @@ class jit:
             out = _transformed_call(self, args)
             if out is not NotImplemented:
                 return out
-        plain = not kwargs and not self.static_argnums and \
-            all(a.__class__ is Tensor for a in args)
-        if plain:   # no pytree, nothing static: no flattening
-            flat = args
-            key = tuple([(x._data.shape, x._data.dtype, x._device) for x in args])
-            if _primitive.state.context is not None:
-                key = (key, _primitive.state.context.key)   # the AD rules traced
-            prog = self._cached(key)
-            if prog is None:
-                prog = self._compile(key, *self._signature(args, kwargs)[1:])
-        else:
-            prog, flat = self._program(args, kwargs)
+        prog, flat, plain = self._lookup(args, kwargs)
         out = prog._call_flat(flat)
         self._fast = None
         if plain and args and _primitive.state.context is None:
@@ -212,13 +202,24 @@ class jit:
         fn.__name__ = self.__name__
         return key, fn, tracers
 
-    def _program(self, args, kwargs):
-        """(the cached or new Program for a call, its traced inputs)."""
+    def _lookup(self, args, kwargs):
+        """(the cached or new Program for a call, its traced inputs, whether the call
+        is plain: Tensors only, nothing static, so nothing to flatten)."""
+        plain = not kwargs and not self.static_argnums and \
+            all(a.__class__ is Tensor for a in args)
+        if plain:
+            key = tuple([(x._data.shape, x._data.dtype, x._device) for x in args])
+            if _primitive.state.context is not None:
+                key = (key, _primitive.state.context.key)   # the AD rules traced
+            prog = self._cached(key)
+            if prog is None:
+                prog = self._compile(key, *self._signature(args, kwargs)[1:])
+            return prog, args, True
         key, fn, flat = self._signature(args, kwargs)
         prog = self._cached(key)
         if prog is None:
             prog = self._compile(key, fn, flat)
-        return prog, flat
+        return prog, flat, False
 
     def _cached(self, key):
         """The cached program of ``key`` (None: a miss); the cache is shared by threads."""
@@ -249,7 +250,7 @@ class jit:
         cached now if needed; nothing is run).  It takes the traced inputs only: the
         tensor and array leaves of the arguments, in order (keyword arguments sorted by
         name)."""
-        return self._program(args, kwargs)[0]
+        return self._lookup(args, kwargs)[0]
 
     def cache_info(self):
         return collections.namedtuple("CacheInfo", "hits misses size maxsize")(

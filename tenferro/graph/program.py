@@ -46,6 +46,9 @@ class Program:
         # epoch at compile time: a later in-place write to one is an error at run time
         self._consts = _constant_buffers(graph)
         self._epoch = _versions.epoch
+        # the closed-over float tensors: one that requires grad (now or later) sends a
+        # call through autograd, as an input that requires grad does
+        self._grad_consts = _float_constants(graph)
         for p, fn in steps:
             if p == "fuse":
                 self._ad_graph = graph
@@ -78,6 +81,11 @@ class Program:
                     % (root.shape, root.dtype))
         self._epoch = epoch
 
+    def _consts_need_grad(self):
+        """Whether a tensor the function closes over requires grad (in grad mode)."""
+        return _primitive.state.enabled and any(
+            c._ad is not None and c.requires_grad for c in self._grad_consts)
+
     def unsupported(self, device):
         """The primitives of this program the device's driver cannot run."""
         impls = device.driver.implementations
@@ -106,9 +114,12 @@ class Program:
                     run = None
                     break
                 datas.append(d)
+        if run is not None and self._grad_consts and self._consts_need_grad():
+            run = None
         if run is None:
-            if _primitive.state.interpreters or (_primitive.state.enabled and any(
-                    isinstance(x, Tensor) and x.requires_grad for x in flat)):
+            if _primitive.state.interpreters or (_primitive.state.enabled and (any(
+                    isinstance(x, Tensor) and x.requires_grad for x in flat)
+                    or self._consts_need_grad())):
                 # differentiated: every node through bind
                 if _versions.epoch != self._epoch:
                     self._check_constants()
@@ -261,6 +272,16 @@ def _constant_buffers(graph):
                 except TypeError:   # a buffer type without weak references
                     pass
     return list(refs.values())
+
+
+def _float_constants(graph):
+    """The float and complex constant Tensors of ``graph`` and of the graphs its nodes
+    apply (the closed-over values a gradient can flow to)."""
+    seen = {}
+    for c in itertools.chain(graph.outs, *[n.inputs for n in _all_nodes(graph)]):
+        if not isinstance(c, Var) and isinstance(c, Tensor) and c.dtype.kind in "fc":
+            seen[id(c)] = c
+    return tuple(seen.values())
 
 
 def _aliased(graph, view_ops):
