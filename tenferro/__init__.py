@@ -48,6 +48,7 @@ from .devices.cpu import blas as _cpu_blas, threads as _threads
 from .devices.cpu.threads import get_num_threads, set_num_threads, num_threads  # noqa: F401
 from . import devices, random  # noqa: F401
 from ._config import show_config  # noqa: F401
+from ._profile import profile, Profile  # noqa: F401
 from . import autograd  # noqa: F401
 from .autograd import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled,  # noqa: F401
                        value_and_grad, vjp, jvp, linearize, hvp, jacrev, jacfwd, hessian,
@@ -140,7 +141,7 @@ __all__ = [
     "TenferroError", "UnsupportedOperation", "DeviceMismatchError", "LinAlgError",
     "ConcretizationError", "AxisError",
     "Tensor", "device", "Device", "get_num_threads", "set_num_threads", "num_threads",
-    "show_config", "runtime_env",
+    "show_config", "runtime_env", "profile", "Profile",
     "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "grad",
     "value_and_grad", "vjp", "jvp", "linearize", "hvp", "jacrev", "jacfwd", "hessian",
     "stop_gradient", "checkpoint", "checkpoint_sequential", "AdContext", "vmap",

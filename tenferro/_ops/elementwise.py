@@ -184,7 +184,8 @@ def _into(name, out, args, odt):
     fn = dev.driver.lookup(name, dev, args[0].dtype)
     check_mutable(name, out)
     if odt == out.dtype:
-        fn(*[a._data for a in args], out_dtype=odt, out=out._data)
+        _primitive.write_hook(name, dev, fn, [a._data for a in args],
+                              {"out_dtype": odt, "out": out._data})
     else:
         from .conversion import copy_into
 

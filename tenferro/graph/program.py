@@ -139,7 +139,10 @@ class Program:
                 raise TenferroError("tenferro.Program: device %s cannot run %s; "
                                     "nothing was run" % (dev, ", ".join(missing)))
             run = self._runners[dev] = self._runner(dev)
-        return tree_unflatten(graph.out_tree, run(*[x._data for x in xs]))
+        datas = [x._data for x in xs]
+        hook = _primitive.program_hook   # set while tenferro.profile() records
+        return tree_unflatten(graph.out_tree, run(*datas) if hook is None
+                              else hook(self, run, datas, dev))
 
     def _runner(self, dev):
         """The plan for ``dev`` as generated Python code: one statement per step

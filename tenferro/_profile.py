@@ -1,0 +1,225 @@
+"""Profiling (tenferro-rs's ``TENFERRO_PROFILE_*``): per-primitive call counts, time
+and bytes, per device.
+
+``with tenferro.profile() as p: ...`` records every operation run inside the block
+(``p.table()``, ``p.rows()``, ``str(p)``); ``TENFERRO_PROFILE=1`` in the environment
+records from ``import tenferro`` on and prints the table to stderr at exit.
+
+How it sees every op at no cost when off:
+
+* every eager application of a primitive goes through ``_primitive.eager_apply``,
+  which ``bind`` reads as a module global: while a profile is open that global is a
+  timing wrapper, and otherwise the plain function (no test at all on the hot path);
+* the eager fast paths (``_ops/_fastpath.pyx``, einsum's, jit's, linalg's and
+  special's) all run only while ``_primitive._interpreters`` is empty: an open
+  profile puts a marker there, so they step aside to their general paths, which
+  ``bind``.  The check they already make is the only one, on or off;
+* a compiled program's run (``jit``, ``Program``) is one row, ``jit:<name>``, through
+  ``_primitive.program_hook``; in-place writes that are no primitive (``setitem``,
+  ``out=``) through ``_primitive.write_hook``.
+
+Rows are top-level applications: an op run inside another profiled op (a primitive
+implemented with others, a program's nodes) counts in its caller's time, not as a row
+of its own.  Profiles are process-wide: ops of every thread are recorded, under one
+lock, into every open profile (so nested profiles each see their part).
+"""
+from __future__ import annotations
+
+import atexit
+import os
+import sys
+import threading
+import time
+from typing import Any
+
+from . import _primitive
+
+__all__ = ["profile", "Profile"]
+
+_lock = threading.Lock()
+_open = []                   # the open profiles, outermost first
+_MARK = object()             # the marker in _primitive._interpreters while any is open
+_plain_apply = _primitive.eager_apply
+_depth = threading.local()   # per thread: inside a recorded op (nested ops not rows)
+
+
+class Profile:
+    """What a profile recorded: ``{(op, device): [calls, seconds, bytes]}``.
+
+    ``sync`` (default True): after each op on a device that runs asynchronously
+    (WebGPU, CUDA) wait for it, so an op's time is its submission and its execution;
+    with False, the time is the host's (submission only) and the device's work lands
+    in whatever op next waits for it (a host read)."""
+
+    def __init__(self, sync: bool = True):
+        self.sync = bool(sync)
+        self.stats: dict[tuple[str, str], list] = {}
+        self.wall_s = 0.0
+        self._t0 = None
+
+    def __enter__(self) -> Profile:
+        self._t0 = time.perf_counter()
+        _start(self)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        _stop(self)
+        self.wall_s += time.perf_counter() - self._t0
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One dict per (op, device): ``op``, ``device``, ``calls``, ``total_s``,
+        ``mean_s``, ``bytes`` (inputs read plus outputs written; 0 for views), most
+        total time first."""
+        with _lock:
+            items = [(k, list(v)) for k, v in self.stats.items()]
+        rows = [{"op": op, "device": dev, "calls": n, "total_s": s, "mean_s": s / n,
+                 "bytes": b} for (op, dev), (n, s, b) in items]
+        rows.sort(key=lambda r: (-r["total_s"], r["op"], r["device"]))
+        return rows
+
+    def calls(self, op: str, device: str | None = None) -> int:
+        """How many times ``op`` ran (on ``device``, or on any)."""
+        return sum(r["calls"] for r in self.rows()
+                   if r["op"] == op and (device is None or r["device"] == device))
+
+    def table(self) -> str:
+        """The rows as a text table, with totals."""
+        rows = self.rows()
+        fmt = "%-28s %-9s %9s %12s %12s %10s"
+        lines = [fmt % ("op", "device", "calls", "total ms", "mean us", "bytes")]
+        for r in rows:
+            lines.append(fmt % (r["op"][:28], r["device"], r["calls"],
+                                "%.3f" % (r["total_s"] * 1e3), "%.2f" % (r["mean_s"] * 1e6),
+                                _size(r["bytes"])))
+        lines.append(fmt % ("total", "", sum(r["calls"] for r in rows),
+                            "%.3f" % (sum(r["total_s"] for r in rows) * 1e3), "",
+                            _size(sum(r["bytes"] for r in rows))))
+        lines.append("(wall time with the profile open: %.3f ms)" % (self.wall_s * 1e3))
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.table()
+
+    def __repr__(self) -> str:
+        return "<tenferro.Profile: %d ops, %d rows>" % (
+            sum(r["calls"] for r in self.rows()), len(self.stats))
+
+
+def profile(sync: bool = True) -> Profile:
+    """``with tenferro.profile() as p: ...``: record every op run in the block (any
+    thread) into ``p``; see :class:`Profile`.  Nestable: an op counts in every open
+    profile."""
+    return Profile(sync)
+
+
+# -- the hooks -------------------------------------------------------------------------
+
+def _start(p):
+    with _lock:
+        if p in _open:
+            raise RuntimeError("tenferro.profile: this profile is already open")
+        _open.append(p)
+        if len(_open) == 1:
+            _primitive._interpreters.append(_MARK)   # the fast paths step aside
+            _primitive.eager_apply = _timed_apply
+            _primitive.program_hook = _timed_program
+            _primitive.write_hook = _timed_write
+
+
+def _stop(p):
+    with _lock:
+        _open.remove(p)
+        if not _open:
+            _primitive.eager_apply = _plain_apply
+            _primitive.program_hook = None
+            _primitive.write_hook = _primitive.plain_write
+            _primitive._interpreters.remove(_MARK)
+
+
+def _size(n):
+    for unit in ("B", "kB", "MB", "GB"):
+        if n < 1000 or unit == "GB":
+            return ("%d %s" if unit == "B" else "%.1f %s") % (n, unit)
+        n /= 1000.0
+
+
+def _nbytes(d):
+    n = getattr(d, "nbytes", None)
+    if n is None:
+        n = d.dtype.itemsize
+        for s in d.shape:
+            n *= s
+    return int(n)
+
+
+def _timed(name, dev, fn, args, in_datas, out_datas_of):
+    """Run ``fn(*args)`` and record it as ``name`` on ``dev`` (a top-level op only)."""
+    depth = getattr(_depth, "n", 0)
+    if depth:
+        return fn(*args)
+    _depth.n = 1
+    try:
+        t0 = time.perf_counter()
+        out = fn(*args)
+        sync = dev is not None and dev.type != "cpu" and any(p.sync for p in _open)
+        if sync:
+            dev.driver.synchronize(dev)
+        dt = time.perf_counter() - t0
+    finally:
+        _depth.n = 0
+    nbytes = sum(_nbytes(d) for d in in_datas) + sum(_nbytes(d) for d in out_datas_of(out))
+    key = (name, str(dev) if dev is not None else "-")
+    with _lock:
+        for p in _open:
+            s = p.stats.get(key)
+            if s is None:
+                p.stats[key] = [1, dt, nbytes]
+            else:
+                s[0] += 1
+                s[1] += dt
+                s[2] += nbytes
+    return out
+
+
+def _outs(out):
+    return [o._data for o in out] if isinstance(out, tuple) else [out._data]
+
+
+def _timed_apply(prim, args, params):
+    """``eager_apply`` timed: one row per primitive; views read and write nothing."""
+    dev = args[0]._device if args else None
+    run = lambda: _plain_apply(prim, args, params)   # noqa: E731
+    if dev is not None and prim.name in getattr(dev.driver, "view_ops", ()):
+        return _timed(prim.name, dev, run, (), (), lambda out: ())
+    return _timed(prim.name, dev, run, (), [a._data for a in args], _outs)
+
+
+def _timed_program(prog, run, datas, dev):
+    """A compiled program's run: one row ``jit:<graph name>``."""
+    return _timed("jit:" + prog.graph.name, dev, run, datas, datas,
+                  lambda out: [o._data for o in out])
+
+
+def _timed_write(name, dev, fn, datas, kwargs):
+    """An in-place write that is no primitive: ``assign(dst, src)``, ``put(x,
+    positions, values)``, an op with ``out=``.  Bytes: what it reads (the operands
+    besides the destination) and what it writes (``out``, ``dst``, ``values``)."""
+    out = kwargs.get("out")
+    if out is not None:
+        reads, written = datas, out
+    else:
+        reads, written = datas[1:], datas[0] if name == "assign" else datas[-1]
+    return _timed(name, dev, lambda: fn(*datas, **kwargs), (), reads,
+                  lambda _: (written,))
+
+
+# -- TENFERRO_PROFILE=1: from import to exit ----------------------------------------------
+
+def _at_exit(p):
+    p.__exit__(None, None, None)
+    print("=== tenferro profile (TENFERRO_PROFILE=1) ===\n" + p.table(), file=sys.stderr)
+
+
+if os.environ.get("TENFERRO_PROFILE", "") not in ("", "0"):
+    _env_profile = Profile().__enter__()
+    atexit.register(_at_exit, _env_profile)
