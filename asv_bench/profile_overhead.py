@@ -3,25 +3,15 @@ must be what it was before profiling existed) and, for reference, with a
 ``tenferro.profile()`` open.
 
 Profiling off adds no test to ``bind`` or to the fast paths (see tenferro/_profile.py):
-compare the "off" column of two checkouts (best of 9 repeats of 5000 calls, microseconds):
+compare the "off" column of two checkouts (best of 9 repeats of 2000 calls, microseconds):
 
     PYTHONPATH=<checkout> python asv_bench/profile_overhead.py
 """
 import os
-import sys
-import timeit
 
 import numpy as np
 
-try:
-    import tenferro as tf
-except ImportError:  # an in-place build that is not installed
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    import tenferro as tf
-
-
-def _best(f, number=5000, repeat=9):
-    return min(timeit.repeat(f, number=number, repeat=repeat)) / number * 1e6
+from call_overhead import _best, tf   # (the same timing; tenferro from PYTHONPATH)
 
 
 def _cases():

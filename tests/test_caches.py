@@ -9,6 +9,7 @@ import pytest
 import tenferro as tf
 import tenferro.linalg as tl
 from tenferro import _caches
+from test_runtime_context import other_device
 
 
 def test_extension_cache_is_a_bounded_lru_with_stats():
@@ -133,10 +134,7 @@ def test_cpu_buffer_cache():
 
 
 def test_driver_kernel_caches_when_loaded():
-    others = [d for d in tf.devices.available() if not d.startswith("cpu")]
-    if not others:
-        pytest.skip("no device besides the CPU")
-    dev = others[0]
+    dev = other_device()
     x = tf.asarray(np.arange(4.0, dtype=np.float32), device=dev)
     ref = np.asarray((x * x + 1.0).to("cpu"))
     kind = dev.partition(":")[0]

@@ -12,6 +12,7 @@ import pytest
 import tenferro as tf
 import tenferro.linalg as tl
 from tenferro import _primitive, _profile
+from test_runtime_context import other_device
 
 
 def _rows(p):
@@ -154,10 +155,7 @@ def test_table_and_rows():
 
 
 def test_other_device_rows():
-    others = [d for d in tf.devices.available() if not d.startswith("cpu")]
-    if not others:
-        pytest.skip("no device besides the CPU")
-    dev = others[0]
+    dev = other_device()
     x = tf.asarray(np.arange(3.0, dtype=np.float32), device=dev)
     with tf.profile() as p:
         y = x + x

@@ -14,7 +14,7 @@ from tenferro import AdContext
 from tenferro.autograd import _leaves
 
 
-def _other_device():
+def other_device():
     others = [d for d in tf.devices.available() if not d.startswith("cpu")]
     if not others:
         pytest.skip("no device besides the CPU (set TENFERRO_CUDA_SIMULATOR=1)")
@@ -72,7 +72,7 @@ def test_clear_grads_reaches_unpickled_leaves_and_tolerates_threads():
 
 @pytest.mark.parametrize("op", ["add", "matmul", "einsum", "stack", "where"])
 def test_two_devices_in_one_op_name_both(op):
-    other = _other_device()
+    other = other_device()
     x = tf.asarray(np.arange(3.0))
     y = tf.asarray(np.arange(3.0), device=other)
     call = {"add": lambda: x + y, "matmul": lambda: tf.matmul(x, y),
@@ -84,7 +84,7 @@ def test_two_devices_in_one_op_name_both(op):
 
 
 def test_program_refuses_inputs_of_two_devices():
-    other = _other_device()
+    other = other_device()
     f = tf.jit(lambda a, b: a + b)
     with pytest.raises(tf.DeviceMismatchError, match=other):
         f(tf.asarray(np.ones(2)), tf.asarray(np.ones(2), device=other))
@@ -132,7 +132,7 @@ def test_tensors_recorded_under_two_ad_contexts_combine():
 # -- detach_into: a tensor moved to another device ----------------------------------------
 
 def test_to_and_asarray_move_tensors_between_devices():
-    other = _other_device()
+    other = other_device()
     x = tf.asarray(np.arange(4.0)).requires_grad_()
     moved = x.detach().to(other)                     # tenferro-rs's detach_into
     assert str(moved.device) == other and not moved.requires_grad
