@@ -182,7 +182,10 @@ def _timed(name, dev, fn, args, in_datas, out_datas_of):
 
 
 def _outs(out):
-    return [o._data for o in out] if isinstance(out, tuple) else [out._data]
+    """The device arrays of an application's result (a Tensor, or a tuple or list of
+    them, as multiple-result primitives and device-independent implementations give)."""
+    outs = out if isinstance(out, (tuple, list)) else (out,)
+    return [o._data for o in outs if getattr(o, "_data", None) is not None]
 
 
 def _timed_apply(prim, args, params):
