@@ -30,9 +30,10 @@ import os
 import sys
 import threading
 import time
+import weakref
 from typing import Any
 
-from . import _primitive
+from . import _primitive, devices
 
 __all__ = ["profile", "Profile"]
 
@@ -49,7 +50,9 @@ class Profile:
     ``sync`` (default True): after each op on a device that runs asynchronously
     (WebGPU, CUDA) wait for it, so an op's time is its submission and its execution;
     with False, the time is the host's (submission only) and the device's work lands
-    in whatever op next waits for it (a host read)."""
+    in whatever op next waits for it (a host read).  Opening a profile with ``sync``
+    first waits for the devices in use: work queued before the block is not counted
+    in its first op."""
 
     def __init__(self, sync: bool = True):
         self.sync = bool(sync)
@@ -58,6 +61,10 @@ class Profile:
         self._t0 = None
 
     def __enter__(self) -> Profile:
+        if self.sync:   # work queued before the block is not the first op's
+            for dev in set(devices._devices.values()):
+                if dev.type != "cpu":
+                    dev.synchronize()
         self._t0 = time.perf_counter()
         _start(self)
         return self
@@ -68,32 +75,48 @@ class Profile:
 
     def rows(self) -> list[dict[str, Any]]:
         """One dict per (op, device): ``op``, ``device``, ``calls``, ``total_s``,
-        ``mean_s``, ``bytes`` (inputs read plus outputs written; 0 for views), most
-        total time first."""
+        ``mean_s``, ``bytes`` (inputs read plus outputs written; 0 for views) and
+        ``within``: None for an operation, the program's row (``"jit:f"``) for one of
+        its steps (``"<step index>:<primitive>"``, a fused group
+        ``"<index>:fused[sin,mul,...]"``), whose time is part of the program's.
+        Operations by total time, most first, each program followed by its steps in
+        order."""
         with _lock:
             items = [(k, list(v)) for k, v in self.stats.items()]
         rows = [{"op": op, "device": dev, "calls": n, "total_s": s, "mean_s": s / n,
-                 "bytes": b} for (op, dev), (n, s, b) in items]
-        rows.sort(key=lambda r: (-r["total_s"], r["op"], r["device"]))
-        return rows
+                 "bytes": b, "within": within} for (op, dev, within), (n, s, b) in items]
+        top = sorted((r for r in rows if r["within"] is None),
+                     key=lambda r: (-r["total_s"], r["op"], r["device"]))
+        steps = sorted((r for r in rows if r["within"] is not None),
+                       key=lambda r: (int(r["op"].partition(":")[0]), r["device"]))
+        out = []
+        for r in top:
+            out.append(r)
+            out.extend(x for x in steps if x["within"] == r["op"]
+                       and x["device"] == r["device"])
+        return out
 
-    def calls(self, op: str, device: str | None = None) -> int:
-        """How many times ``op`` ran (on ``device``, or on any)."""
-        return sum(r["calls"] for r in self.rows()
-                   if r["op"] == op and (device is None or r["device"] == device))
+    def calls(self, op: str, device: str | None = None, within: str | None = None) -> int:
+        """How many times ``op`` ran (on ``device``, or on any; ``within`` a program's
+        row: as one of its steps)."""
+        return sum(r["calls"] for r in self.rows() if r["op"] == op and r["within"] == within
+                   and (device is None or r["device"] == device))
 
     def table(self) -> str:
-        """The rows as a text table, with totals."""
+        """The rows as a text table (a program's steps indented under it), with totals
+        (of the operations: the steps are part of their program's time)."""
         rows = self.rows()
-        fmt = "%-28s %-9s %9s %12s %12s %10s"
+        fmt = "%-32s %-9s %9s %12s %12s %10s"
         lines = [fmt % ("op", "device", "calls", "total ms", "mean us", "bytes")]
         for r in rows:
-            lines.append(fmt % (r["op"][:28], r["device"], r["calls"],
+            name = r["op"] if r["within"] is None else "  " + r["op"]
+            lines.append(fmt % (name[:32], r["device"], r["calls"],
                                 "%.3f" % (r["total_s"] * 1e3), "%.2f" % (r["mean_s"] * 1e6),
                                 _size(r["bytes"])))
-        lines.append(fmt % ("total", "", sum(r["calls"] for r in rows),
-                            "%.3f" % (sum(r["total_s"] for r in rows) * 1e3), "",
-                            _size(sum(r["bytes"] for r in rows))))
+        top = [r for r in rows if r["within"] is None]
+        lines.append(fmt % ("total", "", sum(r["calls"] for r in top),
+                            "%.3f" % (sum(r["total_s"] for r in top) * 1e3), "",
+                            _size(sum(r["bytes"] for r in top))))
         lines.append("(wall time with the profile open: %.3f ms)" % (self.wall_s * 1e3))
         return "\n".join(lines)
 
@@ -102,7 +125,7 @@ class Profile:
 
     def __repr__(self) -> str:
         return "<tenferro.Profile: %d ops, %d rows>" % (
-            sum(r["calls"] for r in self.rows()), len(self.stats))
+            sum(r["calls"] for r in self.rows() if r["within"] is None), len(self.stats))
 
 
 def profile(sync: bool = True) -> Profile:
@@ -168,7 +191,12 @@ def _timed(name, dev, fn, args, in_datas, out_datas_of):
     finally:
         _depth.n = 0
     nbytes = sum(_nbytes(d) for d in in_datas) + sum(_nbytes(d) for d in out_datas_of(out))
-    key = (name, str(dev) if dev is not None else "-")
+    _add((name, str(dev) if dev is not None else "-", None), dt, nbytes)
+    return out
+
+
+def _add(key, dt, nbytes):
+    """Count one call of ``key`` (op, device, within) in every open profile."""
     with _lock:
         for p in _open:
             s = p.stats.get(key)
@@ -178,7 +206,6 @@ def _timed(name, dev, fn, args, in_datas, out_datas_of):
                 s[0] += 1
                 s[1] += dt
                 s[2] += nbytes
-    return out
 
 
 def _outs(out):
@@ -198,9 +225,52 @@ def _timed_apply(prim, args, params):
 
 
 def _timed_program(prog, run, datas, dev):
-    """A compiled program's run: one row ``jit:<graph name>``."""
-    return _timed("jit:" + prog.graph.name, dev, run, datas, datas,
-                  lambda out: [o._data for o in out])
+    """A compiled program's run: one row ``jit:<graph name>``, run by a version of its
+    code whose steps are timed too (made once per program and device)."""
+    row = "jit:" + prog.graph.name
+    per = _step_runners.get(prog)
+    if per is None:
+        per = _step_runners[prog] = {}
+    timed = per.get(dev)
+    if timed is None:
+        index = {id(n): i for i, n in enumerate(prog.graph.nodes)}
+        timed = per[dev] = prog._runner(dev, wrap=lambda node, fn: _timed_step(
+            row, "%d:%s" % (index[id(node)], _step_name(node)), fn, dev))
+    return _timed(row, dev, timed, datas, datas, lambda out: [o._data for o in out])
+
+
+_step_runners = weakref.WeakKeyDictionary()   # Program -> {device: its timed runner}
+
+
+def _step_name(node):
+    g = node.params.get("graph") if node.prim.name == "fused_elementwise" else None
+    if g is None:
+        return node.prim.name
+    return "fused[%s]" % ",".join(n.prim.name for n in g.nodes)
+
+
+def _arrays(xs):
+    """The device arrays among a step's arguments or results (Tensors' data)."""
+    if not isinstance(xs, (tuple, list)):
+        xs = (xs,)
+    return [getattr(x, "_data", x) for x in xs if hasattr(x, "dtype")]
+
+
+def _timed_step(row, step, fn, dev):
+    """``fn`` (a program step's function) recording each call as ``step`` within
+    ``row``: its time and the bytes of its array arguments and results."""
+    key = (step, str(dev), row)
+
+    def timed(*args, **kwargs):
+        t0 = time.perf_counter()
+        out = fn(*args, **kwargs)
+        if dev.type != "cpu" and any(p.sync for p in _open):
+            dev.driver.synchronize(dev)
+        dt = time.perf_counter() - t0
+        _add(key, dt, sum(_nbytes(d) for d in _arrays(args) + _arrays(out)))
+        return out
+
+    return timed
 
 
 def _timed_write(name, dev, fn, datas, kwargs):

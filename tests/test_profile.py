@@ -48,6 +48,25 @@ def test_every_kind_of_op_is_counted():
     assert all(r["device"] == "cpu" for r in p.rows())
 
 
+def test_program_steps_are_rows_within_the_program():
+    f = tf.jit(lambda t, w: (tf.sin(t) * 2.0 + 1.0) @ w)
+    x = tf.asarray(np.ones((8, 8)))
+    ref = np.asarray(f(x, x))
+    with tf.profile() as p:
+        for _ in range(3):
+            np.testing.assert_array_equal(np.asarray(f(x, x)), ref)
+    rows = p.rows()
+    assert [r["op"] for r in rows[:3]] == ["jit:<lambda>", "0:fused[sin,multiply,add]",
+                                          "1:matmul"]
+    assert p.calls("jit:<lambda>") == 3
+    assert p.calls("1:matmul", within="jit:<lambda>") == 3
+    assert p.calls("matmul") == 0                 # not an operation of its own
+    assert rows[2]["bytes"] == 3 * 3 * 8 * 64     # a, w read, the product written
+    steps = sum(r["total_s"] for r in rows if r["within"] == "jit:<lambda>")
+    assert steps <= rows[0]["total_s"]
+    assert "  1:matmul" in p.table()
+
+
 def test_multi_operand_einsum_counts_its_pairwise_steps():
     a = tf.asarray(np.eye(3) + 0.1)
     ref = tf.einsum("ij,jk,kl->il", a, a, a)
@@ -150,16 +169,23 @@ def test_table_and_rows():
         x + x
     text = p.table()
     assert "add" in text and "calls" in text and str(p) == text
-    assert set(p.rows()[0]) == {"op", "device", "calls", "total_s", "mean_s", "bytes"}
+    assert set(p.rows()[0]) == {"op", "device", "calls", "total_s", "mean_s", "bytes",
+                                "within"}
     assert "1 ops" in repr(p)
 
 
 def test_other_device_rows():
     dev = other_device()
     x = tf.asarray(np.arange(3.0, dtype=np.float32), device=dev)
+    f = tf.jit(lambda t: tf.sin(t) * 2.0)
+    ref = np.asarray(f(x).to("cpu"))
     with tf.profile() as p:
         y = x + x
+        r = f(x)
     assert p.calls("add", device=str(y.device)) == 1
+    assert p.calls("jit:<lambda>", device=str(y.device)) == 1
+    assert any(row["within"] == "jit:<lambda>" for row in p.rows())
+    np.testing.assert_array_equal(np.asarray(r.to("cpu")), ref)
 
 
 def test_env_var_prints_at_exit():
