@@ -15,8 +15,9 @@ How it sees every op at no cost when off:
   profile puts a marker there, so they step aside to their general paths, which
   ``bind``.  The check they already make is the only one, on or off;
 * a compiled program's run (``jit``, ``Program``) is one row, ``jit:<name>``, through
-  ``_primitive.program_hook``; in-place writes that are no primitive (``setitem``,
-  ``out=``) through ``_primitive.write_hook``.
+  ``_primitive.program_hook``, which runs a copy of the program's generated code
+  whose steps are timed (rows within the program's); in-place writes that are no
+  primitive (``setitem``, ``out=``) come through ``_primitive.write_hook``.
 
 Rows are top-level applications: an op run inside another profiled op (a primitive
 implemented with others, a program's nodes) counts in its caller's time, not as a row
@@ -45,7 +46,8 @@ _depth = threading.local()   # per thread: inside a recorded op (nested ops not 
 
 
 class Profile:
-    """What a profile recorded: ``{(op, device): [calls, seconds, bytes]}``.
+    """What a profile recorded: ``stats``, ``{(op, device, within): [calls, seconds,
+    bytes]}`` (``within``: None, or the program row a step belongs to).
 
     ``sync`` (default True): after each op on a device that runs asynchronously
     (WebGPU, CUDA) wait for it, so an op's time is its submission and its execution;
@@ -56,7 +58,7 @@ class Profile:
 
     def __init__(self, sync: bool = True):
         self.sync = bool(sync)
-        self.stats: dict[tuple[str, str], list] = {}
+        self.stats: dict[tuple[str, str, str | None], list] = {}
         self.wall_s = 0.0
         self._t0 = None
 
@@ -227,6 +229,8 @@ def _timed_apply(prim, args, params):
 def _timed_program(prog, run, datas, dev):
     """A compiled program's run: one row ``jit:<graph name>``, run by a version of its
     code whose steps are timed too (made once per program and device)."""
+    if getattr(_depth, "n", 0):   # inside another recorded op: part of its time
+        return run(*datas)
     row = "jit:" + prog.graph.name
     per = _step_runners.get(prog)
     if per is None:

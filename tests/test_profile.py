@@ -67,6 +67,17 @@ def test_program_steps_are_rows_within_the_program():
     assert "  1:matmul" in p.table()
 
 
+def test_programs_run_inside_programs_are_part_of_their_step():
+    x = tf.asarray(np.ones((4, 4)))
+    g = tf.jit(tf.grad(lambda t: tf.checkpoint(lambda u: tf.sin(u) * 2, t).sum()))
+    ref = np.asarray(g(x))
+    with tf.profile() as p:
+        np.testing.assert_array_equal(np.asarray(g(x)), ref)
+    rows = p.rows()
+    assert len(rows) == len(p.stats)      # every step listed under its program
+    assert [r["op"] for r in rows if r["within"] is None] == ["jit:grad(<lambda>)"]
+
+
 def test_multi_operand_einsum_counts_its_pairwise_steps():
     a = tf.asarray(np.eye(3) + 0.1)
     ref = tf.einsum("ij,jk,kl->il", a, a, a)
