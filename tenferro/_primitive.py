@@ -320,11 +320,11 @@ def eager_apply(prim, args, params):
 program_hook = None
 
 
-def plain_write(name, dev, fn, datas, kwargs):
-    """Run a driver's in-place write ``fn(*datas, **kwargs)`` that is no primitive
-    application (setitem's ``assign``/``put``, an op's ``out=``)."""
+def plain_driver_call(name, dev, fn, datas, kwargs):
+    """``fn(*datas, **kwargs)``: a driver function the ops call outside ``bind``
+    (setitem's ``assign``/``put``, an op's ``out=``), named ``name``."""
     return fn(*datas, **kwargs)
 
 
-# what the writes above call: plain_write, or the profile's timing wrapper
-write_hook = plain_write
+# what the ops call for those: plain_driver_call, or the profile's timing wrapper
+driver_call = plain_driver_call

@@ -17,7 +17,7 @@ How it sees every op at no cost when off:
 * a compiled program's run (``jit``, ``Program``) is one row, ``jit:<name>``, through
   ``_primitive.program_hook``, which runs a copy of the program's generated code
   whose steps are timed (rows within the program's); in-place writes that are no
-  primitive (``setitem``, ``out=``) come through ``_primitive.write_hook``.
+  primitive (``setitem``, ``out=``) come through ``_primitive.driver_call``.
 
 Rows are top-level applications: an op run inside another profiled op (a primitive
 implemented with others, a program's nodes) counts in its caller's time, not as a row
@@ -148,7 +148,7 @@ def _start(p):
             _primitive._interpreters.append(_MARK)   # the fast paths step aside
             _primitive.eager_apply = _timed_apply
             _primitive.program_hook = _timed_program
-            _primitive.write_hook = _timed_write
+            _primitive.driver_call = _timed_driver_call
 
 
 def _stop(p):
@@ -157,7 +157,7 @@ def _stop(p):
         if not _open:
             _primitive.eager_apply = _plain_apply
             _primitive.program_hook = None
-            _primitive.write_hook = _primitive.plain_write
+            _primitive.driver_call = _primitive.plain_driver_call
             _primitive._interpreters.remove(_MARK)
 
 
@@ -277,17 +277,17 @@ def _timed_step(row, step, fn, dev):
     return timed
 
 
-def _timed_write(name, dev, fn, datas, kwargs):
-    """An in-place write that is no primitive: ``assign(dst, src)``, ``put(x,
-    positions, values)``, an op with ``out=``.  Bytes: what it reads (the operands
-    besides the destination) and what it writes (``out``, ``dst``, ``values``)."""
-    out = kwargs.get("out")
-    if out is not None:
-        reads, written = datas, out
-    else:
+def _timed_driver_call(name, dev, fn, datas, kwargs):
+    """A driver function called outside ``bind``: ``assign(dst, src)``, ``put(x,
+    positions, values)``, an op with ``out=`` (or computing in another dtype before
+    its ``assign``).  Bytes: what it reads (the operands besides the destination) and
+    what it writes (``dst``, ``values``, ``out`` or the result)."""
+    if name == "assign" or name == "put":
         reads, written = datas[1:], datas[0] if name == "assign" else datas[-1]
+    else:
+        reads, written = datas, kwargs.get("out")
     return _timed(name, dev, lambda: fn(*datas, **kwargs), (), reads,
-                  lambda _: (written,))
+                  lambda r: (r if written is None else written,))
 
 
 # -- TENFERRO_PROFILE=1: from import to exit ----------------------------------------------

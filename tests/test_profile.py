@@ -96,6 +96,11 @@ def test_writes_are_counted():
     assert p.calls("assign") == 1
     assert p.calls("put") == 1
     assert p.calls("sin") == 1
+    i = tf.asarray(np.arange(5))
+    with tf.profile() as p:
+        tf.add(i, i, out=x)                  # computed in int64, then assigned
+    assert p.calls("add") == 1 and p.calls("assign") == 1
+    np.testing.assert_array_equal(x.numpy(), 2 * np.arange(5.0))
 
 
 def test_bytes_and_views():
@@ -132,7 +137,7 @@ def test_results_are_unchanged_and_hooks_restored():
     assert _primitive._interpreters == interp
     assert _primitive.eager_apply is _profile._plain_apply
     assert _primitive.program_hook is None
-    assert _primitive.write_hook is _primitive.plain_write
+    assert _primitive.driver_call is _primitive.plain_driver_call
 
 
 def test_closed_on_exception():

@@ -184,12 +184,13 @@ def _into(name, out, args, odt):
     fn = dev.driver.lookup(name, dev, args[0].dtype)
     check_mutable(name, out)
     if odt == out.dtype:
-        _primitive.write_hook(name, dev, fn, [a._data for a in args],
-                              {"out_dtype": odt, "out": out._data})
+        _primitive.driver_call(name, dev, fn, [a._data for a in args],
+                               {"out_dtype": odt, "out": out._data})
     else:
         from .conversion import copy_into
 
-        copy_into(out, _wrap(fn(*[a._data for a in args], out_dtype=odt), dev))
+        copy_into(out, _wrap(_primitive.driver_call(name, dev, fn, [a._data for a in args],
+                                                     {"out_dtype": odt}), dev))
     return out
 
 

@@ -423,8 +423,8 @@ def setitem(x: Tensor, key: Any, value: ArrayLike) -> None:
 
     check_mutable("setitem", x, v if positions._trace is None else positions)
     dev = x._device
-    _primitive.write_hook("put", dev, dev.driver.lookup("put", dev, x.dtype),
-                          (x._data, positions._data, v._data), {})
+    _primitive.driver_call("put", dev, dev.driver.lookup("put", dev, x.dtype),
+                           (x._data, positions._data, v._data), {})
 
 
 def _holds_tensor(seq):
