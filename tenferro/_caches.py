@@ -27,7 +27,8 @@ __all__ = ["CacheStats", "LRUCache", "extension_cache", "memoize", "register", "
 
 
 class CacheStats(collections.namedtuple("CacheStats", "hits misses size maxsize unit")):
-    """One cache's statistics: lookups found and not found, current size and limit
+    """One cache's statistics: lookups found and not found (None where the cache does
+    not count them: its lookups are on the fastest paths), current size and limit
     (``maxsize`` None: unbounded) in ``unit`` ("entries" or "bytes")."""
 
 

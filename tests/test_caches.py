@@ -67,9 +67,9 @@ def test_every_existing_cache_is_listed():
     import tenferro.fft  # noqa: F401
     names = set(tf.cache_stats())
     assert {"einsum plans", "jit programs", "cpu buffers", "linalg.half_triangle",
-            "fft.weights"} <= names
+            "fft.weights", "fast-path entries", "scalar operands"} <= names
     for s in tf.cache_stats().values():
-        assert s.size >= 0 and s.hits >= 0 and s.misses >= 0
+        assert s.size >= 0 and (s.hits is None or s.hits >= 0 and s.misses >= 0)
 
 
 def test_einsum_plan_stats_and_clear_midway():
@@ -118,6 +118,22 @@ def test_linalg_results_unchanged_across_clears():
             tf.clear_caches()
         np.testing.assert_allclose(np.asarray(tl.solve(ta, tb)), ref_x, rtol=1e-12)
         np.testing.assert_allclose(np.asarray(tl.cholesky(ta @ ta.T, lower=True)), ref_c, rtol=1e-12)
+
+
+def test_fast_path_entries_and_scalar_operands_clear_midway():
+    x = tf.asarray(np.arange(4.0))
+    y = tf.asarray(np.arange(4, dtype=np.int32))
+    for i in range(4):
+        if i == 2:
+            tf.clear_caches()
+            stats = tf.cache_stats()
+            assert stats["fast-path entries"].size == 0
+            assert stats["scalar operands"].size == 0
+        np.testing.assert_array_equal((x * 2.5 + x).numpy(), np.arange(4.0) * 3.5)
+        np.testing.assert_array_equal((y + 3).numpy(), np.arange(4) + 3)
+        assert (y + 3).dtype == tf.int32
+    stats = tf.cache_stats()
+    assert stats["fast-path entries"].size >= 2 and stats["scalar operands"].size >= 2
 
 
 def test_cpu_buffer_cache():
