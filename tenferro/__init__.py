@@ -48,6 +48,9 @@ from .devices.cpu import blas as _cpu_blas, threads as _threads
 from .devices.cpu.threads import get_num_threads, set_num_threads, num_threads  # noqa: F401
 from . import devices, random  # noqa: F401
 from ._config import show_config  # noqa: F401
+from ._profile import profile, Profile  # noqa: F401
+from ._caches import extension_cache, cache_stats, clear_caches  # noqa: F401
+from .autograd import clear_grads  # noqa: F401
 from . import autograd  # noqa: F401
 from .autograd import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled,  # noqa: F401
                        value_and_grad, vjp, jvp, linearize, hvp, jacrev, jacfwd, hessian,
@@ -140,7 +143,8 @@ __all__ = [
     "TenferroError", "UnsupportedOperation", "DeviceMismatchError", "LinAlgError",
     "ConcretizationError", "AxisError",
     "Tensor", "device", "Device", "get_num_threads", "set_num_threads", "num_threads",
-    "show_config", "runtime_env",
+    "show_config", "runtime_env", "profile", "Profile",
+    "extension_cache", "cache_stats", "clear_caches", "clear_grads",
     "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "grad",
     "value_and_grad", "vjp", "jvp", "linearize", "hvp", "jacrev", "jacfwd", "hessian",
     "stop_gradient", "checkpoint", "checkpoint_sequential", "AdContext", "vmap",

@@ -16,7 +16,7 @@ def config() -> dict[str, Any]:
     import scipy
 
     import tenferro
-    from . import __version__
+    from . import __version__, _caches, _profile
     from .devices.cpu import blas as _blas, threads as _threads
     from .devices import available, get_driver
 
@@ -43,6 +43,8 @@ def config() -> dict[str, Any]:
         "runtime_env": dict(tenferro.runtime_env),
         "numpy_blas_spin": numpy_blas_spin(),
         "devices": devs,
+        "profiling": bool(_profile._open),          # a tenferro.profile() is recording
+        "caches": _caches.cache_stats(),
     }
 
 
@@ -91,6 +93,11 @@ def show_config() -> None:
     b = c["blas"] or {}
     lines.append("  blas/lapack: %s %s (%s)" % (b.get("name", "?"), b.get("version", ""),
                                                  b.get("library_path", "via scipy")))
+    lines.append("  profiling: %s" % ("on (tenferro.profile() or TENFERRO_PROFILE=1)"
+                                      if c["profiling"] else "off"))
+    lines.append("  caches:    %s" % ", ".join(
+        "%s %d/%s" % (name, s.size, "-" if s.maxsize is None else s.maxsize)
+        for name, s in c["caches"].items() if s.unit == "entries"))
     lines.append("  devices:")
     for name, info in c["devices"].items():
         extra = ", ".join("%s=%s" % kv for kv in info.items())

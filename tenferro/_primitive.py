@@ -294,7 +294,9 @@ def bind(prim: Primitive, args: Sequence[Any], params: dict[str, Any]) -> Any:
 
 
 def eager_apply(prim, args, params):
-    """Run ``prim`` on its inputs' device with the driver's implementation."""
+    """Run ``prim`` on its inputs' device with the driver's implementation.  (``bind``
+    reads this name as a global: ``tenferro.profile`` swaps in a timing wrapper while
+    it records, so profiling off costs nothing here.)"""
     if prim.impl is not None:
         return prim.impl(*args, **params)
     dev = args[0]._device
@@ -310,3 +312,19 @@ def eager_apply(prim, args, params):
         return tuple(_wrap(o, dev) for o in out)
     return _wrap(out, dev)
 
+
+
+# -- profiling hooks (tenferro/_profile.py sets them while a profile is open) -------------
+# A compiled program's run: ``program_hook(program, run, device_arrays, device)`` runs
+# ``run(*device_arrays)`` (None: the program calls ``run`` itself).
+program_hook = None
+
+
+def plain_driver_call(name, dev, fn, datas, kwargs):
+    """``fn(*datas, **kwargs)``: a driver function the ops call outside ``bind``
+    (setitem's ``assign``/``put``, an op's ``out=``), named ``name``."""
+    return fn(*datas, **kwargs)
+
+
+# what the ops call for those: plain_driver_call, or the profile's timing wrapper
+driver_call = plain_driver_call

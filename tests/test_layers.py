@@ -13,7 +13,7 @@ LAYERS = [
     ["tenferro._kernels"],                                     # L0 compute only
     ["tenferro._errors", "tenferro._dtypes", "tenferro._catalog", "tenferro._tree",
      "tenferro._versions", "tenferro._tensor", "tenferro._ir", "tenferro._primitive",
-     "tenferro._fused"],                                       # L1 vocabulary
+     "tenferro._fused", "tenferro._caches"],                                       # L1 vocabulary
     ["tenferro.devices"],                                      # L2 drivers
     ["tenferro._ops", "tenferro.random"],                      # L3 public ops
     ["tenferro.graph"],                                        # L4 compiler

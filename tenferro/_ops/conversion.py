@@ -88,7 +88,8 @@ def copy_into(dst: Tensor, src: ArrayLike) -> Tensor:
         raise DeviceMismatchError("assign", [dst._device, src._device])
     check_mutable("assign", dst, src)
     dev = dst._device
-    dev.driver.lookup("assign", dev, dst.dtype)(dst._data, src._data)
+    _primitive.driver_call("assign", dev, dev.driver.lookup("assign", dev, dst.dtype),
+                           (dst._data, src._data), {})
 
 
 def check_mutable(name, dst, src=None):

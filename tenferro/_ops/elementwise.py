@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .. import _dtypes, _primitive
+from .. import _caches, _dtypes, _primitive
 from .._catalog import BINARY, COMPLEX_PARTS, NONDIFF_REASON, REAL_ONLY, UNARY
 from .._errors import DeviceMismatchError
 from .._primitive import Primitive, bind
@@ -184,11 +184,13 @@ def _into(name, out, args, odt):
     fn = dev.driver.lookup(name, dev, args[0].dtype)
     check_mutable(name, out)
     if odt == out.dtype:
-        fn(*[a._data for a in args], out_dtype=odt, out=out._data)
+        _primitive.driver_call(name, dev, fn, [a._data for a in args],
+                               {"out_dtype": odt, "out": out._data})
     else:
         from .conversion import copy_into
 
-        copy_into(out, _wrap(fn(*[a._data for a in args], out_dtype=odt), dev))
+        copy_into(out, _wrap(_primitive.driver_call(name, dev, fn, [a._data for a in args],
+                                                     {"out_dtype": odt}), dev))
     return out
 
 
@@ -319,6 +321,10 @@ def _cpu_scalar(v, dtype):
                 _scalars.clear()
             _scalars[key] = a
     return a
+
+
+_caches.register("scalar operands", lambda: _caches.CacheStats(   # (hits not counted)
+    None, None, len(_scalars), 4096, "entries"), _scalars.clear)
 
 
 def _scalar_on(v, dtype, dev):

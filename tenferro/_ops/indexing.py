@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .. import _dtypes
+from .. import _dtypes, _primitive
 from .._primitive import Primitive, bind, concrete_values
 from .._tensor import Tensor
 from ._common import broadcast_shapes, normalize_axis, numel, to_tensor
@@ -423,7 +423,8 @@ def setitem(x: Tensor, key: Any, value: ArrayLike) -> None:
 
     check_mutable("setitem", x, v if positions._trace is None else positions)
     dev = x._device
-    dev.driver.lookup("put", dev, x.dtype)(x._data, positions._data, v._data)
+    _primitive.driver_call("put", dev, dev.driver.lookup("put", dev, x.dtype),
+                           (x._data, positions._data, v._data), {})
 
 
 def _holds_tensor(seq):

@@ -29,3 +29,4 @@ from . import extend  # noqa: F401
 from . import _rules  # noqa: F401  (registers every rule)
 from . import _graph_ad  # noqa: F401  (Graph.grad/vjp/jvp)
 from ._gradcheck import gradcheck  # noqa: F401
+from ._leaves import clear_grads  # noqa: F401

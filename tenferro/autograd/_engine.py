@@ -28,7 +28,7 @@ from .._errors import DeviceMismatchError
 from .._ir import is_abstract
 from .._ops import asarray, copy, copy_into, is_contiguous, ones_like, zeros_like
 from .._tensor import Tensor, _wrap
-from . import _tape
+from . import _leaves, _tape
 from ._tape import (AutogradMeta, Node, TapeNode, ZeroNode, _FREED,  # noqa: F401
                     _nonleaf_meta, check_zero_derivative, record, run_backward)
 
@@ -431,6 +431,8 @@ class _TensorAutograd:
             raise RuntimeError("requires_grad_: only floating-point and complex tensors can "
                                "require gradients, got dtype %s" % self.dtype)
         _meta(self).requires_grad = bool(requires_grad)
+        if requires_grad:
+            _leaves.note(self)   # for clear_grads()
         return self
 
     def _set_grad(self, value):

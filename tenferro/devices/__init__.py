@@ -16,6 +16,7 @@ import importlib
 import pkgutil
 import threading
 
+from .. import _caches
 from .base import Device, Driver, DeviceArray  # noqa: F401
 
 _drivers = {}
@@ -118,3 +119,18 @@ def available() -> list[str]:
             continue
         out.extend(str(Device(drv, kind, i)) for i in range(n))
     return out
+
+
+def _fast_entries():
+    """The eager fast paths' per-device entries (``Device._fast``: the kernel and
+    output dtype of an op on given dtypes), for ``tenferro.cache_stats()``."""
+    n = sum(len(d._fast) for d in set(_devices.values()))
+    return _caches.CacheStats(None, None, n, None, "entries")
+
+
+def _clear_fast():
+    for d in set(_devices.values()):
+        d._fast.clear()
+
+
+_caches.register("fast-path entries", _fast_entries, _clear_fast)

@@ -19,11 +19,11 @@ the VJP is the adjoint under tenferro's (PyTorch's) product ``Re <conj(a), b>``.
 rules are binds of these primitives times constant weights, so they differentiate
 again.  ``workers=None`` runs on tenferro's thread count at the time of the call.
 """
-import functools
 
 import numpy as np
 from scipy.fft._pocketfft import pypocketfft as _pf   # what scipy.fft's functions call
 
+from .. import _caches
 from ..autograd.extend import Primitive, def_impl, deflinear
 from ..devices.cpu import threads as _threads
 from .._ops import asarray
@@ -90,7 +90,7 @@ def_impl(r2r_p, "cpu", _r2r_cpu)
 # Constant weights [.., L, ..] along the transformed axes (ones elsewhere), in the real
 # dtype of the cotangent they multiply.
 
-@functools.lru_cache(maxsize=256)
+@_caches.memoize("fft.weights", maxsize=256)
 def _weight(ndim, axes, vectors, dtype):
     w = np.ones((1,) * ndim)
     for ax, v in zip(axes, vectors):

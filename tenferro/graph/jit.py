@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .. import _primitive
+from .. import _caches, _primitive
 from .._tensor import Tensor
 from .._tree import tree_flatten, tree_unflatten
 from .program import compile
@@ -110,6 +110,7 @@ class jit:
         self._lock = threading.Lock()
         self._fast = None           # (input avals, device, generated run, program)
         self.hits = self.misses = 0
+        _caches.track("jit programs", self)   # cache_stats()/clear_caches() see it
         self.__name__ = getattr(f, "__name__", "jit")
         self.__doc__ = getattr(f, "__doc__", None)
 
@@ -261,6 +262,9 @@ class jit:
             self._cache.clear()
         self._fast = None
         self.hits = self.misses = 0
+
+
+_caches.track("jit programs")   # listed in cache_stats() before the first jit
 
 
 def _transformed_call(jitted, args):

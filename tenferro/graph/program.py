@@ -150,13 +150,17 @@ class Program:
                 raise TenferroError("tenferro.Program: device %s cannot run %s; "
                                     "nothing was run" % (dev, ", ".join(missing)))
             run = self._runners[dev] = self._runner(dev)
-        return tree_unflatten(graph.out_tree, run(*[x._data for x in xs]))
+        datas = [x._data for x in xs]
+        hook = _primitive.program_hook   # set while tenferro.profile() records
+        return tree_unflatten(graph.out_tree, run(*datas) if hook is None
+                              else hook(self, run, datas, dev))
 
-    def _runner(self, dev):
+    def _runner(self, dev, wrap=None):
         """The plan for ``dev`` as generated Python code: one statement per step
         calling the driver function with its parameters bound, ``del`` of the values
         whose last use it is (their buffers go back to the allocator), the outputs
-        wrapped into Tensors."""
+        wrapped into Tensors.  ``wrap(node, fn)``, when given, replaces each step's
+        function (tenferro.profile times the steps so)."""
         steps = self._plan(dev)
         ns = {"_wrap": _wrap, "_dev": dev, "_versions": _versions, "_prog": self}
         names = {}
@@ -181,7 +185,8 @@ class Program:
             kw = ["%s=%s" % (k, bind(v, "p")) for k, v in node.params.items()]
             outs = "".join(name(v) + ", " for v in node.outputs)
             if fn is None:   # a device-independent primitive: Tensors in and out
-                call = "%s(%s)" % (bind(node.prim.impl, "f"), ", ".join(
+                f = node.prim.impl if wrap is None else wrap(node, node.prim.impl)
+                call = "%s(%s)" % (bind(f, "f"), ", ".join(
                     ["_wrap(%s, _dev)" % a for a in args] + kw))
                 if node.prim.multiple_results:
                     lines.append("    %s = [o._data for o in %s]" % (outs, call))
@@ -190,7 +195,8 @@ class Program:
             else:
                 if donate is not None:   # in place: into an input that dies here
                     kw.append("out=%s" % args[donate])
-                call = "%s(%s)" % (bind(fn, "f"), ", ".join(args + kw))
+                f = fn if wrap is None else wrap(node, fn)
+                call = "%s(%s)" % (bind(f, "f"), ", ".join(args + kw))
                 lines.append("    %s = %s" % (outs, call) if node.prim.multiple_results
                              else "    %s = %s" % (outs[:-2], call))
             if free:         # last uses: the buffers go back to the allocator

@@ -1,11 +1,10 @@
 """Shared by the linalg ops: input checks, dtype promotion as scipy, LAPACK ``info``
 turned into clear errors, and small matrix helpers written with tenferro ops (so that
 rules using them differentiate again)."""
-import functools
 
 import numpy as np
 
-from .. import _dtypes, _ops
+from .. import _caches, _dtypes, _ops
 from .._errors import LinAlgError
 from .._kernels import _elementwise as _ew
 from .._ops._common import to_tensor
@@ -141,7 +140,7 @@ def tri(x, lower, k=0):
     return _ops.tril(x, k) if lower else _ops.triu(x, -k)
 
 
-@functools.lru_cache(maxsize=64)
+@_caches.memoize("linalg.half_triangle", maxsize=64)
 def _half_triangle(n, dtype, lower, device):
     m = np.tril(np.ones((n, n)), -1) + 0.5 * np.eye(n)
     return _ops.asarray((m if lower else m.T).astype(dtype), device=device)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import collections
 
-from ... import _dtypes
+from ... import _caches, _dtypes
 from .plan import build_plan, oe_optimize
 
 
@@ -111,3 +111,6 @@ def cached_plan(spec, ops, optimize, dtype, driver):
         if len(_cache) > _stats["maxsize"]:
             _cache.popitem(last=False)
     return plan
+
+
+_caches.register("einsum plans", einsum_cache_info, einsum_cache_clear)

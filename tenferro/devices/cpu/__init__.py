@@ -12,7 +12,7 @@ import platform
 
 import numpy as np
 
-from ... import _dtypes
+from ... import _caches, _dtypes
 from ..._kernels import _alloc
 from ..._kernels._alloc import empty as _empty
 from ..base import Driver as _Base
@@ -48,6 +48,15 @@ def buffer_cache_info():
 def clear_buffer_cache():
     """Return the cached CPU output buffers to the system."""
     _alloc.clear()
+
+
+def _buffer_stats():
+    i = _alloc.cache_info()
+    return _caches.CacheStats(i["hits"], i["misses"], i["cached_bytes"],
+                              i["limit_bytes"] if i["enabled"] else 0, "bytes")
+
+
+_caches.register("cpu buffers", _buffer_stats, clear_buffer_cache)
 
 
 class Driver(_Base):

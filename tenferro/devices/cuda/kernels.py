@@ -14,11 +14,11 @@ output's elements; dimensions that every operand steps through as one are merged
 ``i`` itself and any strided, broadcast one unravels only the dimensions it must.
 """
 import collections
-import functools
 import math
 
 import numpy as np
 
+from ... import _caches
 from .._layout import coalesce
 from . import shim
 from .cmath import CTYPE, PRELUDE
@@ -95,7 +95,7 @@ def index_lines(nops, nd, at=1):
     return "".join(lines)
 
 
-@functools.lru_cache(maxsize=4096)
+@_caches.memoize("cuda.elementwise_kernels", maxsize=4096)
 def elementwise_kernel(name, expr, in_dtypes, out_dtype, nd):
     """The kernel storing ``tf_convert<OUT>(expr)`` per element, ``expr`` a C expression
     in ``v0, v1, ...`` (the inputs' values); ``nd`` as :func:`index_lines`.  Operand

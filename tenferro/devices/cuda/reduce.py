@@ -26,7 +26,7 @@ import math
 
 import numpy as np
 
-from ... import _dtypes
+from ... import _caches, _dtypes
 from ..._errors import UnsupportedOperation
 from .._layout import coalesce
 from .array import DTYPES, from_numpy, new, zeros
@@ -170,7 +170,7 @@ _ARG_IO = ("ACC{((const T*)p.p[0])[off], p.p[2] ? ((const long long*)p.p[2])[off
            "        else ((long long*)p.p[1])[q] = r.i;")
 
 
-@functools.lru_cache(maxsize=2048)
+@_caches.memoize("cuda.reduce_kernels", maxsize=2048)
 def reduce_kernel(variant, op, dtype, acc_dtype, nk, nr):
     """The reduction kernel ``variant`` ("thread" or "tree") of ``op`` over ``dtype``
     into ``acc_dtype`` (arg-reductions: int64) for ``nk`` kept and ``nr`` reduced

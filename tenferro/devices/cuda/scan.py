@@ -9,6 +9,7 @@ in shared memory) with a running carry; long lines are cut into segments whose t
 import functools
 import math
 
+from ... import _caches
 from .._layout import coalesce
 from .array import DTYPES, new
 from .cmath import CTYPE, PRELUDE
@@ -62,7 +63,7 @@ _SCAN_BLOCK = """    alignas(16) __shared__ unsigned char tf_raw[%(maxb)d * size
 """
 
 
-@functools.lru_cache(maxsize=512)
+@_caches.memoize("cuda.scan_kernels", maxsize=512)
 def scan_kernel(variant, op, dtype, acc_dtype, nk):
     """The scan kernel ``variant`` ("thread" or "block") of ``op`` (cumsum, cumprod)
     over ``dtype`` into ``acc_dtype``, lines over ``nk`` dimensions."""

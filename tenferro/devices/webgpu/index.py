@@ -2,10 +2,10 @@
 views (no copy), their adjoints and concatenate (writes into zeros), as CUDA's
 (:mod:`tenferro.devices._views`), and integer-array indexing: gathers, atomic scatter-adds, nonzero and put.
 """
-import functools
 
 import numpy as np
 
+from ... import _caches
 from .. import _views
 from . import wgsl
 from .array import I32, I64, STORE, check_dtype, from_numpy, kind, new, to_numpy
@@ -40,7 +40,7 @@ def _paired(op, target, idx, axis, along):
     return _views.paired(target, idx, axis, along)
 
 
-@functools.lru_cache(maxsize=64)
+@_caches.memoize("webgpu.index_sources", maxsize=64)
 def _index_source(template, nin, body, **fmt):
     init, step = offset_lines(nin)
     return template.format(wg=WG, at=0, offsets_init=init, offsets_step=step, body=body,

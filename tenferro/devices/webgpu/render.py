@@ -6,10 +6,10 @@ layout of strided operands (:func:`strided_layout`, read back by
 :func:`offset_lines`); the elementwise kernel of a body (:func:`elementwise_source`,
 cached) and its dispatch over strided, broadcast inputs (:func:`run_elementwise`).
 """
-import functools
 
 import numpy as np
 
+from ... import _caches
 from ..._catalog import broadcast_shapes
 from .._layout import broadcast_view  # noqa: F401 (the drivers' shared one)
 from . import wgsl
@@ -69,7 +69,7 @@ def function_body(body):
         else "return %s;" % body
 
 
-@functools.lru_cache(maxsize=4096)   # rendering costs as much as recording a dispatch
+@_caches.memoize("webgpu.elementwise_sources", maxsize=4096)   # rendering costs as much as recording a dispatch
 def elementwise_source(body, in_dtypes, out_dtype, aliased=()):
     """The kernel for ``body``; inputs in ``aliased`` are read from ``out`` itself (an
     in-place op: WebGPU forbids binding one buffer both read-only and read-write)."""

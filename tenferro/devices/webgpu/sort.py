@@ -25,6 +25,7 @@ the query's, ``"right"`` the first above it (NaN queries: the first NaN, or the 
 import functools
 import math
 
+from ... import _caches
 from . import wgsl
 from .array import I64, kind, new, unsupported
 from .elementwise import full
@@ -196,7 +197,7 @@ SEARCH = """
 """
 
 
-@functools.lru_cache(maxsize=64)
+@_caches.memoize("webgpu.sort_sources", maxsize=64)
 def _source(template, k, descending=False, ends=()):
     """``template`` with the key and pair helpers of expression kind ``k``, after the
     bindings of ``ends`` (keys of _ENDS, bound in order; ``lay`` next)."""
