@@ -1,0 +1,70 @@
+#!/usr/bin/env python
+"""Lazy mode against eager and ``jit``: an eager-style script of 20 elementwise ops on
+10^6 float64 elements (``benchmarks/bench_lazy.py``'s ``script``), run
+
+* eagerly (20 kernels, 20 temporaries),
+* inside ``with tenferro.lazy():`` (recorded, then one compiled program from the
+  lazy cache, realized on leaving the block),
+* as ``tenferro.jit(script)`` (the compiled program of the same graph),
+
+best of ``--repeat`` repeats, each as many calls as fill ``--min-time`` seconds.  The
+goal (issue 22): lazy within 1.5x of jit.  Also prints the per-op recording cost
+(the script on 4 elements in lazy mode, divided by its 20 ops).
+
+    python asv_bench/compare_lazy.py [--threads 2] [--repeat 7] [--n 1000000]
+"""
+import argparse
+import os
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from benchmarks import bench_lazy as B, common  # noqa: E402  (common: tenferro on sys.path)
+import tenferro as tf  # noqa: E402
+
+
+def best_of(fn, repeat, min_time):
+    fn()
+    number = 1
+    while True:
+        t = time.perf_counter()
+        for _ in range(number):
+            fn()
+        dt = time.perf_counter() - t
+        if dt >= min_time or number >= 1 << 20:
+            break
+        number *= 2
+    times = [dt / number]
+    for _ in range(repeat - 1):
+        t = time.perf_counter()
+        for _ in range(number):
+            fn()
+        times.append((time.perf_counter() - t) / number)
+    return min(times)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--threads", type=int, default=common.N_THREADS)
+    p.add_argument("--repeat", type=int, default=7)
+    p.add_argument("--min-time", type=float, default=0.2)
+    p.add_argument("--n", type=int, default=B.N)
+    args = p.parse_args(argv)
+    tf.set_num_threads(args.threads)
+    x = B.make_input(args.n)
+    times = {name: best_of(B.runner(name, x), args.repeat, args.min_time)
+             for name in B.MODES}
+    small = B.make_input(4)
+    record = best_of(B.runner("lazy", small), args.repeat, args.min_time)
+    print("| n | eager | lazy | jit | lazy / jit | eager / lazy | record per op |")
+    print("|---:|---:|---:|---:|---:|---:|---:|")
+    print("| %d | %.3f ms | %.3f ms | %.3f ms | %.2f | %.2f | %.1f us |"
+          % (args.n, times["eager"] * 1e3, times["lazy"] * 1e3, times["jit"] * 1e3,
+             times["lazy"] / times["jit"], times["eager"] / times["lazy"],
+             record / B.OPS * 1e6))
+    return times
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,73 @@
+"""The lazy tensor: a :class:`~tenferro.Tensor` whose data is a pending
+:class:`~._registry.TensorEntry`.
+
+It answers metadata (shape, dtype, strides, ...) from its entry; any read of its data
+(``_data``: every host read, ``numpy()``, ``float()``, printing, an eager kernel, an
+in-place write) realizes it first.  A realized lazy tensor becomes a plain Tensor
+(same object: its class is switched, its data is the realized buffer), so that from
+then on it costs what any tensor costs.
+"""
+from __future__ import annotations
+
+from .._tensor import Tensor, _wrap
+from ._registry import TensorEntry
+
+__all__ = ["LazyTensor", "lazy_tensor", "realized_tensor", "realize_tensor"]
+
+_DATA = Tensor.__dict__["_data"]          # the slot, read and written without the property
+_get_data, _set_data = _DATA.__get__, _DATA.__set__
+_new = object.__new__
+
+
+def realize_tensor(t):
+    """The device array of lazy tensor ``t`` (realized now if pending), ``t`` turned
+    into a plain Tensor over it."""
+    e = _get_data(t)
+    if type(e) is not TensorEntry:
+        return e
+    if e.buffer is None:
+        from ._realize import realize_entries
+
+        realize_entries([e])
+    b = e.buffer
+    _set_data(t, b)
+    if t.__class__ is LazyTensor:
+        t.__class__ = Tensor
+    return b
+
+
+class LazyTensor(Tensor):
+    """A tensor computed on demand (see :mod:`tenferro.lazy`)."""
+    __slots__ = ()
+
+    _data = property(realize_tensor, _set_data)
+
+    shape = property(lambda self: _get_data(self).shape)
+    dtype = property(lambda self: _get_data(self).dtype)
+    ndim = property(lambda self: len(_get_data(self).shape))
+    size = property(lambda self: _get_data(self).size)
+    strides = property(lambda self: _get_data(self).strides)
+    itemsize = property(lambda self: _get_data(self).dtype.itemsize)
+    nbytes = property(lambda self: _get_data(self).nbytes)
+
+    def detach(self) -> Tensor:
+        """The same (pending) value, cut from autodiff: a lazy tensor sharing the
+        entry, so that both get the one buffer."""
+        e = _get_data(self)
+        if type(e) is not TensorEntry:
+            return Tensor.detach(self)
+        return lazy_tensor(e)
+
+
+def lazy_tensor(entry, ad=None):
+    """A LazyTensor over ``entry``."""
+    t = _new(LazyTensor)
+    _set_data(t, entry)
+    t._device = entry.device
+    t._ad = ad
+    return t
+
+
+def realized_tensor(data, device):
+    """A concrete tensor over device array ``data``."""
+    return _wrap(data, device)
