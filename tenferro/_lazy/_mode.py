@@ -37,6 +37,8 @@ __all__ = ["lazy", "realize", "tensor_id", "is_lazy", "is_lazy_mode", "LazyConte
 
 F = TypeVar("F", bound=Callable[..., Any])
 _get_data = Tensor.__dict__["_data"].__get__
+# (primitive, input avals, parameters) -> result avals: abstract evaluation, memoized
+_avals = {}
 
 
 class LazyContext:
@@ -56,6 +58,7 @@ class LazyContext:
             return _eager(prim, args, params)
         dev = args[0]._device
         srcs = []
+        avals = []
         pending = False
         for a in args:
             if a._device is not dev:
@@ -63,33 +66,49 @@ class LazyContext:
             d = _get_data(a)
             if type(d) is TensorEntry:
                 if d.buffer is not None:
-                    srcs.append(_concrete(a, d))
+                    a = _concrete(a, d)
+                    d = a._data
+                else:
+                    v = d.value
+                    pending = pending or type(v) is LazyValue
+                    srcs.append(v)
+                    avals.append((d.shape, d.dtype))
                     continue
-                v = d.value
-                pending = pending or isinstance(v, LazyValue)
-                srcs.append(v)
-            else:
-                srcs.append(a)
+            srcs.append(a)
+            avals.append((d.shape, d.dtype))
         if not pending and prim.name in dev.driver.view_ops:
             return _eager(prim, args, params)   # a view of a concrete tensor: free
         try:
-            avals = prim.abstract_eval(*[(a.shape, a.dtype) for a in args], **params)
-        except Exception as e:
-            e.add_note("tenferro.lazy: recording %s on inputs of shapes %s"
-                       % (prim.name, [a.shape for a in args]))
-            raise
-        many = prim.multiple_results
-        avals = tuple(avals) if many else (avals,)
-        op = LazyOp(prim, dict(params), tuple(srcs), dev, avals)
-        outs = tuple(lazy_tensor(TensorEntry(LazyValue(op, i, s, d), self))
-                     for i, (s, d) in enumerate(avals))
+            key = (prim, tuple(avals), tuple(params.items()))
+            out = _avals.get(key)
+        except TypeError:   # an unhashable parameter
+            key = out = None
+        if out is None:
+            try:
+                out = prim.abstract_eval(*avals, **params)
+            except Exception as e:
+                e.add_note("tenferro.lazy: recording %s on inputs of shapes %s"
+                           % (prim.name, [a.shape for a in args]))
+                raise
+            out = tuple(out) if prim.multiple_results else (out,)
+            if key is not None:
+                if len(_avals) > 4096:
+                    _avals.clear()
+                _avals[key] = out
+        op = LazyOp(prim, params, tuple(srcs), dev, out)
+        if len(out) == 1 and not prim.multiple_results:
+            s, d = out[0]
+            outs = (lazy_tensor(TensorEntry(LazyValue(op, 0, s, d), self)),)
+        else:
+            outs = tuple(lazy_tensor(TensorEntry(LazyValue(op, i, s, d), self))
+                         for i, (s, d) in enumerate(out))
         recorder = _primitive.recorder
         if recorder is not None:
             for a in args:
                 if a._ad is not None:
-                    _tape(recorder, prim, args, params, outs, many)
+                    _tape(recorder, prim, args, params, outs, prim.multiple_results)
                     break
-        return outs if many else outs[0]
+        return outs if prim.multiple_results else outs[0]
 
 
 def _concrete(a, entry):

@@ -85,7 +85,7 @@ def _realize(dev, targets):
             e.set_buffer(e.value._data)
     if not roots:
         return
-    _, inside = _schedule(roots)
+    order, inside = _schedule(roots)
     wanted = {id(v): v for v in roots}
     for e in live:
         v = e.value
@@ -101,8 +101,10 @@ def _realize(dev, targets):
             v = v.op.srcs[0]     # a view: taken of its realized source afterwards
         if isinstance(v, LazyValue):
             outs.setdefault(id(v), v)
+    same = len(outs) == len(roots) and all(id(v) in outs for v in roots)
     outs = list(outs.values())
-    results = dict(zip([id(v) for v in outs], _run(dev, outs))) if outs else {}
+    results = dict(zip([id(v) for v in outs], _run(dev, outs, order if same else None))) \
+        if outs else {}
 
     def get(v):
         if not isinstance(v, LazyValue):
@@ -267,9 +269,11 @@ def _program(dev, order, outs):
     return prog, inputs
 
 
-def _run(dev, outs):
-    """The realized tensors of the values ``outs`` (one program run)."""
-    order, _ = _schedule(outs)
+def _run(dev, outs, order=None):
+    """The realized tensors of the values ``outs`` (one program run; ``order``: the
+    operations computing them, when known)."""
+    if order is None:
+        order, _ = _schedule(outs)
     prog, inputs = _program(dev, order, outs)
     _last[0] = prog
     try:

@@ -71,8 +71,9 @@ class TensorEntry:
         self.device = value.op.device
         self.ctx = ctx
         self.tape = None
-        _registry[self.id] = _Ref(self, _drop, self.id)
-        _pending.add(self.id)
+        i = self.id
+        _registry[i] = weakref.ref(self, lambda r: _drop(i, r))
+        _pending.add(i)
 
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
@@ -124,27 +125,15 @@ class TensorEntry:
             else "pending")
 
 
-class _Ref(weakref.ref):
-    __slots__ = ("id",)
-
-    def __new__(cls, obj, callback, id_):
-        self = weakref.ref.__new__(cls, obj, callback)
-        self.id = id_
-        return self
-
-    def __init__(self, obj, callback, id_):
-        weakref.ref.__init__(self, obj, callback)
-
-
 _ids = itertools.count(1)
 _registry = {}      # id -> _Ref(entry): every live entry
 _pending = set()    # the ids of the live entries not yet realized
 
 
-def _drop(ref):
-    if _registry.get(ref.id) is ref:
-        del _registry[ref.id]
-    _pending.discard(ref.id)
+def _drop(i, ref):
+    if _registry.get(i) is ref:
+        del _registry[i]
+    _pending.discard(i)
 
 
 def get_tensor(tensor_id: int) -> TensorEntry | None:
