@@ -274,9 +274,9 @@ def _run(dev, outs, order=None):
     operations computing them, when known)."""
     if order is None:
         order, _ = _schedule(outs)
-    prog, inputs = _program(dev, order, outs)
-    _last[0] = prog
     try:
+        prog, inputs = _program(dev, order, outs)
+        _last[0] = prog
         res = prog._execute(inputs)
     except Exception as e:
         names = sorted({op.prim.name for op in order})

@@ -58,6 +58,19 @@ class LazyTensor(Tensor):
             return Tensor.detach(self)
         return lazy_tensor(e)
 
+    # copies and pickles are of the values: computed first (then as a plain Tensor's)
+    def __reduce_ex__(self, protocol: int) -> object:
+        realize_tensor(self)
+        return Tensor.__reduce_ex__(self, protocol)
+
+    def __copy__(self) -> Tensor:
+        realize_tensor(self)
+        return Tensor.__copy__(self)
+
+    def __deepcopy__(self, memo: dict) -> Tensor:
+        realize_tensor(self)
+        return Tensor.__deepcopy__(self, memo)
+
 
 def lazy_tensor(entry, ad=None):
     """A LazyTensor over ``entry``."""
