@@ -7,9 +7,11 @@
   lazy cache, realized on leaving the block),
 * as ``tenferro.jit(script)`` (the compiled program of the same graph),
 
-best of ``--repeat`` repeats, each as many calls as fill ``--min-time`` seconds.  The
-goal (issue 22): lazy within 1.5x of jit.  Also prints the per-op recording cost
-(the script on 4 elements in lazy mode, divided by its 20 ops).
+best of ``--repeat`` repeats (the modes in turn), each as many calls as fill
+``--min-time`` seconds.  The
+goal (issue 22): lazy within 1.5x of jit.  Also prints lazy mode's cost per op: the
+script on 4 elements in lazy mode (the ops' checks, recording, the cache lookup and
+the run), divided by its 20 ops.
 
     python asv_bench/compare_lazy.py [--threads 2] [--repeat 7] [--n 1000000]
 """
@@ -24,24 +26,29 @@ from benchmarks import bench_lazy as B, common  # noqa: E402  (common: tenferro 
 import tenferro as tf  # noqa: E402
 
 
-def best_of(fn, repeat, min_time):
-    fn()
-    number = 1
-    while True:
-        t = time.perf_counter()
-        for _ in range(number):
-            fn()
-        dt = time.perf_counter() - t
-        if dt >= min_time or number >= 1 << 20:
-            break
-        number *= 2
-    times = [dt / number]
-    for _ in range(repeat - 1):
-        t = time.perf_counter()
-        for _ in range(number):
-            fn()
-        times.append((time.perf_counter() - t) / number)
-    return min(times)
+def best_of(fns, repeat, min_time):
+    """{name: best time per call} of the functions ``fns``, timed in turn in each
+    repeat (interleaved, so that a busy machine slows every mode alike)."""
+    numbers = {}
+    for name, fn in fns.items():
+        fn()
+        number = 1
+        while True:
+            t = time.perf_counter()
+            for _ in range(number):
+                fn()
+            if time.perf_counter() - t >= min_time or number >= 1 << 20:
+                break
+            number *= 2
+        numbers[name] = number
+    best = dict.fromkeys(fns, float("inf"))
+    for _ in range(repeat):
+        for name, fn in fns.items():
+            t = time.perf_counter()
+            for _ in range(numbers[name]):
+                fn()
+            best[name] = min(best[name], (time.perf_counter() - t) / numbers[name])
+    return best
 
 
 def main(argv=None):
@@ -53,10 +60,10 @@ def main(argv=None):
     args = p.parse_args(argv)
     tf.set_num_threads(args.threads)
     x = B.make_input(args.n)
-    times = {name: best_of(B.runner(name, x), args.repeat, args.min_time)
-             for name in B.MODES}
-    small = B.make_input(4)
-    record = best_of(B.runner("lazy", small), args.repeat, args.min_time)
+    times = best_of({name: B.runner(name, x) for name in B.MODES}, args.repeat,
+                    args.min_time)
+    record = best_of({"lazy": B.runner("lazy", B.make_input(4))}, args.repeat,
+                     args.min_time)["lazy"]
     print("| n | eager | lazy | jit | lazy / jit | eager / lazy | record per op |")
     print("|---:|---:|---:|---:|---:|---:|---:|")
     print("| %d | %.3f ms | %.3f ms | %.3f ms | %.2f | %.2f | %.1f us |"
