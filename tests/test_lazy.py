@@ -652,3 +652,26 @@ def test_webgpu_runs_the_same_compiled_path():
     with L():
         with pytest.raises(tf.DeviceMismatchError):
             x * 2.0 + tf.asarray(a)  # devices mixed: refused at record time
+
+
+def test_transforms_inside_a_block():
+    f = lambda r: (tf.sin(r) * r).sum()   # noqa: E731
+    with L():
+        v = tf.vmap(f)(x_())
+        h = tf.hessian(lambda t: (t ** 3).sum())(tf.asarray([1.0, 2.0]))
+        assert is_lazy(v)
+    np.testing.assert_allclose(v.numpy(), tf.vmap(f)(x_()).numpy(), rtol=1e-14)
+    np.testing.assert_allclose(h.numpy(), [[6.0, 0.0], [0.0, 12.0]])
+
+
+def test_checkpoint_and_double_backward_inside_a_block():
+    x = x_().requires_grad_()
+    with L():
+        y = tf.checkpoint(lambda t: tf.sin(t) * 2, x)
+        y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), 2 * np.cos(A), rtol=1e-14)
+    x.grad = None
+    with L():
+        g = tf.autograd.grad((tf.exp(x) ** 2).sum(), x, create_graph=True)
+        g.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), 4 * np.exp(2 * A), rtol=1e-14)
