@@ -148,27 +148,9 @@ def _schedule(roots):
     return order, seen
 
 
-def _frontier(values, inside):
-    """The values computed by operations in ``inside`` that the graphs of ``values``
-    (outside it) read."""
-    found, seen = {}, set()
-    stack = [v.op for v in values]
-    while stack:
-        op = stack.pop()
-        if id(op) in seen:
-            continue
-        seen.add(id(op))
-        for s in op.srcs:
-            if isinstance(s, LazyValue):
-                if id(s.op) in inside:
-                    found.setdefault(id(s), s)
-                else:
-                    stack.append(s.op)
-    return list(found.values())
-
-
-def reads(values, root):
-    """Whether the graphs of ``values`` read (a view of) the buffer ``root``."""
+def _sources(values, stop=frozenset()):
+    """Every source the operations computing ``values`` read, walking down the graph
+    but not into the operations whose ids are in ``stop``."""
     seen = set()
     stack = [v.op for v in values]
     while stack:
@@ -177,11 +159,22 @@ def reads(values, root):
             continue
         seen.add(id(op))
         for s in op.srcs:
-            if isinstance(s, LazyValue):
+            if isinstance(s, LazyValue) and id(s.op) not in stop:
                 stack.append(s.op)
-            elif _versions._root(s._data) is root:
-                return True
-    return False
+            yield s
+
+
+def _frontier(values, inside):
+    """The values computed by operations in ``inside`` that the graphs of ``values``
+    (outside it) read."""
+    return list({id(s): s for s in _sources(values, inside)
+                 if isinstance(s, LazyValue) and id(s.op) in inside}.values())
+
+
+def reads(values, root):
+    """Whether the graphs of ``values`` read (a view of) the buffer ``root``."""
+    return any(not isinstance(s, LazyValue) and _versions._root(s._data) is root
+               for s in _sources(values))
 
 
 # -- the program: key, graph, cache, run ---------------------------------------------------
