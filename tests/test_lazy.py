@@ -675,3 +675,50 @@ def test_checkpoint_and_double_backward_inside_a_block():
         g = tf.autograd.grad((tf.exp(x) ** 2).sum(), x, create_graph=True)
         g.sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), 4 * np.exp(2 * A), rtol=1e-14)
+
+
+def test_a_registered_rewrite_rule_is_part_of_the_key():
+    x = x_(np.ones(20))
+    f = lambda x: x * 2.0 + 1     # noqa: E731
+    run(f, x)
+    seen = []
+
+    def rule(node, inputs, ctx):
+        seen.append(node)
+        return None
+    tf.graph.register_rewrite("multiply", rule)
+    try:
+        run(f, x)
+    finally:
+        tf.graph.unregister_rewrite("multiply", rule)
+    assert seen
+
+
+@pytest.mark.skipif(not _has_webgpu(), reason="no WebGPU adapter")
+def test_the_device_is_part_of_the_key():
+    a = RNG.uniform(0.5, 1.5, 40).astype("float32")
+    cpu = run(twenty, tf.asarray(a))
+    before = tf.lazy.cache_info()
+    with L():
+        y = twenty(tf.asarray(a).to("webgpu"))
+    assert tf.lazy.cache_info().misses == before.misses + 1
+    np.testing.assert_allclose(y.to("cpu").numpy(), cpu, rtol=1e-5)
+
+
+def _has_cuda():
+    try:
+        return tf.devices.get_driver("cuda").device_count() > 0
+    except Exception:   # noqa: BLE001  (no CUDA and no simulator)
+        return False
+
+
+@pytest.mark.skipif(not _has_cuda(), reason="no CUDA device (or TENFERRO_CUDA_SIMULATOR)")
+def test_cuda_runs_the_same_compiled_path():
+    x = tf.asarray(RNG.standard_normal(100)).to("cuda")
+    with L():
+        y = tf.sin(x) * 2 + 1
+        s = y.sum()
+    prog = tf.lazy.last_program()
+    assert [n.prim.name for n in prog.graph.nodes] == ["fused_elementwise", "sum"]
+    np.testing.assert_allclose(y.to("cpu").numpy(), np.sin(x.to("cpu").numpy()) * 2 + 1)
+    assert float(s.to("cpu")) == pytest.approx(float(y.to("cpu").numpy().sum()))
