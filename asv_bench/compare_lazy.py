@@ -14,6 +14,7 @@ script on 4 elements in lazy mode (the ops' checks, recording, the cache lookup 
 the run), divided by its 20 ops.
 
     python asv_bench/compare_lazy.py [--threads 2] [--repeat 7] [--n 1000000]
+                                     [--plot F.png]
 """
 import argparse
 import os
@@ -23,6 +24,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from benchmarks import bench_lazy as B, common  # noqa: E402  (common: tenferro on sys.path)
+import _plot  # noqa: E402
 import tenferro as tf  # noqa: E402
 
 
@@ -57,7 +59,10 @@ def main(argv=None):
     p.add_argument("--repeat", type=int, default=7)
     p.add_argument("--min-time", type=float, default=0.2)
     p.add_argument("--n", type=int, default=B.N)
+    p.add_argument("--plot", metavar="F.png", help="also draw the times over jit's")
     args = p.parse_args(argv)
+    if args.plot:
+        _plot.require_matplotlib()
     tf.set_num_threads(args.threads)
     x = B.make_input(args.n)
     times = best_of({name: B.runner(name, x) for name in B.MODES}, args.repeat,
@@ -70,6 +75,8 @@ def main(argv=None):
           % (args.n, times["eager"] * 1e3, times["lazy"] * 1e3, times["jit"] * 1e3,
              times["lazy"] / times["jit"], times["eager"] / times["lazy"],
              record / B.OPS * 1e6))
+    _plot.plot_if_asked(args, [("20 ops, n=%d" % args.n, times)], "jit", ["eager", "lazy"],
+                        "tenferro lazy mode: time / jit's")
     return times
 
 
