@@ -124,9 +124,11 @@ def _realize(dev, targets):
             if e.buffer is None:
                 e.set_buffer(t._data)
                 e.value = t
-    for v in list(wanted.values()) + outs:
-        becomes[v] = results[id(v)]
-    apply_map_to_tensors(becomes)
+    rest = [e for e in live if e.buffer is None]
+    if rest:   # pending graphs that may read what was computed now read its buffer
+        for v in list(wanted.values()) + outs:
+            becomes[v] = results[id(v)]
+        apply_map_to_tensors(becomes, rest)
 
 
 def _schedule(roots):
@@ -143,7 +145,7 @@ def _schedule(roots):
         seen.add(id(op))
         stack.append((op, True))
         for s in reversed(op.srcs):
-            if isinstance(s, LazyValue) and id(s.op) not in seen:
+            if type(s) is LazyValue and id(s.op) not in seen:
                 stack.append((s.op, False))
     return order, seen
 
@@ -187,6 +189,17 @@ def _const_key(t, dev):
     return ("c", a.dtype.str, a.shape, np.ascontiguousarray(a).tobytes())
 
 
+def _params_key(params):
+    """The key of a node's parameters: dtypes, ints, strings and None as they are,
+    anything else by :func:`~tenferro.graph.jit._static_key` (floats by their bits,
+    bools apart from ints); in the order given (another order only misses)."""
+    return tuple([(k, v if type(v) in _PLAIN or isinstance(v, np.dtype)
+                   else _static_key(v)) for k, v in params.items()])
+
+
+_PLAIN = (int, str, type(None))
+
+
 def _key(dev, order, outs):
     """(the cache key of the graph of ``order`` with outputs ``outs``, or None when a
     parameter is not hashable; the inputs, in order; their positions by id)."""
@@ -196,7 +209,7 @@ def _key(dev, order, outs):
         index[id(op)] = k
         refs = []
         for s in op.srcs:
-            if isinstance(s, LazyValue):
+            if type(s) is LazyValue:
                 refs.append((index[id(s.op)], s.index))
                 continue
             c = _const_key(s, dev)
@@ -208,11 +221,11 @@ def _key(dev, order, outs):
                 c = ("i", j, s.shape, s.dtype)
             refs.append(c)
         try:
-            params = tuple(sorted((k_, _static_key(v)) for k_, v in op.params.items()))
+            params = _params_key(op.params)
         except TypeError:
             cacheable = False
             params = None
-        parts.append((op.prim.name, params, tuple(refs)))
+        parts.append((op.prim, params, tuple(refs)))
     if not cacheable:
         return None, inputs, where
     key = (dev, _passes.lookup_passes(), tuple(_rewrite._RULES.items()), tuple(parts),

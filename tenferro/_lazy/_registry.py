@@ -172,12 +172,14 @@ def tensor_entry(t):
 _DATA = Tensor.__dict__["_data"]   # the slot itself (LazyTensor's _data is a property)
 
 
-def apply_map_to_tensors(becomes: dict[Any, Any]) -> int:
+def apply_map_to_tensors(becomes: dict[Any, Any],
+                         entries: list[TensorEntry] | None = None) -> int:
     """Rewrite the graph of every live entry with ``becomes`` (a LazyValue -> its
     replacement: a LazyValue of the same shape and dtype, or a concrete Tensor), in one
     pass over all of them (svod's ``apply_map_to_tensors``): an operation whose sources
     change is rebuilt once, and every entry that reached it reaches the rebuilt one, so
-    subgraphs shared before stay shared.  Returns the number of entries rewritten."""
+    subgraphs shared before stay shared.  Returns the number of entries rewritten.
+    ``entries``: only these (by default every live entry)."""
     if not becomes:
         return 0
     for old, new in becomes.items():
@@ -187,7 +189,7 @@ def apply_map_to_tensors(becomes: dict[Any, Any]) -> int:
     memo = {id(k): v for k, v in becomes.items()}
     keep = [becomes]    # the ids in memo stay those of live objects
     changed = 0
-    for e in live_tensors():
+    for e in live_tensors() if entries is None else entries:
         v = e.value
         if isinstance(v, LazyValue):
             nv = substitute(v, memo, keep)
