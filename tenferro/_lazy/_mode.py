@@ -27,16 +27,16 @@ from typing import Any, Callable, TypeVar
 from .. import _primitive, _versions
 from .._errors import DeviceMismatchError
 from .._primitive import eager_apply, state
-from .._tensor import Tensor, _wrap
+from .._tensor import _wrap
 from . import _registry
-from ._registry import LazyOp, LazyValue, TensorEntry, _pending, live_tensors, tensor_entry
+from ._registry import (LazyOp, LazyValue, TensorEntry, _pending, live_tensors,
+                        slot_get as _get_data, tensor_entry)
 from ._realize import cache_clear, cache_info, last_program, reads, realize_entries
 from ._tensor import LazyTensor, lazy_tensor, realize_tensor
 
 __all__ = ["lazy", "realize", "tensor_id", "is_lazy", "is_lazy_mode", "LazyContext"]
 
 F = TypeVar("F", bound=Callable[..., Any])
-_get_data = Tensor.__dict__["_data"].__get__
 # (primitive, input avals, parameters) -> result avals: abstract evaluation, memoized
 _avals = {}
 

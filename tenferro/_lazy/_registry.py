@@ -163,13 +163,14 @@ def gc_dead_refs() -> int:
     return len(dead)
 
 
+# Tensor's data slot, read and written without LazyTensor's property (which computes)
+slot_get, slot_set = Tensor.__dict__["_data"].__get__, Tensor.__dict__["_data"].__set__
+
+
 def tensor_entry(t):
     """The entry of lazy tensor ``t`` (a Tensor whose data is an entry), else None."""
-    d = _DATA.__get__(t) if isinstance(t, Tensor) else None
+    d = slot_get(t) if isinstance(t, Tensor) else None
     return d if type(d) is TensorEntry else None
-
-
-_DATA = Tensor.__dict__["_data"]   # the slot itself (LazyTensor's _data is a property)
 
 
 def apply_map_to_tensors(becomes: dict[Any, Any],

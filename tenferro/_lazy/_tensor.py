@@ -10,12 +10,10 @@ then on it costs what any tensor costs.
 from __future__ import annotations
 
 from .._tensor import Tensor, _wrap
-from ._registry import TensorEntry
+from ._registry import TensorEntry, slot_get as _get_data, slot_set as _set_data
 
 __all__ = ["LazyTensor", "lazy_tensor", "realized_tensor", "realize_tensor"]
 
-_DATA = Tensor.__dict__["_data"]          # the slot, read and written without the property
-_get_data, _set_data = _DATA.__get__, _DATA.__set__
 _new = object.__new__
 
 
