@@ -180,7 +180,9 @@ def twenty(x):
 def test_an_eager_script_becomes_one_fused_kernel():
     x = x_(RNG.standard_normal(1000))
     with L():
+        before = tf.lazy.cache_info()
         y = twenty(x)
+        assert tf.lazy.cache_info() == before and is_lazy(y)   # recorded, nothing run
     prog = tf.lazy.last_program()
     assert len(prog.graph.nodes) == 1 and fused_groups(prog) == 1
     np.testing.assert_allclose(y.numpy(), twenty(x).numpy(), rtol=1e-14)
