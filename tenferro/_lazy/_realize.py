@@ -183,10 +183,10 @@ def reads(values, root):
 
 def _const_key(t, dev):
     """The key of source ``t`` as a constant (by value), or None for an input."""
-    if type(t) is _Realized or dev.type != "cpu" or t._data.size > CONST_LIMIT:
-        return None
     a = t._data
-    return ("c", a.dtype.str, a.shape, np.ascontiguousarray(a).tobytes())
+    if type(t) is _Realized or dev.type != "cpu" or a.size > CONST_LIMIT:
+        return None
+    return ("c", a.dtype, a.shape, a.tobytes())   # (tobytes: C order, of any strides)
 
 
 def _params_key(params):
@@ -283,7 +283,8 @@ def _run(dev, outs, order=None):
     try:
         prog, inputs = _program(dev, order, outs)
         _last[0] = prog
-        res = prog._execute(inputs)
+        run = prog._runners.get(dev)   # the inputs are checked by the key already
+        res = prog._execute(inputs) if run is None else run(*[t._data for t in inputs])
     except Exception as e:
         names = sorted({op.prim.name for op in order})
         e.add_note("tenferro.lazy: raised while computing %d pending operations (%s)"
