@@ -724,3 +724,27 @@ def test_cuda_runs_the_same_compiled_path():
     assert [n.prim.name for n in prog.graph.nodes] == ["fused_elementwise", "sum"]
     np.testing.assert_allclose(y.to("cpu").numpy(), np.sin(x.to("cpu").numpy()) * 2 + 1)
     assert float(s.to("cpu")) == pytest.approx(float(y.to("cpu").numpy().sum()))
+
+
+def test_the_benchmark_modes_agree_and_the_script_runs(capsys):
+    import pathlib
+    import sys
+
+    here = str(pathlib.Path(__file__).resolve().parents[1] / "asv_bench")
+    sys.path.insert(0, here)
+    try:
+        import compare_lazy
+        from benchmarks import bench_lazy as bl
+    finally:
+        sys.path.remove(here)
+    x = bl.make_input(1000)
+    eager, lazy_, jit_ = (bl.runner(m, x)().numpy() for m in bl.MODES)
+    np.testing.assert_allclose(lazy_, eager, rtol=1e-13)
+    np.testing.assert_allclose(jit_, eager, rtol=1e-13)
+    threads = tf.get_num_threads()
+    try:
+        times = compare_lazy.main(["--n", "1000", "--repeat", "1", "--min-time", "0.001"])
+    finally:
+        tf.set_num_threads(threads)
+    assert set(times) == set(bl.MODES)
+    assert "lazy / jit" in capsys.readouterr().out
