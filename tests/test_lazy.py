@@ -748,3 +748,12 @@ def test_the_benchmark_modes_agree_and_the_script_runs(capsys):
         tf.set_num_threads(threads)
     assert set(times) == set(bl.MODES)
     assert "lazy / jit" in capsys.readouterr().out
+
+
+def test_a_lazy_leaf_that_requires_grad():
+    with L():
+        w = x_() * 2
+        w.requires_grad_()          # a pending leaf
+        (w * w).sum().backward()
+    assert type(w) is tf.Tensor and w.requires_grad
+    np.testing.assert_allclose(w.grad.numpy(), 4 * A, rtol=1e-14)
