@@ -62,6 +62,11 @@ CASES = {
     "0-d": lambda x, y: tf.asarray(2.0) * tf.asarray(3.0) + 1,
     "empty": lambda x, y: x[:0] * 2 + 1,
     "nan": lambda x, y: tf.where(x > 1, tf.nan, x) * 2,
+    "negative-axis": lambda x, y: ((x * y).sum(axis=-1)
+                                   - tf.argmax(x, axis=-2).astype("float64").sum()),
+    "bool": lambda x, y: ((x > 1) & (y < 1)) | ~(x > y),
+    "float32": lambda x, y: tf.sin(x.astype("float32")) * tf.asarray(2.0, dtype="float32"),
+    "integer-power": lambda x, y: (x * 10).astype("int64") ** 2 - 3,
 }
 
 
