@@ -61,6 +61,7 @@ from ._errors import ConcretizationError  # noqa: F401
 from . import graph  # noqa: F401
 from .graph import TensorSpec, Graph, Program, compile, jit, make_graph  # noqa: F401
 from ._io import save, load  # noqa: F401
+from ._lazy import lazy, realize  # noqa: F401
 
 # Submodules imported on first use (PEP 562's module __getattr__): ``tf.linalg`` works
 # after a bare ``import tenferro``, which does not pay for importing it.  A new lazy
@@ -148,7 +149,7 @@ __all__ = [
     "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "grad",
     "value_and_grad", "vjp", "jvp", "linearize", "hvp", "jacrev", "jacfwd", "hessian",
     "stop_gradient", "checkpoint", "checkpoint_sequential", "AdContext", "vmap",
-    "TensorSpec", "Graph", "Program", "compile", "jit", "make_graph",
+    "TensorSpec", "Graph", "Program", "compile", "jit", "make_graph", "lazy", "realize",
     "save", "load", "trace", "newaxis", "pi", "e", "inf", "nan",
     "autograd", "batching", "devices", "graph", "random", "array_api",
 ]

@@ -31,6 +31,7 @@ class _ThreadState(threading.local):
         self.enabled = True      # grad mode: eager ops on tensors that require grad record
         self.interpreters = []   # this thread's open transforms and tracers, innermost last
         self.context = None      # the AdContext rule sets in force (None: the registry's)
+        self.lazy = None         # lazy mode (tenferro.lazy): records what no trace owns
 
 
 state = _ThreadState()
@@ -281,6 +282,8 @@ def bind(prim: Primitive, args: Sequence[Any], params: dict[str, Any]) -> Any:
             if not top.active:
                 top.leaked(prim)
             return top.process(prim, args, params)
+        if state.lazy is not None:   # this thread is in lazy mode (tenferro.lazy)
+            return state.lazy.process(prim, args, params)
     taped = False
     for a in args:
         if a._ad is not None:

@@ -13,6 +13,9 @@ _epochs = itertools.count(1)   # next() is atomic: threads never share an epoch
 # id(buffer) -> (weak reference to the buffer, epoch of its last write); the entry goes
 # with the buffer (ndarrays are weakly referenceable but not hashable).
 _mutated = {}
+# Called with the device array about to be written, before the write (set by
+# tenferro.lazy: pending lazy ops that read the buffer are computed first).
+before_write = None
 
 
 def _root(data):
@@ -26,6 +29,8 @@ def _root(data):
 def note_mutation(data):
     """Record an in-place write to the buffer behind device array ``data``."""
     global epoch
+    if before_write is not None:
+        before_write(data)
     epoch = next(_epochs)
     root = _root(data)
     key = id(root)

@@ -17,7 +17,7 @@ LAYERS = [
     ["tenferro.devices"],                                      # L2 drivers
     ["tenferro._ops", "tenferro.random"],                      # L3 public ops
     ["tenferro.graph"],                                        # L4 compiler
-    ["tenferro.autograd", "tenferro.batching"],                # L5 autodiff, vmap
+    ["tenferro.autograd", "tenferro.batching", "tenferro._lazy"],  # L5 autodiff, vmap, lazy
     ["tenferro.linalg", "tenferro.special", "tenferro.fft", "tenferro.array_api"],  # L6
     ["tenferro", "tenferro.dask"],                             # L7 the package, Dask
 ]
