@@ -76,9 +76,15 @@ def _activation(name, value, back, complex_ok=False):
     prim = Primitive("nn." + name, _aval,
                      doc="torch.nn.functional.%s, elementwise (tenferro.nn.%s)." % (name, name))
     prim.impl = lambda x, **params: _kernel.run(prim.name, value, (x,), params, plain=False)
-    defjvp(prim, lambda t, x, *, out, **params: back(t, x, **params))
-    defvjp(prim, lambda ct, x, *, out, **params: back(ct, conj(x) if complex_ok else x,
-                                                        **params))
+    deriv = prim.name + "'"   # the rules' own kernels, for a plain eager backward pass
+
+    def jvp(t, x, *, out, **params):
+        return _kernel.run(deriv, back, (t, x), params)
+
+    def vjp(ct, x, *, out, **params):
+        return _kernel.run(deriv, back, (ct, conj(x) if complex_ok else x), params)
+    defjvp(prim, jvp)
+    defvjp(prim, vjp)
     batch_elementwise(prim)
 
     def splice(node, inputs, ctx):
@@ -119,7 +125,9 @@ _activation("elu", lambda x, alpha: _ops.where(x <= 0, alpha * _ops.expm1(x), x)
 
 # softplus: x * beta > threshold ? x : log1p(exp(x * beta)) / beta; softplus_backward:
 # the gradient itself above the threshold (strictly), g * sigmoid(x * beta) at and below
-# it (PyTorch's z / (z + 1), z = exp(x * beta), written without overflow)
+# it (PyTorch's z / (z + 1), z = exp(x * beta), written without overflow); the
+# derivative of that is 0 at the threshold itself (softplus_double_backward tests
+# x * beta < threshold)
 def _softplus(x, beta, threshold):
     xb = x * beta
     return _ops.where(xb > threshold, x, _ops.log1p(_ops.exp(xb)) / beta)
@@ -127,7 +135,8 @@ def _softplus(x, beta, threshold):
 
 def _softplus_back(g, x, beta, threshold):
     xb = x * beta
-    return _ops.where(xb > threshold, g, g * _ops.sigmoid(xb))
+    s = _ops.sigmoid(_ops.where(xb < threshold, xb, stop_gradient(xb)))
+    return _ops.where(xb > threshold, g, g * s)
 
 
 _activation("softplus", _softplus, _softplus_back)

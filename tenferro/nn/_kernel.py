@@ -10,14 +10,14 @@ values are those of the composition's ops, in one pass.
 
 :func:`run` is the one way in: the kernel for real float32/float64 operands on the
 CPU, the composition itself for anything else (another device, complex, integers,
-an operand being traced or differentiated where ``plain`` asks for it).
+a computation that is itself differentiated where ``plain`` asks).
 """
 import numpy as np
 
 from .._ir import Var
-from .._primitive import _interpreters
 from .._tensor import _wrap
 from ..autograd._engine import detach
+from ..autograd.extend import is_differentiated
 from ..devices.cpu import threads as _threads
 from ..devices.cpu.fused import kernel as _fused_kernel
 from ..devices.cpu.ops import out_like
@@ -49,16 +49,17 @@ def _build(fn, dtypes, params):
 
 def run(name, fn, tensors, params, plain=True):
     """``fn(*tensors, **params)`` (tenferro ops; one output), as one CPU kernel where
-    every tensor is a real float on the CPU -- and, with ``plain``, takes part in no
-    autodiff and no transform is active (else the result would leave their graph).
+    every tensor is a real float on the CPU -- and, with ``plain``, the computation is
+    not itself differentiated (``is_differentiated``: no tracer, no tensor recording
+    on the tape; else the result would leave their graph).
     Otherwise ``fn`` on the tensors (detached when not ``plain``: the caller is a
     primitive's implementation, whose derivatives are its own rules)."""
     dev = tensors[0]._device
-    fast = dev.type == "cpu" and not (plain and _interpreters)
+    fast = dev.type == "cpu" and not (plain and is_differentiated(*tensors))
     if fast:
         for t in tensors:
-            if t._device is not dev or t._data.dtype.char not in _REAL \
-                    or (plain and t._ad is not None):
+            if t._device is not dev or t._trace is not None \
+                    or t._data.dtype.char not in _REAL:
                 fast = False
                 break
     if fast:

@@ -19,8 +19,11 @@ if TYPE_CHECKING:
 def _normalized(name, x, normalized_shape):
     """``normalized_shape`` as a tuple, checked against the trailing dimensions of
     ``x``; returns (shape, the reduced axes)."""
-    shape = (normalized_shape,) if isinstance(normalized_shape, int) \
-        else tuple(normalized_shape)
+    try:
+        shape = (normalized_shape,) if isinstance(normalized_shape, int) \
+            else tuple(normalized_shape)
+    except TypeError:
+        shape = (None,)
     if not all(isinstance(n, int) and not isinstance(n, bool) for n in shape):
         raise TypeError("tenferro.nn.%s: normalized_shape must be an int or a tuple of "
                         "ints, got %r" % (name, normalized_shape))

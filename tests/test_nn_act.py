@@ -1,0 +1,441 @@
+"""tenferro.nn's activations, softmax, normalizations and affine against
+torch.nn.functional: values (edges, kinks, NaN, inf, huge), first and second
+derivatives at the kinks, shapes, dtypes, errors; and through jit (one fused kernel),
+vmap and the functional transforms.  Derivatives away from the kinks are gradchecked
+to order 2 by tests/test_autograd_rules.py (tests/nn_act_specs.py)."""
+import math
+
+import numpy as np
+import pytest
+
+import tenferro as tf
+import tenferro.nn as tnn
+
+torch = pytest.importorskip("torch")
+F = torch.nn.functional
+
+DTYPES = ["float64", "float32"]
+RTOL = {"float64": 1e-13, "float32": 2e-6}
+EDGES = [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1e-300, -1e-300, 19.999, 20.0, 20.000001, 10.0,
+         3.0, -3.0, 80.0, -80.0, 800.0, -800.0, 1e4, -1e4, math.inf, -math.inf, math.nan]
+
+# name -> (tenferro function, torch function), parameters bound
+ACTS = {
+    "relu": (tnn.relu, F.relu),
+    "leaky_relu": (tnn.leaky_relu, F.leaky_relu),
+    "leaky_relu_0.2": (lambda x: tnn.leaky_relu(x, 0.2), lambda x: F.leaky_relu(x, 0.2)),
+    "leaky_relu_neg": (lambda x: tnn.leaky_relu(x, negative_slope=-1.5),
+                       lambda x: F.leaky_relu(x, -1.5)),
+    "elu": (tnn.elu, F.elu),
+    "elu_2": (lambda x: tnn.elu(x, alpha=2.0), lambda x: F.elu(x, 2.0)),
+    "softplus": (tnn.softplus, F.softplus),
+    "softplus_b2_t10": (lambda x: tnn.softplus(x, beta=2, threshold=10),
+                        lambda x: F.softplus(x, beta=2, threshold=10)),
+    "softplus_b-1": (lambda x: tnn.softplus(x, beta=-1.0), lambda x: F.softplus(x, beta=-1.0)),
+    "gelu": (tnn.gelu, F.gelu),
+    "gelu_tanh": (lambda x: tnn.gelu(x, approximate="tanh"),
+                  lambda x: F.gelu(x, approximate="tanh")),
+    "silu": (tnn.silu, F.silu),
+}
+
+
+def _np(t):
+    return np.asarray(t.detach().numpy() if isinstance(t, torch.Tensor) else t.numpy())
+
+
+def _close(got, want, dtype, rtol=None, atol=0.0):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, got.shape)
+    np.testing.assert_allclose(got, want, rtol=rtol or RTOL[dtype], atol=atol, equal_nan=True)
+
+
+def _atol(name, dtype):
+    """Absolute tolerance: gelu's 1 + erf(x / sqrt 2) cancels for x < -2 in PyTorch's
+    formula and in ours alike, leaving each library's erf rounding (a few ulp of 1)."""
+    eps = float(np.finfo(dtype).eps)
+    return 64 * eps if name.startswith("gelu") else (1e-300 if dtype == "float64" else 1e-37)
+
+
+def _edges(dtype, n_random=64):
+    rng = np.random.default_rng(1)
+    return np.concatenate([np.asarray(EDGES), 4 * rng.standard_normal(n_random)]).astype(dtype)
+
+
+# -- values -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", list(ACTS))
+def test_values_against_torch(name, dtype):
+    ours, theirs = ACTS[name]
+    x = _edges(dtype)
+    if dtype == "float32" and name.startswith("gelu"):
+        x = x[x != np.inf]   # PyTorch's float32 kernel gives NaN there (float64: inf, ours)
+    got, want = _np(ours(tf.asarray(x))), _np(theirs(torch.from_numpy(x)))
+    _close(got, want, dtype, atol=_atol(name, dtype))
+    zero = want == 0   # the sign of a zero too (relu(-0.0) is -0.0, elu(-1e-4...) ...)
+    if name.startswith(("relu", "leaky", "elu")):
+        assert (np.signbit(got[zero]) == np.signbit(want[zero])).all()
+
+
+@pytest.mark.parametrize("name", list(ACTS))
+def test_shapes_and_layouts(name):
+    ours, theirs = ACTS[name]
+    rng = np.random.default_rng(2)
+    for x in (np.float64(0.3) * np.ones(()), np.zeros((0,)), np.zeros((2, 0, 3)),
+              rng.standard_normal((3, 4, 5)).transpose(2, 0, 1),
+              rng.standard_normal((6, 8))[::2, 1::3]):
+        got = ours(tf.asarray(x))
+        assert got.shape == x.shape and got.dtype == tf.float64
+        _close(_np(got), _np(theirs(torch.from_numpy(np.array(x)))), "float64")
+
+
+def test_integer_input():
+    assert tnn.relu(tf.asarray([3, -2, 0])).dtype == tf.int64
+    assert tnn.relu(tf.asarray([3, -2, 0])).tolist() == [3, 0, 0]
+    for f in (tnn.gelu, tnn.silu, tnn.elu, tnn.softplus, tnn.leaky_relu):
+        y = f(tf.asarray([1, -2]))
+        assert y.dtype == tf.float64
+        np.testing.assert_allclose(_np(y), _np(f(tf.asarray([1.0, -2.0]))))
+    assert tnn.relu(tf.asarray([True, False])).dtype == tf.float64
+
+
+def test_python_and_numpy_input():
+    np.testing.assert_allclose(_np(tnn.gelu([1.0, -1.0])), _np(F.gelu(torch.tensor(
+        [1.0, -1.0], dtype=torch.float64))))
+    assert tnn.silu(np.float32(2.0)).dtype == tf.float32
+
+
+def test_eager_kernel_equals_the_composition():
+    """The fused CPU kernel of a plain eager call gives the composition's values."""
+    from tenferro.nn import _kernel
+
+    x = tf.asarray(_edges("float64", 1000))
+    for name in ("relu", "elu", "softplus", "gelu", "gelu_tanh", "silu", "leaky_relu"):
+        f = ACTS[name][0]
+        fast = f(x)
+        with tf.enable_grad():
+            slow = f(tf.tensor(x, requires_grad=True)).detach()   # bound on the tape
+        _close(_np(fast), _np(slow), "float64", rtol=4e-16)
+    assert any(k[0] == "nn.gelu" for k in _kernel._kernels)
+
+
+# -- derivatives at and around the kinks --------------------------------------------------
+
+def _torch_grads(theirs, x):
+    xt = torch.from_numpy(x.copy()).requires_grad_(True)
+    g, = torch.autograd.grad(theirs(xt).sum(), xt, create_graph=True)
+    g2, = torch.autograd.grad(g.sum(), xt, allow_unused=True)
+    return _np(g), (np.zeros_like(x) if g2 is None else _np(g2))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", list(ACTS))
+def test_gradients_against_torch(name, dtype):
+    """First derivatives everywhere, the kinks, inf and NaN included, by the eager tape
+    and by grad; second derivatives by grad of grad (torch's double backward)."""
+    ours, theirs = ACTS[name]
+    x = _edges(dtype)
+    g_want, g2_want = _torch_grads(theirs, x)
+    xt = tf.tensor(x, requires_grad=True)
+    ours(xt).sum().backward()
+    _close(_np(xt.grad), g_want, dtype, atol=_atol(name, dtype))
+    d1 = tf.grad(lambda v: ours(v).sum())
+    _close(_np(d1(tf.asarray(x))), g_want, dtype, atol=_atol(name, dtype))
+    g2 = _np(tf.grad(lambda v: d1(v).sum())(tf.asarray(x)))
+    finite = np.isfinite(x) & (np.abs(x) < 1e3)   # torch's g2 at +-inf/huge x: its own NaNs
+    _close(g2[finite], g2_want[finite], dtype, rtol=1e-12 if dtype == "float64" else 1e-5,
+           atol=_atol(name, dtype))
+
+
+@pytest.mark.parametrize("name,x,want", [
+    ("relu", 0.0, 0.0), ("relu", -0.0, 0.0), ("relu", math.nan, 1.0),
+    ("leaky_relu", 0.0, 0.01), ("leaky_relu", math.nan, 0.01),
+    ("elu", 0.0, 1.0), ("elu_2", 0.0, 2.0), ("elu", -math.inf, 0.0),
+    ("softplus", 20.0, 1.0 / (1.0 + math.exp(-20.0))), ("softplus", 20.000001, 1.0),
+    ("softplus_b2_t10", 5.0, 1.0 / (1.0 + math.exp(-10.0))),
+    ("gelu", 0.0, 0.5), ("gelu", math.inf, math.nan), ("gelu", -1e4, 0.0),
+    ("silu", 0.0, 0.5), ("silu", -1e4, 0.0), ("silu", -math.inf, math.nan),
+])
+def test_kink_conventions(name, x, want):
+    """The documented conventions (docs/nn.md), one point each."""
+    g = tf.grad(lambda v: ACTS[name][0](v))(tf.asarray(x))
+    np.testing.assert_allclose(float(g), want, rtol=1e-15, equal_nan=True)
+
+
+def test_elu_second_derivative_at_zero_is_torchs():
+    d2 = tf.grad(tf.grad(lambda v: tnn.elu(v, 2.0)))
+    assert float(d2(tf.asarray(0.0))) == 0.0 and float(d2(tf.asarray(-1e-300))) == 2.0
+
+
+def test_jvp_equals_vjp_at_kinks():
+    x = tf.asarray(_edges("float64"))
+    for name, (ours, _) in ACTS.items():
+        _, t = tf.jvp(ours, (x,), (tf.ones_like(x),))
+        _, back = tf.vjp(ours, x)
+        _close(_np(t), _np(back(tf.ones_like(x))[0]), "float64", rtol=0)
+
+
+# -- complex ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("f", [tnn.relu, tnn.leaky_relu, tnn.elu, tnn.softplus, tnn.gelu,
+                               tnn.softmax, tnn.log_softmax])
+def test_complex_is_refused(f):
+    with pytest.raises(TypeError, match=r"tenferro\.nn\.%s: complex input \(complex128\) is "
+                                        r"not supported" % f.__name__):
+        f(tf.asarray([1 + 1j]))
+
+
+def test_complex_norms_are_refused():
+    with pytest.raises(TypeError, match="tenferro.nn.layer_norm: complex input"):
+        tnn.layer_norm(tf.asarray([1 + 1j, 2j]), 2)
+    with pytest.raises(TypeError, match="tenferro.nn.rms_norm: complex input"):
+        tnn.rms_norm(tf.asarray([1 + 1j, 2j]), 2)
+
+
+def test_complex_silu_against_torch():
+    """Values as PyTorch's (which has no complex silu derivative); the derivative is the
+    holomorphic one, z sigmoid(z) differentiated (gradchecked in nn_act_specs)."""
+    z = np.array([0.6 + 0.8j, -0.7 + 0.5j, -0.4 - 0.9j, 2.0 - 1.0j, 0j])
+    _close(_np(tnn.silu(tf.asarray(z))), _np(F.silu(torch.from_numpy(z))), "float64")
+    zt = torch.from_numpy(z).requires_grad_(True)
+    want, = torch.autograd.grad((zt * torch.sigmoid(zt)).abs().sum(), zt)
+    got = tf.grad(lambda v: tf.abs(tnn.silu(v)).sum())(tf.asarray(z))
+    _close(_np(got), _np(want), "float64", rtol=1e-12)
+
+
+# -- softmax, log_softmax -----------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("axis", [-1, 0, 1, -2])
+def test_softmax_against_torch(axis, dtype):
+    x = np.random.default_rng(3).standard_normal((3, 4, 5)).astype(dtype)
+    x[0, 0, :] = -np.inf
+    x[1, 1, 1] = np.inf
+    x[2, 2, 2] = np.nan
+    for ours, theirs in ((tnn.softmax, F.softmax), (tnn.log_softmax, F.log_softmax)):
+        want = _np(theirs(torch.from_numpy(x), dim=axis))
+        if ours is tnn.log_softmax:
+            # a slice holding +inf: PyTorch NaN throughout; ours (tenferro.special's,
+            # scipy's) -inf at its finite entries, the limit (docs/nn.md)
+            hasinf = np.broadcast_to(np.isposinf(x).any(axis=axis, keepdims=True), x.shape)
+            want = np.where(hasinf & np.isfinite(x), -np.inf, want)
+        _close(_np(ours(tf.asarray(x), axis=axis)), want, dtype, rtol=RTOL[dtype] * 10)
+        _close(_np(ours(tf.asarray(x), dim=axis)), want, dtype, rtol=RTOL[dtype] * 10)
+
+
+def test_softmax_defaults_gradients_and_dtype():
+    x = np.random.default_rng(4).standard_normal((2, 3, 4))
+    _close(_np(tnn.softmax(tf.asarray(x))), _np(F.softmax(torch.from_numpy(x), -1)), "float64")
+    y = tnn.log_softmax(tf.asarray(x), axis=1, dtype="float32")
+    assert y.dtype == tf.float32
+    w = np.random.default_rng(5).standard_normal(x.shape)
+    for ours, theirs in ((tnn.softmax, F.softmax), (tnn.log_softmax, F.log_softmax)):
+        xt = torch.from_numpy(x).requires_grad_(True)
+        want, = torch.autograd.grad((theirs(xt, 1) * torch.from_numpy(w)).sum(), xt)
+        got = tf.grad(lambda v: (ours(v, axis=1) * tf.asarray(w)).sum())(tf.asarray(x))
+        _close(_np(got), _np(want), "float64", rtol=1e-12)
+    assert tnn.softmax(tf.zeros((0, 3))).shape == (0, 3)
+    np.testing.assert_allclose(_np(tnn.softmax(tf.asarray(np.ones((2, 2))), axis=(0, 1))),
+                               np.full((2, 2), 0.25))
+
+
+def test_softmax_errors():
+    with pytest.raises(TypeError, match="give axis or dim"):
+        tnn.softmax(tf.ones(3), axis=0, dim=0)
+    with pytest.raises(TypeError, match="tenferro.nn.softmax: dtype must be float32 or float64"):
+        tnn.softmax(tf.ones(3), dtype="int64")
+    with pytest.raises(tf.AxisError):
+        tnn.log_softmax(tf.ones(3), axis=1)
+
+
+# -- layer_norm, rms_norm -----------------------------------------------------------------
+
+def _with_grads(fn, arrays):
+    """(value, gradients of sum(value * w)) of ``fn`` on torch tensors of ``arrays``."""
+    ts = [None if a is None else torch.from_numpy(a).requires_grad_(True) for a in arrays]
+    y = fn(*ts)
+    w = torch.from_numpy(np.random.default_rng(6).standard_normal(tuple(y.shape)).astype(
+        arrays[0].dtype))
+    gs = torch.autograd.grad((y * w).sum(), [t for t in ts if t is not None])
+    return _np(y), [_np(g) for g in gs], _np(w)
+
+
+NORM_CASES = [((2, 3, 4), 4), ((2, 3, 4), (3, 4)), ((5,), [5]), ((2, 3, 4), (2, 3, 4))]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("affine_", ["none", "weight", "both"])
+@pytest.mark.parametrize("shape,ns", NORM_CASES)
+def test_layer_norm_against_torch(shape, ns, affine_, dtype):
+    rng = np.random.default_rng(7)
+    nshape = (ns,) if isinstance(ns, int) else tuple(ns)
+    x = rng.standard_normal(shape).astype(dtype) * 3 + 1
+    w = rng.standard_normal(nshape).astype(dtype) if affine_ != "none" else None
+    b = rng.standard_normal(nshape).astype(dtype) if affine_ == "both" else None
+    arrays = [a for a in (x, w, b) if a is not None]
+    want, grads, ct = _with_grads(
+        lambda *ts: F.layer_norm(ts[0], nshape, *ts[1:], eps=1e-5), arrays)
+    f = lambda *ts: tnn.layer_norm(ts[0], ns, *ts[1:])   # noqa: E731
+    tol = 1e-12 if dtype == "float64" else 1e-4
+    _close(_np(f(*[tf.asarray(a) for a in arrays])), want, dtype, rtol=tol, atol=tol)
+    got = tf.grad(lambda *ts: (f(*ts) * tf.asarray(ct)).sum(), argnums=tuple(
+        range(len(arrays))))(*[tf.asarray(a) for a in arrays])
+    for g, gw in zip(got, grads):
+        _close(_np(g), gw, dtype, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("eps", [None, 1e-3])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("shape,ns", NORM_CASES)
+def test_rms_norm_against_torch(shape, ns, weighted, eps, dtype):
+    rng = np.random.default_rng(8)
+    nshape = (ns,) if isinstance(ns, int) else tuple(ns)
+    x = rng.standard_normal(shape).astype(dtype) * 1e-4   # where eps=None matters
+    arrays = [x] + ([rng.standard_normal(nshape).astype(dtype)] if weighted else [])
+    want, grads, ct = _with_grads(lambda *ts: F.rms_norm(ts[0], nshape, *ts[1:], eps=eps),
+                                  arrays)
+    f = lambda *ts: tnn.rms_norm(ts[0], ns, *ts[1:], eps=eps)   # noqa: E731
+    tol = 1e-12 if dtype == "float64" else 1e-4
+    _close(_np(f(*[tf.asarray(a) for a in arrays])), want, dtype, rtol=tol, atol=tol)
+    got = tf.grad(lambda *ts: (f(*ts) * tf.asarray(ct)).sum(), argnums=tuple(
+        range(len(arrays))))(*[tf.asarray(a) for a in arrays])
+    for g, gw in zip(got, grads):
+        _close(_np(g), gw, dtype, rtol=tol, atol=tol * 1e4)   # grads ~ 1/|x| ~ 1e4
+
+
+def test_norm_edges():
+    # a constant row: variance 0, eps alone; gradients as torch's
+    x = np.ones((2, 3))
+    x[1] = [1.0, 2.0, 3.0]
+    want, grads, ct = _with_grads(lambda t: F.layer_norm(t, (3,)), [x])
+    got = tf.grad(lambda v: (tnn.layer_norm(v, 3) * tf.asarray(ct)).sum())(tf.asarray(x))
+    _close(_np(tnn.layer_norm(tf.asarray(x), 3)), want, "float64", rtol=1e-12)
+    _close(_np(got), grads[0], "float64", rtol=1e-10)
+    assert tnn.layer_norm(tf.zeros((0, 4)), 4).shape == (0, 4)
+    assert tnn.rms_norm(tf.ones((2, 0)), (2, 0)).shape == (2, 0)
+
+
+def test_norm_errors():
+    x = tf.ones((2, 3, 4))
+    with pytest.raises(ValueError, match=r"tenferro.nn.layer_norm: normalized_shape \(3,\) "
+                                         r"does not match the trailing dimensions of the "
+                                         r"input of shape \(2, 3, 4\)"):
+        tnn.layer_norm(x, 3)
+    with pytest.raises(ValueError, match="normalized_shape .* does not match"):
+        tnn.rms_norm(x, (1, 2, 3, 4))
+    with pytest.raises(ValueError, match="at least one dimension"):
+        tnn.layer_norm(x, ())
+    with pytest.raises(TypeError, match="normalized_shape must be an int or a tuple of ints"):
+        tnn.layer_norm(x, 4.0)
+    with pytest.raises(ValueError, match=r"tenferro.nn.layer_norm: weight must have the "
+                                         r"normalized shape \(4,\), got shape \(3,\)"):
+        tnn.layer_norm(x, 4, tf.ones(3))
+    with pytest.raises(ValueError, match="bias must have the normalized shape"):
+        tnn.layer_norm(x, 4, None, tf.ones((1, 4)))
+    with pytest.raises(ValueError, match="tenferro.nn.rms_norm: weight must have"):
+        tnn.rms_norm(x, (3, 4), tf.ones(4))
+
+
+# -- affine -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shapes", [((2, 3), (3,), ()), ((2, 3), (2, 1), (1, 3)),
+                                    ((), (4,), (4,)), ((0, 3), (3,), (3,))])
+def test_affine_against_torch(shapes, dtype):
+    rng = np.random.default_rng(9)
+    arrays = [rng.standard_normal(s).astype(dtype) for s in shapes]
+    want, grads, ct = _with_grads(lambda x, s, b: x * s + b, arrays)
+    got = tnn.affine(*[tf.asarray(a) for a in arrays])
+    _close(_np(got), want, dtype)
+    g = tf.grad(lambda *ts: (tnn.affine(*ts) * tf.asarray(ct)).sum(), argnums=(0, 1, 2))(
+        *[tf.asarray(a) for a in arrays])
+    for a, b in zip(g, grads):
+        _close(_np(a), b, dtype, rtol=RTOL[dtype] * 10)
+
+
+def test_affine_dtypes_and_scalars():
+    x = tf.ones((2, 2), dtype=tf.float32)
+    assert tnn.affine(x, 2.0, 1.0).dtype == tf.float32            # weak Python scalars
+    assert tnn.affine(x, tf.ones(2), tf.zeros(2)).dtype == tf.float64   # NumPy's promotion
+    np.testing.assert_array_equal(_np(tnn.affine([1, 2], 3, 1)), [4, 7])
+    xt = tf.tensor(np.ones(3), requires_grad=True)
+    s = tf.tensor(np.full(3, 2.0), requires_grad=True)
+    tnn.affine(xt, s, tf.ones(3)).sum().backward()
+    assert xt.grad.tolist() == [2.0] * 3 and s.grad.tolist() == [1.0] * 3
+
+
+# -- jit, fusion, vmap --------------------------------------------------------------------
+
+ALL = dict((k, v[0]) for k, v in ACTS.items())
+ALL.update({
+    "softmax": lambda x: tnn.softmax(x, axis=-1),
+    "log_softmax": lambda x: tnn.log_softmax(x, axis=0),
+    "layer_norm": lambda x: tnn.layer_norm(x, 4, tf.full(4, 1.5), tf.full(4, 0.25)),
+    "rms_norm": lambda x: tnn.rms_norm(x, (3, 4), tf.full((3, 4), 2.0)),
+    "affine": lambda x: tnn.affine(x, tf.full(4, 3.0), tf.full((3, 1), -1.0)),
+})
+
+
+@pytest.mark.parametrize("name", list(ALL))
+def test_jit_vmap_and_grad_agree_with_eager(name):
+    f = ALL[name]
+    x = tf.asarray(np.random.default_rng(10).standard_normal((2, 3, 4)) * 3)
+    _close(_np(tf.jit(f)(x)), _np(f(x)), "float64", rtol=1e-12)
+    g = tf.grad(lambda v: (f(v) ** 2).sum())
+    _close(_np(tf.jit(g)(x)), _np(g(x)), "float64", rtol=1e-12)
+    for h in (f, g):   # per example: vmap against a loop (gelu's cancellation: atol)
+        _close(_np(tf.vmap(h)(x)), np.stack([_np(h(x[i])) for i in range(2)]), "float64",
+               rtol=1e-12, atol=1e-15)
+
+
+def _fused_nodes(f, *shapes):
+    g = tf.make_graph(f, *[tf.TensorSpec(s, "float64") for s in shapes])
+    return [n.prim.name for n in tf.compile(g).graph.nodes]
+
+
+def test_jit_fuses_activation_chains_into_one_kernel():
+    chain = lambda x: tnn.silu(tnn.gelu(x) * 2.0) + tnn.gelu(x, approximate="tanh")  # noqa
+    assert _fused_nodes(chain, (8, 8)) == ["fused_elementwise"]
+    assert _fused_nodes(lambda x: tnn.softplus(tnn.elu(tnn.leaky_relu(tnn.relu(x)))),
+                        (5,)) == ["fused_elementwise"]
+    # an activation's gradient: one kernel too (its rule is elementwise)
+    for f in ACTS.values():
+        assert _fused_nodes(tf.grad(lambda x: f[0](x).sum()), (8, 8)) == ["fused_elementwise"]
+    # affine with broadcast operands
+    assert _fused_nodes(lambda x, s, b: tnn.relu(tnn.affine(x, s, b)), (4, 3), (3,), (3,)) \
+        == ["fused_elementwise"]
+    # the traced graph itself names the primitives (make_graph, before compiling)
+    g = tf.make_graph(lambda x: tnn.gelu(x), tf.TensorSpec((3,), "float64"))
+    assert [n.prim.name for n in g.nodes] == ["nn.gelu"]
+
+
+def test_jit_without_passes_runs_the_primitives():
+    x = tf.asarray(_edges("float64"))
+    g = tf.make_graph(lambda v: tnn.softplus(tnn.gelu(v)), tf.TensorSpec(x.shape, "float64"))
+    _close(_np(tf.compile(g, passes=())(x)), _np(tnn.softplus(tnn.gelu(x))), "float64",
+           rtol=0)
+
+
+def test_vmap_of_activations_with_broadcast_params():
+    x = tf.asarray(np.random.default_rng(11).standard_normal((4, 3)))
+    for f in (tnn.relu, tnn.gelu, lambda v: tnn.elu(v, 0.5)):
+        _close(_np(tf.vmap(f, in_axes=1, out_axes=1)(x)), _np(f(x)), "float64", rtol=0)
+
+
+# -- errors -------------------------------------------------------------------------------
+
+def test_errors():
+    with pytest.raises(ValueError, match=r"tenferro.nn.gelu: approximate must be 'none' or "
+                                         r"'tanh', got 'erf'"):
+        tnn.gelu(tf.ones(2), approximate="erf")
+    with pytest.raises(ValueError, match="tenferro.nn.softplus: beta must be nonzero"):
+        tnn.softplus(tf.ones(2), beta=0)
+
+
+def test_lazy_submodule():
+    import tenferro
+
+    assert "nn" in dir(tenferro) and "nn" in tenferro.__all__
+    assert tenferro.nn is tnn
+    assert sorted(tnn.__all__) == sorted(n for n in dir(tnn) if not n.startswith("_"))
