@@ -36,7 +36,7 @@ from ..special import _logsumexp
 from . import _kernel
 
 if TYPE_CHECKING:
-    from .._tensor import ArrayLike
+    from .._tensor import ArrayLike, DTypeLike
 
 _FLOAT = frozenset("fd")
 _SQRT1_2 = 1.0 / math.sqrt(2.0)
@@ -249,7 +249,7 @@ def _softmax_operand(name, input, dtype):
 
 
 def softmax(input: ArrayLike, axis: int | tuple[int, ...] | None = None, *,
-            dim: int | None = None, dtype=None) -> Tensor:
+            dim: int | None = None, dtype: DTypeLike = None) -> Tensor:
     """torch.nn.functional.softmax: ``exp(x) / sum(exp(x))`` along ``axis`` (default
     -1, the last; ``dim=`` is accepted as PyTorch's name; a tuple of axes normalizes
     over them together).  ``dtype`` casts the input first.  tenferro.special.softmax's
@@ -260,7 +260,7 @@ def softmax(input: ArrayLike, axis: int | tuple[int, ...] | None = None, *,
 
 
 def log_softmax(input: ArrayLike, axis: int | tuple[int, ...] | None = None, *,
-                dim: int | None = None, dtype=None) -> Tensor:
+                dim: int | None = None, dtype: DTypeLike = None) -> Tensor:
     """torch.nn.functional.log_softmax: ``x - logsumexp(x)`` along ``axis`` (as
     :func:`softmax`), tenferro.special.log_softmax's implementation."""
     x = _softmax_operand("log_softmax", input, dtype)
