@@ -100,10 +100,10 @@ def _bind(name, x, **params):
     return _PRIMS[name].bind(x, **params)
 
 
-# relu: x < 0 ? 0 : x (NaN and -0.0 pass, as clamp_min); derivative: threshold_backward,
-# 0 where x <= 0 (so relu'(0) = 0), the gradient itself elsewhere (NaN included)
-_activation("relu", lambda x: _ops.where(x < 0, 0, x),
-            lambda g, x: _ops.where(x <= 0, 0, g))
+# relu: clamp_min(x, 0) -- maximum passes NaN and -0.0 as it does; derivative:
+# threshold_backward, 0 where x <= 0 (so relu'(0) = 0), the gradient itself elsewhere
+# (NaN included)
+_activation("relu", lambda x: _ops.maximum(x, 0), lambda g, x: _ops.where(x <= 0, 0, g))
 
 # leaky_relu: x > 0 ? x : x * slope; leaky_relu_backward: slope where x <= 0 (and at NaN)
 _activation("leaky_relu",

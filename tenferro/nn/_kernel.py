@@ -10,18 +10,20 @@ values are those of the composition's ops, in one pass.
 
 :func:`run` is the one way in: the kernel for real float32/float64 operands on the
 CPU, the composition itself for anything else (another device, complex, integers,
-a computation that is itself differentiated where ``plain`` asks).
+a computation that is itself differentiated where ``plain`` asks).  :func:`compiled` is
+the same idea for compositions with reductions (the normalizations): a plain eager
+call runs a ``jit``-compiled program, cached per shape.
 """
 import numpy as np
 
 from .._ir import Var
-from .._tensor import _wrap
+from .._tensor import Tensor, _wrap
 from ..autograd._engine import detach
 from ..autograd.extend import is_differentiated
 from ..devices.cpu import threads as _threads
 from ..devices.cpu.fused import kernel as _fused_kernel
 from ..devices.cpu.ops import out_like
-from ..graph import TensorSpec, compile, make_graph
+from ..graph import TensorSpec, compile, jit, make_graph
 
 _REAL = frozenset("fd")   # float32, float64: the dtypes the kernels are built for
 _MAX_KERNELS = 512        # distinct (name, dtypes, params): beyond it the cache restarts
@@ -63,7 +65,7 @@ def run(name, fn, tensors, params, plain=True):
                 fast = False
                 break
     if fast:
-        key = (name, tuple(t._data.dtype.char for t in tensors), tuple(sorted(params.items())))
+        key = (name, tuple([t._data.dtype.char for t in tensors]), tuple(params.items()))
         entry = _kernels.get(key, False)
         if entry is False:
             if len(_kernels) >= _MAX_KERNELS:
@@ -82,9 +84,30 @@ def _launch(entry, arrays):
         shape = arrays[0].shape
     else:
         shape = np.broadcast_shapes(*[a.shape for a in arrays])
-    like = next((a for a in arrays if a.shape == shape), None)
+    like = None
+    for a in arrays:
+        if a.shape == shape:
+            like = a
+            break
     out = out_like(like, group.dtypes[0]) if like is not None \
         else np.empty(shape, group.dtypes[0])
-    group.kernel.run(tuple(arrays[o] if type(o) is int else o for o in operands) + (out,),
+    group.kernel.run(tuple([arrays[o] if type(o) is int else o for o in operands]) + (out,),
                      _threads.current)
     return out
+
+
+def compiled(fn):
+    """``fn`` (tenferro ops on tensors and static Python values), whose plain eager calls
+    on the CPU (no operand differentiated) run as one ``jit``-compiled program, fused by
+    tenferro's compiler and cached per signature (LRU); every other call is ``fn``
+    itself.  For compositions with reductions (the normalizations), whose kernels depend
+    on the shapes."""
+    jitted = jit(fn)
+
+    def call(*args):
+        tensors = [a for a in args if type(a) is Tensor]
+        if all(t._device.type == "cpu" for t in tensors) and not is_differentiated(*tensors):
+            return jitted(*args)
+        return fn(*args)
+    call.__name__ = fn.__name__
+    return call

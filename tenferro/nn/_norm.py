@@ -2,7 +2,8 @@
 and ``rms_norm`` (PyTorch 2.4's), compositions of tenferro's reductions and
 elementwise ops, so they run on every device, differentiate to any order in the
 input, the weight and the bias, and fuse under ``jit`` (each reduction with the
-elementwise work before it).
+elementwise work before it); a plain eager call on the CPU runs them so compiled
+(:func:`._kernel.compiled`).
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import TYPE_CHECKING, Sequence
 from .. import _dtypes, _ops
 from .._tensor import Tensor
 from ._activations import operand
+from ._kernel import compiled
 
 if TYPE_CHECKING:
     from .._tensor import ArrayLike
@@ -61,6 +63,11 @@ def layer_norm(input: ArrayLike, normalized_shape: int | Sequence[int],
     shape, axes = _normalized("layer_norm", x, normalized_shape)
     weight = _param("layer_norm", "weight", weight, shape, x)
     bias = _param("layer_norm", "bias", bias, shape, x)
+    return _layer_norm(x, axes, weight, bias, float(eps))
+
+
+@compiled
+def _layer_norm(x, axes, weight, bias, eps):
     xc = x - _ops.mean(x, axis=axes, keepdims=True)
     y = xc * _ops.rsqrt(_ops.mean(xc * xc, axis=axes, keepdims=True) + eps)
     if weight is not None:
@@ -81,5 +88,10 @@ def rms_norm(input: ArrayLike, normalized_shape: int | Sequence[int],
     weight = _param("rms_norm", "weight", weight, shape, x)
     if eps is None:
         eps = float(_dtypes.finfo(x.dtype).eps)
+    return _rms_norm(x, axes, weight, float(eps))
+
+
+@compiled
+def _rms_norm(x, axes, weight, eps):
     y = x * _ops.rsqrt(_ops.mean(x * x, axis=axes, keepdims=True) + eps)
     return y if weight is None else y * weight
