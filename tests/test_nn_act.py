@@ -371,9 +371,11 @@ ALL = dict((k, v[0]) for k, v in ACTS.items())
 ALL.update({
     "softmax": lambda x: tnn.softmax(x, axis=-1),
     "log_softmax": lambda x: tnn.log_softmax(x, axis=0),
-    "layer_norm": lambda x: tnn.layer_norm(x, 4, tf.full(4, 1.5), tf.full(4, 0.25)),
-    "rms_norm": lambda x: tnn.rms_norm(x, (3, 4), tf.full((3, 4), 2.0)),
-    "affine": lambda x: tnn.affine(x, tf.full(4, 3.0), tf.full((3, 1), -1.0)),
+    "layer_norm": lambda x: tnn.layer_norm(x, 4, tf.full(4, 1.5, device=x.device),
+                                           tf.full(4, 0.25, device=x.device)),
+    "rms_norm": lambda x: tnn.rms_norm(x, (3, 4), tf.full((3, 4), 2.0, device=x.device)),
+    "affine": lambda x: tnn.affine(x, tf.full(4, 3.0, device=x.device),
+                                   tf.full((3, 1), -1.0, device=x.device)),
 })
 
 
@@ -421,6 +423,45 @@ def test_vmap_of_activations_with_broadcast_params():
     x = tf.asarray(np.random.default_rng(11).standard_normal((4, 3)))
     for f in (tnn.relu, tnn.gelu, lambda v: tnn.elu(v, 0.5)):
         _close(_np(tf.vmap(f, in_axes=1, out_axes=1)(x)), _np(f(x)), "float64", rtol=0)
+
+
+def test_norms_on_the_eager_tape():
+    """backward() through the normalizations (the composition is recorded, not the
+    compiled program a plain call runs) gives torch's gradients."""
+    rng = np.random.default_rng(12)
+    x, w, b = rng.standard_normal((3, 5)), rng.standard_normal(5), rng.standard_normal(5)
+    want, grads, ct = _with_grads(lambda *ts: F.layer_norm(ts[0], (5,), *ts[1:]), [x, w, b])
+    ts = [tf.tensor(a, requires_grad=True) for a in (x, w, b)]
+    (tnn.layer_norm(ts[0], 5, ts[1], ts[2]) * tf.asarray(ct)).sum().backward()
+    for t, g in zip(ts, grads):
+        _close(_np(t.grad), g, "float64", rtol=1e-12, atol=1e-14)
+    want, grads, ct = _with_grads(lambda *ts: F.rms_norm(ts[0], (5,), ts[1]), [x, w])
+    ts = [tf.tensor(a, requires_grad=True) for a in (x, w)]
+    (tnn.rms_norm(ts[0], 5, ts[1]) * tf.asarray(ct)).sum().backward()
+    for t, g in zip(ts, grads):
+        _close(_np(t.grad), g, "float64", rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("name", list(ALL))
+def test_other_devices(name, accel_device):
+    """Off the CPU every function is its composition of the device's ops: the CPU's
+    values (float32, the dtype every driver has), gradients and jit included."""
+    from conftest import device_tol
+
+    f = ALL[name]
+    x = np.random.default_rng(13).standard_normal((2, 3, 4)).astype("float32") * 3
+    on = lambda v: tf.asarray(v, device=accel_device)   # noqa: E731
+    rt, at = device_tol(accel_device, "float32")
+    rt, at = max(rt, 1e-5), max(at, 1e-5)
+    want = _np(f(tf.asarray(x)))
+    got = f(on(x))
+    g = tf.grad(lambda v: (f(v) ** 2).sum())(on(x))
+    j = tf.jit(f)(on(x))
+    assert got.device == on(x).device
+    np.testing.assert_allclose(_np(got.to_device("cpu")), want, rtol=rt, atol=at)
+    np.testing.assert_allclose(_np(j.to_device("cpu")), want, rtol=rt, atol=at)
+    np.testing.assert_allclose(_np(g.to_device("cpu")), _np(tf.grad(
+        lambda v: (f(v) ** 2).sum())(tf.asarray(x))), rtol=10 * rt, atol=10 * at)
 
 
 # -- errors -------------------------------------------------------------------------------
