@@ -107,18 +107,23 @@ def test_python_and_numpy_input():
     assert tnn.silu(np.float32(2.0)).dtype == tf.float32
 
 
-def test_eager_kernel_equals_the_composition():
-    """The fused CPU kernel of a plain eager call gives the composition's values."""
-    from tenferro.nn import _kernel
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_eager_kernels_equal_the_compositions(dtype):
+    """The fused CPU kernels of plain eager calls (an activation and its backward
+    formula) give the values of the compositions run op by op."""
+    from tenferro.nn import _activations, _kernel
 
-    x = tf.asarray(_edges("float64", 1000))
-    for name in ("relu", "elu", "softplus", "gelu", "gelu_tanh", "silu", "leaky_relu"):
-        f = ACTS[name][0]
-        fast = f(x)
-        with tf.enable_grad():
-            slow = f(tf.tensor(x, requires_grad=True)).detach()   # bound on the tape
-        _close(_np(fast), _np(slow), "float64", rtol=4e-16)
-    assert any(k[0] == "nn.gelu" for k in _kernel._kernels)
+    x = tf.asarray(_edges(dtype, 1000))
+    g = tf.asarray(np.random.default_rng(3).standard_normal(x.shape).astype(dtype))
+    params = {"leaky_relu": {"negative_slope": 0.2}, "elu": {"alpha": 1.5},
+              "softplus": {"beta": 2.0, "threshold": 10.0}, "gelu": {"approximate": "tanh"}}
+    for name, (prim, value, back) in _activations._PRIMS.items():
+        p = params.get(name, {})
+        _close(_np(prim.bind(x, **p)), _np(value(x, **p)), dtype, rtol=4 * RTOL[dtype],
+               atol=_atol(name, dtype))
+        _close(_np(_kernel.run(back, (g, x), p)), _np(back(g, x, **p)), dtype,
+               rtol=4 * RTOL[dtype], atol=_atol(name, dtype))
+        assert (value, (x.dtype.char,), tuple(p.items())) in _kernel._kernels
 
 
 # -- derivatives at and around the kinks --------------------------------------------------

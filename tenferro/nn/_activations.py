@@ -65,7 +65,7 @@ def _aval(x, **params):
 
 # -- the primitives -----------------------------------------------------------------------
 
-_PRIMS = {}
+_PRIMS = {}   # name -> (primitive, its composition, its backward formula)
 
 
 def _activation(name, value, back, complex_ok=False):
@@ -75,14 +75,14 @@ def _activation(name, value, back, complex_ok=False):
     with real coefficients)."""
     prim = Primitive("nn." + name, _aval,
                      doc="torch.nn.functional.%s, elementwise (tenferro.nn.%s)." % (name, name))
-    prim.impl = lambda x, **params: _kernel.run(prim.name, value, (x,), params, plain=False)
-    deriv = prim.name + "'"   # the rules' own kernels, for a plain eager backward pass
+    prim.impl = lambda x, **params: _kernel.run(value, (x,), params, plain=False)
 
+    # the rules run as one kernel too in a plain eager backward pass
     def jvp(t, x, *, out, **params):
-        return _kernel.run(deriv, back, (t, x), params)
+        return _kernel.run(back, (t, x), params)
 
     def vjp(ct, x, *, out, **params):
-        return _kernel.run(deriv, back, (ct, conj(x) if complex_ok else x), params)
+        return _kernel.run(back, (ct, conj(x) if complex_ok else x), params)
     defjvp(prim, jvp)
     defvjp(prim, vjp)
     batch_elementwise(prim)
@@ -92,12 +92,12 @@ def _activation(name, value, back, complex_ok=False):
         spec = TensorSpec(x.shape, x.dtype, ctx.device)
         return Splice(make_graph(lambda x: value(x, **node.params), spec), inputs)
     register_rewrite(prim, splice)
-    _PRIMS[name] = prim
+    _PRIMS[name] = (prim, value, back)
     return prim
 
 
 def _bind(name, x, **params):
-    return _PRIMS[name].bind(x, **params)
+    return _PRIMS[name][0].bind(x, **params)
 
 
 # relu: clamp_min(x, 0) -- maximum passes NaN and -0.0 as it does; derivative:
@@ -276,5 +276,5 @@ def affine(x: ArrayLike, scale: ArrayLike, shift: ArrayLike) -> Tensor:
     memory: eagerly on the CPU one fused kernel, under ``jit`` fused with its
     neighbours.  Differentiable in all three (gradients summed over broadcast axes)."""
     if type(x) is Tensor and type(scale) is Tensor and type(shift) is Tensor:
-        return _kernel.run("affine", _affine, (x, scale, shift), {})
+        return _kernel.run(_affine, (x, scale, shift), {})
     return _ops.add(_ops.multiply(x, scale), shift)   # array-likes, weak Python scalars

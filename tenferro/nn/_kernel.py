@@ -2,7 +2,7 @@
 
 An activation (or ``affine``, or an activation's derivative) is a composition of
 tenferro's elementwise ops.  Eagerly that would be one pass over memory per op; here
-the composition is traced once per (name, operand dtypes, parameters) at 0-d shapes,
+the composition is traced once per (function, operand dtypes, parameters) at 0-d shapes,
 compiled (tenferro's fusion makes it one fused group) and the group's CPU kernel kept
 (``devices/cpu/fused.py``: the ops' own SIMD loops, block by block in registers).  The
 kernel broadcasts its operands, so one kernel serves every shape and layout: the
@@ -26,7 +26,7 @@ from ..devices.cpu.ops import out_like
 from ..graph import TensorSpec, compile, jit, make_graph
 
 _REAL = frozenset("fd")   # float32, float64: the dtypes the kernels are built for
-_MAX_KERNELS = 512        # distinct (name, dtypes, params): beyond it the cache restarts
+_MAX_KERNELS = 512        # distinct (fn, dtypes, params): beyond it the cache restarts
 _kernels = {}             # key -> (fused group ready to run, operand map) or None
 
 
@@ -49,7 +49,7 @@ def _build(fn, dtypes, params):
                         for i in node.inputs)
 
 
-def run(name, fn, tensors, params, plain=True):
+def run(fn, tensors, params, plain=True):
     """``fn(*tensors, **params)`` (tenferro ops; one output), as one CPU kernel where
     every tensor is a real float on the CPU -- and, with ``plain``, the computation is
     not itself differentiated (``is_differentiated``: no tracer, no tensor recording
@@ -65,7 +65,7 @@ def run(name, fn, tensors, params, plain=True):
                 fast = False
                 break
     if fast:
-        key = (name, tuple([t._data.dtype.char for t in tensors]), tuple(params.items()))
+        key = (fn, tuple([t._data.dtype.char for t in tensors]), tuple(params.items()))
         entry = _kernels.get(key, False)
         if entry is False:
             if len(_kernels) >= _MAX_KERNELS:
