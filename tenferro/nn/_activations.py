@@ -29,7 +29,7 @@ from .._ops._common import to_tensor
 from .._tensor import Tensor
 from ..autograd import stop_gradient
 from ..autograd._rules._util import conj
-from ..autograd.extend import Primitive, batch_elementwise, defjvp, defvjp
+from ..autograd.extend import Primitive, batch_elementwise, def_jvp_rule, def_vjp_rule
 from ..graph import TensorSpec, make_graph
 from ..graph.rewrite import Splice, register_rewrite
 from ..special import _logsumexp
@@ -78,13 +78,16 @@ def _activation(name, value, back, complex_ok=False):
     prim.impl = lambda x, **params: _kernel.run(value, (x,), params, plain=False)
 
     # the rules run as one kernel too in a plain eager backward pass
-    def jvp(t, x, *, out, **params):
-        return _kernel.run(back, (t, x), params)
+    def jvp(tangents, primals, out, params):
+        t = tangents[0]
+        return None if t is None else _kernel.run(back, (t, primals[0]), params)
 
-    def vjp(ct, x, *, out, **params):
-        return _kernel.run(back, (ct, conj(x) if complex_ok else x), params)
-    defjvp(prim, jvp)
-    defvjp(prim, vjp)
+    def vjp(ct, primals, out, params, needs):
+        x = primals[0]
+        return (_kernel.run(back, (ct, conj(x) if complex_ok else x), params),)
+    vjp.uses_out = False   # the tape need not keep the output
+    def_jvp_rule(prim, jvp)
+    def_vjp_rule(prim, vjp)
     batch_elementwise(prim)
 
     def splice(node, inputs, ctx):
