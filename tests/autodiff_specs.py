@@ -481,3 +481,6 @@ import special_specs  # noqa: E402,F401  (appends its specs to SPECS)
 
 # tenferro.fft (tests/test_fft_ad.py checks every function in more cases)
 import fft_specs  # noqa: E402,F401  (appends its specs to SPECS)
+
+# tenferro.nn (tests/test_nn_act.py checks values, kinks and edges against PyTorch)
+import nn_act_specs  # noqa: E402,F401  (appends its specs to SPECS)

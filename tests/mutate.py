@@ -282,6 +282,19 @@ MUTATIONS = [
     M("kernel_tree_join_skips_half", "tenferro/_kernels/_reduce.pyx.tp",
       "    _tree_comb(L, part, stride, mid, hi, w)\n", "",
       "tests/test_reduction.py", "tests/test_kernels_reduce.py"),
+    M("kernel_where_scalar_branch_swapped", "tenferro/_kernels/_elementwise_loops.h",
+      "        if (sy == 0) {", "        if (sz == 0) {",
+      "tests/test_nn_act.py", "tests/test_elementwise.py"),
+    # -- tenferro.nn: PyTorch's conventions at the kinks ----------------------------
+    M("nn_relu_grad_one_at_zero", "tenferro/nn/_activations.py",
+      "lambda g, x: _ops.where(x <= 0, 0, g))", "lambda g, x: _ops.where(x < 0, 0, g))",
+      "tests/test_nn_act.py"),
+    M("nn_softplus_threshold_inclusive", "tenferro/nn/_activations.py",
+      "    return _ops.where(xb > threshold, g, g * s)",
+      "    return _ops.where(xb >= threshold, g, g * s)", "tests/test_nn_act.py"),
+    M("nn_elu_second_derivative_at_zero", "tenferro/nn/_activations.py",
+      "_ops.exp(_ops.where(x < 0, x, stop_gradient(x)))", "_ops.exp(x)",
+      "tests/test_nn_act.py"),
 ]
 
 

@@ -204,7 +204,7 @@ SCIPYS_OWN = {"tenferro.fft.next_fast_len", "tenferro.fft.prev_fast_len"}
 
 def test_every_public_function_is_annotated():
     """Every function tenferro, tenferro.linalg, tenferro.random, tenferro.special,
-    tenferro.fft, tenferro.batching, tenferro.graph, tenferro.autograd.extend and the
+    tenferro.fft, tenferro.nn, tenferro.batching, tenferro.graph, tenferro.autograd.extend and the
     Array API namespace (tenferro.array_api, its linalg and fft) export is annotated,
     but NOT_ANNOTATED,
     SCIPYS_OWN and those typed through a declaration: the generated elementwise
@@ -221,7 +221,7 @@ def test_every_public_function_is_annotated():
     import tenferro.array_api.linalg as xp_linalg
     import tenferro.graph as graph
 
-    modules = (tf, tl, tf.random, tf.special, tf.fft, tf.batching, graph, extend,
+    modules = (tf, tl, tf.random, tf.special, tf.fft, tf.nn, tf.batching, graph, extend,
                tf.array_api, xp_linalg, xp_fft)
     missing, checked = [], 0
     for mod in modules:
