@@ -346,3 +346,14 @@ def test_lazy_submodule():
     assert "nn" in dir(tenferro) and "nn" in tenferro.__all__
     assert tenferro.nn is tnn
     assert sorted(tnn.__all__) == sorted(n for n in dir(tnn) if not n.startswith("_"))
+
+
+def test_kernel_cache_keys_parameters_by_bits():
+    """The eager kernel cache keys a float parameter by its bits: ``negative_slope=0.0``
+    and ``-0.0`` give differently signed zeros (as PyTorch), not one cached kernel."""
+    import torch
+    x = np.array([-1.0, 2.0])
+    for slope in (0.0, -0.0, 0.0):
+        got = np.asarray(tf.nn.leaky_relu(tf.asarray(x), slope))
+        want = torch.nn.functional.leaky_relu(torch.from_numpy(x), slope).numpy()
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want))

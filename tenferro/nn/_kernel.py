@@ -24,6 +24,7 @@ from ..devices.cpu import threads as _threads
 from ..devices.cpu.fused import kernel as _fused_kernel
 from ..devices.cpu.ops import out_like
 from ..graph import TensorSpec, compile, jit, make_graph
+from ..graph.jit import _static_key
 
 _REAL = frozenset("fd")   # float32, float64: the dtypes the kernels are built for
 _MAX_KERNELS = 512        # distinct (fn, dtypes, params): beyond it the cache restarts
@@ -65,7 +66,7 @@ def run(fn, tensors, params, plain=True):
                 fast = False
                 break
     if fast:
-        key = (fn, tuple([t._data.dtype.char for t in tensors]), tuple(params.items()))
+        key = (fn, tuple([t._data.dtype.char for t in tensors]), _static_key(params))
         entry = _kernels.get(key, False)
         if entry is False:
             if len(_kernels) >= _MAX_KERNELS:
