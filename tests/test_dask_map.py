@@ -247,8 +247,8 @@ def _fails_on_three(x, k):
 
 @pytest.mark.parametrize("jit", [True, False])
 def test_f_raising_names_the_batch(client, jit):
-    with pytest.raises(ValueError, match="(?s)no k=3 here.*tenferro.dask.map: raised by "
-                                         "f on batch 3"):
+    with pytest.raises(ValueError, match="(?s)no k=3 here.*tenferro.dask.map: raised in "
+                                         "the call of f on batch 3"):
         td.map(_fails_on_three, [(tf.ones(2), k) for k in range(5)], client=client, jit=jit)
 
 

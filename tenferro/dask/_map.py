@@ -3,8 +3,9 @@ per call -- hyperparameter sweeps, batches of linear algebra, sweeps of gradient
 
 The function travels once per worker.  It is wrapped in a :class:`_Shipped`, scattered to
 every worker (``broadcast=True``) under a ``distributed.Client`` or made one graph key
-under Dask's local schedulers, so the tasks on one worker receive the same deserialized
-object.  That object compiles the function with ``tenferro.jit`` at its first call and
+under Dask's default scheduler, so the tasks on one worker receive the same deserialized
+object.  That object compiles the function with ``tenferro.jit`` at its first call (which
+runs alone, so a worker's threads do not compile the same program side by side) and
 keeps the jit, whose cache holds one program per input signature, for the worker's later
 tasks: a worker compiles once per signature, not once per task.  It lives as long as the
 map's tasks (Dask releases it with them), so each call of ``map`` reads the function's
@@ -13,7 +14,7 @@ closure afresh.
 Arguments travel as NumPy arrays (a Tensor's host buffer; an array that several batches
 share is sent once to every worker) and reach the function as CPU Tensors; results
 travel back as NumPy arrays and become Tensors again.  A task catches what the function
-raises and returns it, so the caller re-raises it naming the batch.
+raises and returns it, so the caller re-raises it with a note naming the batch.
 """
 from __future__ import annotations
 
@@ -94,7 +95,7 @@ class _Raised:
 
     def reraise(self, index, jitted):
         exc = self.exc
-        exc.add_note("%s: raised by f on batch %d%s" % (
+        exc.add_note("%s: raised in the call of f on batch %d%s" % (
             NAME, index, " (compiled with tenferro.jit; jit=False calls f eagerly)"
             if jitted else ""))
         if exc.__traceback__ is None:   # it crossed processes: the worker's traceback
@@ -192,8 +193,10 @@ def _tasks(shipped, packed, client):
 
 def map(f: Callable[..., Any], batches: Iterable[Any], *, client: Any = None,
         jit: bool = True) -> list[Any]:
-    """``[f(*b) for b in batches]`` with each call a Dask task: on the workers of a
-    ``distributed.Client`` (``client``), or on Dask's default local scheduler.
+    """``[f(*b) for b in batches]`` with each call a Dask task: on the workers of
+    ``client`` (a ``distributed.Client``), or, with ``client=None``, on Dask's default
+    scheduler as ``dask.compute`` picks it (the threads of this process, or the Client
+    made the default).
 
     Each item of ``batches`` is one call's arguments: a tuple is the arguments, anything
     else (a Tensor, an array, a list, a dict) the one argument; pytrees of Tensors,
@@ -204,7 +207,8 @@ def map(f: Callable[..., Any], batches: Iterable[Any], *, client: Any = None,
     ``jit=True`` compiles ``f`` with ``tenferro.jit`` on each worker, once per input
     signature (a Python scalar is part of the signature: sweep a value as a 0-d tensor
     to compile once); ``f`` travels once per worker.  ``jit=False`` calls ``f``
-    eagerly, for an ``f`` that jit cannot trace.
+    eagerly, for an ``f`` that jit cannot trace; a ``tenferro.jit`` object is compiled
+    on the workers with its own options.
 
     Not differentiable: a Tensor that requires grad (or is traced by a transform) is
     refused; ``f`` may call ``tenferro.grad``, ``value_and_grad`` and linalg itself.
