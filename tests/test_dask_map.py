@@ -3,6 +3,7 @@ NumPy/SciPy and finite differences, pytrees, complex dtypes and Python scalars, 
 local scheduler and on a dask.distributed.LocalCluster of two worker processes; the
 function compiled once per worker; the errors."""
 import collections
+import inspect
 import os
 import sys
 
@@ -252,6 +253,23 @@ def test_f_raising_names_the_batch(client, jit):
         td.map(_fails_on_three, [(tf.ones(2), k) for k in range(5)], client=client, jit=jit)
 
 
+class _Unpicklable(Exception):
+    def __init__(self):   # a signature that Exception's pickling cannot call back
+        super().__init__("no way back")
+
+
+def _raise_unpicklable(x, k):
+    if k:
+        raise _Unpicklable()
+    return x
+
+
+def test_an_exception_that_does_not_unpickle(client):
+    with pytest.raises(RuntimeError, match="(?s)_Unpicklable: no way back.*on batch 1"):
+        td.map(_raise_unpicklable, [(tf.ones(1), 0), (tf.ones(1), 1)], client=client,
+               jit=False)
+
+
 def test_a_device_input_is_refused():
     dev = next((d for d in tf.devices.available() if not d.startswith("cpu")), None)
     if dev is None:
@@ -280,3 +298,9 @@ def test_bad_arguments():
     with pytest.raises(TypeError, match="tenferro.dask.map: batches must be an iterable "
                                         "of call arguments.*got int"):
         td.map(tf.sin, 5)
+
+
+def test_annotated_for_type_checkers():
+    sig = inspect.signature(td.map)
+    assert sig.return_annotation is not sig.empty
+    assert all(p.annotation is not p.empty for p in sig.parameters.values())

@@ -82,25 +82,34 @@ class _Shipped:
 
 class _Raised:
     """What a task returns when the call raised: the exception and the worker's
-    traceback as text (an exception that does not pickle becomes a RuntimeError)."""
+    traceback as text (an exception that does not pickle and unpickle becomes a
+    RuntimeError naming its type and message, on every scheduler alike)."""
 
     def __init__(self, exc):
         import cloudpickle
         self.traceback = traceback.format_exc()
         try:
-            cloudpickle.dumps(exc)
+            cloudpickle.loads(cloudpickle.dumps(exc))
         except Exception:
             exc = RuntimeError("%s: %s" % (type(exc).__name__, exc))
         self.exc = exc
 
     def reraise(self, index, jitted):
         exc = self.exc
-        exc.add_note("%s: raised in the call of f on batch %d%s" % (
+        _note(exc, "%s: raised in the call of f on batch %d%s" % (
             NAME, index, " (compiled with tenferro.jit; jit=False calls f eagerly)"
             if jitted else ""))
         if exc.__traceback__ is None:   # it crossed processes: the worker's traceback
-            exc.add_note("traceback on the worker:\n" + self.traceback)
+            _note(exc, "traceback on the worker:\n" + self.traceback)
         raise exc
+
+
+def _note(exc, text):
+    """PEP 678's ``exc.add_note(text)`` (Python 3.10: only kept in ``__notes__``)."""
+    if hasattr(exc, "add_note"):
+        exc.add_note(text)
+    else:
+        exc.__notes__ = getattr(exc, "__notes__", []) + [text]
 
 
 def _host(t, index):
