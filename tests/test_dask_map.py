@@ -158,6 +158,19 @@ def test_python_scalars_and_single_arguments(client, jit):
     assert [g.item() for g in got] == [6.0, 5.0] and got[1].dtype == tf.float32
 
 
+def test_shared_arrays_travel_once(cluster, monkeypatch):
+    """An array every batch shares is scattered once, to every worker; so is f."""
+    sent, scatter = [], cluster.scatter
+    monkeypatch.setattr(cluster, "scatter", lambda objs, **kw: sent.append(
+        (len(objs), kw["broadcast"])) or scatter(objs, **kw))
+    X = tf.asarray(np.arange(9.0).reshape(3, 3))
+    got = td.map(lambda a, v: a @ v, [(X, np.full(3, k)) for k in range(5)],
+                 client=cluster)
+    assert sorted(sent) == [(1, True), (1, True), (5, False)]   # X, f; the vectors
+    for k, g in enumerate(got):
+        np.testing.assert_allclose(g.numpy(), X.numpy() @ np.full(3, k))
+
+
 def test_empty_batches(client):
     assert td.map(tf.sin, [], client=client) == []
     assert td.map(tf.sin, (x for x in ()), client=client) == []

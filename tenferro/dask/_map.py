@@ -170,7 +170,7 @@ def _pack(index, item):
 
 def _share(client, objs, shared):
     """References the tasks take to ``objs``: scattered under a ``client`` (to every
-    worker when ``shared``), one graph key each under the local schedulers when
+    worker when ``shared``); under Dask's default scheduler one graph key each when
     ``shared``, the objects themselves otherwise."""
     if client is not None:
         return client.scatter(objs, broadcast=shared, hash=False) if objs else []
