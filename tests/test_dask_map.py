@@ -283,10 +283,22 @@ def test_an_exception_that_does_not_unpickle(client):
                jit=False)
 
 
-def test_a_device_input_is_refused():
+def _device():
     dev = next((d for d in tf.devices.available() if not d.startswith("cpu")), None)
     if dev is None:
         pytest.skip("no device besides the CPU")
+    return dev
+
+
+def test_device_results_come_back_on_the_cpu(threads):
+    dev = _device()
+    got = td.map(lambda a: tf.asarray(a, device=dev) * 2, [np.ones(3, np.float32)],
+                 jit=False)
+    assert got[0].device.type == "cpu" and got[0].numpy().tolist() == [2.0] * 3
+
+
+def test_a_device_input_is_refused():
+    dev = _device()
     with pytest.raises(tf.UnsupportedOperation,
                        match="tenferro.dask.map: .*batch 1, argument 0 is on %s" % dev):
         td.map(tf.sin, [tf.ones(2), tf.ones(2, device=dev)])
