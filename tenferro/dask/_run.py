@@ -16,9 +16,12 @@ The operands travel as NumPy arrays (any worker can unpickle them), once: scatte
 every worker (``broadcast=True``) under a ``distributed.Client``, one graph key each
 under Dask's local schedulers.  Every task is pure with a deterministic key, and the
 result is gathered once, so a task Dask runs again after a worker died (its result
-lost, or the worker killed while running it) is computed again, never added twice; a
-failure Dask gives up on (``KilledWorker`` after ``distributed.scheduler.allowed-
-failures`` retries, no worker left) reaches the caller with the function's name.
+lost, or the worker killed while running it) is computed again, never added twice.
+Only the scattered operands cannot be computed again: when every worker holding a copy
+died, Dask cancels the tasks, and the call scatters the operands again and starts over
+(at most ``distributed.scheduler.allowed-failures`` times).  A failure Dask gives up
+on (``KilledWorker`` past ``allowed-failures``, no worker to scatter to) reaches the
+caller as Dask's exception, its message naming ``tenferro.dask.einsum``.
 """
 from __future__ import annotations
 
@@ -101,7 +104,7 @@ def default_tasks(client):
     import dask
 
     if client is not None:
-        return 4 * sum(client.nthreads().values())
+        return max(1, 4 * sum(client.nthreads().values()))
     from dask.system import CPU_COUNT
 
     return dask.config.get("num_workers", None) or CPU_COUNT
@@ -113,52 +116,75 @@ def contract(net, path, sliced, arrays, client=None, tasks=None):
     ``distributed.Client``) or Dask's default scheduler."""
     import dask
 
+    if client is None:
+        ops = [dask.delayed(a, pure=True, traverse=False) for a in arrays]
+        return dask.compute(graph(net, path, sliced, ops, tasks or default_tasks(None)))[0]
+    from concurrent.futures import CancelledError
+
+    attempts = 1 + dask.config.get("distributed.scheduler.allowed-failures", 3)
+    for attempt in range(1, attempts + 1):
+        ops = []
+        try:
+            ops = client.scatter(list(arrays), broadcast=True, hash=False)
+            result = graph(net, path, sliced, ops, tasks or default_tasks(client))
+            return client.compute(result).result()
+        except Exception as e:
+            lost = isinstance(e, CancelledError) and any(f.status != "finished" for f in ops)
+            if lost and attempt < attempts:  # every copy of an operand died: send again
+                continue
+            named = _named(e, " (the operands were sent %d time(s), every copy was lost "
+                              "each time: call again once workers are back)" % attempts
+                            if lost else "")
+            if named is None:
+                raise
+            raise named from e
+
+
+def graph(net, path, sliced, ops, tasks):
+    """The ``dask.delayed`` result of the contraction on the operands ``ops`` (futures
+    or delayed values) in about ``tasks`` tasks."""
+    import dask
+
     def submit(f, *args):
         return dask.delayed(f, pure=True)(*args)
 
-    if client is not None:
-        ops = client.scatter(list(arrays), broadcast=True, hash=False)
-    else:
-        ops = [dask.delayed(a, pure=True, traverse=False) for a in arrays]
     placed = {l: net.size[l] for l in sliced if l in net.out}
     summed = {l: net.size[l] for l in sliced if l not in net.out}
     n_keys, n_vals = net.n_slices(placed), net.n_slices(summed)
     add = lambda a, b: submit(operator.add, a, b)  # noqa: E731
     blocks = [tree_sum((submit(contract_run, ops, net.ins, net.out, path, placed, summed,
                                keys, vals) for keys, vals in block), add)
-              for block in runs(n_keys, n_vals, tasks or default_tasks(client))]
-    if placed:
-        result = submit(place, tuple(placed.values()),
-                        tuple(net.out.index(l) for l in placed), *blocks)
-    else:
-        result, = blocks
-    if client is None:
-        return dask.compute(result)[0]
-    try:
-        return client.compute(result).result()
-    except Exception as e:
-        named = _named(e)
-        if named is None:
-            raise
-        raise named from e
+              for block in runs(n_keys, n_vals, tasks)]
+    if not placed:
+        return blocks[0]
+    return submit(place, tuple(placed.values()), tuple(net.out.index(l) for l in placed),
+                  *blocks)
 
 
 _NAMED = {}
 
 
-def _named(e):
-    """Dask's ``KilledWorker`` or ``NoValidWorkerError``/``NoWorkerError`` (what its
-    retries could not recover) as an exception of a subclass of its type whose message
-    starts with ``tenferro.dask.einsum``; None for any other exception."""
+def _named(e, hint=""):
+    """What Dask raises when it gives up (``KilledWorker`` after too many retries,
+    ``NoWorkerError``/``NoValidWorkerError`` past ``distributed.scheduler.no-workers-
+    timeout``, a cancelled future, no worker to scatter to) as an exception of a
+    subclass of its type whose message starts with ``tenferro.dask.einsum`` and ends
+    with ``hint``; None for any other exception (the tasks' own errors travel as they
+    are)."""
+    from concurrent.futures import CancelledError
     from distributed.scheduler import KilledWorker, NoValidWorkerError, NoWorkerError
 
     cls = type(e)
-    if not issubclass(cls, (KilledWorker, NoValidWorkerError, NoWorkerError)):
+    if not issubclass(cls, (KilledWorker, NoValidWorkerError, NoWorkerError,
+                            CancelledError, TimeoutError)):
         return None
     if cls not in _NAMED:
         def __str__(self):
-            return "%s: Dask gave up on a task of the contraction: %s" % (
-                NAME, cls.__str__(self))
+            return "%s: Dask gave up on the contraction: %s%s" % (NAME, cls.__str__(self),
+                                                                 self.tenferro_hint)
         _NAMED[cls] = type(cls.__name__, (cls,), {"__str__": __str__,
                                                   "__module__": __name__})
-    return _NAMED[cls](*e.args)
+    named = cls.__new__(_NAMED[cls], *e.args)
+    named.__dict__.update(e.__dict__)
+    named.tenferro_hint = hint
+    return named
