@@ -79,12 +79,15 @@ def einsum(subscripts: str, *operands: Any, client: Any = None,
     Differentiable (``tenferro.grad``, ``jvp``, ``backward``): the derivatives are
     distributed contractions sliced on the same indices (docs/distributed.md)."""
     ops = _as_operands(operands)
-    if tasks is not None and (isinstance(tasks, bool) or not isinstance(tasks, int)
-                              or tasks < 1):
-        raise ValueError("%s: tasks must be a positive int, got %r" % (NAME, tasks))
-    net, path, sliced = _plan.plan(subscripts, [t.shape for t in ops], slices, optimize,
-                                   target_size)
-    return _bind(net, path, sliced, ops, client, tasks)
+    if tasks is not None:
+        if isinstance(tasks, bool) or not isinstance(tasks, (int, np.integer)) or tasks < 1:
+            raise ValueError("%s: tasks must be a positive int, got %r" % (NAME, tasks))
+        tasks = int(tasks)
+    parsed, path, sliced = _plan.plan(subscripts, [t.shape for t in ops], slices, optimize,
+                                      target_size)
+    ops = [t if p is None else _ops.einsum(t, *p) for t, p in zip(ops, parsed.pre)]
+    r = _bind(parsed.net, path, sliced, ops, client, tasks)
+    return r if parsed.post is None else _ops.einsum(r, *parsed.post)
 
 
 def _contract(pairs, out, like, params):
@@ -111,8 +114,8 @@ def _jvp(tangents, primals, out, params):
 
 
 def _vjp(ct, primals, out, params, needs):
-    # grad_k = einsum(ct, conj(other operands) -> labels of operand k), a vector of ones
-    # standing for each label only operand k carries (_rules/einsum.py)
+    # grad_k = einsum(ct, conj(other operands) -> labels of operand k) (_rules/einsum.py);
+    # every label of operand k is the output's or another operand's (_plan.parse)
     net, res = params["net"], []
     for k, need in enumerate(needs):
         if not need:
@@ -120,9 +123,6 @@ def _vjp(ct, primals, out, params, needs):
             continue
         pairs = [(ct, net.out)] + [(_ops.conj(y), net.ins[j])
                                    for j, y in enumerate(primals) if j != k]
-        avail = set().union(*[set(l) for _, l in pairs])
-        pairs += [(_ops.ones(net.size[l], dtype=primals[k].dtype), (l,))
-                  for l in net.ins[k] if l not in avail]
         res.append(_contract(pairs, net.ins[k], net, params))
     return tuple(res)
 
