@@ -3,12 +3,19 @@ tests/test_dask_einsum.py sliced on two bonds, against the local ``tenferro.eins
 
     python asv_bench/dask_overhead.py                  # threaded scheduler
     python asv_bench/dask_overhead.py --cluster 2      # LocalCluster, 2 worker processes
+    python asv_bench/dask_overhead.py --cluster 2 --fast-malloc   # see below
     python asv_bench/dask_overhead.py --bond 20 --tasks 1,4,16,400
 
 Each row is the best of ``--repeat`` runs: the local contraction, then the sliced one
 with each ``tasks=`` value ("default": tenferro's choice; "slices": one task per slice,
 which is what every call did before slices were grouped into tasks).  The machine's
 other load shows in the figures: quote them as rough, compare rows of one run.
+
+``--fast-malloc``: the workers start with glibc's malloc thresholds raised
+(``MALLOC_TRIM_THRESHOLD_`` 64 MiB, ``MALLOC_MMAP_THRESHOLD_`` 32 MiB) instead of Dask
+nannies' ``MALLOC_TRIM_THRESHOLD_=65536``, which turns glibc's adaptive mmap threshold
+off, so every intermediate over 128 KiB is mapped and faulted in afresh
+(docs/distributed.md).
 """
 import argparse
 import os
@@ -35,20 +42,28 @@ def main(argv=None):
     p.add_argument("--tasks", default="default,slices",
                    help="comma-separated tasks= values: ints, 'default', 'slices'")
     p.add_argument("--cluster", type=int, default=0, help="LocalCluster worker processes")
+    p.add_argument("--fast-malloc", action="store_true",
+                   help="raise the workers' glibc malloc thresholds")
     p.add_argument("--repeat", type=int, default=3)
     a = p.parse_args(argv)
     spec, ops = network("float64", bond=a.bond)
     n = a.bond ** len(a.slices)
     client = cluster = None
     if a.cluster:
+        import dask
         from distributed import Client, LocalCluster
 
-        cluster = LocalCluster(n_workers=a.cluster, threads_per_worker=1, processes=True,
-                               dashboard_address=None)
+        key = "distributed.nanny.pre-spawn-environ"
+        env = dict(dask.config.get(key), MALLOC_TRIM_THRESHOLD_=2 ** 26,
+                   MALLOC_MMAP_THRESHOLD_=2 ** 25)
+        with dask.config.set({key: env} if a.fast_malloc else {}):
+            cluster = LocalCluster(n_workers=a.cluster, threads_per_worker=1,
+                                   processes=True, dashboard_address=":0")
         client = Client(cluster)
     try:
         local = best(lambda: tf.einsum(spec, *ops, optimize="greedy"), a.repeat)
-        where = "%d worker processes" % a.cluster if a.cluster else "threaded scheduler"
+        where = "%d worker processes%s" % (a.cluster, ", fast malloc" * a.fast_malloc) \
+            if a.cluster else "threaded scheduler"
         print("bond %d, %d slices (%s), %s" % (a.bond, n, a.slices, where))
         print("%-22s %8.4f s" % ("local tf.einsum", local))
         for t in a.tasks.split(","):

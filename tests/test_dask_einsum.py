@@ -108,7 +108,7 @@ def test_runs_of_slices():
     assert _run.runs(1, 7, 1) == [[((0, 1), (0, 7))]]
     for n_keys, n_vals, tasks in [(1, 196, 8), (3, 50, 16), (7, 1, 3), (1, 1, 5)]:
         runs = [r for block in _run.runs(n_keys, n_vals, tasks) for r in block]
-        assert len(runs) <= max(tasks, n_keys)
+        assert len(runs) <= tasks
         covered = [(k, v) for (k0, k1), (v0, v1) in runs
                    for k in range(k0, k1) for v in range(v0, v1)]
         assert sorted(covered) == [(k, v) for k in range(n_keys) for v in range(n_vals)]

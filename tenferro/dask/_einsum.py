@@ -61,6 +61,11 @@ def einsum(subscripts: str, *operands: Any, client: Any = None,
            target_size: int | None = None, tasks: int | None = None) -> Tensor:
     """``tenferro.einsum(subscripts, *operands)`` contracted on Dask.
 
+    ``subscripts``: tenferro.einsum's (NumPy's) string grammar, ellipsis, repeated
+    labels (diagonals), size-1 broadcasting and repeated output labels included; an
+    operand's diagonals and the labels only it carries are taken by a local einsum
+    before the distributed contraction (slicing such a label is a no-op).
+
     The contraction order is opt_einsum's (``optimize``: "greedy", "optimal", "dp", an
     explicit path...).  ``slices`` names the indices to slice (letters of
     ``subscripts``); without it, ``target_size`` (a number of elements) slices indices
@@ -73,8 +78,10 @@ def einsum(subscripts: str, *operands: Any, client: Any = None,
     count without one; the number of slices gives one task per slice); the result does
     not depend on it.  ``client``: a ``distributed.Client`` (operands scattered once to
     every worker), or None for Dask's default local scheduler.  A worker that dies
-    mid-run costs a retry of its tasks (Dask's); a task Dask gives up on raises its
-    ``KilledWorker`` naming this function.
+    mid-run costs a retry of its tasks (Dask's), or of the whole call where every copy
+    of the operands died with the workers; what Dask gives up on (``KilledWorker``
+    past ``distributed.scheduler.allowed-failures``, no worker) raises Dask's exception
+    with a message naming this function.
 
     Differentiable (``tenferro.grad``, ``jvp``, ``backward``): the derivatives are
     distributed contractions sliced on the same indices (docs/distributed.md)."""

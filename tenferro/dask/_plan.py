@@ -1,6 +1,15 @@
 """The plan of a sliced contraction: the labels, opt_einsum's pairwise path, and which
 indices to slice.
 
+The subscripts follow ``tenferro.einsum`` (NumPy's grammar, ellipsis, diagonals, size-1
+broadcasting, repeated output labels); :func:`parse` reduces them to a *network*:
+distinct labels per operand, each of one size and carried by two operands or more or
+by the output.  What does not fit is done by local einsums around the distributed one:
+one per operand that takes its diagonals, sums the labels no other operand nor the
+output carries and drops its size-1 axes that broadcast, and one on the result that
+repeats output labels.  These are cheap (one pass over an operand) and differentiable
+as any tenferro.einsum.
+
 Slicing an index fixes its value: the network splits into ``size`` independent
 networks each without that index, whose results are summed (an index contracted away)
 or placed side by side (an index of the output).  The path is chosen once on the whole

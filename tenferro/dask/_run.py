@@ -82,7 +82,7 @@ def contract_run(arrays, ins, out, path, placed, summed, keys, vals):
 
 def runs(n_keys, n_vals, tasks):
     """The runs of slices, one list per block of keys: ``[((k0, k1), (v0, v1)), ...]``
-    (see the module docstring); at most ``max(tasks, n_keys)`` runs in all."""
+    (see the module docstring); at most ``tasks`` runs in all."""
     if n_keys >= tasks:
         k = -(-n_keys // tasks)
         return [[((i, min(i + k, n_keys)), (0, n_vals))] for i in range(0, n_keys, k)]
