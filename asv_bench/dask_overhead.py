@@ -53,10 +53,10 @@ def main(argv=None):
         import dask
         from distributed import Client, LocalCluster
 
-        key = "distributed.nanny.pre-spawn-environ"
-        env = dict(dask.config.get(key), MALLOC_TRIM_THRESHOLD_=2 ** 26,
-                   MALLOC_MMAP_THRESHOLD_=2 ** 25)
-        with dask.config.set({key: env} if a.fast_malloc else {}):
+        env = "distributed.nanny.pre-spawn-environ."
+        with dask.config.set({env + "MALLOC_TRIM_THRESHOLD_": 2 ** 26,
+                              env + "MALLOC_MMAP_THRESHOLD_": 2 ** 25} if a.fast_malloc
+                             else {}):
             cluster = LocalCluster(n_workers=a.cluster, threads_per_worker=1,
                                    processes=True, dashboard_address=":0")
         client = Client(cluster)
