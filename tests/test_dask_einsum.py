@@ -290,7 +290,7 @@ def test_local_cluster_two_processes(monkeypatch):
     monkeypatch.setenv("PYTHONPATH", ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
     spec, ops = network("complex128", bond=2)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, \
+                                  dashboard_address=":0") as cluster, \
             distributed.Client(cluster) as client:
         got = td.einsum(spec, *ops, client=client, slices="abcx")
         _close(got, tf.einsum(spec, *ops))

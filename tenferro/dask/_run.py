@@ -66,10 +66,10 @@ def tree_sum(items, add):
 
 
 def contract_run(arrays, ins, out, path, placed, summed, keys, vals):
-    """The task of a run of slices: for each value ``keys`` (a (start, stop) range of
-    the C-order numbers of the values of the ``placed`` labels, a dict label -> size),
-    the sum of its slices ``vals`` (a range over the ``summed`` labels' values),
-    stacked along a new first axis where labels are placed."""
+    """The task of a run of slices.  ``keys`` and ``vals``: (start, stop) ranges of the
+    C-order numbers of the value tuples of the ``placed`` and of the ``summed`` labels
+    (dicts label -> size); for each placed value tuple, the sum of its slices over
+    ``vals``, the sums stacked along a new first axis where labels are placed."""
     def fixed(shape, i):
         return dict(zip(shape, np.unravel_index(i, tuple(shape.values())) if shape else ()))
 
