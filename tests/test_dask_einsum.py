@@ -10,7 +10,7 @@ pytest.importorskip("dask")
 
 import tenferro as tf  # noqa: E402
 import tenferro.dask as td  # noqa: E402
-from tenferro.dask import _plan  # noqa: E402
+from tenferro.dask import _plan, _run  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -76,14 +76,122 @@ def test_eight_tensor_network(dtype):
 def test_target_size_bounds_the_largest_intermediate():
     spec, ops = network(bond=4)
     shapes = [t.shape for t in ops]
-    net, path, sliced = _plan.plan(spec, shapes, None, "greedy", None)
+    parsed, path, sliced = _plan.plan(spec, shapes, None, "greedy", None)
     assert sliced == ()
-    full, flops = net.cost(path)
-    net, path, sliced = _plan.plan(spec, shapes, None, "greedy", full // 8)
+    full, flops = parsed.net.cost(path)
+    parsed, path, sliced = _plan.plan(spec, shapes, None, "greedy", full // 8)
+    net = parsed.net
     assert sliced and net.cost(path, sliced)[0] <= full // 8
     assert net.cost(path, sliced)[1] * net.n_slices(sliced) >= flops  # overhead >= 0
     # fits already: nothing sliced
     assert _plan.plan(spec, shapes, None, "greedy", full)[2] == ()
+
+
+@pytest.mark.parametrize("tasks", [1, 2, 3, 7, 64, 1000])
+@pytest.mark.parametrize("slices", ["ab", "abx", "xy", "axy", "c"])
+def test_tasks_change_nothing_bit_for_bit(slices, tasks):
+    """Runs of slices are aligned powers of two summed by the same pairwise tree: one
+    task per slice (tasks=1000) and fewer tasks give the same bits."""
+    spec, ops = network("complex128", bond=4)
+    one_per_slice = td.einsum(spec, *ops, slices=slices, tasks=1000)
+    got = td.einsum(spec, *ops, slices=slices, tasks=tasks)
+    np.testing.assert_array_equal(got.numpy(), one_per_slice.numpy())
+    _close(got, tf.einsum(spec, *ops))
+
+
+def test_runs_of_slices():
+    # fewer output values than tasks: aligned power-of-two runs of one value's slices
+    assert _run.runs(2, 10, 8) == [[((0, 1), (0, 4)), ((0, 1), (4, 8)), ((0, 1), (8, 10))],
+                                   [((1, 2), (0, 4)), ((1, 2), (4, 8)), ((1, 2), (8, 10))]]
+    # as many output values as tasks or more: runs of whole values
+    assert _run.runs(5, 3, 2) == [[((0, 3), (0, 3))], [((3, 5), (0, 3))]]
+    assert _run.runs(1, 7, 1) == [[((0, 1), (0, 7))]]
+    for n_keys, n_vals, tasks in [(1, 196, 8), (3, 50, 16), (7, 1, 3), (1, 1, 5)]:
+        runs = [r for block in _run.runs(n_keys, n_vals, tasks) for r in block]
+        assert len(runs) <= tasks
+        covered = [(k, v) for (k0, k1), (v0, v1) in runs
+                   for k in range(k0, k1) for v in range(v0, v1)]
+        assert sorted(covered) == [(k, v) for k in range(n_keys) for v in range(n_vals)]
+
+
+def test_tree_sum_is_the_level_by_level_tree():
+    def levels(items):
+        while len(items) > 1:
+            items = ["(%s+%s)" % p for p in zip(items[::2], items[1::2])] + \
+                ([items[-1]] if len(items) % 2 else [])
+        return items[0]
+
+    for n in range(1, 40):
+        items = [str(i) for i in range(n)]
+        assert _run.tree_sum(iter(items), lambda a, b: "(%s+%s)" % (a, b)) == levels(items)
+
+
+# subscripts beyond a plain network: diagonals, labels summed inside one operand,
+# ellipsis, size-1 broadcasting, repeated output labels, 0-d operands
+SUBSCRIPTS = [
+    ("ii->i", [(3, 3)], "i"),
+    ("ii", [(3, 3)], None),
+    ("iij,jk->ik", [(3, 3, 4), (4, 5)], "ij"),
+    ("ijk,jl->il", [(2, 3, 4), (3, 5)], "jk"),      # k summed inside operand 0
+    ("ij->", [(3, 4)], "ij"),
+    ("ij,jk->ik", [(3, 1), (4, 5)], "jk"),           # j broadcast, then summed alone
+    ("ij,jk->ik", [(3, 4), (1, 5)], "k"),
+    ("...ij,...jk->...ik", [(2, 1, 3, 4), (5, 4, 6)], "ij"),
+    ("i...,i...->...", [(3, 2, 4), (3, 1, 4)], "i"),
+    ("i,j->iij", [(3,), (4,)], "j"),                 # output diagonal
+    ("ab,bc,ca,ab->aab", [(2, 3), (3, 4), (4, 2), (2, 3)], "bc"),
+    (",ij,jk->ik", [(), (3, 4), (4, 5)], "j"),
+    ("i,i,i->", [(4,), (4,), (4,)], "i"),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+@pytest.mark.parametrize("spec, shapes, slices", SUBSCRIPTS)
+def test_subscripts_like_local_einsum(spec, shapes, slices, dtype):
+    rng = np.random.default_rng(7)
+    ops = [_rand(rng, s, dtype) for s in shapes]
+    want = tf.einsum(spec, *ops)
+    _close(td.einsum(spec, *ops, slices=slices, tasks=3), want)
+    _close(td.einsum(spec, *ops), want)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+@pytest.mark.parametrize("spec, shapes, slices", SUBSCRIPTS)
+def test_subscripts_gradient_like_local(spec, shapes, slices, dtype):
+    rng = np.random.default_rng(8)
+    ops = [_rand(rng, s, dtype) for s in shapes]
+    argnums = tuple(range(len(ops)))
+
+    def loss(c):
+        return lambda *o: tf.sum(tf.abs(c(spec, *o)) ** 2)
+
+    got = tf.grad(loss(lambda s, *o: td.einsum(s, *o, slices=slices)),
+                  argnums=argnums)(*ops)
+    want = tf.grad(loss(tf.einsum), argnums=argnums)(*ops)
+    for g, w in zip(got, want):
+        _close(g, w)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+@pytest.mark.parametrize("spec, shapes, slices", [SUBSCRIPTS[i] for i in (2, 3, 5, 7, 9)])
+def test_subscripts_finite_differences(spec, shapes, slices, dtype):
+    rng = np.random.default_rng(9)
+    ops = [_rand(rng, s, dtype) for s in shapes]
+    assert tf.autograd.gradcheck(lambda *a: td.einsum(spec, *a, slices=slices), ops,
+                                 modes=("jvp", "vjp"))
+
+
+def test_slicing_an_index_summed_inside_its_operand_is_a_no_op():
+    a, b = _small()[:2]
+    spec = "ij,jk->i"                                 # k: operand 1's alone
+    _close(td.einsum(spec, a, b, slices="k"), tf.einsum(spec, a, b))
+    assert _plan.plan(spec, [a.shape, b.shape], "jk", "greedy", None)[2] == (ord("j"),)
+
+
+def test_size_zero_index():
+    a, b = tf.ones((3, 0)), tf.ones((0, 4))
+    _close(td.einsum("ij,jk->ik", a, b, slices="j"), tf.zeros((3, 4)))
+    _close(td.einsum("ij,jk->ij", a, b, slices="ij"), tf.zeros((3, 0)))
 
 
 def test_explicit_path_and_interleaved_labels_kept():
@@ -151,11 +259,17 @@ def test_mixed_dtypes_promote_and_numpy_operands():
 
 
 @pytest.mark.parametrize("args, kwargs, match", [
-    (("ij,jk->", (3, 4), (5, 2)), {}, "tenferro.dask.einsum: label 'j' has size 5"),
+    (("ij,jk->", (3, 4), (5, 2)), {}, "tenferro.dask.einsum: size mismatch for label 'j'"),
     (("ij,jk", (3, 4), (4, 2), (2,)), {}, "tenferro.dask.einsum: subscripts"),
     (("ij,jk->ik", (3, 4), (4, 2)), {"slices": "q"}, "tenferro.dask.einsum: cannot slice "
                                                      "index 'q'"),
-    (("ii->i", (3, 3)), {}, "tenferro.dask.einsum: operand 0 repeats a label"),
+    (("ii->i", (3, 4)), {}, "tenferro.dask.einsum: dimensions in operand 0 for "
+                            "collapsing label 'i' don't match"),
+    (("...ij->ij", (2, 3, 4)), {}, "tenferro.dask.einsum: the operands have dimensions "
+                                   "covered by '...'"),
+    (("ij,jk->iq", (3, 4), (4, 2)), {}, "tenferro.dask.einsum: output label 'q'"),
+    (("ij,jk->ik", (3, 4), (4, 2)), {"tasks": 0}, "tasks must be a positive int"),
+    (("ij,jk->ik", (3, 4), (4, 2)), {"tasks": 2.0}, "tasks must be a positive int"),
     (("ij,jk->ik", (3, 4), (4, 2)), {"target_size": 0}, "target_size must be a positive"),
     (("i#,j->ij", (3, 4), (4,)), {}, "tenferro.dask.einsum: invalid subscript"),
 ])
@@ -176,7 +290,7 @@ def test_local_cluster_two_processes(monkeypatch):
     monkeypatch.setenv("PYTHONPATH", ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
     spec, ops = network("complex128", bond=2)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, \
+                                  dashboard_address=":0") as cluster, \
             distributed.Client(cluster) as client:
         got = td.einsum(spec, *ops, client=client, slices="abcx")
         _close(got, tf.einsum(spec, *ops))

@@ -25,7 +25,7 @@ from . import _plan, _run
 from ._plan import NAME
 
 
-def _abstract_eval(*avals, net, path, sliced, client):
+def _abstract_eval(*avals, net, path, sliced, client, tasks):
     return (tuple(net.size[l] for l in net.out),
             _dtypes.result_type(*[d for _, d in avals]))
 
@@ -35,13 +35,14 @@ einsum_p = Primitive(
     doc="A tensor-network contraction sliced over Dask workers (tenferro.dask.einsum).")
 
 
-def _impl(*arrays, net, path, sliced, client):
+def _impl(*arrays, net, path, sliced, client, tasks):
     return np.asarray(_run.contract(net, path, sliced, [np.asarray(a) for a in arrays],
-                                    client))
+                                    client, tasks))
 
 
-def _bind(net, path, sliced, ops, client):
-    return einsum_p.bind(*ops, net=net, path=path, sliced=sliced, client=client)
+def _bind(net, path, sliced, ops, client, tasks):
+    return einsum_p.bind(*ops, net=net, path=path, sliced=sliced, client=client,
+                         tasks=tasks)
 
 
 def _as_operands(operands):
@@ -57,24 +58,43 @@ def _as_operands(operands):
 
 def einsum(subscripts: str, *operands: Any, client: Any = None,
            slices: Sequence[Any] | None = None, optimize: Any = "greedy",
-           target_size: int | None = None) -> Tensor:
+           target_size: int | None = None, tasks: int | None = None) -> Tensor:
     """``tenferro.einsum(subscripts, *operands)`` contracted on Dask.
+
+    ``subscripts``: tenferro.einsum's (NumPy's) string grammar, ellipsis, repeated
+    labels (diagonals), size-1 broadcasting and repeated output labels included; an
+    operand's diagonals and the labels only it carries are taken by a local einsum
+    before the distributed contraction (slicing such a label is a no-op).
 
     The contraction order is opt_einsum's (``optimize``: "greedy", "optimal", "dp", an
     explicit path...).  ``slices`` names the indices to slice (letters of
     ``subscripts``); without it, ``target_size`` (a number of elements) slices indices
     greedily until the largest intermediate of one slice fits; with neither, nothing
-    is sliced.  One Dask task contracts each slice with ``tenferro.einsum``; slices are
-    summed by a tree of additions (indices contracted away) or placed into the result
-    (indices of the output).  ``client``: a ``distributed.Client`` (operands scattered
-    once to every worker), or None for Dask's default local scheduler.
+    is sliced.  Each slice is contracted with ``tenferro.einsum``; a Dask task
+    contracts a run of consecutive slices and sums them (indices contracted away) or
+    stacks them (indices of the output), and the tasks' results are summed by a tree
+    of additions and placed into the result.  ``tasks``: about how many such tasks (at
+    most; default four per worker thread of ``client``, the local scheduler's thread
+    count without one; the number of slices gives one task per slice); the result does
+    not depend on it.  ``client``: a ``distributed.Client`` (operands scattered once to
+    every worker), or None for Dask's default local scheduler.  A worker that dies
+    mid-run costs a retry of its tasks (Dask's), or of the whole call where every copy
+    of the operands died with the workers; what Dask gives up on (``KilledWorker``
+    past ``distributed.scheduler.allowed-failures``, no worker) raises Dask's exception
+    with a message naming this function.
 
     Differentiable (``tenferro.grad``, ``jvp``, ``backward``): the derivatives are
     distributed contractions sliced on the same indices (docs/distributed.md)."""
     ops = _as_operands(operands)
-    net, path, sliced = _plan.plan(subscripts, [t.shape for t in ops], slices, optimize,
-                                   target_size)
-    return _bind(net, path, sliced, ops, client)
+    if tasks is not None:
+        if isinstance(tasks, bool) or not isinstance(tasks, (int, np.integer)) or tasks < 1:
+            raise ValueError("%s: tasks must be a positive int, got %r" % (NAME, tasks))
+        tasks = int(tasks)
+    parsed, path, sliced = _plan.plan(subscripts, [t.shape for t in ops], slices, optimize,
+                                      target_size)
+    ops = [t if p is None else _ops.einsum(t, *p) for t, p in zip(ops, parsed.pre)]
+    r = _bind(parsed.net, path, sliced, ops, client, tasks)
+    return r if parsed.post is None else _ops.einsum(r, *parsed.post)
 
 
 def _contract(pairs, out, like, params):
@@ -83,7 +103,8 @@ def _contract(pairs, out, like, params):
     size = {l: n for t, labels in pairs for l, n in zip(labels, t.shape)}
     net = _plan.Network(tuple(tuple(l) for _, l in pairs), tuple(out), size)
     path = _plan.find_path(net, "greedy")
-    return _bind(net, path, params["sliced"], [t for t, _ in pairs], params["client"])
+    return _bind(net, path, params["sliced"], [t for t, _ in pairs], params["client"],
+                 params["tasks"])
 
 
 def _jvp(tangents, primals, out, params):
@@ -100,8 +121,8 @@ def _jvp(tangents, primals, out, params):
 
 
 def _vjp(ct, primals, out, params, needs):
-    # grad_k = einsum(ct, conj(other operands) -> labels of operand k), a vector of ones
-    # standing for each label only operand k carries (_rules/einsum.py)
+    # grad_k = einsum(ct, conj(other operands) -> labels of operand k) (_rules/einsum.py);
+    # every label of operand k is the output's or another operand's (_plan.parse)
     net, res = params["net"], []
     for k, need in enumerate(needs):
         if not need:
@@ -109,9 +130,6 @@ def _vjp(ct, primals, out, params, needs):
             continue
         pairs = [(ct, net.out)] + [(_ops.conj(y), net.ins[j])
                                    for j, y in enumerate(primals) if j != k]
-        avail = set().union(*[set(l) for _, l in pairs])
-        pairs += [(_ops.ones(net.size[l], dtype=primals[k].dtype), (l,))
-                  for l in net.ins[k] if l not in avail]
         res.append(_contract(pairs, net.ins[k], net, params))
     return tuple(res)
 

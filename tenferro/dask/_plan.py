@@ -1,6 +1,15 @@
 """The plan of a sliced contraction: the labels, opt_einsum's pairwise path, and which
 indices to slice.
 
+The subscripts follow ``tenferro.einsum`` (NumPy's grammar, ellipsis, diagonals, size-1
+broadcasting, repeated output labels); :func:`parse` reduces them to a *network*:
+distinct labels per operand, each of one size and carried by two operands or more or
+by the output.  What does not fit is done by local einsums around the distributed one:
+one per operand that takes its diagonals, sums the labels no other operand nor the
+output carries and drops its size-1 axes that broadcast, and one on the result that
+repeats output labels.  These are cheap (one pass over an operand) and differentiable
+as any tenferro.einsum.
+
 Slicing an index fixes its value: the network splits into ``size`` independent
 networks each without that index, whose results are summed (an index contracted away)
 or placed side by side (an index of the output).  The path is chosen once on the whole
@@ -18,11 +27,12 @@ by the smallest total flops.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass
 
 import opt_einsum
 
-from .._ops.einsum.parse import _name, parse_subscripts
+from .._ops.einsum.parse import label_sizes, parse_subscripts
 
 NAME = "tenferro.dask.einsum"
 
@@ -60,28 +70,47 @@ class Network:
         return math.prod(self.size[l] for l in sliced)
 
 
+@dataclass(frozen=True)
+class Parsed:
+    """A call's subscripts made a :class:`Network` of distinct labels, each carried by at
+    least two operands or by the output, of one size: ``pre[k]`` is None or the
+    interleaved labels ``(labels, kept)`` of the local ``tenferro.einsum`` that takes
+    operand ``k``'s diagonals and sums its labels carried by no other operand nor the
+    output, and its size-1 axes that broadcast against other operands; ``post`` is None
+    or the labels ``(net.out, out)`` of the local einsum that repeats output labels
+    (diagonal embedding); ``local``: the labels summed inside one operand."""
+    net: Network
+    pre: tuple
+    post: tuple
+    local: frozenset
+
+
 def parse(subscripts, shapes):
-    """The :class:`Network` of ``subscripts`` for operands of ``shapes`` (diagonals and
-    size-1 broadcasting refused: each label has one size)."""
+    """The :class:`Parsed` subscripts for operands of ``shapes``: NumPy's grammar and
+    tenferro.einsum's rules (ellipsis, diagonals, size-1 broadcasting), its errors
+    naming this function."""
     if not isinstance(subscripts, str):
         raise TypeError("%s: subscripts must be a string such as 'ij,jk->ik', got %r"
                         % (NAME, subscripts))
     try:
         ins, out = parse_subscripts(subscripts, shapes)
+        size = label_sizes(ins, shapes)
     except ValueError as e:
         raise ValueError(str(e).replace("tenferro.einsum", NAME)) from None
-    size = {}
-    for k, (labels, shape) in enumerate(zip(ins, shapes)):
-        if len(set(labels)) != len(labels):
-            fail("operand %d repeats a label in %r (a diagonal): take it with "
-                 "tenferro.diagonal first", k, subscripts)
-        for l, n in zip(labels, shape):
-            if size.setdefault(l, n) != n:
-                fail("label %s has size %d in operand %d but %d in an earlier operand "
-                     "(shapes %s)", _name(l), n, k, size[l], list(shapes))
-    if len(set(out)) != len(out):
-        fail("the output of %r repeats a label", subscripts)
-    return Network(tuple(map(tuple, ins)), tuple(out), size)
+    kept = [[l for l in dict.fromkeys(labels) if size[l] == 1 or
+             shape[labels.index(l)] != 1] for labels, shape in zip(ins, shapes)]
+    carriers = Counter(l for labels in kept for l in labels)
+    local = {l for labels in kept for l in labels if carriers[l] == 1 and l not in out}
+    kept = [tuple(l for l in labels if l not in local) for labels in kept]
+    uniq = tuple(dict.fromkeys(out))
+    ids = {l: i for i, l in enumerate(size)}
+    pre = tuple(None if tuple(labels) == k else ([ids[l] for l in labels],
+                                                 [ids[l] for l in k])
+                for labels, k in zip(ins, kept))
+    post = None if uniq == tuple(out) else ([ids[l] for l in uniq], [ids[l] for l in out])
+    used = set(uniq).union(*kept)
+    net = Network(tuple(kept), uniq, {l: n for l, n in size.items() if l in used})
+    return Parsed(net, pre, post, frozenset(local))
 
 
 def find_path(net, optimize):
@@ -96,12 +125,17 @@ def find_path(net, optimize):
     return tuple(tuple(p) for p in path)
 
 
-def label_of(net, name):
-    """The label of the user's index ``name`` (a letter, or an int label)."""
-    l = ord(name) if isinstance(name, str) and len(name) == 1 else name
-    if l not in net.size:
-        fail("cannot slice index %r: it is not one of the subscripts' labels", name)
-    return l
+def labels_of(parsed, names):
+    """The labels of the user's indices ``names`` (letters, or int labels) to slice,
+    those summed inside one operand left out (there is nothing of them to slice)."""
+    labels = []
+    for name in names:
+        l = ord(name) if isinstance(name, str) and len(name) == 1 else name
+        if l not in parsed.net.size and l not in parsed.local:
+            fail("cannot slice index %r: it is not one of the subscripts' labels", name)
+        if l in parsed.net.size and l not in labels:
+            labels.append(l)
+    return tuple(labels)
 
 
 def choose_slices(net, path, target_size):
@@ -123,17 +157,17 @@ def choose_slices(net, path, target_size):
 
 
 def plan(subscripts, shapes, slices, optimize, target_size):
-    """(network, path, sliced labels) of a call."""
-    net = parse(subscripts, shapes)
+    """(:class:`Parsed`, path, sliced labels) of a call.  Labels of size 0 are not
+    sliced (nothing to split: the contraction is empty or zero)."""
+    parsed = parse(subscripts, shapes)
+    net = parsed.net
     path = find_path(net, optimize)
     if slices is not None:
-        if isinstance(slices, str):
-            slices = list(slices)
-        sliced = tuple(dict.fromkeys(label_of(net, s) for s in slices))
+        sliced = labels_of(parsed, list(slices) if isinstance(slices, str) else slices)
     elif target_size is not None:
         if int(target_size) < 1:
             fail("target_size must be a positive number of elements, got %r", target_size)
         sliced = choose_slices(net, path, int(target_size))
     else:
         sliced = ()
-    return net, path, sliced
+    return parsed, path, tuple(l for l in sliced if net.size[l] != 0)

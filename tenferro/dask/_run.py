@@ -1,12 +1,27 @@
 """A sliced contraction as a Dask task graph, and its execution.
 
-One task per slice: it fixes the sliced indices on the operands (``t[..., k, ...]``)
-and contracts them with tenferro's local ``einsum`` along the plan's path.  Slices that
-differ only in indices summed away are added pairwise (a binary tree of tasks, depth
-``log2(slices)``); the sums for the values of the sliced output indices are placed into
-the result by one last task.  The operands travel as NumPy arrays (any worker can
-unpickle them), once: scattered to every worker (``broadcast=True``) under a
-``distributed.Client``, one graph key each under Dask's local schedulers.
+A slice fixes the sliced indices on the operands (``t[..., k, ...]``) and is contracted
+by tenferro's local ``einsum`` along the plan's path.  The slices are numbered in
+C order, the sliced output indices outermost, and one task contracts a run of
+consecutive slices (about ``tasks`` runs, a few per worker thread: Dask's per-task
+cost, about a millisecond, is paid per run, not per slice).  A run covers either whole
+values of the sliced output indices (each one's slices summed, the sums stacked) or,
+where there are fewer such values than tasks, an aligned power-of-two run of one
+value's slices (summed).  Sums are pairwise trees, inside a task and across the tasks
+of one value alike, and because the runs are aligned powers of two the tree is the one
+summing every slice as a task of its own would build: the result does not depend on
+``tasks``, bit for bit.  The last task places the stacked sums into the result.
+
+The operands travel as NumPy arrays (any worker can unpickle them), once: scattered to
+every worker (``broadcast=True``) under a ``distributed.Client``, one graph key each
+under Dask's local schedulers.  Every task is pure with a deterministic key, and the
+result is gathered once, so a task Dask runs again after a worker died (its result
+lost, or the worker killed while running it) is computed again, never added twice.
+Only the scattered operands cannot be computed again: when every worker holding a copy
+died, Dask cancels the tasks, and the call scatters the operands again and starts over
+(at most ``distributed.scheduler.allowed-failures`` times).  A failure Dask gives up
+on (``KilledWorker`` past ``allowed-failures``, no worker to scatter to) reaches the
+caller as Dask's exception, its message naming ``tenferro.dask.einsum``.
 """
 from __future__ import annotations
 
@@ -15,10 +30,12 @@ import operator
 
 import numpy as np
 
+from ._plan import NAME
 
-def slice_task(arrays, ins, out, fixed, path):
-    """The contraction of one slice: every label of ``fixed`` (label -> value) fixed to
-    its value, the rest contracted by ``tenferro.einsum`` along ``path``."""
+
+def contract_slice(arrays, ins, out, fixed, path):
+    """One slice: every label of ``fixed`` (label -> value) fixed to its value, the rest
+    contracted by ``tenferro.einsum`` along ``path``."""
     import tenferro as tf
 
     ids = {}
@@ -31,51 +48,143 @@ def slice_task(arrays, ins, out, fixed, path):
     return tf.einsum(*args, rest, optimize=list(path) or "greedy").numpy()
 
 
-def place(shape, axes, keys, *parts):
-    """The result assembled from ``parts`` (one per value tuple of ``keys`` of the
-    sliced output labels), those labels first, then moved to their ``axes``."""
-    first = parts[0]
-    r = np.empty(tuple(shape[a] for a in axes) + first.shape, dtype=first.dtype)
-    for key, p in zip(keys, parts):
-        r[key] = p
+def tree_sum(items, add):
+    """The sum of ``items`` (an iterable) as a pairwise tree of ``add(a, b)``: the tree
+    that adds neighbours level by level, carrying an odd last item up, built as the
+    items come (holding ``log2`` partial sums, not every item)."""
+    stack = []  # (number of items, their sum), the numbers decreasing powers of two
+    for x in items:
+        n = 1
+        while stack and stack[-1][0] == n:
+            m, y = stack.pop()
+            x, n = add(y, x), n + m
+        stack.append((n, x))
+    x = stack.pop()[1]
+    while stack:
+        x = add(stack.pop()[1], x)
+    return x
+
+
+def contract_run(arrays, ins, out, path, placed, summed, keys, vals):
+    """The task of a run of slices.  ``keys`` and ``vals``: (start, stop) ranges of the
+    C-order numbers of the value tuples of the ``placed`` and of the ``summed`` labels
+    (dicts label -> size); for each placed value tuple, the sum of its slices over
+    ``vals``, the sums stacked along a new first axis where labels are placed."""
+    def fixed(shape, i):
+        return dict(zip(shape, np.unravel_index(i, tuple(shape.values())) if shape else ()))
+
+    sums = [tree_sum((contract_slice(arrays, ins, out,
+                                     {**fixed(placed, k), **fixed(summed, v)}, path)
+                      for v in range(*vals)), operator.add)
+            for k in range(*keys)]
+    return np.stack(sums) if placed else sums[0]
+
+
+def runs(n_keys, n_vals, tasks):
+    """The runs of slices, one list per block of keys: ``[((k0, k1), (v0, v1)), ...]``
+    (see the module docstring); at most ``tasks`` runs in all."""
+    if n_keys >= tasks:
+        k = -(-n_keys // tasks)
+        return [[((i, min(i + k, n_keys)), (0, n_vals))] for i in range(0, n_keys, k)]
+    size = 1 << (-(-n_vals // (tasks // n_keys)) - 1).bit_length()  # a power of two
+    return [[((i, i + 1), (j, min(j + size, n_vals))) for j in range(0, n_vals, size)]
+            for i in range(n_keys)]
+
+
+def place(shape, axes, *blocks):
+    """The result from the stacked sums of the blocks (the values of the sliced output
+    labels, of sizes ``shape``, in C order), those labels moved to their ``axes``."""
+    r = np.concatenate(blocks) if len(blocks) > 1 else blocks[0]
+    r = r.reshape(shape + r.shape[1:])
     return np.moveaxis(r, tuple(range(len(axes))), axes)
 
 
-def tree_sum(items, submit):
-    """The sum of ``items`` as a binary tree of ``submit(operator.add, a, b)`` tasks."""
-    while len(items) > 1:
-        pairs = [submit(operator.add, items[i], items[i + 1])
-                 for i in range(0, len(items) - 1, 2)]
-        items = pairs + ([items[-1]] if len(items) % 2 else [])
-    return items[0]
-
-
-def contract(net, path, sliced, arrays, client=None):
-    """The contraction of ``net`` on NumPy ``arrays``, slicing the labels ``sliced``,
-    run on ``client`` (a ``distributed.Client``) or Dask's default scheduler."""
+def default_tasks(client):
+    """Four tasks per worker thread of ``client``; the local scheduler's thread count."""
     import dask
 
-    submit = lambda f, *args: dask.delayed(f, pure=True)(*args)  # noqa: E731
     if client is not None:
-        ops = client.scatter(list(arrays), broadcast=True, hash=False)
-    else:
+        return max(1, 4 * sum(client.nthreads().values()))
+    from dask.system import CPU_COUNT
+
+    return dask.config.get("num_workers", None) or CPU_COUNT
+
+
+def contract(net, path, sliced, arrays, client=None, tasks=None):
+    """The contraction of ``net`` on NumPy ``arrays``, slicing the labels ``sliced`` into
+    about ``tasks`` tasks (None: :func:`default_tasks`), run on ``client`` (a
+    ``distributed.Client``) or Dask's default scheduler."""
+    import dask
+
+    if client is None:
         ops = [dask.delayed(a, pure=True, traverse=False) for a in arrays]
-    placed = [l for l in sliced if l in net.out]
-    summed = [l for l in sliced if l not in net.out]
-    keys = list(itertools.product(*[range(net.size[l]) for l in placed]))
-    parts = []
-    for key in keys:
-        fixed0 = dict(zip(placed, key))
-        items = [submit(slice_task, ops, net.ins, net.out,
-                        {**fixed0, **dict(zip(summed, vals))}, path)
-                 for vals in itertools.product(*[range(net.size[l]) for l in summed])]
-        parts.append(tree_sum(items, submit))
-    if placed:
-        shape = tuple(net.size[l] for l in net.out)
-        axes = tuple(net.out.index(l) for l in placed)
-        result = submit(place, shape, axes, keys, *parts)
-    else:
-        result = parts[0]
-    if client is not None:
-        return client.gather(client.compute(result))
-    return dask.compute(result)[0]
+        return dask.compute(graph(net, path, sliced, ops, tasks or default_tasks(None)))[0]
+    from concurrent.futures import CancelledError
+
+    attempts = 1 + dask.config.get("distributed.scheduler.allowed-failures", 3)
+    for attempt in range(1, attempts + 1):
+        ops = []
+        try:
+            ops = client.scatter(list(arrays), broadcast=True, hash=False)
+            result = graph(net, path, sliced, ops, tasks or default_tasks(client))
+            return client.compute(result).result()
+        except Exception as e:
+            lost = isinstance(e, CancelledError) and any(f.status != "finished" for f in ops)
+            if lost and attempt < attempts:  # every copy of an operand died: send again
+                continue
+            named = _named(e, " (the operands were sent %d time(s), every copy was lost "
+                              "each time: call again once workers are back)" % attempts
+                            if lost else "")
+            if named is None:
+                raise
+            raise named from e
+
+
+def graph(net, path, sliced, ops, tasks):
+    """The ``dask.delayed`` result of the contraction on the operands ``ops`` (futures
+    or delayed values) in about ``tasks`` tasks."""
+    import dask
+
+    def submit(f, *args):
+        return dask.delayed(f, pure=True)(*args)
+
+    placed = {l: net.size[l] for l in sliced if l in net.out}
+    summed = {l: net.size[l] for l in sliced if l not in net.out}
+    n_keys, n_vals = net.n_slices(placed), net.n_slices(summed)
+    add = lambda a, b: submit(operator.add, a, b)  # noqa: E731
+    blocks = [tree_sum((submit(contract_run, ops, net.ins, net.out, path, placed, summed,
+                               keys, vals) for keys, vals in block), add)
+              for block in runs(n_keys, n_vals, tasks)]
+    if not placed:
+        return blocks[0]
+    return submit(place, tuple(placed.values()), tuple(net.out.index(l) for l in placed),
+                  *blocks)
+
+
+_NAMED = {}
+
+
+def _named(e, hint=""):
+    """What Dask raises when it gives up (``KilledWorker`` after too many retries,
+    ``NoWorkerError``/``NoValidWorkerError`` past ``distributed.scheduler.no-workers-
+    timeout``, a cancelled future, no worker to scatter to) as an exception of a
+    subclass of its type whose message starts with ``tenferro.dask.einsum`` and ends
+    with ``hint``; None for any other exception (the tasks' own errors travel as they
+    are)."""
+    from concurrent.futures import CancelledError
+    from distributed.scheduler import KilledWorker, NoValidWorkerError, NoWorkerError
+
+    cls = type(e)
+    if not issubclass(cls, (KilledWorker, NoValidWorkerError, NoWorkerError,
+                            CancelledError, TimeoutError)):
+        return None
+    if cls not in _NAMED:
+        def __str__(self):
+            return "%s: Dask gave up on the contraction: %s%s" % (NAME, cls.__str__(self),
+                                                                 self.tenferro_hint)
+        _NAMED[cls] = type(cls.__name__, (cls,), {"__str__": __str__,
+                                                  "__module__": __name__})
+    named = cls.__new__(_NAMED[cls], *e.args)
+    named.__dict__.update(e.__dict__)
+    named.tenferro_hint = hint
+    return named
