@@ -303,3 +303,13 @@ def test_local_cluster_two_processes(monkeypatch):
             _close(a, b)
         ran = client.run(lambda dask_worker: len(dask_worker.data) >= 0)
         assert len(ran) == 2
+
+
+def test_device_operand_is_refused_by_name(accel_device):
+    """An operand on another device: UnsupportedOperation naming the function, the
+    operand and its device (no silent transfer to the CPU)."""
+    a = tf.ones((2, 3))
+    b = tf.ones((3, 2), device=accel_device)
+    with pytest.raises(tf.UnsupportedOperation,
+                       match=r"tenferro\.dask\.einsum.*operand 1 is on %s" % accel_device):
+        td.einsum("ij,jk->ik", a, b)

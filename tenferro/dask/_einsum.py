@@ -50,8 +50,8 @@ def _as_operands(operands):
     for k, t in enumerate(ops):
         if t.device.type != "cpu":
             raise UnsupportedOperation(
-                "%s: operand %d is on %s; the workers contract CPU tensors (move it with "
-                "tenferro.asarray(t, device='cpu'))" % (NAME, k, t.device))
+                t.device, NAME, detail="operand %d is on %s; the workers contract CPU "
+                "tensors: move it with tenferro.asarray(t, device='cpu')" % (k, t.device))
     dt = _dtypes.result_type(*ops)
     return [t if t.dtype == dt else _ops.astype(t, dt) for t in ops]
 
