@@ -75,44 +75,52 @@ argmax_p = Primitive(
     doc="The flat (H*W) index of each 2-d pooling window's maximum over x's last two "
         "axes (params kernel, strides, padding, dilation, out).")
 
-_CHUNK = 1 << 22   # elements of the windows' copy per step
-
 
 def _argmax_cpu(x, *, kernel, strides, padding, dilation, out):
     lead, (h, w) = x.shape[:-2], x.shape[-2:]
     b = int(np.prod(lead, dtype=np.int64))
     (kh, kw), (oh, ow) = kernel, out
     rows = [_starts(*a) for a in zip((h, w), kernel, strides, padding, dilation, out)]
-    # -inf padding, wide enough for every window (ceil mode's last one included)
-    lo = [p for p in padding]
+    # (H, W, batch) with -inf padding, wide enough for every window (ceil mode's last
+    # one included): the passes below then run along the long, contiguous batch axis
+    lo = padding
     hi = [max(0, int(r.max()) + 1 - n) for r, n in zip(rows, (h, w))]
-    xp = np.full((b, lo[0] + h + hi[0], lo[1] + w + hi[1]), -np.inf, x.dtype)
-    xp[:, lo[0]:lo[0] + h, lo[1]:lo[1] + w] = x.reshape(b, h, w)
+    xp = np.full((lo[0] + h + hi[0], lo[1] + w + hi[1], b), -np.inf, x.dtype)
+    xp[lo[0]:lo[0] + h, lo[1]:lo[1] + w] = x.reshape(b, h, w).transpose(1, 2, 0)
     st = xp.strides
-    win = as_strided(xp, (b, oh, ow, kh, kw), (st[0], strides[0] * st[1],
-                                               strides[1] * st[2], dilation[0] * st[1],
-                                               dilation[1] * st[2]), writeable=False)
-    arg = np.empty((b, oh, ow), np.int64)
-    step = max(1, _CHUNK // max(1, oh * ow * kh * kw))
-    nan = bool(np.isnan(x).any())
-    for i in range(0, b, step):
-        wi = win[i:i + step].reshape(-1, oh, ow, kh * kw)
-        np.argmax(wi, axis=-1, out=arg[i:i + step])   # the first maximum
-        if nan:   # or the last NaN, as PyTorch (np.argmax takes the first)
-            isnan = np.isnan(wi)
-            last = kh * kw - 1 - np.argmax(isnan[..., ::-1], axis=-1)
-            np.copyto(arg[i:i + step], last, where=isnan.any(axis=-1))
+    win = as_strided(xp, (kh, kw, oh, ow, b), (dilation[0] * st[0], dilation[1] * st[1],
+                                               strides[0] * st[0], strides[1] * st[1],
+                                               st[2]), writeable=False)
+    # the maxima (NaN propagates), then the first offset reaching each (arithmetic on
+    # masks: NumPy's masked copies are 4x slower); a NaN window takes its last NaN
+    best = win[0, 0].copy()
+    for i in range(kh):
+        for j in range(kw):
+            np.maximum(best, win[i, j], out=best)
+    arg = np.zeros(best.shape, np.int8 if kh * kw < 128 else np.int32)
+    done, hit, new = (np.zeros(best.shape, bool) for _ in range(3))
+    for a in range(kh * kw):
+        np.equal(win[a // kw, a % kw], best, out=hit)
+        np.greater(hit, done, out=new)             # hit and not done
+        if a:
+            arg += new.view(np.int8).astype(arg.dtype, copy=False) * arg.dtype.type(a)
+        np.logical_or(done, new, out=done)
+    if np.isnan(best).any():
+        for a in range(kh * kw):
+            np.copyto(arg, a, where=np.isnan(win[a // kw, a % kw]))
     # window-local -> input coordinates; a padded winner (an all -inf window) moves to
     # the window's first input element, or to 0 for a window of padding only (its value
     # is set to -inf by the caller)
-    r = rows[0][np.arange(oh)[:, None], arg // kw]
-    c = rows[1][np.arange(ow)[None, :], arg % kw]
+    arg = arg.astype(np.int64)
+    r = (np.arange(oh) * strides[0] - lo[0])[:, None, None] + arg // kw * dilation[0]
+    c = (np.arange(ow) * strides[1] - lo[1])[None, :, None] + arg % kw * dilation[1]
     bad = (r < 0) | (r >= h) | (c < 0) | (c >= w)
     if bad.any():
         fr, fc = _first_inside(rows[0], h), _first_inside(rows[1], w)
-        r = np.where(bad, fr[:, None], r)
-        c = np.where(bad, fc[None, :], c)
-    return (np.maximum(r, 0) * w + np.maximum(c, 0)).reshape(lead + (oh, ow))
+        r = np.where(bad, fr[:, None, None], r)
+        c = np.where(bad, fc[None, :, None], c)
+    flat = np.maximum(r, 0) * w + np.maximum(c, 0)
+    return np.ascontiguousarray(flat.transpose(2, 0, 1)).reshape(lead + (oh, ow))
 
 
 def _first_inside(rows, n):
