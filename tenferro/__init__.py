@@ -67,11 +67,13 @@ _LAZY_SUBMODULES = {
     "linalg": "tenferro.linalg",
     "special": "tenferro.special",
     "fft": "tenferro.fft",
+    "nn": "tenferro.nn",
 }
 if _typing.TYPE_CHECKING:
     from . import linalg as linalg  # noqa: F401
     from . import special as special  # noqa: F401
     from . import fft as fft  # noqa: F401
+    from . import nn as nn  # noqa: F401
 from . import array_api  # noqa: F401,E402  (attaches Tensor.__array_namespace__)
 from . import _numpy_protocols  # noqa: F401  (Tensor.__array_function__, __array_ufunc__)
 from . import _dask_hook  # noqa: F401,E402  (Dask's lazy registration; imports no Dask)

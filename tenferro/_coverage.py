@@ -15,6 +15,7 @@ import tenferro.autograd  # noqa: F401  (registers every rule)
 import tenferro.linalg  # noqa: F401  (an extension: its primitives are in the table)
 import tenferro.special  # noqa: F401  (another)
 import tenferro.fft  # noqa: F401  (another)
+import tenferro.nn  # noqa: F401  (another)
 
 from . import _dtypes, _primitive
 

@@ -481,3 +481,6 @@ import special_specs  # noqa: E402,F401  (appends its specs to SPECS)
 
 # tenferro.fft (tests/test_fft_ad.py checks every function in more cases)
 import fft_specs  # noqa: E402,F401  (appends its specs to SPECS)
+
+# tenferro.nn's convolutions and poolings (tests/test_nn_conv.py checks many more cases)
+import nn_conv_specs  # noqa: E402,F401  (appends its specs to SPECS)

@@ -221,7 +221,7 @@ def test_every_public_function_is_annotated():
     import tenferro.array_api.linalg as xp_linalg
     import tenferro.graph as graph
 
-    modules = (tf, tl, tf.random, tf.special, tf.fft, tf.batching, graph, extend,
+    modules = (tf, tl, tf.random, tf.special, tf.fft, tf.nn, tf.batching, graph, extend,
                tf.array_api, xp_linalg, xp_fft)
     missing, checked = [], 0
     for mod in modules:

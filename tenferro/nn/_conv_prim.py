@@ -169,6 +169,9 @@ def _conv_batch(args, batched, params, size):
     """A batched x only: the batch joins N.  A batched kernel: the batch joins the groups
     (x's examples side by side as channels), and is split off the output channels."""
     (x, w), (bx, bw) = args, batched
+    if size == 0:   # no example to lay side by side (JAX returns zeros too)
+        shape, dtype = _abstract((x.shape[bx:], x.dtype), (w.shape[bw:], w.dtype), **params)
+        return _ops.zeros((0,) + shape, dtype=dtype)
     if not bw:
         y = bind(conv_p, (_ops.reshape(x, (-1,) + x.shape[2:]), w), params)
         return _ops.reshape(y, (size, x.shape[1]) + y.shape[1:])
