@@ -3,7 +3,7 @@ stride, padding, dilation for max, ceil_mode, count_include_pad; unbatched input
 
 Max pooling is a gather: the primitive ``nn.max_pool_argmax`` (not differentiable: it
 returns indices) finds each window's maximum in the input flattened over (H, W), and
-``take_along_axis`` picks the values there, so the JVP gathers the tangent and the VJP
+``take_along_axis``'s primitive picks the values there, so the JVP gathers the tangent and the VJP
 scatters the cotangent to one element per window (rules of tenferro's own ops, to any
 order).  The element is PyTorch's: the first maximum of the window in row-major order,
 or its last NaN (NaN propagates); padding never wins over an input element, not even
@@ -18,6 +18,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from .. import _ops
+from .._ops.indexing import take_in_range
 from ..autograd.extend import Primitive, bind, def_batch_rule, def_impl
 from ._args import batched, float_dtype, ints, name, on_cpu
 from ._conv_prim import conv_p
@@ -158,7 +159,7 @@ def max_pool2d(input: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTup
     idx = bind(argmax_p, (x,),
                dict(kernel=ks, strides=ss, padding=ps, dilation=ds, out=outs))
     flat = _ops.reshape(idx, (n, c, oh * ow))
-    y = _ops.take_along_axis(_ops.reshape(x, (n, c, h * w)), flat, axis=2)
+    y = take_in_range(_ops.reshape(x, (n, c, h * w)), flat, axis=2)   # no host read
     y = _ops.reshape(y, (n, c, oh, ow))
     empty = np.logical_or.outer(*(_first_inside(_starts(*a), a[0]) < 0
                                   for a in zip((h, w), ks, ss, ps, ds, outs)))
