@@ -79,25 +79,55 @@ def _dilate_pad(x, padding, lhs_dilation):
 
 def _conv_cpu(x, w, *, strides, padding, lhs_dilation, rhs_dilation, groups):
     (n, _), (o, cg), ks = x.shape[:2], w.shape[:2], w.shape[2:]
-    nsd = len(ks)
     xp = _dilate_pad(x, padding, lhs_dilation)
     osp = tuple((p - dilate(k, d)) // s + 1
                 for p, k, d, s in zip(xp.shape[2:], ks, rhs_dilation, strides))
-    st = xp.strides
-    # (N, G, C/G, *kernel, *out): the windows of every output position, as a view
+    out = np.empty((n, groups, o // groups) + osp, np.result_type(x, w))
+    wg = w.reshape((groups, o // groups, cg) + ks)
+    if out.size:
+        conv = _shifted if all(s == 1 for s in strides) and 0 not in ks else _im2col
+        conv(xp, wg, out, ks, rhs_dilation, strides)
+    return out.reshape((n, o) + osp)
+
+
+def _im2col(xp, wg, out, ks, rhs_dilation, strides):
+    """The contraction with the windows of every output position, a (N, G, C/G,
+    *kernel, *out) view (copied once per batch chunk by contract: im2col)."""
+    (n, groups, _), cg, osp, st = out.shape[:3], wg.shape[2], out.shape[3:], xp.strides
     win = as_strided(xp, (n, groups, cg) + ks + osp,
                      (st[0], cg * st[1], st[1])
                      + tuple(s * d for s, d in zip(st[2:], rhs_dilation))
                      + tuple(s * t for s, t in zip(st[2:], strides)), writeable=False)
-    wg = w.reshape((groups, o // groups, cg) + ks)
-    out = np.empty((n, groups, o // groups) + osp, np.result_type(x, w))
     per_sample = max(1, cg * groups * int(np.prod(ks + osp, dtype=np.int64)))
     step = max(1, SCRATCH // per_sample)
     for i in range(0, n, step):
         j = min(n, i + step)
-        a = np.broadcast_to(wg, (j - i,) + wg.shape)
-        _mm.contract(a, win[i:j], out[i:j], 2, 1, 1 + nsd, nsd, _threads.current)
-    return out.reshape((n, o) + osp)
+        _mm.contract(np.broadcast_to(wg, (j - i,) + wg.shape), win[i:i + step],
+                     out[i:j], 2, 1, 1 + len(ks), len(ks), _threads.current)
+
+
+def _shifted(xp, wg, out, ks, rhs_dilation, strides):
+    """Unit strides, no copy of the input: over the padded input flattened per channel,
+    the output positions are one run of L elements (each spatial row followed by the
+    padding columns, computed and dropped), and each kernel offset shifts that run.  So
+    the kernel offsets are outer K axes of the contraction, which contract sums by
+    accumulating BLAS products (beta 1) over in-place operands."""
+    xp = np.ascontiguousarray(xp)
+    (n, groups, og), cg, osp = out.shape[:3], wg.shape[2], out.shape[3:]
+    psp, isz = xp.shape[2:], xp.itemsize
+    flat = [int(np.prod(psp[i + 1:], dtype=np.int64)) for i in range(len(psp))]
+    L = sum((o - 1) * f for o, f in zip(osp, flat)) + 1
+    b = as_strided(xp, (n, groups) + ks + (cg, L),
+                   (xp.strides[0], cg * xp.strides[1])
+                   + tuple(d * f * isz for d, f in zip(rhs_dilation, flat))
+                   + (xp.strides[1], isz), writeable=False)
+    nsd = len(ks)
+    a = np.ascontiguousarray(np.moveaxis(wg, 2, -1))   # (G, O/G, *kernel, C/G)
+    wide = np.empty((n, groups, og, int(np.prod(psp, dtype=np.int64))), out.dtype)
+    _mm.contract(np.broadcast_to(a, (n,) + a.shape), b, wide[..., :L], 2, 1, nsd + 1, 1,
+                 _threads.current)
+    ws = wide.strides
+    out[...] = as_strided(wide, out.shape, ws[:3] + tuple(f * isz for f in flat))
 
 
 def_impl(conv_p, "cpu", _conv_cpu)
