@@ -334,8 +334,8 @@ def test_strided_views_and_both_kernels():
     """Non-contiguous and negative-stride inputs and weights; the unit-stride kernel
     (shifted runs) and the strided one (im2col) on the same convolution."""
     x, w = _rand((3, 2, 6, 8), seed=22), _rand((3, 4, 3, 2), seed=23)
-    xv = tf.asarray(x).permute_dims((1, 0, 3, 2))[:, :, ::-1, 1:]   # (2, 3, 7, 6)
-    wv = tf.asarray(w).permute_dims((1, 0, 2, 3))[:, :, ::-1]       # (4, 3, 3, 2)
+    xv = tf.permute_dims(tf.asarray(x), (1, 0, 3, 2))[:, :, ::-1, 1:]   # (2, 3, 8, 5)
+    wv = tf.permute_dims(tf.asarray(w), (1, 0, 2, 3))[:, :, ::-1]       # (4, 3, 3, 2)
     xt = torch.tensor(np.ascontiguousarray(xv.numpy()))
     wt = torch.tensor(np.ascontiguousarray(wv.numpy()))
     for kw in (dict(padding=(1, 0)), dict(stride=(2, 1), dilation=(1, 2)), dict(stride=1)):
