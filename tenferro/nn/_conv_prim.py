@@ -85,7 +85,13 @@ def _conv_cpu(x, w, *, strides, padding, lhs_dilation, rhs_dilation, groups):
     out = np.empty((n, groups, o // groups) + osp, np.result_type(x, w))
     wg = w.reshape((groups, o // groups, cg) + ks)
     if out.size:
-        conv = _shifted if all(s == 1 for s in strides) and 0 not in ks else _im2col
+        if (np.prod(osp) < np.prod(ks) and all(d == 1 for d in rhs_dilation)
+                and 0 not in ks):
+            conv = _kernel_runs     # few outputs, a large kernel: a weight's gradient
+        elif all(s == 1 for s in strides) and 0 not in ks:
+            conv = _shifted
+        else:
+            conv = _im2col
         conv(xp, wg, out, ks, rhs_dilation, strides)
     return out.reshape((n, o) + osp)
 
@@ -106,6 +112,34 @@ def _im2col(xp, wg, out, ks, rhs_dilation, strides):
                      out[i:j], 2, 1, 1 + len(ks), len(ks), _threads.current)
 
 
+def _flat(psp):
+    """The element strides of a C-contiguous array of shape ``psp``."""
+    return [int(np.prod(psp[i + 1:], dtype=np.int64)) for i in range(len(psp))]
+
+
+def _kernel_runs(xp, wg, out, ks, rhs_dilation, strides):
+    """Few output positions, a large undilated kernel (the transposed convolution that
+    gives a weight's gradient): per output position, the kernel's elements are one run
+    of the padded input flattened per channel, so the kernel is zero-padded to that
+    run's layout (the padding columns) and the conv's batch joins the product's M
+    axis: out[n, o, p] = sum_{c, r} x_flat[n, c, p_offset + r] * w_wide[o, c, r]."""
+    xp = np.ascontiguousarray(xp)
+    (n, groups, og), cg, osp = out.shape[:3], wg.shape[2], out.shape[3:]
+    flat, isz, nsd = _flat(xp.shape[2:]), xp.itemsize, len(ks)
+    L = sum((k - 1) * f for k, f in zip(ks, flat)) + 1
+    wide = np.zeros((groups, cg, L, og), out.dtype)   # (G, C/G, run, O/G)
+    as_strided(wide, (groups, cg) + ks + (og,),
+               wide.strides[:2] + tuple(f * wide.strides[2] for f in flat)
+               + wide.strides[3:])[...] = \
+        np.moveaxis(wg, 1, -1)
+    a = as_strided(xp, (groups, n) + osp + (cg, L),
+                   (cg * xp.strides[1], xp.strides[0])
+                   + tuple(s * f * isz for s, f in zip(strides, flat))
+                   + (xp.strides[1], isz), writeable=False)
+    res = np.moveaxis(out, 2, -1).transpose((1, 0) + tuple(range(2, 3 + nsd)))
+    _mm.contract(a, wide, res, 1, 1 + nsd, 2, 1, _threads.current)
+
+
 def _shifted(xp, wg, out, ks, rhs_dilation, strides):
     """Unit strides, no copy of the input: over the padded input flattened per channel,
     the output positions are one run of L elements (each spatial row followed by the
@@ -115,7 +149,7 @@ def _shifted(xp, wg, out, ks, rhs_dilation, strides):
     xp = np.ascontiguousarray(xp)
     (n, groups, og), cg, osp = out.shape[:3], wg.shape[2], out.shape[3:]
     psp, isz = xp.shape[2:], xp.itemsize
-    flat = [int(np.prod(psp[i + 1:], dtype=np.int64)) for i in range(len(psp))]
+    flat = _flat(psp)
     L = sum((o - 1) * f for o, f in zip(osp, flat)) + 1
     b = as_strided(xp, (n, groups) + ks + (cg, L),
                    (xp.strides[0], cg * xp.strides[1])
