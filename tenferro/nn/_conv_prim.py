@@ -158,8 +158,12 @@ def _shifted(xp, wg, out, ks, rhs_dilation, strides):
     nsd = len(ks)
     a = np.ascontiguousarray(np.moveaxis(wg, 2, -1))   # (G, O/G, *kernel, C/G)
     wide = np.empty((n, groups, og, int(np.prod(psp, dtype=np.int64))), out.dtype)
-    _mm.contract(np.broadcast_to(a, (n,) + a.shape), b, wide[..., :L], 2, 1, nsd + 1, 1,
-                 _threads.current)
+    # (contract copies b where its inner run, C/G, is too short to split: bounded so)
+    step = max(1, SCRATCH // max(1, groups * cg * int(np.prod(ks, dtype=np.int64)) * L))
+    for i in range(0, n, step):
+        j = min(n, i + step)
+        _mm.contract(np.broadcast_to(a, (j - i,) + a.shape), b[i:j], wide[i:j, ..., :L], 2,
+                     1, nsd + 1, 1, _threads.current)
     ws = wide.strides
     out[...] = as_strided(wide, out.shape, ws[:3] + tuple(f * isz for f in flat))
 
