@@ -340,3 +340,34 @@ def test_strided_views_and_both_kernels():
     wt = torch.tensor(np.ascontiguousarray(wv.numpy()))
     for kw in (dict(padding=(1, 0)), dict(stride=(2, 1), dilation=(1, 2)), dict(stride=1)):
         _close(tnn.conv2d(xv, wv, **kw), F.conv2d(xt, wt, **kw))
+
+
+def test_input_dilation_against_zeros_inserted():
+    """``nn.conv`` with input (lhs) dilation -- the transposed convolutions of the rules,
+    which the CPU kernel splits into phases -- equals PyTorch's convolution of the input
+    with the zeros inserted and the padding applied (negative pads crop)."""
+    from tenferro.nn._conv_prim import conv_p, dilate
+
+    rng = np.random.default_rng(24)
+    checked = 0
+    while checked < 60:
+        sp, ks = tuple(rng.integers(1, 7, 2)), tuple(rng.integers(1, 5, 2))
+        lhs, rhs = tuple(rng.integers(1, 4, 2)), tuple(rng.integers(1, 4, 2))
+        strides = tuple(rng.integers(1, 3, 2)) if checked % 3 == 0 else (1, 1)
+        pads = tuple((int(rng.integers(-2, 5)), int(rng.integers(-2, 5))) for _ in range(2))
+        full = [dilate(s, d) for s, d in zip(sp, lhs)]
+        if any(f + lo < 0 or f + hi < 0 or f + lo + hi < dilate(k, d)
+               for f, (lo, hi), k, d in zip(full, pads, ks, rhs)):
+            continue
+        x, w = _rand((2, 4) + sp, seed=checked), _rand((6, 2) + ks, seed=checked + 1)
+        xd = np.zeros((2, 4) + tuple(full))
+        xd[:, :, ::lhs[0], ::lhs[1]] = x
+        xd = np.pad(xd, [(0, 0), (0, 0)] + [(max(lo, 0), max(hi, 0)) for lo, hi in pads])
+        xd = xd[:, :, max(-pads[0][0], 0):xd.shape[2] - max(-pads[0][1], 0),
+                max(-pads[1][0], 0):xd.shape[3] - max(-pads[1][1], 0)]
+        want = F.conv2d(torch.tensor(xd), torch.tensor(w), stride=strides, dilation=rhs,
+                        groups=2)
+        got = conv_p.bind(tf.asarray(x), tf.asarray(w), strides=strides, padding=pads,
+                          lhs_dilation=lhs, rhs_dilation=rhs, groups=2)
+        _close(got, want)
+        checked += 1
