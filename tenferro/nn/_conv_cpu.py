@@ -29,6 +29,7 @@ _mm = blas_kernels.Lazy("_matmul", globals(), "_mm")
 # elements of the windows' scratch per contract call (a chunk of the batch): chunks of
 # several samples let the matmul loop run samples in parallel (~2x on 2 cores)
 SCRATCH = 1 << 24
+SPLIT_MIN = 4   # _matmul.contract splits a K group whose inner run has this many elements
 
 
 def _dilate_pad(x, padding, lhs_dilation):
@@ -129,8 +130,11 @@ def _shifted(xp, wg, out, ks, rhs_dilation, strides):
     nsd = len(ks)
     a = np.ascontiguousarray(np.moveaxis(wg, 2, -1))   # (G, O/G, *kernel, C/G)
     wide = np.empty((n, groups, og, int(np.prod(psp, dtype=np.int64))), out.dtype)
-    # (contract copies b where its inner run, C/G, is too short to split: bounded so)
-    step = max(1, SCRATCH // max(1, groups * cg * int(np.prod(ks, dtype=np.int64)) * L))
+    # contract copies b where its inner run, C/G, is too short to split (K_SPLIT_MIN in
+    # _matmul.pyx.tp): then a chunk of the batch at a time; else the whole batch, whose
+    # samples run in parallel
+    step = n if cg >= SPLIT_MIN else max(1, SCRATCH // max(1, groups * cg * int(np.prod(
+        ks, dtype=np.int64)) * L))
     for i in range(0, n, step):
         j = min(n, i + step)
         _mm.contract(np.broadcast_to(a, (j - i,) + a.shape), b[i:j], wide[i:j, ..., :L], 2,
