@@ -1,4 +1,4 @@
-"""The N-d general dilated convolution primitive ``nn.conv``: its CPU kernel, its rules
+"""The N-d general dilated convolution primitive ``nn.conv``: its shape rule, its rules
 and its batching rule.
 
 ``nn.conv`` (x, w; params strides, padding, lhs_dilation, rhs_dilation, groups) is JAX's
