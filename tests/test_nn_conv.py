@@ -371,3 +371,31 @@ def test_input_dilation_against_zeros_inserted():
                           lhs_dilation=lhs, rhs_dilation=rhs, groups=2)
         _close(got, want)
         checked += 1
+
+
+def test_random_configurations_against_torch():
+    """Random shapes, strides, paddings, dilations and groups (every schedule of the CPU
+    kernel, through the forward pass and both gradients) against PyTorch in float64."""
+    rng = np.random.default_rng(25)
+    checked = 0
+    while checked < 40:
+        nsd = 1 + checked % 2
+        g = int(rng.integers(1, 4))
+        c, o = g * int(rng.integers(1, 4)), g * int(rng.integers(1, 4))
+        sp, ks = tuple(rng.integers(1, 10, nsd)), tuple(rng.integers(1, 5, nsd))
+        kw = dict(stride=tuple(int(s) for s in rng.integers(1, 4, nsd)),
+                  padding=tuple(int(p) for p in rng.integers(0, 3, nsd)),
+                  dilation=tuple(int(d) for d in rng.integers(1, 3, nsd)), groups=g)
+        if any(s + 2 * p < (k - 1) * d + 1 for s, p, k, d in
+               zip(sp, kw["padding"], ks, kw["dilation"])):
+            continue
+        fn, tfn = (tnn.conv1d, F.conv1d) if nsd == 1 else (tnn.conv2d, F.conv2d)
+        shape = (int(rng.integers(1, 4)), c) + sp
+        (x, w, b), tts, want = _conv_case(fn, tfn, shape, (o, c // g) + ks, kw, "float64",
+                                          bias=True)
+        ct = _rand(want.shape, seed=checked)
+        want.backward(torch.tensor(ct))
+        _, vjp = tf.vjp(lambda x, w, b: fn(x, w, b, **kw), *map(tf.asarray, (x, w, b)))
+        for got, t in zip(vjp(tf.asarray(ct)), tts):
+            _close(got, t.grad)
+        checked += 1
