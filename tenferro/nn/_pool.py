@@ -109,19 +109,24 @@ def _argmax_cpu(x, *, kernel, strides, padding, dilation, out):
     if np.isnan(best).any():
         for a in range(kh * kw):
             np.copyto(arg, a, where=np.isnan(win[a // kw, a % kw]))
-    # window-local -> input coordinates; a padded winner (an all -inf window) moves to
-    # the window's first input element, or to 0 for a window of padding only (its value
-    # is set to -inf by the caller)
-    arg = arg.astype(np.int64)
-    r = (np.arange(oh) * strides[0] - lo[0])[:, None, None] + arg // kw * dilation[0]
-    c = (np.arange(ow) * strides[1] - lo[1])[None, :, None] + arg % kw * dilation[1]
-    bad = (r < 0) | (r >= h) | (c < 0) | (c >= w)
-    if bad.any():
-        fr, fc = _first_inside(rows[0], h), _first_inside(rows[1], w)
-        r = np.where(bad, fr[:, None, None], r)
-        c = np.where(bad, fc[None, :, None], c)
-    flat = np.maximum(r, 0) * w + np.maximum(c, 0)
-    return np.ascontiguousarray(flat.transpose(2, 0, 1)).reshape(lead + (oh, ow))
+    # window-local -> flat input index: the window's start plus the winner's offset
+    # (int32 tables); a padded winner needs a -inf maximum, so only then are the
+    # coordinates checked: it moves to the window's first input element, or to 0 for a
+    # window of padding only (whose value the caller sets to -inf)
+    res = np.empty((b, oh, ow), np.int64)
+    if np.isneginf(best).any():
+        r = rows[0][np.arange(oh)[:, None, None], arg // kw]
+        c = rows[1][np.arange(ow)[None, :, None], arg % kw]
+        bad = (r < 0) | (r >= h) | (c < 0) | (c >= w)
+        r = np.where(bad, _first_inside(rows[0], h)[:, None, None], r)
+        c = np.where(bad, _first_inside(rows[1], w)[None, :, None], c)
+        np.add(np.maximum(r, 0) * w, np.maximum(c, 0), out=res.transpose(1, 2, 0))
+        return res.reshape(lead + (oh, ow))
+    start = (rows[0][:, :1] * w + rows[1][:, 0]).astype(np.int32)      # (OH, OW)
+    offsets = (np.arange(kh)[:, None] * dilation[0] * w
+               + np.arange(kw)[None, :] * dilation[1]).astype(np.int32).ravel()
+    np.add(start[:, :, None], offsets[arg], out=res.transpose(1, 2, 0))
+    return res.reshape(lead + (oh, ow))
 
 
 def _first_inside(rows, n):
