@@ -484,3 +484,5 @@ import fft_specs  # noqa: E402,F401  (appends its specs to SPECS)
 
 # tenferro.nn (tests/test_nn_act.py checks values, kinks and edges against PyTorch)
 import nn_act_specs  # noqa: E402,F401  (appends its specs to SPECS)
+# tenferro.nn's convolutions and poolings (tests/test_nn_conv.py checks many more cases)
+import nn_conv_specs  # noqa: E402,F401  (appends its specs to SPECS)

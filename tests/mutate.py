@@ -159,6 +159,13 @@ MUTATIONS = [
     M("einsum_vjp_no_conj", RULES + "einsum.py",
       "pairs = [(ct, labels_out)] + [(conj(y), ins[j])",
       "pairs = [(ct, labels_out)] + [(y, ins[j])", *SPECS, "tests/test_einsum.py"),
+    # -- tenferro.nn: convolution rules and max pooling's choice ---------------------------
+    M("nn_conv_vjp_unconjugated", "tenferro/nn/_conv_prim.py",
+      "wt = _ops.reshape(_conj(w), ", "wt = _ops.reshape(w, ", "tests/test_nn_conv.py"),
+    M("nn_conv_vjp_unflipped", "tenferro/nn/_conv_prim.py",
+      "    wt = _ops.flip(wt, tuple(range(2, 2 + nsd)))\n", "", "tests/test_nn_conv.py"),
+    M("nn_max_pool_last_maximum", "tenferro/nn/_pool.py",
+      "np.greater(hit, done, out=new)", "np.copyto(new, hit)", "tests/test_nn_conv.py"),
     # -- linalg rules ---------------------------------------------------------------------
     M("svd_inverse_unbroadened", "tenferro/linalg/_eigh.py",
       "    return x / (x * x + eps * eps)", "    return 1.0 / x",

@@ -1,0 +1,222 @@
+"""``max_pool2d`` and ``avg_pool2d``: torch.nn.functional's 2-d poolings (kernel,
+stride, padding, dilation for max, ceil_mode, count_include_pad; unbatched inputs too).
+
+Max pooling is a gather: the primitive ``nn.max_pool_argmax`` (not differentiable: it
+returns indices) finds each window's maximum in the input flattened over (H, W), and
+``take_along_axis``'s primitive picks the values there, so the JVP gathers the tangent and the VJP
+scatters the cotangent to one element per window (rules of tenferro's own ops, to any
+order).  The element is PyTorch's: the first maximum of the window in row-major order,
+or its last NaN (NaN propagates); padding never wins over an input element, not even
+over -inf.  Average pooling is the ``nn.conv`` primitive with a kernel of ones on every
+channel apart, divided by the window sizes PyTorch uses.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from .. import _ops
+from .._ops.indexing import take_in_range
+from ..autograd.extend import Primitive, bind, def_batch_rule, def_impl
+from ._args import batched, float_dtype, ints, name, on_cpu
+from ._conv_prim import conv_p
+
+if TYPE_CHECKING:
+    from typing import Optional, Sequence, Union
+
+    from .._tensor import Tensor
+
+    IntOrTuple = Union[int, Sequence[int]]
+
+
+def _out_size(fn, size, k, s, p, d, ceil_mode):
+    """PyTorch's ``pooling_output_shape``: in ceil mode the last window must start
+    inside the input or its left padding."""
+    span = size + 2 * p - d * (k - 1) - 1
+    o = (span + (s - 1 if ceil_mode else 0)) // s + 1
+    if ceil_mode and (o - 1) * s >= size + p:
+        o -= 1
+    return o
+
+
+def _geometry(fn, x, kernel_size, stride, padding, dilation, ceil_mode):
+    """The checked (batched x, unbatched, kernel, strides, pads, dilation, out sizes)."""
+    x, unbatched = batched(fn, x, 2)
+    ks = ints(fn, "kernel_size", kernel_size, 2, 1)
+    ss = ks if stride is None or (np.ndim(stride) == 1 and len(stride) == 0) else \
+        ints(fn, "stride", stride, 2, 1)
+    ps = ints(fn, "padding", padding, 2, 0)
+    ds = ints(fn, "dilation", dilation, 2, 1)
+    if any(2 * p > k for p, k in zip(ps, ks)):
+        raise ValueError("%s: pad should be at most half of the kernel size, but got "
+                         "padding=%s and kernel_size=%s" % (name(fn), ps, ks))
+    outs = tuple(_out_size(fn, *a, bool(ceil_mode)) for a in zip(x.shape[2:], ks, ss, ps, ds))
+    if any(o < 1 for o in outs):
+        raise ValueError("%s: given input of shape %s, the calculated output size %s is "
+                         "too small" % (name(fn), x.shape, outs))
+    return x, unbatched, ks, ss, ps, ds, outs
+
+
+def _starts(size, k, s, p, d, o):
+    """Per output position along one axis: the window's input coordinates (o, k)."""
+    return np.arange(o)[:, None] * s - p + np.arange(k)[None, :] * d
+
+
+# -- max pooling ------------------------------------------------------------------------
+
+def _argmax_abstract(x, *, kernel, strides, padding, dilation, out):
+    return x[0][:-2] + out, np.dtype(np.int64)
+
+
+argmax_p = Primitive(
+    "nn.max_pool_argmax", _argmax_abstract, differentiable=False,
+    nondiff_reason="it returns integer indices",
+    doc="The flat (H*W) index of each 2-d pooling window's maximum over x's last two "
+        "axes (params kernel, strides, padding, dilation, out).")
+
+
+def _argmax_cpu(x, *, kernel, strides, padding, dilation, out):
+    lead, (h, w) = x.shape[:-2], x.shape[-2:]
+    b = int(np.prod(lead, dtype=np.int64))
+    (kh, kw), (oh, ow) = kernel, out
+    rows = [_starts(*a) for a in zip((h, w), kernel, strides, padding, dilation, out)]
+    # (H, W, batch) with -inf padding, wide enough for every window (ceil mode's last
+    # one included): the passes below then run along the long, contiguous batch axis
+    lo = padding
+    hi = [max(0, int(r.max()) + 1 - n) for r, n in zip(rows, (h, w))]
+    xp = np.full((lo[0] + h + hi[0], lo[1] + w + hi[1], b), -np.inf, x.dtype)
+    xp[lo[0]:lo[0] + h, lo[1]:lo[1] + w] = x.reshape(b, h, w).transpose(1, 2, 0)
+    st = xp.strides
+    win = as_strided(xp, (kh, kw, oh, ow, b), (dilation[0] * st[0], dilation[1] * st[1],
+                                               strides[0] * st[0], strides[1] * st[1],
+                                               st[2]), writeable=False)
+    # the maxima (NaN propagates), then the first offset reaching each (arithmetic on
+    # masks: NumPy's masked copies are 4x slower); a NaN window takes its last NaN
+    best = win[0, 0].copy()
+    for i in range(kh):
+        for j in range(kw):
+            np.maximum(best, win[i, j], out=best)
+    arg = np.zeros(best.shape, np.int8 if kh * kw < 128 else np.int32)
+    done, hit, new = (np.zeros(best.shape, bool) for _ in range(3))
+    for a in range(kh * kw):
+        np.equal(win[a // kw, a % kw], best, out=hit)
+        np.greater(hit, done, out=new)             # hit and not done
+        if a:
+            arg += new.view(np.int8).astype(arg.dtype, copy=False) * arg.dtype.type(a)
+        np.logical_or(done, new, out=done)
+    if np.isnan(best).any():
+        for a in range(kh * kw):
+            np.copyto(arg, a, where=np.isnan(win[a // kw, a % kw]))
+    # window-local -> flat input index: the window's start plus the winner's offset
+    # (int32 tables); a padded winner needs a -inf maximum, so only then are the
+    # coordinates checked: it moves to the window's first input element, or to 0 for a
+    # window of padding only (whose value the caller sets to -inf)
+    res = np.empty((b, oh, ow), np.int64)
+    if np.isneginf(best).any():
+        r = rows[0][np.arange(oh)[:, None, None], arg // kw]
+        c = rows[1][np.arange(ow)[None, :, None], arg % kw]
+        bad = (r < 0) | (r >= h) | (c < 0) | (c >= w)
+        r = np.where(bad, _first_inside(rows[0], h)[:, None, None], r)
+        c = np.where(bad, _first_inside(rows[1], w)[None, :, None], c)
+        np.add(np.maximum(r, 0) * w, np.maximum(c, 0), out=res.transpose(1, 2, 0))
+        return res.reshape(lead + (oh, ow))
+    start = (rows[0][:, :1] * w + rows[1][:, 0]).astype(np.int32)      # (OH, OW)
+    offsets = (np.arange(kh)[:, None] * dilation[0] * w
+               + np.arange(kw)[None, :] * dilation[1]).astype(np.int32).ravel()
+    np.add(start[:, :, None], offsets[arg], out=res.transpose(1, 2, 0))
+    return res.reshape(lead + (oh, ow))
+
+
+def _first_inside(rows, n):
+    """Per window (row of ``rows``): its first coordinate inside [0, n), else -1."""
+    inside = (rows >= 0) & (rows < n)
+    return np.where(inside.any(axis=1), rows[np.arange(len(rows)), inside.argmax(axis=1)], -1)
+
+
+def_impl(argmax_p, "cpu", _argmax_cpu)
+# the windows are over the last two axes: a batch is one more leading axis
+def_batch_rule(argmax_p, lambda args, batched, params, size: bind(argmax_p, args, params))
+
+
+def max_pool2d(input: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None,
+               padding: IntOrTuple = 0, dilation: IntOrTuple = 1, ceil_mode: bool = False,
+               return_indices: bool = False) -> Tensor:
+    """torch.nn.functional.max_pool2d over ``input`` (N, C, H, W) or unbatched (C, H, W).
+
+    ``kernel_size``, ``stride`` (default: the kernel size), ``padding`` (at most half the
+    kernel; padded elements never win) and ``dilation`` are ints or pairs; ``ceil_mode``
+    rounds the output size up (the last window starts inside the input or its left
+    padding).  ``return_indices=True`` also returns each maximum's flat index into H*W
+    (int64), as PyTorch does.
+
+    Ties and NaN, as PyTorch: the derivative goes to one element per window, the first
+    maximum in row-major order (not split among equal elements as tenferro's ``max``
+    reduction does); a window holding NaN gives NaN, and its derivative goes to its last
+    NaN.  Float dtypes only; differentiable to any order.  CPU only."""
+    fn = "max_pool2d"
+    x = on_cpu(fn, input)
+    float_dtype(fn, x, complex_ok=False)
+    x, unbatched, ks, ss, ps, ds, outs = _geometry(fn, x, kernel_size, stride, padding,
+                                                   dilation, ceil_mode)
+    (n, c, h, w), (oh, ow) = x.shape, outs
+    idx = bind(argmax_p, (x,),
+               dict(kernel=ks, strides=ss, padding=ps, dilation=ds, out=outs))
+    flat = _ops.reshape(idx, (n, c, oh * ow))
+    y = take_in_range(_ops.reshape(x, (n, c, h * w)), flat, axis=2)   # no host read
+    y = _ops.reshape(y, (n, c, oh, ow))
+    empty = np.logical_or.outer(*(_first_inside(_starts(*a), a[0]) < 0
+                                  for a in zip((h, w), ks, ss, ps, ds, outs)))
+    if empty.any():   # windows of padding only (possible with dilation): -inf, as PyTorch
+        y = _ops.where(_ops.asarray(empty), _ops.asarray(-np.inf, dtype=x.dtype), y)
+    if unbatched:
+        y, idx = y[0], idx[0]
+    return (y, idx) if return_indices else y
+
+
+# -- average pooling --------------------------------------------------------------------
+
+def _divisor(size, k, s, p, o, count_include_pad):
+    """PyTorch's per-window count along one axis: the window clipped to the padded
+    input (count_include_pad) or to the input."""
+    start = np.arange(o) * s - p
+    end = np.minimum(start + k, size + p)
+    if count_include_pad:
+        return end - start
+    return np.minimum(end, size) - np.maximum(start, 0)
+
+
+def avg_pool2d(input: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None,
+               padding: IntOrTuple = 0, ceil_mode: bool = False,
+               count_include_pad: bool = True, divisor_override: Optional[int] = None
+               ) -> Tensor:
+    """torch.nn.functional.avg_pool2d over ``input`` (N, C, H, W) or unbatched (C, H, W).
+
+    ``kernel_size``, ``stride`` (default: the kernel size) and ``padding`` (zeros, at
+    most half the kernel) are ints or pairs, ``ceil_mode`` as in :func:`max_pool2d`.
+    Each window's sum is divided by ``divisor_override`` if given, else by its number of
+    elements inside the padded input (``count_include_pad=True``) or inside the input.
+    Float and complex dtypes; linear, differentiable to any order.  CPU only."""
+    fn = "avg_pool2d"
+    x = on_cpu(fn, input)
+    float_dtype(fn, x)
+    x, unbatched, ks, ss, ps, _, outs = _geometry(fn, x, kernel_size, stride, padding, 1,
+                                                  ceil_mode)
+    (n, c, h, w) = x.shape
+    # ceil mode's last window may reach past the padding: pad (with zeros) further
+    pads = tuple((p, max(p, (o - 1) * s + k - size - p))
+                 for size, k, s, p, o in zip((h, w), ks, ss, ps, outs))
+    ones = _ops.ones((1, 1) + ks, dtype=x.dtype)
+    y = conv_p.bind(_ops.reshape(x, (n * c, 1, h, w)), ones, strides=ss, padding=pads,
+                    lhs_dilation=(1, 1), rhs_dilation=(1, 1), groups=1)
+    if divisor_override is not None:
+        d = ints(fn, "divisor_override", divisor_override, 1, 1)[0]
+        y = y / d
+    else:
+        dh, dw = (_divisor(size, k, s, p, o, bool(count_include_pad))
+                  for size, k, s, p, o in zip((h, w), ks, ss, ps, outs))
+        real = np.empty(0, x.dtype).real.dtype
+        y = y * _ops.asarray((1.0 / np.outer(dh, dw)).astype(real))
+    y = _ops.reshape(y, (n, c) + outs)
+    return y[0] if unbatched else y
