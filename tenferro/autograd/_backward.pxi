@@ -445,5 +445,7 @@ cdef object _run_parallel(_Pass p, create_graph, Py_ssize_t workers):
     finally:
         _join(q, started)
     if q.error is not None:
-        raise q.error[1]
+        err = q.error[1]
+        q.error = None   # its traceback refers to the pass through work(): no cycle
+        raise err
     return p.captured
