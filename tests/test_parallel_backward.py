@@ -36,7 +36,8 @@ def grads_of(build, leaves, workers, **kw):
     for w in leaves:
         w.grad = None
     build().backward(num_workers=workers, **kw)
-    return [None if w.grad is None else w.grad.detach().numpy().copy() for w in leaves]
+    return [None if w.grad is None else w.grad.detach().to("cpu").numpy().copy()
+            for w in leaves]
 
 
 def assert_identical(gs, ref):
@@ -335,6 +336,19 @@ def test_small_graphs_and_other_devices_run_serially(monkeypatch):
     m.register_hook(lambda g: names.append(threading.current_thread().name))
     (m * 2).sum().backward(num_workers=4)   # 4 nodes
     assert names == [threading.current_thread().name]
+
+
+def test_graphs_on_other_devices_run_serially(accel_device):
+    x = tf.tensor(np.linspace(0.1, 0.9, 4), device=accel_device,
+                  dtype=np.float32).requires_grad_()
+    names = []
+    ms = [tf.sin(x * float(j)) for j in range(1, 6)]
+    for m in ms:
+        m.register_hook(lambda g: names.append(threading.current_thread().name))
+    ref = grads_of(lambda: sum((m * m).sum() for m in ms), [x], 1, retain_graph=True)
+    names.clear()
+    assert_identical(grads_of(lambda: sum((m * m).sum() for m in ms), [x], 4), ref)
+    assert set(names) == {threading.current_thread().name}
 
 
 def test_no_reference_cycles_and_no_threads_left():
