@@ -9,7 +9,9 @@ Graphs with independent heavy branches summed into one loss:
   (many mid-sized ops: Python overhead and the kernels' thread team matter).
 
 Each case times ``backward`` alone on a retained graph (the leaves' ``.grad`` cleared
-before each call) with ``compare.py``'s best-of-N timer.  tenferro runs serially and
+before each call), best of ``--repeat`` repeats of calls lasting ``--min-time``, the four
+tenferro settings' repeats interleaved (so that a shared machine's load weighs on all
+alike).  tenferro runs serially and
 with ``num_workers=2``, both with ``--threads`` kernel threads (default 2); then both
 again with the kernels on one thread each (``tenferro.num_threads(1)``: two workers
 times one thread is the other way to share 2 cores).  PyTorch's ``backward`` on the same
@@ -97,6 +99,31 @@ def _check(make):
     assert all(np.array_equal(a, b) for a, b in zip(*got)), "parallel != serial"
 
 
+def _interleaved(fns, repeat, min_time):
+    """Best time per call of each ``fns[threads, workers]``, their repeats interleaved
+    (a shared machine's load then weighs on every setting alike)."""
+    number = {}
+    for key, fn in fns.items():
+        with tf.num_threads(key[0]):
+            fn()   # warm-up
+            t0 = time.perf_counter()
+            fn()
+            number[key] = max(1, int(min_time / max(time.perf_counter() - t0, 1e-9)))
+    best = dict.fromkeys(fns, float("inf"))
+    gc.disable()
+    try:
+        for _ in range(repeat):
+            for key, fn in fns.items():
+                with tf.num_threads(key[0]):
+                    t0 = time.perf_counter()
+                    for _ in range(number[key]):
+                        fn()
+                    best[key] = min(best[key], (time.perf_counter() - t0) / number[key])
+    finally:
+        gc.enable()
+    return best
+
+
 def main(argv=None):
     args = compare.parse_args(argv, __doc__)
     n = args.threads
@@ -112,12 +139,9 @@ def main(argv=None):
             continue
         _check(make)
         loss, leaves = make("tenferro")
-        t = {}
-        for threads in (n, 1):
-            with tf.num_threads(threads):
-                for k in (1, 2):
-                    t[threads, k] = compare.best_of(_backward("tenferro", loss, leaves, k),
-                                                    args.repeat, args.min_time)
+        fns = {(threads, k): _backward("tenferro", loss, leaves, k)
+               for threads in (n, 1) for k in (1, 2)}
+        t = _interleaved(fns, args.repeat, args.min_time)
         rows.append((name, t))
         del loss, leaves
         gc.collect()
