@@ -215,11 +215,15 @@ def detach(t):
 
 
 def accumulator(t):
-    """The leaf's AccumulateGrad node."""
+    """The leaf's AccumulateGrad node (made once, also when the workers of a parallel
+    backward with ``create_graph`` record operations on the leaf at the same time)."""
     m = t._ad
     acc = m.accumulator
     if acc is None:
-        acc = m.accumulator = AccumulateGrad(t)
+        with _accumulate_lock:
+            acc = m.accumulator
+            if acc is None:
+                acc = m.accumulator = AccumulateGrad(t)
     return acc
 
 
