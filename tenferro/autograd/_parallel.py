@@ -5,8 +5,8 @@ setting (:func:`set_backward_workers`, the :func:`backward_workers` context mana
 following :func:`tenferro.set_num_threads`'s conventions) run the independent branches
 of the backward graph on ``k`` threads: the calling thread and ``k - 1`` started for
 the pass and joined before it returns.  The scheduler is compiled with the serial one
-(``_backward.pxi``); it sums every cotangent in the serial pass's order, so the
-results are the serial pass's bit for bit.  The default is 1 (serial).
+(``_backward_parallel.pxi``, in ``_tape``); it sums every cotangent in the serial pass's
+order, so the results are the serial pass's bit for bit.  The default is 1 (serial).
 """
 from __future__ import annotations
 
