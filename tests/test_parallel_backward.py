@@ -391,6 +391,42 @@ def test_an_error_in_one_branch_propagates_naming_the_op():
     check(lambda: sum(tf.cos(x * j).sum() for j in range(6)), [x], repeats=1)
 
 
+def test_a_failing_rule_stops_the_pass():
+    def bad_rule(ct, primals, out, params, needs):
+        raise ArithmeticError("rule failed")
+    x = leaf(rnd(3, seed=23))
+    with tf.AdContext({"exp": {"vjp": bad_rule}}):
+        y = sum(tf.sin(x * j).sum() for j in range(6)) + tf.exp(x).sum()
+    for k in WORKERS:
+        with pytest.raises(ArithmeticError, match="rule failed") as info:
+            y.backward(retain_graph=True, num_workers=k)
+        if hasattr(info.value, "add_note"):
+            assert "tenferro: raised in the backward of ExpBackward" in info.value.__notes__
+        assert not backward_threads()
+
+
+def test_a_backward_started_on_a_worker_runs_serially():
+    x, z = leaf(rnd(3, seed=24)), leaf(rnd(3, seed=25))
+    inner = []
+
+    def hook(g):   # a hook that differentiates something else, on a worker thread
+        with tf.enable_grad():   # backward runs with grad mode off, as PyTorch's
+            w = z * 1.0
+            y = (tf.sin(w) * w).sum() + tf.exp(w).sum()
+        inner.append((autograd.grad(y, [z], num_workers=4)[0].numpy(),
+                      _tape.in_backward_worker()))
+    ref = None
+    for k in (1,) + WORKERS:
+        del inner[:]
+        ms = [tf.sin(x * j) for j in range(1, 7)]
+        ms[2].register_hook(hook)
+        got = grads_of(lambda: sum(m.sum() for m in ms), [x], k)
+        assert len(inner) == 1 and inner[0][1] == (k > 1)
+        got.append(inner[0][0])
+        ref = got if ref is None else ref
+        assert_identical(got, ref)
+
+
 def test_bad_num_workers():
     y = leaf(np.ones(2)).sum()
     for bad in (0, -1, 1.5, True, "2", 10 ** 6):
