@@ -49,7 +49,9 @@ def set_backward_workers(n: int | None) -> None:
     """Run eager backward passes on ``n`` threads (``None`` or 1: serially, the default).
 
     The results are those of the serial pass, bit for bit.  It pays on graphs with
-    independent heavy branches on the CPU; see docs/autodiff.md, "Parallel backward"."""
+    independent heavy branches on the CPU; keep ``n`` times the kernels' thread count
+    (:func:`tenferro.num_threads`) within the cores, as the workers do not divide it.
+    See docs/autodiff.md, "Parallel backward"."""
     global _workers
     n = 1 if n is None else _checked("set_backward_workers", n)
     with _lock:
