@@ -4,11 +4,12 @@
 # to do at a node (:meth:`_Pass.step`).  Two schedulers drive it: the serial one
 # (:func:`run_backward`, Kahn's algorithm with a LIFO ready stack, iterative), and the
 # parallel one (:class:`_Parallel` in ``_backward_parallel.pxi``, included at the end:
-# ``workers`` threads taking ready nodes from a heap ordered by the serial pass's order).  The parallel scheduler gives the serial pass's
-# results bit for bit: a node's incoming cotangents are kept apart until every producer
-# has run, then summed in the order the serial pass adds them (producer by producer in
-# serial order, edge by edge), so every sum -- and with ``create_graph`` every recorded
-# addition -- is the serial pass's own.
+# ``workers`` threads taking ready nodes from a heap ordered by the serial pass's
+# order).  The parallel scheduler gives the serial pass's results bit for bit: a node's
+# incoming cotangents are kept apart until every producer has run, then summed in the
+# order the serial pass adds them (producer by producer in serial order, edge by edge),
+# so every sum -- and with ``create_graph`` every recorded addition -- is the serial
+# pass's own.
 
 @cython.final
 @cython.no_gc  # referenced only by one backward pass's table: never part of a cycle

@@ -2,10 +2,10 @@
 
 Eagerly (the tape), :class:`CheckpointNode` keeps ``f`` and its inputs and re-runs ``f``
 in backward; :func:`is_checkpointing` tells code whether it runs in such a re-run
-(shrew's flag, per thread).  Inside a traced graph, ``f`` is traced into a sub-graph applied by the
-``checkpoint`` call primitive, whose derivative rules apply ``checkpoint`` to the
-sub-graph's JVP and VJP graphs: the backward program recomputes the segment from its
-inputs (JAX's ``jax.checkpoint``/remat).
+(shrew's flag, per thread).  Inside a traced graph, ``f`` is traced into a sub-graph
+applied by the ``checkpoint`` call primitive, whose derivative rules apply
+``checkpoint`` to the sub-graph's JVP and VJP graphs: the backward program recomputes
+the segment from its inputs (JAX's ``jax.checkpoint``/remat).
 """
 from __future__ import annotations
 
