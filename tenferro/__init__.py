@@ -54,7 +54,8 @@ from .autograd import clear_grads  # noqa: F401
 from . import autograd  # noqa: F401
 from .autograd import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled,  # noqa: F401
                        value_and_grad, vjp, jvp, linearize, hvp, jacrev, jacfwd, hessian,
-                       stop_gradient, checkpoint, checkpoint_sequential)
+                       stop_gradient, checkpoint, checkpoint_sequential, is_checkpointing,
+                       set_backward_workers, get_backward_workers, backward_workers)
 from .autograd import functional_grad as grad, AdContext  # noqa: F401
 from .batching import vmap, _rules_calls  # noqa: F401  (_rules_calls: after autograd)
 from ._errors import ConcretizationError  # noqa: F401
@@ -150,7 +151,8 @@ __all__ = [
     "extension_cache", "cache_stats", "clear_caches", "clear_grads",
     "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "grad",
     "value_and_grad", "vjp", "jvp", "linearize", "hvp", "jacrev", "jacfwd", "hessian",
-    "stop_gradient", "checkpoint", "checkpoint_sequential", "AdContext", "vmap",
+    "stop_gradient", "checkpoint", "checkpoint_sequential", "is_checkpointing",
+    "set_backward_workers", "get_backward_workers", "backward_workers", "AdContext", "vmap",
     "TensorSpec", "Graph", "Program", "compile", "jit", "make_graph", "lazy", "realize",
     "save", "load", "trace", "newaxis", "pi", "e", "inf", "nan",
     "autograd", "batching", "devices", "graph", "random", "array_api",

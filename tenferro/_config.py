@@ -39,6 +39,7 @@ def config() -> dict[str, Any]:
         "threads": _threads.get_num_threads(),
         "blas": _blas.blas_info(),            # loads SciPy's BLAS if no call has yet
         "blas_threads": _blas.get_blas_threads(),
+        "backward_workers": tenferro.get_backward_workers(),
         "scipy_blas_spin": _blas.scipy_blas_spin(),
         "runtime_env": dict(tenferro.runtime_env),
         "numpy_blas_spin": numpy_blas_spin(),
@@ -75,7 +76,8 @@ def show_config() -> None:
              "  numpy:     %s   scipy: %s" % (c["numpy"], c["scipy"]),
              "  openmp:    %s" % ("yes" if c["openmp"] else
                                   "no (kernels run on one thread)"),
-             "  threads:   %d (tenferro kernels)   BLAS: %s" % (c["threads"], c["blas_threads"])]
+             "  threads:   %d (tenferro kernels)   BLAS: %s   backward workers: %d"
+             % (c["threads"], c["blas_threads"], c["backward_workers"])]
     if c["runtime_env"]:
         lines.append("  set at load: %s" % " ".join("%s=%s" % kv
                                                     for kv in c["runtime_env"].items()))

@@ -310,3 +310,121 @@ def test_nested_checkpoints_capture_through_both_levels():
     for i, gi in enumerate(grads):
         assert_close(gi, tf.grad(f0, argnums=i)(x, w).numpy(), **TOL)
     _fd_check(f0, [x, w], grads, "nested")
+
+
+# -- shrew's checkpoint_sequential edge cases and is_checkpointing (issue 22) ------------
+
+def _leaf(shape, *key):
+    return _t(shape, *key).requires_grad_()
+
+
+def test_checkpoint_sequential_edge_cases():
+    fns = [tf.sin, lambda v: v * 2.0, tf.exp]
+    x = _leaf((4,), "seq-edges")
+    assert tf.checkpoint_sequential([], 3, x) is x            # no functions: the input
+    want = tf.exp(tf.sin(x) * 2.0)
+    g_want, = tf.autograd.grad(want.sum(), [x])
+    for segments in (1, 2, 3, 4, 10):                        # more segments than functions
+        y = tf.checkpoint_sequential(fns, segments, x)
+        assert_close(y.detach(), want.detach().numpy(), **TOL)
+        g, = tf.autograd.grad(y.sum(), [x])
+        assert_close(g, g_want.numpy(), **TOL)
+    # with more segments than functions, each function but the last is one checkpoint
+    y = tf.checkpoint_sequential(fns, 10, x)
+    assert y.grad_fn.name == "ExpBackward"
+    assert y.grad_fn.next_functions[0][0].name == "CheckpointBackward"
+    assert y.grad_fn.next_functions[0][0].next_functions[0][0].name == "CheckpointBackward"
+    for bad in (0, -2, 1.5, True, None):
+        with pytest.raises(ValueError, match="segments must be a positive int"):
+            tf.checkpoint_sequential(fns, bad, x)
+    with pytest.raises(ValueError, match="segments"):
+        tf.checkpoint_sequential([], 0, x)
+    # traced: the same edge cases
+    g = tf.make_graph(lambda v: tf.checkpoint_sequential(fns, 7, v).sum(), x.detach())
+    assert_close(g(x.detach()), want.sum().detach().numpy(), **TOL)
+
+
+def test_is_checkpointing_is_true_only_in_recomputations():
+    seen = []
+
+    def block(v):
+        seen.append(tf.is_checkpointing())
+        return tf.sin(v) * v
+    x = _leaf((3,), "is-ckpt")
+    assert not tf.is_checkpointing()
+    y = tf.checkpoint(block, x)
+    assert seen == [False]                  # the forward run
+    y.sum().backward()
+    assert seen == [False, True]            # the recomputation
+    assert not tf.is_checkpointing()
+    assert tf.autograd.is_checkpointing is tf.is_checkpointing
+    # no recording (no_grad, plain tensors): f just runs
+    del seen[:]
+    tf.checkpoint(block, x.detach())
+    assert seen == [False]
+    # traced: f is traced once; the recomputation is the compiled program's
+    del seen[:]
+    tf.make_graph(lambda v: tf.checkpoint(block, v).sum(), x.detach()).grad()(x.detach())
+    assert seen == [False]
+
+
+def test_is_checkpointing_nests_and_survives_errors():
+    seen = []
+
+    def inner(v):
+        seen.append(("inner", tf.is_checkpointing()))
+        return tf.exp(v)
+
+    def outer(v):
+        seen.append(("outer", tf.is_checkpointing()))
+        return tf.checkpoint(inner, tf.sin(v)) * 2.0
+    x = _leaf((3,), "nested-is-ckpt")
+    tf.checkpoint(outer, x).sum().backward()
+    # forward: outer, inner; backward: outer re-run (its inner call's forward sees the
+    # flag of the outer recomputation), then inner re-run
+    assert seen == [("outer", False), ("inner", False), ("outer", True), ("inner", True),
+                    ("inner", True)]
+    assert not tf.is_checkpointing()
+
+    def failing(v):
+        if tf.is_checkpointing():
+            raise ValueError("recomputation failed")
+        return v * 3.0
+    y = tf.checkpoint(failing, x)
+    with pytest.raises(ValueError, match="recomputation failed"):
+        y.sum().backward()
+    assert not tf.is_checkpointing()
+
+
+def test_is_checkpointing_is_per_thread():
+    import threading
+
+    other, started, release = [], threading.Event(), threading.Event()
+
+    def watcher():
+        started.set()
+        release.wait(5)
+        other.append(tf.is_checkpointing())
+
+    def block(v):
+        if tf.is_checkpointing():
+            release.set()
+            t.join(5)
+            other.append(tf.is_checkpointing())
+        return tf.sin(v)
+    t = threading.Thread(target=watcher)
+    t.start()
+    started.wait(5)
+    x = _leaf((2,), "thread-is-ckpt")
+    tf.checkpoint(block, x).sum().backward()
+    assert other == [False, True]   # the other thread, then this one, during the re-run
+
+
+def test_a_function_that_draws_nothing_is_not_replayed():
+    x = _leaf((3,), "no-draws")
+    y = tf.checkpoint(lambda v: tf.sin(v), x)
+    assert y.grad_fn.rng_state is None
+    z = tf.checkpoint(lambda v: v * tf.random.normal(size=3), x)
+    assert z.grad_fn.rng_state is not None
+    assert tf.checkpoint(lambda v: v * tf.random.normal(size=3), x,
+                         preserve_rng_state=False).grad_fn.rng_state is None

@@ -10,6 +10,8 @@
   :mod:`tenferro.autograd.extend`; an :class:`AdContext` overrides some of them
   inside a ``with`` block or for one graph transform.
 * :func:`gradcheck` compares both modes with finite differences.
+* Parallel backward: ``backward(num_workers=k)`` / :func:`set_backward_workers` run
+  independent branches on ``k`` threads, with the serial pass's results bit for bit.
 * Traced graphs: ``Graph.grad``/``vjp``/``jvp`` (attached here to the compiler's
   :class:`~tenferro.graph.Graph`); the compiler itself is :mod:`tenferro.graph`.
 
@@ -23,7 +25,9 @@ from ._functional import (value_and_grad, vjp, jvp, linearize, hvp, jacrev,  # n
 from .._primitive import Tracer  # noqa: F401
 from ._functional import grad as functional_grad  # noqa: F401
 from ._context import AdContext  # noqa: F401
-from ._checkpoint import checkpoint, checkpoint_sequential  # noqa: F401
+from ._checkpoint import checkpoint, checkpoint_sequential, is_checkpointing  # noqa: F401
+from ._parallel import (set_backward_workers, get_backward_workers,  # noqa: F401
+                        backward_workers)
 from .._tree import tree_flatten, tree_unflatten, tree_map  # noqa: F401
 from . import extend  # noqa: F401
 from . import _rules  # noqa: F401  (registers every rule)

@@ -1,13 +1,15 @@
 """Gradient checkpointing: drop a function's intermediates, recompute them in backward.
 
 Eagerly (the tape), :class:`CheckpointNode` keeps ``f`` and its inputs and re-runs ``f``
-in backward.  Inside a traced graph, ``f`` is traced into a sub-graph applied by the
-``checkpoint`` call primitive, whose derivative rules apply ``checkpoint`` to the
-sub-graph's JVP and VJP graphs: the backward program recomputes the segment from its
-inputs (JAX's ``jax.checkpoint``/remat).
+in backward; :func:`is_checkpointing` tells code whether it runs in such a re-run
+(shrew's flag, per thread).  Inside a traced graph, ``f`` is traced into a sub-graph
+applied by the ``checkpoint`` call primitive, whose derivative rules apply
+``checkpoint`` to the sub-graph's JVP and VJP graphs: the backward program recomputes
+the segment from its inputs (JAX's ``jax.checkpoint``/remat).
 """
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING
 
 from .. import _primitive, random as _random
@@ -25,7 +27,29 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from typing import Any
 
-__all__ = ["checkpoint", "checkpoint_sequential"]
+__all__ = ["checkpoint", "checkpoint_sequential", "is_checkpointing"]
+
+_local = threading.local()      # .depth: re-runs of checkpointed functions in progress
+# Held while a recomputation replays the global random generator (parallel backward
+# may recompute several checkpoints at once; the generator is one for the process).
+_rng_lock = threading.RLock()
+
+
+def is_checkpointing() -> bool:
+    """Whether this thread runs a checkpointed function again to recompute its
+    intermediates for backward (shrew's ``is_checkpointing``).  False in the first,
+    forward run of the function, in all other code and in other threads; inside a
+    traced graph the function is traced once, and this is False then too."""
+    return getattr(_local, "depth", 0) > 0
+
+
+def _recompute(fn, xs):
+    """``fn(*xs)`` as a recomputation (:func:`is_checkpointing` is True meanwhile)."""
+    _local.depth = getattr(_local, "depth", 0) + 1
+    try:
+        return fn(*xs)
+    finally:
+        _local.depth -= 1
 
 
 class CheckpointNode(Node):
@@ -54,14 +78,15 @@ class CheckpointNode(Node):
             xs = [(positive(x) if create_graph else detach(x).requires_grad_()) if n
                   else detach(x) for x, n in zip(self.primals, needs)]
             if self.rng_state is None:
-                outs = self.fn(*xs)
+                outs = _recompute(self.fn, xs)
             else:
-                saved = _random.get_state()
-                _random.set_state(self.rng_state)
-                try:
-                    outs = self.fn(*xs)
-                finally:
-                    _random.set_state(saved)
+                with _rng_lock:
+                    saved = _random.get_state()
+                    _random.set_state(self.rng_state)
+                    try:
+                        outs = _recompute(self.fn, xs)
+                    finally:
+                        _random.set_state(saved)
         outs = outs if isinstance(outs, tuple) else (outs,)
         pairs = [(o, c) for o, c in zip(outs, cts)
                  if c is not None and o._ad is not None and o.requires_grad]
@@ -189,6 +214,8 @@ def checkpoint(f: Callable[..., Any], *args: Any, preserve_rng_state: bool = Tru
     rng_state = _random.get_state() if preserve_rng_state else None
     with no_grad():
         out = f(*[detach(a) for a in args])
+    if rng_state is not None and _random.get_state() == rng_state:
+        rng_state = None   # f drew nothing from the generator: nothing to replay
     outs = _check_outputs(out)
     edges = []
     for a in args:
@@ -211,13 +238,19 @@ def checkpoint(f: Callable[..., Any], *args: Any, preserve_rng_state: bool = Tru
 
 def checkpoint_sequential(functions: Sequence[Callable[..., Any]], segments: int,
                           input: Any, preserve_rng_state: bool = True) -> Any:
-    """Run ``functions`` (callables applied in turn) in ``segments`` chunks, each chunk
-    but the last under :func:`checkpoint` (PyTorch's ``checkpoint_sequential``)."""
+    """Run ``functions`` (callables applied in turn) in ``segments`` chunks of
+    ``ceil(len(functions) / segments)``, each chunk but the last under
+    :func:`checkpoint` (PyTorch's ``checkpoint_sequential``, with shrew's edge cases: no
+    functions returns ``input`` itself, and more segments than functions puts one
+    function in each segment)."""
     functions = list(functions)
-    if not 1 <= segments <= max(len(functions), 1):
-        raise ValueError("tenferro.checkpoint_sequential: segments must be between 1 and the "
-                         "number of functions (%d), got %d" % (len(functions), segments))
-    size = -(-len(functions) // segments)
+    if isinstance(segments, bool) or not hasattr(segments, "__index__") \
+            or segments.__index__() < 1:
+        raise ValueError("tenferro.checkpoint_sequential: segments must be a positive int, "
+                         "got %r" % (segments,))
+    if not functions:
+        return input
+    size = -(-len(functions) // segments.__index__())   # 1 for more segments than functions
     chunks = [functions[i:i + size] for i in range(0, len(functions), size)]
 
     def run(chunk):

@@ -5,7 +5,9 @@ primitive, its parameters, the inputs its VJP rule needs and, per input, an edge
 the node that produced it (``None`` when no gradient flows there).  Leaves that
 require grad end in an :class:`AccumulateGrad` node.  :func:`run_backward` orders
 the graph with Kahn's algorithm (iterative: no recursion limit on deep graphs),
-sums the cotangents arriving at each node once per use, and applies the VJP rules.
+sums the cotangents arriving at each node once per use, and applies the VJP rules;
+with ``num_workers > 1`` independent nodes run on several threads, with the serial
+pass's results (:mod:`tenferro.autograd._parallel`).
 
 Eager recording (:func:`record`) is installed as ``tenferro._primitive.recorder``: every
 eagerly bound primitive with an input that requires grad gets a node.  Nothing here
@@ -28,7 +30,7 @@ from .._errors import DeviceMismatchError
 from .._ir import is_abstract
 from .._ops import asarray, copy, copy_into, is_contiguous, ones_like, zeros_like
 from .._tensor import Tensor, _wrap
-from . import _leaves, _tape
+from . import _leaves, _parallel, _tape
 from ._tape import (AutogradMeta, Node, TapeNode, ZeroNode, _FREED,  # noqa: F401
                     _nonleaf_meta, check_zero_derivative, record, run_backward)
 
@@ -213,11 +215,15 @@ def detach(t):
 
 
 def accumulator(t):
-    """The leaf's AccumulateGrad node."""
+    """The leaf's AccumulateGrad node (made once, also when the workers of a parallel
+    backward with ``create_graph`` record operations on the leaf at the same time)."""
     m = t._ad
     acc = m.accumulator
     if acc is None:
-        acc = m.accumulator = AccumulateGrad(t)
+        with _accumulate_lock:
+            acc = m.accumulator
+            if acc is None:
+                acc = m.accumulator = AccumulateGrad(t)
     return acc
 
 
@@ -282,8 +288,11 @@ def _targets(op, inputs):
     return [_graph_edge(op, x, i, "input") for i, x in enumerate(inputs)]
 
 
-def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
-    """Accumulate the gradients of ``tensors`` into the ``.grad`` of the leaves."""
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None,
+             num_workers=None):
+    """Accumulate the gradients of ``tensors`` into the ``.grad`` of the leaves
+    (``num_workers``: threads for the pass, see :func:`set_backward_workers`)."""
+    workers = _parallel.workers("backward", num_workers)
     tensors = _as_tuple(tensors)
     grads = _as_tuple(grad_tensors) if grad_tensors is not None else (None,) * len(tensors)
     if len(grads) != len(tensors):
@@ -294,14 +303,15 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     keep = create_graph if retain_graph is None else retain_graph
     owned = {id(g) for g in cts}
     if inputs is None:
-        run_backward(roots, cts, create_graph=create_graph, keep_graph=keep, owned=owned)
+        run_backward(roots, cts, create_graph=create_graph, keep_graph=keep, owned=owned,
+                     workers=workers)
         return
     inputs = _as_tuple(inputs)
     if not inputs:
         raise RuntimeError("tenferro.backward: inputs= was given but is empty")
     targets = _targets("backward", inputs)
     captured = run_backward(roots, cts, create_graph=create_graph, keep_graph=keep,
-                            targets=targets, owned=owned)
+                            targets=targets, owned=owned, workers=workers)
     for x, key in zip(inputs, targets):  # non-leaf inputs: accumulate into .grad too
         g = captured.get(key)
         if x._ad.grad_fn is not None and g is not None:
@@ -310,8 +320,10 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-         allow_unused=None, materialize_grads=False):
-    """The gradients of ``outputs`` with respect to ``inputs`` (``.grad`` untouched)."""
+         allow_unused=None, materialize_grads=False, num_workers=None):
+    """The gradients of ``outputs`` with respect to ``inputs`` (``.grad`` untouched;
+    ``num_workers``: threads for the pass, see :func:`set_backward_workers`)."""
+    workers = _parallel.workers("autograd.grad", num_workers)
     single = isinstance(inputs, Tensor)
     outputs = _as_tuple(outputs)
     inputs = _as_tuple(inputs)
@@ -327,7 +339,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     targets = _targets("autograd.grad", inputs)
     keep = create_graph if retain_graph is None else retain_graph
     captured = run_backward(roots, cts, create_graph=create_graph, keep_graph=keep,
-                            targets=targets, accumulate=False)
+                            targets=targets, accumulate=False, workers=workers)
     res = []
     for i, (x, key) in enumerate(zip(inputs, targets)):
         g = captured.get(key)
@@ -451,10 +463,12 @@ class _TensorAutograd:
 
     grad = property(Tensor.grad.fget, _set_grad)
 
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None,
+                 num_workers=None):
         """Accumulate the gradient of this tensor into the leaves' ``.grad`` (PyTorch's
-        ``backward``; a non-scalar tensor needs ``gradient``)."""
-        backward(self, gradient, retain_graph, create_graph, inputs)
+        ``backward``; a non-scalar tensor needs ``gradient``; ``num_workers``: threads
+        for the pass, see :func:`tenferro.set_backward_workers`)."""
+        backward(self, gradient, retain_graph, create_graph, inputs, num_workers)
 
     def detach(self):
         """The same data, cut from every autodiff graph and transform."""
