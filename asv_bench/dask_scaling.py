@@ -9,7 +9,8 @@ greedily as ``tenferro.dask``'s ``target_size`` does), computes from the plan al
 
 * the task graph that ``tenferro.dask._run.contract`` builds, built without running it
   (a scheduler that records the graph): its tasks, its edges between tasks, the pickled
-  size of its tasks (the operands, sent once, are not counted);
+  size of its tasks (the operands, sent once, are not counted) and the seconds this
+  process took to build it (measured: the client's serial cost, before any task runs);
 * flops of one slice and of all slices (``Network.cost``: one multiply-add per element
   of each pairwise step's index space), the slicing overhead (all slices / unsliced)
   and the largest intermediate of one slice (the memory a worker needs per task);
@@ -17,7 +18,7 @@ greedily as ``tenferro.dask``'s ``target_size`` does), computes from the plan al
   each edge between tasks moving one result with probability ``(W-1)/W``, the result
   sent to the client;
 * a predicted wall time for each of ``--workers``, from a simple model:
-  ``T(W) = max(tasks * c, ceil(leaves / W) * (flops_leaf / R + c)) + depth * c
+  ``T(W) = build + max(tasks * c, ceil(leaves / W) * (flops_leaf / R + c)) + depth * c
   + W * operand_bytes / B``, where ``c`` is Dask's cost per task (measured here on a
   one-worker LocalCluster: trivial tasks per second), ``R`` the flop rate of one
   worker thread (measured here: the contraction of one slice of the most-sliced row
@@ -28,7 +29,7 @@ greedily as ``tenferro.dask``'s ``target_size`` does), computes from the plan al
 Prints a Markdown table (the one in docs/distributed.md, "The cost model of slicing").
 
     python asv_bench/dask_scaling.py [--graph regular|lattice] [--tensors 60] [--bond 8]
-        [--seed 0] [--open 0] [--max-slices 32768] [--workers 1,16,256,4096]
+        [--seed 0] [--open 0] [--max-slices 4096] [--workers 1,16,256,4096]
         [--comm-workers 64] [--task-overhead S] [--flop-rate F] [--bandwidth B]
         [--optimize cotengra|greedy]
 """
@@ -100,7 +101,7 @@ def operands(net, seed=0):
 
 def task_graph(net, path, sliced, arrays):
     """The graph ``_run.contract`` builds (on Dask's local-scheduler branch), recorded
-    by a scheduler that runs nothing: {key: task}."""
+    by a scheduler that runs nothing: ({key: task}, seconds taken to build it)."""
     import dask
 
     seen = {}
@@ -110,9 +111,10 @@ def task_graph(net, path, sliced, arrays):
         seen["graph"] = dict(g)
         return [None for _ in keys]
 
+    t0 = time.perf_counter()
     with dask.config.set(scheduler=record):
         _run.contract(net, path, sliced, arrays, None)
-    return seen["graph"]
+    return seen["graph"], time.perf_counter() - t0
 
 
 def graph_stats(graph, slice_bytes, out_bytes):
@@ -221,7 +223,7 @@ def parse_args(argv):
     p.add_argument("--bond", type=int, default=8)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--open", type=int, default=0, help="open legs (output labels)")
-    p.add_argument("--max-slices", type=int, default=32768)
+    p.add_argument("--max-slices", type=int, default=4096)
     p.add_argument("--workers", default="1,16,256,4096")
     p.add_argument("--comm-workers", type=int, default=64)
     p.add_argument("--task-overhead", type=float, default=None, help="seconds per task")
@@ -255,21 +257,23 @@ def main(argv=None):
           "(one thread), B = %.3g bytes/s -->" % (
               args.graph, len(net.ins), args.bond, args.open, how,
               fmt_bytes(ITEM * full_largest), full_flops, fmt_s(c), rate, args.bandwidth))
-    print("| slices | sliced indices | tasks | edges | graph (pickled) | flops / slice "
+    print("| slices | sliced indices | tasks | edges | graph (pickled) | graph build "
+          "| flops / slice "
           "| flops, all slices | overhead | largest intermediate / slice "
           "| communication, %d workers | %s |"
           % (wc, " | ".join("T(%d workers)" % w for w in workers)))
-    print("|" + "---:|" * (10 + len(workers)))
+    print("|" + "---:|" * (11 + len(workers)))
     for sliced, n in rows:
         largest, flops = net.cost(path, sliced)
         placed = math.prod(net.size[l] for l in sliced if l in net.out)
-        g = graph_stats(task_graph(net, path, sliced, arrays), out_bytes // placed, out_bytes)
+        graph, build = task_graph(net, path, sliced, arrays)
+        g = graph_stats(graph, out_bytes // placed, out_bytes)
         comm = wc * op_bytes + g["moved"] * (wc - 1) / wc + out_bytes
         per_leaf = flops * n / g["leaves"] / rate
-        times = [max(g["tasks"] * c, math.ceil(g["leaves"] / w) * (per_leaf + c))
+        times = [build + max(g["tasks"] * c, math.ceil(g["leaves"] / w) * (per_leaf + c))
                  + g["depth"] * c + w * op_bytes / args.bandwidth for w in workers]
-        print("| %d | %d | %d | %d | %s | %.3g | %.3g | %.2fx | %s | %s | %s |" % (
-            n, len(sliced), g["tasks"], g["edges"], fmt_bytes(g["bytes"]), flops,
+        print("| %d | %d | %d | %d | %s | %s | %.3g | %.3g | %.2fx | %s | %s | %s |" % (
+            n, len(sliced), g["tasks"], g["edges"], fmt_bytes(g["bytes"]), fmt_s(build), flops,
             flops * n, flops * n / full_flops, fmt_bytes(ITEM * largest), fmt_bytes(comm),
             " | ".join(fmt_s(t) for t in times)), flush=True)
 

@@ -118,10 +118,11 @@ def start_cluster(n_workers):
     return cluster, Client(cluster)
 
 
-def make(mode, grad=False, n_slices=None):
+def make(mode, grad=False, n_slices=None, client=None):
     """``(run, close)``: a zero-argument callable running the case in ``mode`` and the
-    callable that releases what it holds (a cluster).  ``grad``: the gradient case (its
-    smaller bond, all operands)."""
+    callable that releases what it holds (a cluster it started: none when ``client`` is
+    given for a workers mode).  ``grad``: the gradient case (its smaller bond, all
+    operands)."""
     import tenferro as tf
 
     tf.set_num_threads(1)
@@ -129,7 +130,7 @@ def make(mode, grad=False, n_slices=None):
     n_slices = n_slices or (GRAD_SLICES if grad else N_SLICES)
     spec, arrays = network(bond=bond)
     ops = [tf.asarray(a) for a in arrays]
-    cluster = client = None
+    cluster = None
     if mode == "local":
         contract = functools.partial(tf.einsum, optimize=local_path(bond))
     else:
@@ -137,7 +138,9 @@ def make(mode, grad=False, n_slices=None):
             import tenferro.dask as td
         except ImportError as e:
             raise NotImplementedError("dask is not installed: %s" % e)
-        if mode != "threaded":
+        if mode == "threaded":
+            client = None
+        elif client is None:
             cluster, client = start_cluster(int(mode.split()[0]))
         contract = functools.partial(td.einsum, client=client,
                                      slices=sliced_letters(n_slices, bond))
@@ -149,7 +152,7 @@ def make(mode, grad=False, n_slices=None):
         run = lambda: contract(spec, *ops)  # noqa: E731
 
     def close():
-        if client is not None:
+        if cluster is not None:
             client.close()
             cluster.close()
     return run, close
