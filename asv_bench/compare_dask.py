@@ -11,7 +11,7 @@ checked against the local one first.  Ratios: a mode's time over the local
 ``tf.einsum``'s (Dask's overhead), and 1 worker over 2 workers (the second worker's
 speed-up).
 
-    python asv_bench/compare_dask.py [--repeat 3] [--slices 16,64] [--no-grad]
+    python asv_bench/compare_dask.py [--repeat 3] [--slices 8,64] [--no-grad]
 """
 import os
 import sys
@@ -47,10 +47,12 @@ def _same(got, want, what):
 
 def cases(args):
     """[(row name, grad, n_slices)]."""
-    rows = [("contraction, %d slices" % n, False, n) for n in args.slices]
+    rows = [("contraction (bond %d), %d slices" % (B.BOND, B.slice_count(n)), False, n)
+            for n in args.slices]
     if not args.no_grad:
         rows.append(("gradient (24 operands, bond %d), %d slices"
-                     % (B.GRAD_BOND, B.GRAD_SLICES), True, B.GRAD_SLICES))
+                     % (B.GRAD_BOND, B.slice_count(B.GRAD_SLICES, B.GRAD_BOND)), True,
+                     B.GRAD_SLICES))
     return rows
 
 
@@ -82,7 +84,7 @@ def time_mode(mode, rows, args, want):
 
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
-    slices, no_grad = "16,64", "--no-grad" in argv
+    slices, no_grad = "8,64", "--no-grad" in argv
     if no_grad:
         argv.remove("--no-grad")
     if "--slices" in argv:

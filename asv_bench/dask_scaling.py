@@ -44,8 +44,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from benchmarks import bench_dask as B  # noqa: E402  (puts tenferro on sys.path)
-from benchmarks import common  # noqa: E402,F401
+from benchmarks import bench_dask as B  # noqa: E402  (its common puts tenferro on sys.path)
 import tenferro as tf  # noqa: E402
 from tenferro.dask import _plan, _run  # noqa: E402
 

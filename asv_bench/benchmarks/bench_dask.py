@@ -28,6 +28,8 @@ import os
 
 import numpy as np
 
+from . import common  # noqa: F401  (puts an in-place tenferro build on sys.path)
+
 MODES = ["local", "threaded", "1 worker", "2 workers"]
 GRAD_MODES = ["local", "2 workers"]
 N_TENSORS, BOND, SEED, N_SLICES = 24, 8, 0, 64
@@ -92,6 +94,11 @@ def sliced_letters(n_slices=N_SLICES, bond=BOND):
     spec, ops = network(bond=bond)
     net, path, _ = _plan.plan(spec, [o.shape for o in ops], None, "greedy", None)
     return "".join(chr(l) for l in slices_for(net, path, n_slices))
+
+
+def slice_count(n_slices=N_SLICES, bond=BOND):
+    """The number of slices :func:`sliced_letters` gives (at least ``n_slices``)."""
+    return bond ** len(sliced_letters(n_slices, bond))
 
 
 def _repo_root():
