@@ -92,7 +92,7 @@ def distributed_einsum(client, n):
     return einsum
 
 
-def main(n_sites=8, bond=4, steps=15, client=None, seed=0, verbose=True):
+def main(n_sites=6, bond=3, steps=12, client=None, seed=0, verbose=True):
     """Minimise the energy with L-BFGS (``steps`` iterations), contracting on
     ``client`` (None: Dask's threaded scheduler).  Returns the energies of the
     iterates, the final MPS and the gradient at it (computed on Dask)."""
@@ -118,7 +118,7 @@ def main(n_sites=8, bond=4, steps=15, client=None, seed=0, verbose=True):
     def record(x):   # L-BFGS's new iterate: usually the point it evaluated last
         energies.append(last["e"] if np.array_equal(x, last["x"]) else fun(x)[0])
         if verbose:
-            print("step %2d  energy %.8f" % (len(energies), energies[-1]), flush=True)
+            print("step %2d  energy %.8f" % (len(energies) - 1, energies[-1]), flush=True)
     x0 = np.concatenate([np.asarray(t).ravel() for t in mps])
     energies.append(fun(x0)[0])
     res = scipy.optimize.minimize(fun, x0, jac=True, method="L-BFGS-B", callback=record,
@@ -134,4 +134,4 @@ if __name__ == "__main__":
     with LocalCluster(n_workers=2, threads_per_worker=1) as cluster, Client(cluster) as client:
         print("dashboard:", client.dashboard_link)
         out = main(client=client)
-    print("MPS energy %.6f, exact %.6f" % (out["energies"][-1], exact_energy(8)))
+    print("MPS energy %.6f, exact %.6f" % (out["energies"][-1], exact_energy(6)))
