@@ -42,14 +42,8 @@ def test_example_mpo_is_the_ising_hamiltonian():
     n = 4
     mps = ex.random_mps(n, 3, seed=1)
     psi = tf.einsum("ab,bcd,def,fg->aceg", *mps).numpy().ravel()
-    I, X, Z = np.eye(2), np.array([[0., 1.], [1., 0.]]), np.diag([1., -1.])
-
-    def op(single, i):
-        out = np.ones((1, 1))
-        for k in range(n):
-            out = np.kron(out, single if k == i else I)
-        return out
-    H = sum(-op(Z, i) @ op(Z, i + 1) for i in range(n - 1)) - sum(op(X, i) for i in range(n))
+    H = ex.ising_hamiltonian(n)
+    assert np.allclose(np.diag(H)[:2], [-(n - 1), -(n - 1) + 2]) and H[0, 1] == -1
     got = float(ex.energy_function(n, tf.einsum)(*mps))
     assert np.isclose(got, psi @ H @ psi / (psi @ psi), rtol=1e-12)
     assert ex.exact_energy(n) <= got

@@ -52,8 +52,8 @@ def ising_mpo(n, J=1.0, h=1.0):
     return [W[2]] + [W] * (n - 2) + [W[:, :, :, 0]]
 
 
-def exact_energy(n, J=1.0, h=1.0):
-    """The ground-state energy by dense diagonalisation (small n only)."""
+def ising_hamiltonian(n, J=1.0, h=1.0):
+    """The Hamiltonian as a dense 2^n x 2^n matrix (small n only)."""
     I, X, Z = np.eye(2), np.array([[0., 1.], [1., 0.]]), np.diag([1., -1.])
 
     def op(single, i):
@@ -61,9 +61,13 @@ def exact_energy(n, J=1.0, h=1.0):
         for k in range(n):
             out = np.kron(out, single if k == i else I)
         return out
-    H = sum(-J * op(Z, i) @ op(Z, i + 1) for i in range(n - 1)) + \
+    return sum(-J * op(Z, i) @ op(Z, i + 1) for i in range(n - 1)) + \
         sum(-h * op(X, i) for i in range(n))
-    return float(np.linalg.eigvalsh(H)[0])
+
+
+def exact_energy(n, J=1.0, h=1.0):
+    """The ground-state energy by dense diagonalisation (small n only)."""
+    return float(np.linalg.eigvalsh(ising_hamiltonian(n, J, h))[0])
 
 
 def random_mps(n, bond, seed=0):
