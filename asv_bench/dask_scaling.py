@@ -31,7 +31,13 @@ Prints a Markdown table (the one in docs/distributed.md, "The cost model of slic
     python asv_bench/dask_scaling.py [--graph regular|lattice] [--tensors 60] [--bond 8]
         [--seed 0] [--open 0] [--max-slices 4096] [--workers 1,16,256,4096]
         [--comm-workers 64] [--task-overhead S] [--flop-rate F] [--bandwidth B]
-        [--optimize cotengra|greedy]
+        [--optimize cotengra|greedy] [--grad]
+
+``--grad`` adds a table of the gradient's cost (with respect to every operand: one
+sliced contraction per operand) with the paths ``tenferro.dask.einsum``'s VJP plans now
+(opt_einsum's greedy, anew for each operand's network) and with the forward's tree
+re-rooted at the operand (:func:`rerooted_path`: the forward's intermediates, so the
+slicing bounds the gradient's memory as it does the forward's).
 """
 import argparse
 import math
@@ -152,6 +158,72 @@ def _depth(k, deps, memo):
     return memo[k]
 
 
+def vjp_networks(net):
+    """For each operand k, the network of its cotangent as tenferro.dask.einsum's VJP
+    builds it: the output cotangent, the other operands, a ones vector per label only
+    k carries; (network, number of ones vectors)."""
+    out = []
+    for k in range(len(net.ins)):
+        ins = [net.out] + [t for j, t in enumerate(net.ins) if j != k]
+        avail = set().union(*map(set, ins))
+        ones = [(l,) for l in net.ins[k] if l not in avail]
+        out.append((_plan.Network(tuple(map(tuple, ins + ones)), net.ins[k], net.size),
+                    len(ones)))
+    return out
+
+
+def rerooted_path(n_ops, path, k, n_ones):
+    """A path for operand k's cotangent network that follows the forward's tree: the
+    subtrees without k contracted as in the forward, then the cotangent carried from
+    the root down to k (each step the index space of a forward step), then the ones
+    vectors; its intermediates are the forward's.  None if the path is not pairwise."""
+    from opt_einsum.paths import ssa_to_linear
+
+    if n_ops < 2 or any(len(step) != 2 for step in path):
+        return None
+    ids, children = list(range(n_ops)), {}
+    for step in path:
+        picked = [ids[i] for i in step]
+        for i in sorted(step, reverse=True):
+            del ids[i]
+        children[n_ops + len(children)] = picked
+        ids.append(n_ops + len(children) - 1)
+
+    def holds_k(node):
+        return node == k or node in children and any(map(holds_k, children[node]))
+    ssa = []
+
+    def pair(x, y):
+        ssa.append((x, y))
+        return n_ops + n_ones + len(ssa) - 1
+
+    def emit(node):   # a subtree without k; leaf j is operand j + 1 (j < k) or j
+        if node < n_ops:
+            return node + 1 if node < k else node
+        return pair(*map(emit, children[node]))
+    node, env = ids[0], 0
+    while node != k:
+        inner, sibling = sorted(children[node], key=lambda c: not holds_k(c))
+        env, node = pair(env, emit(sibling)), inner
+    for i in range(n_ones):
+        env = pair(env, n_ops + i)
+    return tuple(map(tuple, ssa_to_linear(ssa)))
+
+
+def vjp_costs(net, path, sliced, vjps):
+    """(flops, largest intermediate) of one slice of all the cotangents: with the
+    paths tenferro plans now (opt_einsum's greedy, anew per operand) and with
+    :func:`rerooted_path`."""
+    now = rer = (0, 0)
+    for k, (vn, n_ones) in enumerate(vjps):
+        a = vn.cost(_plan.find_path(vn, "greedy"), sliced)
+        b = vn.cost(rerooted_path(len(net.ins), path, k, n_ones) or
+                    _plan.find_path(vn, "greedy"), sliced)
+        now = (now[0] + a[1], max(now[1], a[0]))
+        rer = (rer[0] + b[1], max(rer[1], b[0]))
+    return now, rer
+
+
 def measure_task_overhead(n=400):
     """Seconds per trivial task on a one-worker LocalCluster (the threaded scheduler's
     when distributed is missing)."""
@@ -229,6 +301,8 @@ def parse_args(argv):
     p.add_argument("--flop-rate", type=float, default=None, help="flops/s of a worker")
     p.add_argument("--bandwidth", type=float, default=1e9, help="bytes/s from the client")
     p.add_argument("--optimize", choices=["cotengra", "greedy"], default="cotengra")
+    p.add_argument("--grad", action="store_true",
+                   help="also the cost of the gradient's contractions (all operands)")
     return p.parse_args(argv)
 
 
@@ -275,6 +349,23 @@ def main(argv=None):
             n, len(sliced), g["tasks"], g["edges"], fmt_bytes(g["bytes"]), fmt_s(build), flops,
             flops * n, flops * n / full_flops, fmt_bytes(ITEM * largest), fmt_bytes(comm),
             " | ".join(fmt_s(t) for t in times)), flush=True)
+    if args.grad:
+        grad_table(net, path, rows)
+
+
+def grad_table(net, path, rows):
+    """The gradient's cost per slice count: one cotangent contraction per operand, with
+    the plans tenferro.dask.einsum makes now and with the forward tree re-rooted."""
+    vjps = vjp_networks(net)
+    print("\n| slices | forward flops | gradient flops, plans now | largest, plans now "
+          "| gradient flops, forward tree re-rooted | largest, re-rooted |")
+    print("|" + "---:|" * 6)
+    for sliced, n in rows:
+        largest, flops = net.cost(path, sliced)
+        now, rer = vjp_costs(net, path, sliced, vjps)
+        print("| %d | %.3g | %.3g | %s | %.3g | %s |" % (
+            n, n * flops, n * now[0], fmt_bytes(ITEM * now[1]), n * rer[0],
+            fmt_bytes(ITEM * rer[1])), flush=True)
 
 
 if __name__ == "__main__":
