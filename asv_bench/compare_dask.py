@@ -11,7 +11,7 @@ checked against the local one first.  Ratios: a mode's time over the local
 ``tf.einsum``'s (Dask's overhead), and 1 worker over 2 workers (the second worker's
 speed-up).
 
-    python asv_bench/compare_dask.py [--repeat 3] [--slices 8,64] [--no-grad]
+    python asv_bench/compare_dask.py [--repeat 3] [--slices 8,64] [--no-grad] [--plot F.png]
 """
 import os
 import sys
@@ -19,6 +19,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import compare  # noqa: E402  (best_of, fmt_t; puts benchmarks/ and tenferro on sys.path)
+import _plot  # noqa: E402
 from benchmarks import bench_dask as B  # noqa: E402
 from benchmarks import common  # noqa: E402
 import numpy as np  # noqa: E402
@@ -110,6 +111,10 @@ def main(argv=None):
             name, " | ".join(compare.fmt_t(t[m].get(name)) for m in COLUMNS),
             ratio("threaded", "local", name), ratio("1 worker", "local", name),
             ratio("2 workers", "local", name), ratio("1 worker", "2 workers", name)))
+    rows_t = [(name, {m: t[m].get(name) for m in COLUMNS}) for name, _, _ in rows]
+    _plot.plot_if_asked(args, rows_t, "local", COLUMNS[1:],
+                        "tenferro.dask.einsum beside the local tf.einsum (compare_dask.py)",
+                        dict(zip(COLUMNS, HEAD)))
 
 
 if __name__ == "__main__":
