@@ -31,7 +31,7 @@ Prints a Markdown table (the one in docs/distributed.md, "The cost model of slic
     python asv_bench/dask_scaling.py [--graph regular|lattice] [--tensors 60] [--bond 8]
         [--seed 0] [--open 0] [--max-slices 4096] [--workers 1,16,256,4096]
         [--comm-workers 64] [--task-overhead S] [--flop-rate F] [--bandwidth B]
-        [--optimize cotengra|greedy] [--grad]
+        [--optimize cotengra|greedy] [--tasks N] [--grad]
 
 ``--grad`` adds a table of the gradient's cost (with respect to every operand: one
 sliced contraction per operand) with the paths ``tenferro.dask.einsum``'s VJP plans now
@@ -104,10 +104,20 @@ def operands(net, seed=0):
     return [rng.standard_normal([net.size[l] for l in t]) for t in net.ins]
 
 
-def task_graph(net, path, sliced, arrays):
+def task_graph(net, path, sliced, arrays, tasks=None):
     """The graph ``_run.contract`` builds (on Dask's local-scheduler branch), recorded
-    by a scheduler that runs nothing: ({key: task}, seconds taken to build it)."""
+    by a scheduler that runs nothing: ({key: task}, seconds taken to build it).
+    ``tasks``: passed on where ``contract`` groups slices into about that many tasks
+    (None: one task per slice)."""
+    import inspect
+
     import dask
+
+    kw = {}
+    if "tasks" in inspect.signature(_run.contract).parameters:
+        kw["tasks"] = tasks or net.n_slices(sliced)
+    elif tasks:
+        raise SystemExit("dask_scaling.py: --tasks: this tenferro makes one task per slice")
 
     seen = {}
 
@@ -118,7 +128,7 @@ def task_graph(net, path, sliced, arrays):
 
     t0 = time.perf_counter()
     with dask.config.set(scheduler=record):
-        _run.contract(net, path, sliced, arrays, None)
+        _run.contract(net, path, sliced, arrays, None, **kw)
     return seen["graph"], time.perf_counter() - t0
 
 
@@ -248,13 +258,19 @@ def measure_task_overhead(n=400):
 
 
 def measure_flop_rate(net, path, sliced, arrays, flops):
-    """Flops per second of one slice's contraction by tenferro on one thread."""
+    """Flops per second of one slice's contraction (the first, each sliced label at 0)
+    by tenferro.einsum along ``path``, on one thread."""
     tf.set_num_threads(1)
-    fixed = {l: 0 for l in sliced}
+    args = []
+    for a, labels in zip(arrays, net.ins):
+        args += [tf.asarray(np.ascontiguousarray(a[tuple(0 if l in sliced else slice(None)
+                                                          for l in labels)])),
+                 [l for l in labels if l not in sliced]]
+    out = [l for l in net.out if l not in sliced]
     best = math.inf
     for _ in range(3):
         t0 = time.perf_counter()
-        _run.slice_task(arrays, net.ins, net.out, fixed, path)
+        tf.einsum(*args, out, optimize=list(path) or "greedy")
         best = min(best, time.perf_counter() - t0)
     return flops / best
 
@@ -297,6 +313,9 @@ def parse_args(argv):
     p.add_argument("--max-slices", type=int, default=4096)
     p.add_argument("--workers", default="1,16,256,4096")
     p.add_argument("--comm-workers", type=int, default=64)
+    p.add_argument("--tasks", type=int, default=None,
+                   help="tasks per contraction where tenferro groups slices (default: "
+                        "one per slice)")
     p.add_argument("--task-overhead", type=float, default=None, help="seconds per task")
     p.add_argument("--flop-rate", type=float, default=None, help="flops/s of a worker")
     p.add_argument("--bandwidth", type=float, default=1e9, help="bytes/s from the client")
@@ -339,7 +358,7 @@ def main(argv=None):
     for sliced, n in rows:
         largest, flops = net.cost(path, sliced)
         placed = math.prod(net.size[l] for l in sliced if l in net.out)
-        graph, build = task_graph(net, path, sliced, arrays)
+        graph, build = task_graph(net, path, sliced, arrays, args.tasks)
         g = graph_stats(graph, out_bytes // placed, out_bytes)
         comm = wc * op_bytes + g["moved"] * (wc - 1) / wc + out_bytes
         per_leaf = flops * n / g["leaves"] / rate
