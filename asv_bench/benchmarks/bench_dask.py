@@ -3,8 +3,9 @@ local ``tenferro.einsum`` (the overhead of going through Dask).
 
 The network is a random 3-regular graph of 24 tensors with bond dimension 8 (a
 closed network: the result is a scalar), contracted along opt_einsum's greedy path;
-slicing the two bonds that cut its largest intermediates most gives 64 slices of about
-2 ms each (the slices repeat 1.13x the unsliced flops).  Modes:
+slicing the bond that cuts its largest intermediates most gives 8 slices, the two
+bonds 64 (the slices repeat 1.13x the unsliced 3.1e8 flops; the local contraction
+takes about 25 ms on one thread here, so a slice of 64 about 0.4 ms).  Modes:
 
 * ``local``: ``tenferro.einsum`` in this process (the reference);
 * ``threaded``: ``tenferro.dask.einsum(..., client=None)``, Dask's local threaded
@@ -18,8 +19,8 @@ overhead and ``1 worker / 2 workers`` the speed-up of the second worker.  The gr
 cases take ``tf.grad`` of ``|z|^2`` with respect to all 24 operands of the same network
 at bond 4 in 16 slices: the distributed VJP is one sliced contraction per operand,
 each planned anew (docs/distributed.md, "The cost model of slicing"); at bond 8 these
-plans cost far more than the forward.  Without
-dask/distributed the Dask modes raise NotImplementedError in setup (asv: skipped).
+plans cost far more than the forward.  Without dask/distributed the Dask modes raise
+NotImplementedError in setup (asv: skipped).
 The workloads are built by :func:`make` (also used by ``asv_bench/compare_dask.py``
 and, for the network, ``asv_bench/dask_scaling.py``).
 """
