@@ -32,6 +32,10 @@ class _ThreadState(threading.local):
         self.interpreters = []   # this thread's open transforms and tracers, innermost last
         self.context = None      # the AdContext rule sets in force (None: the registry's)
         self.lazy = None         # lazy mode (tenferro.lazy): records what no trace owns
+        # a list while a checkpointed function runs its forward (under no_grad): the
+        # tensors outside it that require grad and that its ops read (the tensors it
+        # closes over), which autograd's recorder appends (autograd/_checkpoint.py)
+        self.watch = None
 
 
 state = _ThreadState()

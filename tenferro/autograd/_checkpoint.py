@@ -55,14 +55,17 @@ def _recompute(fn, xs):
 class CheckpointNode(Node):
     """Holds only ``f`` and its inputs; backward re-runs ``f`` with grad enabled (the
     global random generator replayed from its state at the first call) and
-    differentiates the recomputed outputs."""
+    differentiates the recomputed outputs.  Its inputs are ``f``'s ``nargs`` arguments
+    and then the tensors ``f`` closes over that require grad (found in the forward run:
+    ``state.watch``), whose gradients flow to their own graph edges."""
 
-    __slots__ = ("fn", "rng_state")
+    __slots__ = ("fn", "rng_state", "nargs")
 
-    def __init__(self, fn, inputs, edges, nout, rng_state):
+    def __init__(self, fn, inputs, edges, nout, rng_state, nargs):
         Node.__init__(self, None, None, inputs, None, edges, nout)
         self.fn = fn
         self.rng_state = rng_state
+        self.nargs = nargs
 
     @property
     def name(self):
@@ -72,11 +75,13 @@ class CheckpointNode(Node):
 
         if self.freed:
             raise RuntimeError(_FREED % self.name)
+        nargs = self.nargs
         with enable_grad():
-            # Stand-ins for the inputs: fresh leaves, or (for a differentiable backward)
-            # identity ops still connected to the real inputs.
+            # Stand-ins for the arguments: fresh leaves, or (for a differentiable
+            # backward) identity ops still connected to the real inputs.  The closed-over
+            # tensors are f's own: gradients are taken with respect to them directly.
             xs = [(positive(x) if create_graph else detach(x).requires_grad_()) if n
-                  else detach(x) for x, n in zip(self.primals, needs)]
+                  else detach(x) for x, n in zip(self.primals[:nargs], needs[:nargs])]
             if self.rng_state is None:
                 outs = _recompute(self.fn, xs)
             else:
@@ -90,7 +95,7 @@ class CheckpointNode(Node):
         outs = outs if isinstance(outs, tuple) else (outs,)
         pairs = [(o, c) for o, c in zip(outs, cts)
                  if c is not None and o._ad is not None and o.requires_grad]
-        wanted = [x for x, n in zip(xs, needs) if n]
+        wanted = [x for x, n in zip(xs + list(self.primals[nargs:]), needs) if n]
         if not pairs:
             return tuple(zeros_like(x) if n else None for x, n in zip(self.primals, needs))
         gs = iter(grad([o for o, _ in pairs], wanted, [c for _, c in pairs],
@@ -195,7 +200,10 @@ def checkpoint(f: Callable[..., Any], *args: Any, preserve_rng_state: bool = Tru
     """``f(*args)`` without keeping its intermediates for backward: they are recomputed
     when the gradient is needed (memory for compute).  ``f`` takes and returns tensors
     (a tensor or a tuple of tensors).  Draws from ``tenferro.random``'s global generator
-    inside ``f`` are replayed identically during the recomputation.
+    inside ``f`` are replayed identically during the recomputation.  Tensors ``f``
+    closes over that require grad receive their gradients as without the checkpoint
+    (``f``'s first run notes them; the recomputation differentiates with respect to
+    them too).
 
     Inside :func:`tenferro.make_graph` (and ``jit``; also under functional transforms there)
     ``f`` becomes one ``checkpoint`` node of the graph, and the graph's backward part
@@ -212,13 +220,21 @@ def checkpoint(f: Callable[..., Any], *args: Any, preserve_rng_state: bool = Tru
         return f(*args)
     _check_args(args)
     rng_state = _random.get_state() if preserve_rng_state else None
-    with no_grad():
-        out = f(*[detach(a) for a in args])
+    st = _primitive.state
+    saved, st.watch = st.watch, []
+    try:
+        with no_grad():
+            out = f(*[detach(a) for a in args])
+        closed = list({id(t): t for t in st.watch}.values())
+    finally:
+        st.watch = saved
+    if saved is not None:   # an enclosing checkpoint's forward reads them too
+        saved.extend(closed)
     if rng_state is not None and _random.get_state() == rng_state:
         rng_state = None   # f drew nothing from the generator: nothing to replay
     outs = _check_outputs(out)
     edges = []
-    for a in args:
+    for a in list(args) + closed:
         m = a._ad
         if m is not None and m.grad_fn is not None:
             edges.append((m.grad_fn, m.output_nr))
@@ -226,7 +242,8 @@ def checkpoint(f: Callable[..., Any], *args: Any, preserve_rng_state: bool = Tru
             edges.append((accumulator(a), 0))
         else:
             edges.append(None)
-    node = CheckpointNode(f, tuple(args), tuple(edges), len(outs), rng_state)
+    node = CheckpointNode(f, tuple(args) + tuple(closed), tuple(edges), len(outs), rng_state,
+                          len(args))
     res = []
     for i, o in enumerate(outs):
         o = detach(o)

@@ -305,6 +305,8 @@ def record(prim, args, params, out):
         return out
     st = _mode                     # this thread's state: grad mode, AdContext in force
     if not st.enabled:
+        if st.watch is not None:   # a checkpoint's forward: note what it reads
+            st.watch.extend([a for a, e in zip(args, edges) if e is not None])
         return out
     if st.context is not None:
         prim = st.context.resolve(prim)

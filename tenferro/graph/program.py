@@ -82,8 +82,10 @@ class Program:
         self._epoch = epoch
 
     def _consts_need_grad(self):
-        """Whether a tensor the function closes over requires grad (in grad mode)."""
-        return _primitive.state.enabled and any(
+        """Whether a tensor the function closes over requires grad (in grad mode, or
+        while a checkpoint notes what its function reads: ``state.watch``)."""
+        st = _primitive.state
+        return (st.enabled or st.watch is not None) and any(
             c._ad is not None and c.requires_grad for c in self._grad_consts)
 
     def unsupported(self, device):
@@ -128,6 +130,10 @@ class Program:
                     self._ad_copies = _aliased(self._ad_graph,
                                                self._ad_graph.device.driver.view_ops)
                 return _own_outputs(out, self._ad_copies)
+            if _primitive.state.watch is not None:   # a checkpoint's forward (no_grad)
+                _primitive.state.watch.extend(
+                    [x for x in list(flat) + list(self._grad_consts)
+                     if isinstance(x, Tensor) and x.requires_grad])
             return self._execute(flat)
         out = run(*datas)
         return out[0] if self._single else tree_unflatten(self.graph.out_tree, out)
