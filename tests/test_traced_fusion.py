@@ -403,3 +403,20 @@ def test_operand_limit_split_keeps_a_reduction_with_its_producer():
         if tail.prim.name == "sum":
             assert any(tail.inputs[0] is m.outputs[0] for m in sub.nodes[:-1])
     assert_close(p(*xs), f(*xs).numpy(), rtol=1e-14, atol=1e-14)
+
+
+def test_groups_that_depend_on_each_other_are_not_both_fused():
+    """Two convex groups can still depend on each other through members no path joins
+    inside either: h (group B) feeds m (group C), and C's reduction o feeds t (B). Both
+    fused would be a cycle; the program must order and compute it (it raised "a cycle")."""
+    def f(a, b, c):
+        h = tf.sqrt(tf.sum(a * a, axis=2, keepdims=True) / 4.0 + 1.0)
+        j = c * b
+        o = tf.sum(a * j, axis=2, keepdims=True)
+        return j * h + (h * h) * o / 3.0
+    rng = np.random.default_rng(0)
+    a, b, c = rng.standard_normal((2, 3, 4)), rng.standard_normal(4), rng.standard_normal((2, 3, 4))
+    h = np.sqrt((a * a).sum(axis=2, keepdims=True) / 4.0 + 1.0)
+    want = c * b * h + h * h * (a * c * b).sum(axis=2, keepdims=True) / 3.0
+    got = tf.jit(f)(tf.asarray(a), tf.asarray(b), tf.asarray(c))
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-13)

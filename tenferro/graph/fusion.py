@@ -87,7 +87,16 @@ def elementwise_fusion(graph):
             units[id(g)] = g
     if not units:
         return graph
-    return _rebuild(graph, [c for g in units.values() for c in _split(graph, g)])
+    groups = [c for g in units.values() for c in _split(graph, g)]
+    while True:
+        # Each group is convex, but two can still depend on each other through members
+        # no path joins inside either (B -> m in C, and o in C -> B, with no path from
+        # m to o): fused, they would form a cycle.  The groups left unordered are
+        # unfused, lowest first, until the rest orders.
+        order, stuck = _rebuild(graph, groups)
+        if order is not None:
+            return order
+        groups = [g for i, g in enumerate(groups) if i != stuck]
 
 
 def _drop_conflicts(nodes, n, cands, producer, deps):
@@ -157,7 +166,9 @@ def _split(graph, members):
 
 
 def _rebuild(graph, groups):
-    """The graph with each group replaced by a fused node, in a topological order."""
+    """(The graph with each group replaced by a fused node, in a topological order,
+    None), or (None, the index of a group left unordered) where the fused nodes would
+    form a cycle."""
     nodes = graph.nodes
     unit_of = {}
     fused = []
@@ -201,5 +212,6 @@ def _rebuild(graph, groups):
             indeg[s] -= 1
             if indeg[s] == 0:
                 heapq.heappush(ready, (key[s], s))
-    assert len(order) == len(unit_nodes), "elementwise_fusion: a cycle (a bug)"
-    return graph.with_nodes(order)
+    if len(order) == len(unit_nodes):
+        return graph.with_nodes(order), None
+    return None, min(i for kind, i in (u for u, d in indeg.items() if d > 0) if kind == "f")
