@@ -313,3 +313,50 @@ def test_device_operand_is_refused_by_name(accel_device):
     with pytest.raises(tf.UnsupportedOperation,
                        match=r"tenferro\.dask\.einsum.*operand 1 is on %s" % accel_device):
         td.einsum("ij,jk->ik", a, b)
+
+
+def test_gradient_is_one_pass_and_independent_of_tasks(monkeypatch):
+    """tf.grad with respect to every operand runs two distributed passes (the forward,
+    then dask.einsum_vjp for all cotangents), and its bits do not depend on tasks=."""
+    spec, ops = network("complex128", bond=3)
+    calls = []
+    contract = _run.contract
+    monkeypatch.setattr(_run, "contract",
+                        lambda *a, **k: calls.append(k.get("needs")) or contract(*a, **k))
+
+    def grad(tasks):
+        f = lambda *o: tf.sum(tf.abs(td.einsum(spec, *o, slices="abx", tasks=tasks)) ** 2)
+        return tf.grad(f, argnums=tuple(range(8)))(*ops)
+    one_per_slice = grad(1000)
+    assert calls == [None, (True,) * 8]
+    for tasks in (1, 3, 8):
+        for g, w in zip(grad(tasks), one_per_slice):
+            np.testing.assert_array_equal(g.numpy(), w.numpy())
+    want = tf.grad(lambda *o: tf.sum(tf.abs(tf.einsum(spec, *o)) ** 2),
+                   argnums=tuple(range(8)))(*ops)
+    for g, w in zip(one_per_slice, want):
+        _close(g, w)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_second_derivatives_match_local(dtype):
+    """grad of a function of the gradient (dask.einsum_vjp's own VJP) and a
+    forward-over-reverse product (its JVP), against the local einsum's."""
+    spec, ops = network(dtype, bond=2)
+    argnums = tuple(range(8))
+
+    def outer(c):
+        inner = tf.grad(lambda *o: tf.sum(tf.abs(c(spec, *o)) ** 2), argnums=argnums)
+        return lambda *o: sum(tf.sum(tf.abs(g) ** 2) for g in inner(*o))
+
+    dist = lambda s, *o: td.einsum(s, *o, slices="ax")  # noqa: E731
+    for g, w in zip(tf.grad(outer(dist), argnums=(0, 3))(*ops),
+                    tf.grad(outer(tf.einsum), argnums=(0, 3))(*ops)):
+        _close(g, w, rtol=1e-9)
+    tans = [tf.ones_like(o) for o in ops]
+    got = tf.jvp(tf.grad(lambda *o: tf.sum(tf.abs(dist(spec, *o)) ** 2), argnums=(1,)),
+                 ops, tans)
+    want = tf.jvp(tf.grad(lambda *o: tf.sum(tf.abs(tf.einsum(spec, *o)) ** 2),
+                          argnums=(1,)), ops, tans)
+    for g, w in zip(got, want):
+        _close(g[0], w[0], rtol=1e-9)
