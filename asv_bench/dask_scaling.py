@@ -9,7 +9,8 @@ greedily as ``tenferro.dask``'s ``target_size`` does), computes from the plan al
 
 * the task graph that ``tenferro.dask._run.contract`` builds, built without running it
   (a scheduler that records the graph): its tasks, its edges between tasks, the pickled
-  size of its tasks (the operands, sent once, are not counted) and the seconds this
+  size of its tasks, pickled together as distributed sends a graph (the operands, sent
+  once, are not counted) and the seconds this
   process took to build it (measured: the client's serial cost, before any task runs);
 * flops of one slice and of all slices (``Network.cost``: one multiply-add per element
   of each pairwise step's index space), the slicing overhead (all slices / unsliced)
@@ -145,7 +146,7 @@ def graph_stats(graph, slice_bytes, out_bytes):
     deps = {k: get_dependencies(graph, k) - data for k in tasks}
     edges = sum(len(d) for d in deps.values())
     leaves = sum(1 for d in deps.values() if not d)
-    size = sum(len(pickle.dumps(graph[k], protocol=5)) for k in tasks)
+    size = len(pickle.dumps({k: graph[k] for k in tasks}, protocol=5))   # as one message
     depth = {}
     for k in sorted(tasks, key=lambda k: len(deps[k])):   # leaves first, then memoised
         _depth(k, deps, depth)
