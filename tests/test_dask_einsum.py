@@ -249,6 +249,16 @@ def test_jit_and_vmap():
     batch = tf.stack([ops[0], 2 * ops[0]])
     got = tf.vmap(lambda a: td.einsum(SMALL, a, *ops[1:], slices="j"))(batch)
     _close(got, tf.stack([tf.einsum(SMALL, a, *ops[1:]) for a in (ops[0], 2 * ops[0])]))
+    # the joint VJP (dask.einsum_vjp) under jit and vmap
+    f = lambda *a: tf.sum(td.einsum(SMALL, *a, slices="j") ** 2)  # noqa: E731
+    local = lambda *a: tf.sum(tf.einsum(SMALL, *a) ** 2)  # noqa: E731
+    for g, w in zip(tf.jit(tf.grad(f, argnums=(0, 2)))(*ops),
+                    tf.grad(local, argnums=(0, 2))(*ops)):
+        _close(g, w)
+    got = tf.vmap(lambda a: tf.grad(f, argnums=(0, 1))(a, *ops[1:]))(batch)
+    for i, a in enumerate((ops[0], 2 * ops[0])):
+        for g, w in zip(got, tf.grad(local, argnums=(0, 1))(a, *ops[1:])):
+            _close(g[i], w)
 
 
 def test_mixed_dtypes_promote_and_numpy_operands():
