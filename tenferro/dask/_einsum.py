@@ -86,8 +86,10 @@ def einsum(subscripts: str, *operands: Any, client: Any = None,
     past ``distributed.scheduler.allowed-failures``, no worker) raises Dask's exception
     with a message naming this function.
 
-    Differentiable (``tenferro.grad``, ``jvp``, ``backward``): the derivatives are
-    distributed contractions sliced on the same indices (docs/distributed.md)."""
+    Differentiable (``tenferro.grad``, ``jvp``, ``backward``, higher orders): the
+    derivatives run on Dask sliced on the same indices; reverse mode computes every
+    needed operand's cotangent in one pass over the slices (docs/distributed.md,
+    "Gradients")."""
     ops = _as_operands(operands)
     if tasks is not None:
         if isinstance(tasks, bool) or not isinstance(tasks, (int, np.integer)) or tasks < 1:
