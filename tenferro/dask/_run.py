@@ -188,7 +188,7 @@ def contract(net, path, sliced, arrays, client=None, tasks=None, ct=None, needs=
 
     arrays = list(arrays) + ([] if ct is None else [ct])
     if client is None:
-        return dask.compute(graph(net, path, sliced, arrays, None, tasks or
+        return dask.compute(graph(net, path, sliced, arrays, False, tasks or
                                   default_tasks(None), needs))[0]
     from concurrent.futures import CancelledError
 
@@ -197,7 +197,7 @@ def contract(net, path, sliced, arrays, client=None, tasks=None, ct=None, needs=
         ops = []
         try:
             ops = client.scatter(arrays, broadcast=True, hash=False)
-            result = graph(net, path, sliced, [f.key for f in ops], ops,
+            result = graph(net, path, sliced, [f.key for f in ops], True,
                            tasks or default_tasks(client), needs)
             return client.compute(result).result()
         except Exception as e:
@@ -212,11 +212,11 @@ def contract(net, path, sliced, arrays, client=None, tasks=None, ct=None, needs=
             raise named from e
 
 
-def graph(net, path, sliced, ops, futures, tasks, needs=None):
+def graph(net, path, sliced, ops, scattered, tasks, needs=None):
     """The contraction (with ``needs``: the joint VJP, the output cotangent the last
     operand) as a ``dask.delayed`` value of a graph of tasks in about ``tasks`` runs:
-    ``ops`` are the operands' keys (``futures`` those futures) or, without
-    ``futures``, the arrays (made graph inputs).  The keys are ``(name-token, i)``, the
+    ``ops`` are the keys of the ``scattered`` operands or else the arrays (made graph
+    inputs).  The keys are ``(name-token, i)``, the
     token that of the plan and the operands' keys: built without walking or hashing
     the tasks' arguments, and every task pure (Dask may run it again)."""
     import uuid
@@ -226,7 +226,7 @@ def graph(net, path, sliced, ops, futures, tasks, needs=None):
     from dask.delayed import Delayed
 
     dsk = {}
-    if futures is None:   # the arrays, once each, as inputs of the graph
+    if not scattered:   # the arrays, once each, as inputs of the graph
         keys = ["tenferro-operand-%s" % uuid.uuid4().hex for _ in ops]
         dsk.update((k, DataNode(k, a)) for k, a in zip(keys, ops))
         ops = keys
