@@ -215,6 +215,34 @@ def test_gradient_matches_local(dtype):
         _close(g, w)
 
 
+def test_jvp_is_one_pass_and_independent_of_tasks(monkeypatch):
+    """tf.jvp with a tangent for every operand: one distributed pass (dask.einsum_jvp)
+    after the forward, its bits independent of tasks=, equal to the local jvp; and
+    reverse mode through it (dask.einsum_jvp's VJP) equal to the local one."""
+    spec, ops = network("complex128", bond=3)
+    tans = network("complex128", bond=3, seed=1)[1]
+    calls = []
+    contract = _run.contract
+    monkeypatch.setattr(_run, "contract",
+                        lambda *a, **k: calls.append(k.get("has")) or contract(*a, **k))
+
+    def jvp(tasks):
+        return tf.jvp(lambda *o: td.einsum(spec, *o, slices="abx", tasks=tasks), ops,
+                      tans)[1]
+    one_per_slice = jvp(1000)
+    assert calls == [None, (True,) * 8]
+    for tasks in (1, 3):
+        np.testing.assert_array_equal(jvp(tasks).numpy(), one_per_slice.numpy())
+    _close(one_per_slice, tf.jvp(lambda *o: tf.einsum(spec, *o), ops, tans)[1])
+
+    def through(c):
+        return lambda *o: tf.sum(tf.abs(tf.jvp(lambda *x: c(spec, *x), o, tans)[1]) ** 2)
+    dist = lambda s, *o: td.einsum(s, *o, slices="ax")  # noqa: E731
+    for g, w in zip(tf.grad(through(dist), argnums=(0, 5))(*ops),
+                    tf.grad(through(tf.einsum), argnums=(0, 5))(*ops)):
+        _close(g, w, rtol=1e-9)
+
+
 def test_jvp_matches_local():
     ops = _small("complex128")
     tans = _small("complex128")[::-1]

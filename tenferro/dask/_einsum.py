@@ -3,8 +3,9 @@ its derivatives computed the same way.
 
 The whole distributed contraction is one tenferro primitive, ``dask.einsum``, with a CPU
 implementation (the task graph of ``_run``) and rules that are distributed again: the
-JVP sums one contraction per operand with a tangent (the forward's network and path),
-and the VJP is a second primitive, ``dask.einsum_vjp``, that computes every needed
+JVP is one pass over the slices for every operand's tangent (a third primitive,
+``dask.einsum_jvp``, each slice's local forward mode; its rules are dask.einsum's at
+the operands with one replaced by its tangent), and the VJP is a second primitive, ``dask.einsum_vjp``, that computes every needed
 operand's cotangent in one pass over the same slices (each slice's local reverse
 mode, summed on the workers as the forward is).  ``dask.einsum_vjp``'s own rules are
 the per-operand formulation (each cotangent a ``dask.einsum`` of the output cotangent
@@ -103,18 +104,18 @@ def einsum(subscripts: str, *operands: Any, client: Any = None,
 
 
 def _jvp(tangents, primals, out, params):
-    # the tangent network is the forward's with one operand replaced: the forward's path
-    acc = None
-    for k, t in enumerate(tangents):
-        if t is None:
-            continue
-        if t.dtype != primals[k].dtype:
-            t = _ops.astype(t, primals[k].dtype)
-        r = _bind(params["net"], params["path"], params["sliced"],
-                  [t if j == k else x for j, x in enumerate(primals)], params["client"],
-                  params["tasks"])
-        acc = r if acc is None else acc + r
-    return acc
+    # the tangent network is the forward's with operands replaced: the forward's path;
+    # one pass for every tangent (dask.einsum_jvp), a plain dask.einsum for one
+    ts = [t if t is None or t.dtype == x.dtype else _ops.astype(t, x.dtype)
+          for t, x in zip(tangents, primals)]
+    has = tuple(t is not None for t in ts)
+    if sum(has) == 1:
+        return _bind(params["net"], params["path"], params["sliced"],
+                     [t if t is not None else x for t, x in zip(ts, primals)],
+                     params["client"], params["tasks"])
+    if not any(has):
+        return None
+    return einsum_jvp_p.bind(*primals, *[t for t in ts if t is not None], **params, has=has)
 
 
 def _vjp(ct, primals, out, params, needs):
@@ -151,11 +152,16 @@ def _vjp_impl(ct, *arrays, net, path, sliced, client, tasks, needs):
         ct=np.asarray(ct), needs=needs))
 
 
+def _base(params):
+    """The dask.einsum parameters among ``params``."""
+    return {k: params[k] for k in ("net", "path", "sliced", "client", "tasks")}
+
+
 def _cotangent_params(params, k):
     """The dask.einsum parameters of operand k's cotangent network."""
     net = params["net"]
-    return dict(net=_plan.vjp_network(net, k), path=_plan.vjp_path(net, params["path"], k),
-                sliced=params["sliced"], client=params["client"], tasks=params["tasks"])
+    return dict(_base(params), net=_plan.vjp_network(net, k),
+                path=_plan.vjp_path(net, params["path"], k))
 
 
 def _cotangent_inputs(ct, operands, k):
@@ -198,7 +204,58 @@ def _vjp_vjp(cts, primals, out, params, needs):
     return tuple(acc)
 
 
-for _rule in (_vjp, _vjp_vjp):
+# -- dask.einsum_jvp: the tangent for several operands' tangents, one pass over the
+# slices.  It is sum_k E(x; x_k -> t_k) (E the network's einsum, t_k operand k's
+# tangent): linear in the tangents and multilinear in the operands, so its rules are
+# dask.einsum's at the operands with x_k replaced by t_k, one term per k.
+
+einsum_jvp_p = Primitive(
+    "dask.einsum_jvp", lambda *avals, has, **params: _abstract_eval(*avals, **params),
+    doc="The tangent of a dask.einsum for the tangents (after the operands) of the "
+        "operands has marks, in one pass over the slices on Dask.")
+
+
+def _jvp_impl(*arrays, net, path, sliced, client, tasks, has):
+    return np.asarray(_run.contract(net, path, sliced, [np.asarray(a) for a in arrays],
+                                    client, tasks, has=has))
+
+
+def _split(args, has):
+    """(the operands' entries of ``args``, the tangents' entries per operand or None)."""
+    rest = iter(args[len(has):])
+    return list(args[:len(has)]), [next(rest) if h else None for h in has]
+
+
+def _replaced(xs, k, t):
+    return [t if j == k else x for j, x in enumerate(xs)]
+
+
+def _jvp_jvp(tangents, primals, out, params):
+    (xs, ts), (dxs, dts), acc = _split(primals, params["has"]), _split(tangents,
+                                                                        params["has"]), None
+    for k in _wanted(params["has"]):
+        r = _jvp(_replaced(dxs, k, dts[k]), _replaced(xs, k, ts[k]), None, _base(params))
+        if r is not None:
+            acc = r if acc is None else acc + r
+    return _ops.zeros_like(out) if acc is None else acc
+
+
+def _jvp_vjp(ct, primals, out, params, needs):
+    has = params["has"]
+    (xs, ts), (nx, nt) = _split(primals, has), _split(needs, has)
+    where = {k: len(has) + i for i, k in enumerate(_wanted(has))}  # t_k among the inputs
+    acc = [None] * len(primals)
+    for k in _wanted(has):
+        sub = _vjp(ct, _replaced(xs, k, ts[k]), None, _base(params),
+                   _replaced(nx, k, nt[k]))
+        for j, c in enumerate(sub):
+            if c is not None:
+                i = where[k] if j == k else j
+                acc[i] = c if acc[i] is None else acc[i] + c
+    return tuple(acc)
+
+
+for _rule in (_vjp, _vjp_vjp, _jvp_vjp):
     _rule.uses_out = False
 def_impl(einsum_p, "cpu", _impl)
 def_jvp_rule(einsum_p, _jvp)
@@ -208,3 +265,7 @@ def_impl(einsum_vjp_p, "cpu", _vjp_impl)
 def_jvp_rule(einsum_vjp_p, _vjp_jvp)
 def_vjp_rule(einsum_vjp_p, _vjp_vjp)
 def_batch_loop(einsum_vjp_p)
+def_impl(einsum_jvp_p, "cpu", _jvp_impl)
+def_jvp_rule(einsum_jvp_p, _jvp_jvp)
+def_vjp_rule(einsum_jvp_p, _jvp_vjp)
+def_batch_loop(einsum_jvp_p)

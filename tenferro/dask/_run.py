@@ -16,7 +16,8 @@ The joint VJP (the cotangents of every needed operand in one pass) runs the same
 slices in the same runs, every sliced index summed: a slice's task contracts it
 forward and back with tenferro's reverse mode (sharing its intermediates), its
 cotangents zero outside the slice's block, and the lists of cotangents are summed by
-the same pairwise trees.
+the same pairwise trees.  The joint JVP (the tangent for every operand's tangent at
+once) is the forward's graph, each slice's tangent by tenferro's forward mode.
 
 The graph is a dict of Dask task specs whose keys are named, not hashed: ``(name-token,
 i)``, the token that of the plan and the operands' keys, computed once per call; the
@@ -69,6 +70,24 @@ def contract_slice(arrays, ins, out, fixed, path):
     contracted by ``tenferro.einsum`` along ``path``."""
     tensors, labels, rest, _ = _slice(arrays, ins, out, fixed)
     return _einsum(tensors, labels, rest, path).numpy()
+
+
+def jvp_slice(arrays, ins, out, fixed, path, has):
+    """The tangent of one slice's contraction for the tangents of the operands ``has``
+    marks (``arrays``: the operands, then those tangents), by tenferro's forward mode
+    through the slice's local einsum."""
+    import tenferro as tf
+
+    n, want = len(ins), [k for k, h in enumerate(has) if h]
+    tensors, labels, rest, _ = _slice(arrays[:n], ins, out, fixed)
+    tangents = _slice(arrays[n:], [ins[k] for k in want], out, fixed)[0]
+
+    def f(*xs):
+        ts = list(tensors)
+        for k, x in zip(want, xs):
+            ts[k] = x
+        return _einsum(ts, labels, rest, path)
+    return tf.jvp(f, [tensors[k] for k in want], tangents)[1].numpy()
 
 
 def vjp_slice(arrays, ct, ins, out, fixed, path, needs):
@@ -133,10 +152,14 @@ def _run_slices(one, placed, summed, keys, vals):
     return np.stack(sums) if placed else sums[0]
 
 
-def contract_run(net, path, placed, summed, keys, vals, *arrays):
-    """A run of slices of the contraction of ``net`` (:func:`_run_slices`)."""
-    return _run_slices(lambda fixed: contract_slice(arrays, net.ins, net.out, fixed, path),
-                       placed, summed, keys, vals)
+def contract_run(net, path, placed, summed, has, keys, vals, *arrays):
+    """A run of slices of the contraction of ``net`` (:func:`_run_slices`), or with
+    ``has``, of its tangent (:func:`jvp_slice`)."""
+    def one(fixed):
+        if has is None:
+            return contract_slice(arrays, net.ins, net.out, fixed, path)
+        return jvp_slice(arrays, net.ins, net.out, fixed, path, has)
+    return _run_slices(one, placed, summed, keys, vals)
 
 
 def vjp_run(net, path, needs, summed, keys, vals, *arrays):
@@ -178,18 +201,20 @@ def default_tasks(client):
     return dask.config.get("num_workers", None) or CPU_COUNT
 
 
-def contract(net, path, sliced, arrays, client=None, tasks=None, ct=None, needs=None):
+def contract(net, path, sliced, arrays, client=None, tasks=None, ct=None, needs=None,
+             has=None):
     """The contraction of ``net`` on NumPy ``arrays``, slicing the labels ``sliced`` into
     about ``tasks`` tasks (None: :func:`default_tasks`), run on ``client`` (a
     ``distributed.Client``) or Dask's default scheduler.  With ``ct`` (the output
     cotangent): its joint VJP instead, the list of the cotangents of the operands
-    ``needs`` marks."""
+    ``needs`` marks; with ``has``: its tangent, ``arrays`` followed by the tangents of
+    the operands ``has`` marks."""
     import dask
 
     arrays = list(arrays) + ([] if ct is None else [ct])
     if client is None:
         return dask.compute(graph(net, path, sliced, arrays, False, tasks or
-                                  default_tasks(None), needs))[0]
+                                  default_tasks(None), needs, has))[0]
     from concurrent.futures import CancelledError
 
     attempts = 1 + dask.config.get("distributed.scheduler.allowed-failures", 3)
@@ -198,7 +223,7 @@ def contract(net, path, sliced, arrays, client=None, tasks=None, ct=None, needs=
         try:
             ops = client.scatter(arrays, broadcast=True, hash=False)
             result = graph(net, path, sliced, [f.key for f in ops], True,
-                           tasks or default_tasks(client), needs)
+                           tasks or default_tasks(client), needs, has)
             return client.compute(result).result()
         except Exception as e:
             lost = isinstance(e, CancelledError) and any(f.status != "finished" for f in ops)
@@ -212,9 +237,9 @@ def contract(net, path, sliced, arrays, client=None, tasks=None, ct=None, needs=
             raise named from e
 
 
-def graph(net, path, sliced, ops, scattered, tasks, needs=None):
+def graph(net, path, sliced, ops, scattered, tasks, needs=None, has=None):
     """The contraction (with ``needs``: the joint VJP, the output cotangent the last
-    operand) as a ``dask.delayed`` value of a graph of tasks in about ``tasks`` runs:
+    operand; with ``has``: the tangent, :func:`contract`) as a ``dask.delayed`` value of a graph of tasks in about ``tasks`` runs:
     ``ops`` are the keys of the ``scattered`` operands or else the arrays (made graph
     inputs).  The keys are ``(name-token, i)``, the
     token that of the plan and the operands' keys: built without walking or hashing
@@ -230,7 +255,7 @@ def graph(net, path, sliced, ops, scattered, tasks, needs=None):
         keys = ["tenferro-operand-%s" % uuid.uuid4().hex for _ in ops]
         dsk.update((k, DataNode(k, a)) for k, a in zip(keys, ops))
         ops = keys
-    token = tokenize(net, path, sliced, tasks, needs, *ops)
+    token = tokenize(net, path, sliced, tasks, needs, has, *ops)
     refs = [TaskRef(k) for k in ops]
     counts = {}
 
@@ -243,7 +268,8 @@ def graph(net, path, sliced, ops, scattered, tasks, needs=None):
     placed = {l: net.size[l] for l in sliced if l in net.out and needs is None}
     summed = {l: net.size[l] for l in sliced if l not in placed}
     if needs is None:
-        run = ("contract_run", functools.partial(contract_run, net, path, placed, summed))
+        run = ("contract_run", functools.partial(contract_run, net, path, placed, summed,
+                                                 has))
     else:
         run = ("vjp_run", functools.partial(vjp_run, net, path, needs, summed))
     blocks = [tree_sum((task(*run, k, v, *refs) for k, v in block),
