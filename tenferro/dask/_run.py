@@ -222,7 +222,7 @@ def contract(net, path, sliced, arrays, client=None, tasks=None, ct=None, needs=
         ops = []
         try:
             ops = client.scatter(arrays, broadcast=True, hash=False)
-            result = graph(net, path, sliced, [f.key for f in ops], True,
+            result = graph(net, path, sliced, ops, True,
                            tasks or default_tasks(client), needs, has)
             return client.compute(result).result()
         except Exception as e:
@@ -239,31 +239,34 @@ def contract(net, path, sliced, arrays, client=None, tasks=None, ct=None, needs=
 
 def graph(net, path, sliced, ops, scattered, tasks, needs=None, has=None):
     """The contraction (with ``needs``: the joint VJP, the output cotangent the last
-    operand; with ``has``: the tangent, :func:`contract`) as a ``dask.delayed`` value of a graph of tasks in about ``tasks`` runs:
-    ``ops`` are the keys of the ``scattered`` operands or else the arrays (made graph
-    inputs).  The keys are ``(name-token, i)``, the
-    token that of the plan and the operands' keys: built without walking or hashing
-    the tasks' arguments, and every task pure (Dask may run it again)."""
+    operand; with ``has``: the tangent, :func:`contract`) as a ``dask.delayed`` value of
+    a graph of tasks in about ``tasks`` runs: ``ops`` are the ``scattered`` operands'
+    futures or else the arrays (made graph inputs).  The keys are
+    ``(name-token, i)``, the token that of the plan and the operands' keys: built
+    without walking or hashing the tasks' arguments, and every task pure (Dask may run
+    it again)."""
     import uuid
 
-    from dask._task_spec import DataNode, Task, TaskRef
     from dask.base import tokenize
     from dask.delayed import Delayed
 
+    Task, ref, data = _task_spec()
     dsk = {}
-    if not scattered:   # the arrays, once each, as inputs of the graph
+    if scattered:
+        keys = [f.key for f in ops]
+        refs = [f if ref(k) is k else ref(k) for f, k in zip(ops, keys)]
+    else:               # the arrays, once each, as inputs of the graph
         keys = ["tenferro-operand-%s" % uuid.uuid4().hex for _ in ops]
-        dsk.update((k, DataNode(k, a)) for k, a in zip(keys, ops))
-        ops = keys
-    token = tokenize(net, path, sliced, tasks, needs, has, *ops)
-    refs = [TaskRef(k) for k in ops]
+        dsk.update((k, data(k, a)) for k, a in zip(keys, ops))
+        refs = [ref(k) for k in keys]
+    token = tokenize(net, path, sliced, tasks, needs, has, *keys)
     counts = {}
 
     def task(name, f, *args):
         key = ("%s-%s" % (name, token), counts.setdefault(name, 0))
         counts[name] += 1
         dsk[key] = Task(key, f, *args)
-        return TaskRef(key)
+        return ref(key)
 
     placed = {l: net.size[l] for l in sliced if l in net.out and needs is None}
     summed = {l: net.size[l] for l in sliced if l not in placed}
@@ -279,7 +282,19 @@ def graph(net, path, sliced, ops, scattered, tasks, needs=None, has=None):
     if placed:
         last = task("place", place, tuple(placed.values()),
                     tuple(net.out.index(l) for l in placed), *blocks)
-    return Delayed(last.key, dsk)
+    return Delayed(getattr(last, "key", last), dsk)
+
+
+def _task_spec():
+    """(Task(key, f, *args), a reference to a key, a graph input(key, value)): Dask's
+    task specs, or where Dask predates them (before 2024.12) its tuples, a key
+    referring to itself (a future then stands for its own key)."""
+    try:
+        from dask._task_spec import DataNode, Task, TaskRef
+    except ImportError:
+        return (lambda key, f, *args: (f,) + args), (lambda key: key), \
+            (lambda key, value: value)
+    return Task, TaskRef, DataNode
 
 
 _NAMED = {}
