@@ -99,6 +99,17 @@ def test_tasks_change_nothing_bit_for_bit(slices, tasks):
     _close(got, tf.einsum(spec, *ops))
 
 
+def test_graph_of_tuples_where_dask_predates_task_specs(monkeypatch):
+    """Before Dask 2024.12 (no dask._task_spec) the graph is made of Dask's tuples."""
+    monkeypatch.setattr(_run, "_task_spec", _run._tuples)
+    spec, ops = network("complex128", bond=3)
+    _close(td.einsum(spec, *ops, slices="abx", tasks=5), tf.einsum(spec, *ops))
+    loss = lambda c: lambda *o: tf.sum(tf.abs(c(spec, *o)) ** 2)  # noqa: E731
+    got = tf.grad(loss(lambda s, *o: td.einsum(s, *o, slices="ax")), argnums=(0, 1))(*ops)
+    for g, w in zip(got, tf.grad(loss(tf.einsum), argnums=(0, 1))(*ops)):
+        _close(g, w)
+
+
 def test_runs_of_slices():
     # fewer output values than tasks: aligned power-of-two runs of one value's slices
     assert _run.runs(2, 10, 8) == [[((0, 1), (0, 4)), ((0, 1), (4, 8)), ((0, 1), (8, 10))],

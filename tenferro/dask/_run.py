@@ -287,14 +287,18 @@ def graph(net, path, sliced, ops, scattered, tasks, needs=None, has=None):
 
 def _task_spec():
     """(Task(key, f, *args), a reference to a key, a graph input(key, value)): Dask's
-    task specs, or where Dask predates them (before 2024.12) its tuples, a key
-    referring to itself (a future then stands for its own key)."""
+    task specs, or where Dask predates them (before 2024.12) :func:`_tuples`."""
     try:
         from dask._task_spec import DataNode, Task, TaskRef
     except ImportError:
-        return (lambda key, f, *args: (f,) + args), (lambda key: key), \
-            (lambda key, value: value)
+        return _tuples()
     return Task, TaskRef, DataNode
+
+
+def _tuples():
+    """:func:`_task_spec` as Dask's tuples: a key refers to itself (a future then stands
+    for its own key), an input is its value."""
+    return (lambda key, f, *args: (f,) + args), (lambda key: key), (lambda key, value: value)
 
 
 _NAMED = {}
