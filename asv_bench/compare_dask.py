@@ -6,7 +6,7 @@ tensors; tenferro on one thread per worker and in this process): the local
 ``tf.einsum``, NumPy through opt_einsum along the same path (the NumPy reference, its
 BLAS capped to one thread), ``tenferro.dask.einsum`` on Dask's threaded scheduler, on a
 LocalCluster of 1 and of 2 worker processes, and the gradient (``tf.grad`` with respect
-to all operands) locally and on 2 workers.  Best of ``--repeat``; each mode's result is
+to all operands: the forward, then one joint VJP pass) in each of these modes but NumPy.  Best of ``--repeat``; each mode's result is
 checked against the local one first.  Ratios: a mode's time over the local
 ``tf.einsum``'s (Dask's overhead), and 1 worker over 2 workers (the second worker's
 speed-up).

@@ -9,7 +9,8 @@ greedily as ``tenferro.dask``'s ``target_size`` does), computes from the plan al
 
 * the task graph that ``tenferro.dask._run.contract`` builds, built without running it
   (a scheduler that records the graph): its tasks, its edges between tasks, the pickled
-  size of its tasks (the operands, sent once, are not counted) and the seconds this
+  size of its tasks, pickled together as distributed sends a graph (the operands, sent
+  once, are not counted) and the seconds this
   process took to build it (measured: the client's serial cost, before any task runs);
 * flops of one slice and of all slices (``Network.cost``: one multiply-add per element
   of each pairwise step's index space), the slicing overhead (all slices / unsliced)
@@ -33,11 +34,12 @@ Prints a Markdown table (the one in docs/distributed.md, "The cost model of slic
         [--comm-workers 64] [--task-overhead S] [--flop-rate F] [--bandwidth B]
         [--optimize cotengra|greedy] [--tasks N] [--grad]
 
-``--grad`` adds a table of the gradient's cost (with respect to every operand: one
-sliced contraction per operand) with the paths ``tenferro.dask.einsum``'s VJP plans now
-(opt_einsum's greedy, anew for each operand's network) and with the forward's tree
-re-rooted at the operand (:func:`rerooted_path`: the forward's intermediates, so the
-slicing bounds the gradient's memory as it does the forward's).
+``--grad`` adds a table of the gradient's cost (with respect to every operand): one
+sliced contraction per operand, planned anew by opt_einsum's greedy search (what
+``tenferro.dask.einsum``'s VJP did before) or along the forward's tree re-rooted at
+the operand (``_plan.vjp_path``: the forward's intermediates, so the slicing bounds
+the gradient's memory as it does the forward's; the higher derivatives' plans), and
+the one joint pass the VJP runs now (:func:`joint_vjp_cost`).
 """
 import argparse
 import math
@@ -137,19 +139,20 @@ def graph_stats(graph, slice_bytes, out_bytes):
     depth, and the bytes each edge's producer returns (summed over edges)."""
     from dask._task_spec import DataNode
     from dask.core import get_dependencies
+    from dask.utils import key_split
 
     data = {k for k, v in graph.items() if isinstance(v, DataNode)}
     tasks = [k for k in graph if k not in data]
     deps = {k: get_dependencies(graph, k) - data for k in tasks}
     edges = sum(len(d) for d in deps.values())
     leaves = sum(1 for d in deps.values() if not d)
-    size = sum(len(pickle.dumps(graph[k], protocol=5)) for k in tasks)
+    size = len(pickle.dumps({k: graph[k] for k in tasks}, protocol=5))   # as one message
     depth = {}
     for k in sorted(tasks, key=lambda k: len(deps[k])):   # leaves first, then memoised
         _depth(k, deps, depth)
 
     def result_bytes(k):
-        return out_bytes if str(k).startswith("place") else slice_bytes
+        return out_bytes if key_split(k) == "place" else slice_bytes
     moved = sum(result_bytes(d) for ds in deps.values() for d in ds)
     return dict(tasks=len(tasks), edges=edges, bytes=size, leaves=leaves,
                 depth=max(depth.values()), moved=moved)
@@ -168,67 +171,36 @@ def _depth(k, deps, memo):
     return memo[k]
 
 
-def vjp_networks(net):
-    """For each operand k, the network of its cotangent as tenferro.dask.einsum's VJP
-    builds it: the output cotangent, the other operands, a ones vector per label only
-    k carries; (network, number of ones vectors)."""
-    out = []
-    for k in range(len(net.ins)):
-        ins = [net.out] + [t for j, t in enumerate(net.ins) if j != k]
-        avail = set().union(*map(set, ins))
-        ones = [(l,) for l in net.ins[k] if l not in avail]
-        out.append((_plan.Network(tuple(map(tuple, ins + ones)), net.ins[k], net.size),
-                    len(ones)))
-    return out
-
-
-def rerooted_path(n_ops, path, k, n_ones):
-    """A path for operand k's cotangent network that follows the forward's tree: the
-    subtrees without k contracted as in the forward, then the cotangent carried from
-    the root down to k (each step the index space of a forward step), then the ones
-    vectors; its intermediates are the forward's.  None if the path is not pairwise."""
-    from opt_einsum.paths import ssa_to_linear
-
-    if n_ops < 2 or any(len(step) != 2 for step in path):
-        return None
-    ids, children = list(range(n_ops)), {}
+def joint_vjp_cost(net, path, sliced):
+    """(flops, elements held) of one slice of the joint VJP (``dask.einsum_vjp``: the
+    slice's local reverse mode): the forward's flops and, per pairwise step, one
+    einsum over the step's index space for each of its two inputs' cotangents (3x the
+    forward's); it holds the forward's intermediates of the slice until the backward
+    pass reaches them (their sum)."""
+    size = {l: 1 if l in sliced else n for l, n in net.size.items()}
+    terms = [set(t) for t in net.ins]
+    flops = held = 0
     for step in path:
-        picked = [ids[i] for i in step]
+        picked = [terms[i] for i in step]
         for i in sorted(step, reverse=True):
-            del ids[i]
-        children[n_ops + len(children)] = picked
-        ids.append(n_ops + len(children) - 1)
-
-    def holds_k(node):
-        return node == k or node in children and any(map(holds_k, children[node]))
-    ssa = []
-
-    def pair(x, y):
-        ssa.append((x, y))
-        return n_ops + n_ones + len(ssa) - 1
-
-    def emit(node):   # a subtree without k; leaf j is operand j + 1 (j < k) or j
-        if node < n_ops:
-            return node + 1 if node < k else node
-        return pair(*map(emit, children[node]))
-    node, env = ids[0], 0
-    while node != k:
-        inner, sibling = sorted(children[node], key=lambda c: not holds_k(c))
-        env, node = pair(env, emit(sibling)), inner
-    for i in range(n_ones):
-        env = pair(env, n_ops + i)
-    return tuple(map(tuple, ssa_to_linear(ssa)))
+            del terms[i]
+        res = set().union(*picked) & set(net.out).union(*terms)
+        flops += (1 + len(step)) * math.prod(size[l] for l in set().union(*picked))
+        held += math.prod(size[l] for l in res)
+        terms.append(res)
+    return flops, held
 
 
-def vjp_costs(net, path, sliced, vjps):
-    """(flops, largest intermediate) of one slice of all the cotangents: with the
-    paths tenferro plans now (opt_einsum's greedy, anew per operand) and with
-    :func:`rerooted_path`."""
+def vjp_costs(net, path, sliced):
+    """(flops, largest intermediate) of one slice of all the cotangents, one sliced
+    contraction per operand: planned by opt_einsum's greedy search anew on each
+    operand's network (as tenferro did before), and along the forward's tree re-rooted
+    at the operand (``_plan.vjp_path``, what ``dask.einsum_vjp``'s derivatives use)."""
     now = rer = (0, 0)
-    for k, (vn, n_ones) in enumerate(vjps):
+    for k in range(len(net.ins)):
+        vn = _plan.vjp_network(net, k)
         a = vn.cost(_plan.find_path(vn, "greedy"), sliced)
-        b = vn.cost(rerooted_path(len(net.ins), path, k, n_ones) or
-                    _plan.find_path(vn, "greedy"), sliced)
+        b = vn.cost(_plan.vjp_path(net, path, k), sliced)
         now = (now[0] + a[1], max(now[1], a[0]))
         rer = (rer[0] + b[1], max(rer[1], b[0]))
     return now, rer
@@ -373,18 +345,20 @@ def main(argv=None):
 
 
 def grad_table(net, path, rows):
-    """The gradient's cost per slice count: one cotangent contraction per operand, with
-    the plans tenferro.dask.einsum makes now and with the forward tree re-rooted."""
-    vjps = vjp_networks(net)
-    print("\n| slices | forward flops | gradient flops, plans now | largest, plans now "
-          "| gradient flops, forward tree re-rooted | largest, re-rooted |")
-    print("|" + "---:|" * 6)
+    """The gradient's cost per slice count (all operands): one cotangent contraction per
+    operand, planned anew by greedy search (before) or along the forward's re-rooted
+    tree, and the joint pass ``tenferro.dask.einsum`` runs."""
+    print("\n| slices | forward flops | per operand, greedy plans: flops | largest "
+          "| per operand, forward tree re-rooted: flops | largest "
+          "| joint pass: flops | held / slice |")
+    print("|" + "---:|" * 8)
     for sliced, n in rows:
         largest, flops = net.cost(path, sliced)
-        now, rer = vjp_costs(net, path, sliced, vjps)
-        print("| %d | %.3g | %.3g | %s | %.3g | %s |" % (
+        now, rer = vjp_costs(net, path, sliced)
+        joint = joint_vjp_cost(net, path, sliced)
+        print("| %d | %.3g | %.3g | %s | %.3g | %s | %.3g | %s |" % (
             n, n * flops, n * now[0], fmt_bytes(ITEM * now[1]), n * rer[0],
-            fmt_bytes(ITEM * rer[1])), flush=True)
+            fmt_bytes(ITEM * rer[1]), n * joint[0], fmt_bytes(ITEM * joint[1])), flush=True)
 
 
 if __name__ == "__main__":

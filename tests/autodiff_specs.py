@@ -303,6 +303,16 @@ if importlib.util.find_spec("dask") is not None:
     spec("dask_einsum_sliced", lambda a, b, c: _tdask.einsum("ij,jk,kl->il", a, b, c,
                                                              slices="jk"),
          (Arg((2, 3)), Arg((3, 2)), Arg((2, 3))), BOTH, prims=("dask.einsum",))
+    # the joint VJP: its derivatives in the operands and in the output cotangent w
+    spec("dask_einsum_vjp", lambda a, b, c, w: tf.vjp(
+        lambda *o: _tdask.einsum("ij,jk,kl->il", *o, slices="jk"), a, b, c)[1](w),
+         (Arg((2, 3)), Arg((3, 2)), Arg((2, 3)), Arg((2, 3))), BOTH,
+         prims=("dask.einsum_vjp",))
+    # the joint JVP: its derivatives in the operands and in their tangents
+    spec("dask_einsum_jvp", lambda a, b, c, ta, tc: tf.jvp(
+        lambda x, z: _tdask.einsum("ij,jk,kl->il", x, b, z, slices="jk"), (a, c),
+        (ta, tc))[1], (Arg((2, 3)), Arg((3, 2)), Arg((2, 3)), Arg((2, 3)), Arg((2, 3))),
+         BOTH, prims=("dask.einsum_jvp",))
 
 # matmul
 spec("matmul_batched", lambda a, b: tf.matmul(a, b), (Arg((2, 3, 4)), Arg((2, 4, 5))),

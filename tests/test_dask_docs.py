@@ -88,8 +88,8 @@ def test_scaling_script_prints_its_tables(capsys):
 
 
 def test_rerooted_vjp_paths_give_the_gradient():
-    """dask_scaling.rerooted_path: the cotangent networks along the forward's tree give
-    tf.grad's cotangents, with intermediates no larger than the forward's."""
+    """_plan.vjp_path: the cotangent networks along the forward's tree give tf.grad's
+    cotangents, with intermediates no larger than the forward's."""
     from tenferro.dask import _plan
 
     sc = _scaling()
@@ -102,11 +102,32 @@ def test_rerooted_vjp_paths_give_the_gradient():
                                                  for x in (t, list(l))], list(net.out))),
                    argnums=tuple(range(n)))(*ops)
     ct = tf.ones([net.size[l] for l in net.out])
-    for k, (vn, n_ones) in enumerate(sc.vjp_networks(net)):
-        p = sc.rerooted_path(n, path, k, n_ones)
+    for k in range(n):
+        vn, p = _plan.vjp_network(net, k), _plan.rerooted_path(n, path, k)
         assert vn.cost(p)[0] <= net.cost(path)[0]
-        tensors = [ct] + [o for j, o in enumerate(ops) if j != k] + \
-            [tf.ones(net.size[l[0]]) for l in vn.ins[n:]]
+        tensors = [ct] + [o for j, o in enumerate(ops) if j != k]
         got = tf.einsum(*[x for t, l in zip(tensors, vn.ins) for x in (t, list(l))],
                         list(vn.out), optimize=list(p))
         np.testing.assert_allclose(got.numpy(), want[k].numpy(), rtol=1e-10)
+
+
+def test_vjp_paths_keep_the_slicing_memory_bound():
+    """On the benchmark's network (24 tensors, bond 8) opt_einsum's greedy search anew on
+    a cotangent's network plans intermediates far beyond the forward's; the re-rooted
+    paths tenferro.dask.einsum's VJPs use never exceed the forward's largest, unsliced
+    and per slice."""
+    from tenferro.dask import _plan
+
+    sc = _scaling()
+    net = sc.build_network(sc.parse_args(["--tensors", "24", "--bond", "8"]))
+    path = _plan.find_path(net, "greedy")
+    full = net.cost(path)[0]
+    sliced = _plan.choose_slices(net, path, full // 64)
+    forward = net.cost(path, sliced)[0]
+    greedy = max(_plan.vjp_network(net, k).cost(
+        _plan.find_path(_plan.vjp_network(net, k), "greedy"), sliced)[0]
+        for k in range(len(net.ins)))
+    assert greedy > 100 * forward
+    for k in range(len(net.ins)):
+        vn, p = _plan.vjp_network(net, k), _plan.vjp_path(net, path, k)
+        assert vn.cost(p)[0] <= full and vn.cost(p, sliced)[0] <= forward

@@ -99,6 +99,17 @@ def test_tasks_change_nothing_bit_for_bit(slices, tasks):
     _close(got, tf.einsum(spec, *ops))
 
 
+def test_graph_of_tuples_where_dask_predates_task_specs(monkeypatch):
+    """Before Dask 2024.12 (no dask._task_spec) the graph is made of Dask's tuples."""
+    monkeypatch.setattr(_run, "_task_spec", _run._tuples)
+    spec, ops = network("complex128", bond=3)
+    _close(td.einsum(spec, *ops, slices="abx", tasks=5), tf.einsum(spec, *ops))
+    loss = lambda c: lambda *o: tf.sum(tf.abs(c(spec, *o)) ** 2)  # noqa: E731
+    got = tf.grad(loss(lambda s, *o: td.einsum(s, *o, slices="ax")), argnums=(0, 1))(*ops)
+    for g, w in zip(got, tf.grad(loss(tf.einsum), argnums=(0, 1))(*ops)):
+        _close(g, w)
+
+
 def test_runs_of_slices():
     # fewer output values than tasks: aligned power-of-two runs of one value's slices
     assert _run.runs(2, 10, 8) == [[((0, 1), (0, 4)), ((0, 1), (4, 8)), ((0, 1), (8, 10))],
@@ -215,6 +226,34 @@ def test_gradient_matches_local(dtype):
         _close(g, w)
 
 
+def test_jvp_is_one_pass_and_independent_of_tasks(monkeypatch):
+    """tf.jvp with a tangent for every operand: one distributed pass (dask.einsum_jvp)
+    after the forward, its bits independent of tasks=, equal to the local jvp; and
+    reverse mode through it (dask.einsum_jvp's VJP) equal to the local one."""
+    spec, ops = network("complex128", bond=3)
+    tans = network("complex128", bond=3, seed=1)[1]
+    calls = []
+    contract = _run.contract
+    monkeypatch.setattr(_run, "contract",
+                        lambda *a, **k: calls.append(k.get("has")) or contract(*a, **k))
+
+    def jvp(tasks):
+        return tf.jvp(lambda *o: td.einsum(spec, *o, slices="abx", tasks=tasks), ops,
+                      tans)[1]
+    one_per_slice = jvp(1000)
+    assert calls == [None, (True,) * 8]
+    for tasks in (1, 3):
+        np.testing.assert_array_equal(jvp(tasks).numpy(), one_per_slice.numpy())
+    _close(one_per_slice, tf.jvp(lambda *o: tf.einsum(spec, *o), ops, tans)[1])
+
+    def through(c):
+        return lambda *o: tf.sum(tf.abs(tf.jvp(lambda *x: c(spec, *x), o, tans)[1]) ** 2)
+    dist = lambda s, *o: td.einsum(s, *o, slices="ax")  # noqa: E731
+    for g, w in zip(tf.grad(through(dist), argnums=(0, 5))(*ops),
+                    tf.grad(through(tf.einsum), argnums=(0, 5))(*ops)):
+        _close(g, w, rtol=1e-9)
+
+
 def test_jvp_matches_local():
     ops = _small("complex128")
     tans = _small("complex128")[::-1]
@@ -249,6 +288,16 @@ def test_jit_and_vmap():
     batch = tf.stack([ops[0], 2 * ops[0]])
     got = tf.vmap(lambda a: td.einsum(SMALL, a, *ops[1:], slices="j"))(batch)
     _close(got, tf.stack([tf.einsum(SMALL, a, *ops[1:]) for a in (ops[0], 2 * ops[0])]))
+    # the joint VJP (dask.einsum_vjp) under jit and vmap
+    f = lambda *a: tf.sum(td.einsum(SMALL, *a, slices="j") ** 2)  # noqa: E731
+    local = lambda *a: tf.sum(tf.einsum(SMALL, *a) ** 2)  # noqa: E731
+    for g, w in zip(tf.jit(tf.grad(f, argnums=(0, 2)))(*ops),
+                    tf.grad(local, argnums=(0, 2))(*ops)):
+        _close(g, w)
+    got = tf.vmap(lambda a: tf.grad(f, argnums=(0, 1))(a, *ops[1:]))(batch)
+    for i, a in enumerate((ops[0], 2 * ops[0])):
+        for g, w in zip(got, tf.grad(local, argnums=(0, 1))(a, *ops[1:])):
+            _close(g[i], w)
 
 
 def test_mixed_dtypes_promote_and_numpy_operands():
@@ -313,3 +362,50 @@ def test_device_operand_is_refused_by_name(accel_device):
     with pytest.raises(tf.UnsupportedOperation,
                        match=r"tenferro\.dask\.einsum.*operand 1 is on %s" % accel_device):
         td.einsum("ij,jk->ik", a, b)
+
+
+def test_gradient_is_one_pass_and_independent_of_tasks(monkeypatch):
+    """tf.grad with respect to every operand runs two distributed passes (the forward,
+    then dask.einsum_vjp for all cotangents), and its bits do not depend on tasks=."""
+    spec, ops = network("complex128", bond=3)
+    calls = []
+    contract = _run.contract
+    monkeypatch.setattr(_run, "contract",
+                        lambda *a, **k: calls.append(k.get("needs")) or contract(*a, **k))
+
+    def grad(tasks):
+        f = lambda *o: tf.sum(tf.abs(td.einsum(spec, *o, slices="abx", tasks=tasks)) ** 2)
+        return tf.grad(f, argnums=tuple(range(8)))(*ops)
+    one_per_slice = grad(1000)
+    assert calls == [None, (True,) * 8]
+    for tasks in (1, 3, 8):
+        for g, w in zip(grad(tasks), one_per_slice):
+            np.testing.assert_array_equal(g.numpy(), w.numpy())
+    want = tf.grad(lambda *o: tf.sum(tf.abs(tf.einsum(spec, *o)) ** 2),
+                   argnums=tuple(range(8)))(*ops)
+    for g, w in zip(one_per_slice, want):
+        _close(g, w)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_second_derivatives_match_local(dtype):
+    """grad of a function of the gradient (dask.einsum_vjp's own VJP) and a
+    forward-over-reverse product (its JVP), against the local einsum's."""
+    spec, ops = network(dtype, bond=2)
+    argnums = tuple(range(8))
+
+    def outer(c):
+        inner = tf.grad(lambda *o: tf.sum(tf.abs(c(spec, *o)) ** 2), argnums=argnums)
+        return lambda *o: sum(tf.sum(tf.abs(g) ** 2) for g in inner(*o))
+
+    dist = lambda s, *o: td.einsum(s, *o, slices="ax")  # noqa: E731
+    for g, w in zip(tf.grad(outer(dist), argnums=(0, 3))(*ops),
+                    tf.grad(outer(tf.einsum), argnums=(0, 3))(*ops)):
+        _close(g, w, rtol=1e-9)
+    tans = [tf.ones_like(o) for o in ops]
+    got = tf.jvp(tf.grad(lambda *o: tf.sum(tf.abs(dist(spec, *o)) ** 2), argnums=(1,)),
+                 ops, tans)
+    want = tf.jvp(tf.grad(lambda *o: tf.sum(tf.abs(tf.einsum(spec, *o)) ** 2),
+                          argnums=(1,)), ops, tans)
+    for g, w in zip(got, want):
+        _close(g[0], w[0], rtol=1e-9)

@@ -60,13 +60,16 @@ def integers(bond, seed=0):
     return spec, [tf.asarray(rng.integers(1, 3, t.shape).astype("float64")) for t in ops]
 
 
+RUNS = ("contract_run", "vjp_run")   # the task prefixes of runs of slices (forward, VJP)
+
+
 def _progress(dask_scheduler):
     """(how many runs of slices went to memory so far, the addresses of the workers
     running one now)."""
-    p = dask_scheduler.task_prefixes.get("contract_run")
+    prefixes = [dask_scheduler.task_prefixes.get(name) for name in RUNS]
     busy = [ws.address for ws in dask_scheduler.workers.values()
-            if any(ts.prefix.name == "contract_run" for ts in ws.processing)]
-    return (p.state_counts.get("memory", 0) if p is not None else 0), busy
+            if any(ts.prefix.name in RUNS for ts in ws.processing)]
+    return sum(p.state_counts.get("memory", 0) for p in prefixes if p is not None), busy
 
 
 def kill_mid_run(client, call, after, workers=1):
@@ -115,8 +118,8 @@ def test_worker_killed_mid_gradient(client):
 
     dist = loss(lambda s, *o: td.einsum(s, *o, client=client, slices="abc", tasks=4))
     want = tf.grad(loss(tf.einsum), argnums=argnums)(*ops)
-    # the forward is one contraction of 4 tasks, then each operand's VJP is one: kill
-    # once 2 tasks after the forward's are done
+    # the forward is one contraction of 4 tasks, then the joint VJP of every operand
+    # one of 4 (bond 6: a few seconds in all): kill once 2 of the VJP's are done
     fut = kill_mid_run(client, lambda: tf.grad(dist, argnums=argnums)(*ops), after=4 + 2)
     for g, v in zip(fut.result(), want):
         np.testing.assert_array_equal(g.numpy(), v.numpy())

@@ -17,9 +17,9 @@ Every mode runs tenferro on one thread per worker (Dask's nanny starts workers w
 ``OMP_NUM_THREADS=1``; this process is set to 1 too), so ``mode / local`` is Dask's
 overhead and ``1 worker / 2 workers`` the speed-up of the second worker.  The gradient
 cases take ``tf.grad`` of ``|z|^2`` with respect to all 24 operands of the same network
-at bond 4 in 16 slices: the distributed VJP is one sliced contraction per operand,
-each planned anew (docs/distributed.md, "The cost model of slicing"); at bond 8 these
-plans cost far more than the forward.  Without dask/distributed the Dask modes raise
+in the same 64 slices: the forward, then one joint pass computing every cotangent
+(each slice's local reverse mode, docs/distributed.md, "Gradients").
+Without dask/distributed the Dask modes raise
 NotImplementedError in setup (asv: skipped).
 The workloads are built by :func:`make` (also used by ``asv_bench/compare_dask.py``
 and, for the network, ``asv_bench/dask_scaling.py``).
@@ -32,9 +32,9 @@ import numpy as np
 from . import common  # noqa: F401  (puts an in-place tenferro build on sys.path)
 
 MODES = ["local", "threaded", "1 worker", "2 workers"]
-GRAD_MODES = ["local", "2 workers"]
+GRAD_MODES = MODES
 N_TENSORS, BOND, SEED, N_SLICES = 24, 8, 0, 64
-GRAD_BOND, GRAD_SLICES = 4, 16
+GRAD_BOND, GRAD_SLICES = BOND, N_SLICES
 LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
@@ -93,8 +93,8 @@ def sliced_letters(n_slices=N_SLICES, bond=BOND):
     from tenferro.dask import _plan
 
     spec, ops = network(bond=bond)
-    net, path, _ = _plan.plan(spec, [o.shape for o in ops], None, "greedy", None)
-    return "".join(chr(l) for l in slices_for(net, path, n_slices))
+    parsed, path, _ = _plan.plan(spec, [o.shape for o in ops], None, "greedy", None)
+    return "".join(chr(l) for l in slices_for(parsed.net, path, n_slices))
 
 
 def slice_count(n_slices=N_SLICES, bond=BOND):
@@ -200,7 +200,7 @@ class DaskEinsum(_Dask):
 
 
 class DaskEinsumGrad(_Dask):
-    """``tf.grad`` of ``|z|^2`` with respect to all 24 operands (bond 4, 16 slices)."""
+    """``tf.grad`` of ``|z|^2`` with respect to all 24 operands (bond 8, 64 slices)."""
     params = [GRAD_MODES]
     param_names = ["mode"]
     grad = True

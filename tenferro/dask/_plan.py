@@ -23,6 +23,14 @@ walks that path with the sliced indices at size 1:
 ``choose_slices`` slices greedily: while the largest intermediate exceeds the target,
 it slices the index whose slicing gives the smallest largest intermediate, ties broken
 by the smallest total flops.
+
+The cotangent of operand ``k`` is the network of the output cotangent and the other
+operands (:func:`vjp_network`), contracted along the forward's tree re-rooted at ``k``
+(:func:`vjp_path`): the subtrees without ``k`` as in the forward, then the cotangent
+carried from the root down to ``k``.  Each of its intermediates is one of the
+forward's (a subtree's) or the complement of one inside the index space of a forward
+step, so slicing bounds a cotangent's memory as it bounds the forward's; a search
+anew on the cotangent's network (opt_einsum's greedy) can be far costlier.
 """
 from __future__ import annotations
 
@@ -171,3 +179,51 @@ def plan(subscripts, shapes, slices, optimize, target_size):
     else:
         sliced = ()
     return parsed, path, tuple(l for l in sliced if net.size[l] != 0)
+
+
+def vjp_network(net, k):
+    """The network of operand ``k``'s cotangent: the output cotangent (labels
+    ``net.out``) and the other operands in order, to operand ``k``'s labels (each
+    carried by another operand or the output, :func:`parse`)."""
+    return Network((net.out,) + net.ins[:k] + net.ins[k + 1:], net.ins[k], net.size)
+
+
+def rerooted_path(n_ops, path, k):
+    """The pairwise path of :func:`vjp_network` ``k`` that follows the forward's
+    ``path`` (see the module docstring); None where ``path`` is not pairwise."""
+    from opt_einsum.paths import ssa_to_linear
+
+    if n_ops < 2 or any(len(step) != 2 for step in path):
+        return None
+    ids, children = list(range(n_ops)), {}
+    for step in path:                 # the forward's tree, nodes numbered in SSA form
+        picked = [ids[i] for i in step]
+        for i in sorted(step, reverse=True):
+            del ids[i]
+        children[n_ops + len(children)] = picked
+        ids.append(n_ops + len(children) - 1)
+
+    def holds_k(node):
+        return node == k or node in children and any(map(holds_k, children[node]))
+    ssa = []
+
+    def pair(x, y):
+        ssa.append((x, y))
+        return n_ops + len(ssa) - 1
+
+    def emit(node):   # a subtree without k; operand j is input j + 1 (j < k) or j
+        if node < n_ops:
+            return node + 1 if node < k else node
+        return pair(*map(emit, children[node]))
+    node, env = ids[0], 0             # the cotangent, input 0, at the root
+    while node != k:
+        inner, sibling = sorted(children[node], key=lambda c: not holds_k(c))
+        env, node = pair(env, emit(sibling)), inner
+    return tuple(map(tuple, ssa_to_linear(ssa)))
+
+
+def vjp_path(net, path, k):
+    """The path of operand ``k``'s cotangent: :func:`rerooted_path`, or opt_einsum's
+    greedy search where the forward's path is not pairwise."""
+    p = rerooted_path(len(net.ins), path, k)
+    return find_path(vjp_network(net, k), "greedy") if p is None else p

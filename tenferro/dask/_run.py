@@ -12,6 +12,17 @@ of one value alike, and because the runs are aligned powers of two the tree is t
 summing every slice as a task of its own would build: the result does not depend on
 ``tasks``, bit for bit.  The last task places the stacked sums into the result.
 
+The joint VJP (the cotangents of every needed operand in one pass) runs the same
+slices in the same runs, every sliced index summed: a slice's task contracts it
+forward and back with tenferro's reverse mode (sharing its intermediates), its
+cotangents zero outside the slice's block, and the lists of cotangents are summed by
+the same pairwise trees.  The joint JVP (the tangent for every operand's tangent at
+once) is the forward's graph, each slice's tangent by tenferro's forward mode.
+
+The graph is a dict of Dask task specs whose keys are named, not hashed: ``(name-token,
+i)``, the token that of the plan and the operands' keys, computed once per call; the
+operands are referenced by key, so building a task costs microseconds.
+
 The operands travel as NumPy arrays (any worker can unpickle them), once: scattered to
 every worker (``broadcast=True``) under a ``distributed.Client``, one graph key each
 under Dask's local schedulers.  Every task is pure with a deterministic key, and the
@@ -25,27 +36,84 @@ caller as Dask's exception, its message naming ``tenferro.dask.einsum``.
 """
 from __future__ import annotations
 
-import itertools
-import operator
+import functools
 
 import numpy as np
 
 from ._plan import NAME
 
 
+def _slice(arrays, ins, out, fixed, dtype=None):
+    """The operands of one slice (every label of ``fixed``, label -> value, fixed to
+    its value) as Tensors, their einsum labels, the output's, and each operand's
+    index into its full array."""
+    import tenferro as tf
+
+    ids, tensors, labels, index = {}, [], [], []
+    for a, ls in zip(arrays, ins):
+        index.append(tuple(fixed.get(l, slice(None)) for l in ls))
+        tensors.append(tf.asarray(np.asarray(a, dtype)[index[-1]]))
+        labels.append([ids.setdefault(l, len(ids)) for l in ls if l not in fixed])
+    rest = [ids.setdefault(l, len(ids)) for l in out if l not in fixed]
+    return tensors, labels, rest, index
+
+
+def _einsum(tensors, labels, rest, path):
+    import tenferro as tf
+
+    return tf.einsum(*[x for t, l in zip(tensors, labels) for x in (t, l)], rest,
+                     optimize=list(path) or "greedy")
+
+
 def contract_slice(arrays, ins, out, fixed, path):
     """One slice: every label of ``fixed`` (label -> value) fixed to its value, the rest
     contracted by ``tenferro.einsum`` along ``path``."""
+    tensors, labels, rest, _ = _slice(arrays, ins, out, fixed)
+    return _einsum(tensors, labels, rest, path).numpy()
+
+
+def jvp_slice(arrays, ins, out, fixed, path, has):
+    """The tangent of one slice's contraction for the tangents of the operands ``has``
+    marks (``arrays``: the operands, then those tangents), by tenferro's forward mode
+    through the slice's local einsum."""
     import tenferro as tf
 
-    ids = {}
-    args = []
-    for a, labels in zip(arrays, ins):
-        index = tuple(fixed.get(l, slice(None)) for l in labels)
-        args += [tf.asarray(np.asarray(a)[index]),
-                 [ids.setdefault(l, len(ids)) for l in labels if l not in fixed]]
-    rest = [ids.setdefault(l, len(ids)) for l in out if l not in fixed]
-    return tf.einsum(*args, rest, optimize=list(path) or "greedy").numpy()
+    n, want = len(ins), [k for k, h in enumerate(has) if h]
+    tensors, labels, rest, _ = _slice(arrays[:n], ins, out, fixed)
+    tangents = _slice(arrays[n:], [ins[k] for k in want], out, fixed)[0]
+
+    def f(*xs):
+        ts = list(tensors)
+        for k, x in zip(want, xs):
+            ts[k] = x
+        return _einsum(ts, labels, rest, path)
+    return tf.jvp(f, [tensors[k] for k in want], tangents)[1].numpy()
+
+
+def vjp_slice(arrays, ct, ins, out, fixed, path, needs):
+    """The cotangents of the operands ``needs`` marks of one slice's contraction, for
+    the output cotangent ``ct``, by tenferro's reverse mode through the slice's local
+    einsum (the forward's intermediates shared): each a full-size array, zero but for
+    the slice's block."""
+    import tenferro as tf
+
+    dtype = np.result_type(ct, *arrays)
+    tensors, labels, rest, index = _slice(arrays, ins, out, fixed, dtype)
+    want = [k for k, need in enumerate(needs) if need]
+
+    def f(*xs):
+        ts = list(tensors)
+        for k, x in zip(want, xs):
+            ts[k] = x
+        return _einsum(ts, labels, rest, path)
+    _, back = tf.vjp(f, *[tensors[k] for k in want])
+    grads = back(tf.asarray(np.asarray(ct, dtype)[tuple(fixed.get(l, slice(None))
+                                                        for l in out)]))
+    full = []
+    for k, g in zip(want, grads):
+        full.append(np.zeros(np.shape(arrays[k]), dtype))
+        full[-1][index[k]] = g.numpy()
+    return full
 
 
 def tree_sum(items, add):
@@ -65,19 +133,42 @@ def tree_sum(items, add):
     return x
 
 
-def contract_run(arrays, ins, out, path, placed, summed, keys, vals):
+def add(a, b):
+    """``a + b``, item by item for lists (the cotangents of a joint VJP)."""
+    return [x + y for x, y in zip(a, b)] if isinstance(a, list) else a + b
+
+
+def _run_slices(one, placed, summed, keys, vals):
     """The task of a run of slices.  ``keys`` and ``vals``: (start, stop) ranges of the
     C-order numbers of the value tuples of the ``placed`` and of the ``summed`` labels
-    (dicts label -> size); for each placed value tuple, the sum of its slices over
-    ``vals``, the sums stacked along a new first axis where labels are placed."""
+    (dicts label -> size); for each placed value tuple, the sum of ``one(fixed)`` over
+    its slices in ``vals``, the sums stacked along a new first axis where labels are
+    placed."""
     def fixed(shape, i):
         return dict(zip(shape, np.unravel_index(i, tuple(shape.values())) if shape else ()))
 
-    sums = [tree_sum((contract_slice(arrays, ins, out,
-                                     {**fixed(placed, k), **fixed(summed, v)}, path)
-                      for v in range(*vals)), operator.add)
-            for k in range(*keys)]
+    sums = [tree_sum((one({**fixed(placed, k), **fixed(summed, v)}) for v in range(*vals)),
+                     add) for k in range(*keys)]
     return np.stack(sums) if placed else sums[0]
+
+
+def contract_run(net, path, placed, summed, has, keys, vals, *arrays):
+    """A run of slices of the contraction of ``net`` (:func:`_run_slices`), or with
+    ``has``, of its tangent (:func:`jvp_slice`)."""
+    def one(fixed):
+        if has is None:
+            return contract_slice(arrays, net.ins, net.out, fixed, path)
+        return jvp_slice(arrays, net.ins, net.out, fixed, path, has)
+    return _run_slices(one, placed, summed, keys, vals)
+
+
+def vjp_run(net, path, needs, summed, keys, vals, *arrays):
+    """A run of slices of the joint VJP of ``net`` (the output cotangent after the
+    operands): the list of the needed operands' cotangents, summed over the run
+    (:func:`vjp_slice`)."""
+    *arrays, ct = arrays
+    return _run_slices(lambda fixed: vjp_slice(arrays, ct, net.ins, net.out, fixed, path,
+                                               needs), {}, summed, keys, vals)
 
 
 def runs(n_keys, n_vals, tasks):
@@ -110,23 +201,29 @@ def default_tasks(client):
     return dask.config.get("num_workers", None) or CPU_COUNT
 
 
-def contract(net, path, sliced, arrays, client=None, tasks=None):
+def contract(net, path, sliced, arrays, client=None, tasks=None, ct=None, needs=None,
+             has=None):
     """The contraction of ``net`` on NumPy ``arrays``, slicing the labels ``sliced`` into
     about ``tasks`` tasks (None: :func:`default_tasks`), run on ``client`` (a
-    ``distributed.Client``) or Dask's default scheduler."""
+    ``distributed.Client``) or Dask's default scheduler.  With ``ct`` (the output
+    cotangent): its joint VJP instead, the list of the cotangents of the operands
+    ``needs`` marks; with ``has``: its tangent, ``arrays`` followed by the tangents of
+    the operands ``has`` marks."""
     import dask
 
+    arrays = list(arrays) + ([] if ct is None else [ct])
     if client is None:
-        ops = [dask.delayed(a, pure=True, traverse=False) for a in arrays]
-        return dask.compute(graph(net, path, sliced, ops, tasks or default_tasks(None)))[0]
+        return dask.compute(graph(net, path, sliced, arrays, False, tasks or
+                                  default_tasks(None), needs, has))[0]
     from concurrent.futures import CancelledError
 
     attempts = 1 + dask.config.get("distributed.scheduler.allowed-failures", 3)
     for attempt in range(1, attempts + 1):
         ops = []
         try:
-            ops = client.scatter(list(arrays), broadcast=True, hash=False)
-            result = graph(net, path, sliced, ops, tasks or default_tasks(client))
+            ops = client.scatter(arrays, broadcast=True, hash=False)
+            result = graph(net, path, sliced, ops, True,
+                           tasks or default_tasks(client), needs, has)
             return client.compute(result).result()
         except Exception as e:
             lost = isinstance(e, CancelledError) and any(f.status != "finished" for f in ops)
@@ -140,25 +237,68 @@ def contract(net, path, sliced, arrays, client=None, tasks=None):
             raise named from e
 
 
-def graph(net, path, sliced, ops, tasks):
-    """The ``dask.delayed`` result of the contraction on the operands ``ops`` (futures
-    or delayed values) in about ``tasks`` tasks."""
-    import dask
+def graph(net, path, sliced, ops, scattered, tasks, needs=None, has=None):
+    """The contraction (with ``needs``: the joint VJP, the output cotangent the last
+    operand; with ``has``: the tangent, :func:`contract`) as a ``dask.delayed`` value of
+    a graph of tasks in about ``tasks`` runs: ``ops`` are the ``scattered`` operands'
+    futures or else the arrays (made graph inputs).  The keys are
+    ``(name-token, i)``, the token that of the plan and the operands' keys: built
+    without walking or hashing the tasks' arguments, and every task pure (Dask may run
+    it again)."""
+    import uuid
 
-    def submit(f, *args):
-        return dask.delayed(f, pure=True)(*args)
+    from dask.base import tokenize
+    from dask.delayed import Delayed
 
-    placed = {l: net.size[l] for l in sliced if l in net.out}
-    summed = {l: net.size[l] for l in sliced if l not in net.out}
-    n_keys, n_vals = net.n_slices(placed), net.n_slices(summed)
-    add = lambda a, b: submit(operator.add, a, b)  # noqa: E731
-    blocks = [tree_sum((submit(contract_run, ops, net.ins, net.out, path, placed, summed,
-                               keys, vals) for keys, vals in block), add)
-              for block in runs(n_keys, n_vals, tasks)]
-    if not placed:
-        return blocks[0]
-    return submit(place, tuple(placed.values()), tuple(net.out.index(l) for l in placed),
-                  *blocks)
+    Task, ref, data = _task_spec()
+    dsk = {}
+    if scattered:
+        keys = [f.key for f in ops]
+        refs = [f if ref(k) is k else ref(k) for f, k in zip(ops, keys)]
+    else:               # the arrays, once each, as inputs of the graph
+        keys = ["tenferro-operand-%s" % uuid.uuid4().hex for _ in ops]
+        dsk.update((k, data(k, a)) for k, a in zip(keys, ops))
+        refs = [ref(k) for k in keys]
+    token = tokenize(net, path, sliced, tasks, needs, has, *keys)
+    counts = {}
+
+    def task(name, f, *args):
+        key = ("%s-%s" % (name, token), counts.setdefault(name, 0))
+        counts[name] += 1
+        dsk[key] = Task(key, f, *args)
+        return ref(key)
+
+    placed = {l: net.size[l] for l in sliced if l in net.out and needs is None}
+    summed = {l: net.size[l] for l in sliced if l not in placed}
+    if needs is None:
+        run = ("contract_run", functools.partial(contract_run, net, path, placed, summed,
+                                                 has))
+    else:
+        run = ("vjp_run", functools.partial(vjp_run, net, path, needs, summed))
+    blocks = [tree_sum((task(*run, k, v, *refs) for k, v in block),
+                       lambda a, b: task("add", add, a, b))
+              for block in runs(net.n_slices(placed), net.n_slices(summed), tasks)]
+    last = blocks[0]
+    if placed:
+        last = task("place", place, tuple(placed.values()),
+                    tuple(net.out.index(l) for l in placed), *blocks)
+    return Delayed(getattr(last, "key", last), dsk)
+
+
+def _task_spec():
+    """(Task(key, f, *args), a reference to a key, a graph input(key, value)): Dask's
+    task specs, or where Dask predates them (before 2024.12) :func:`_tuples`."""
+    try:
+        from dask._task_spec import DataNode, Task, TaskRef
+    except ImportError:
+        return _tuples()
+    return Task, TaskRef, DataNode
+
+
+def _tuples():
+    """:func:`_task_spec` as Dask's tuples: a key refers to itself (a future then stands
+    for its own key), an input is its value."""
+    return (lambda key, f, *args: (f,) + args), (lambda key: key), (lambda key, value: value)
 
 
 _NAMED = {}
