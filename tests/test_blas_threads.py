@@ -7,7 +7,10 @@ every call must run with the count it would have run with alone, whatever other
 Python threads (a user's pool, parallel backward's workers) do at the same time, and
 the count must be back to tenferro's afterwards.  Every concurrent result here is
 compared bit for bit with the same call run alone."""
+import os
+import signal
 import threading
+import warnings
 
 import numpy as np
 import pytest
@@ -168,3 +171,41 @@ def test_the_gate_is_what_the_driver_uses():
     mods = blas_kernels.load()
     assert _blas._kernel_threads is mods["_matmul"]
     assert mods["_matmul"].get_blas_threads() == mods["_lapack"].get_blas_threads()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_fork_while_kernels_run_blas(two_threads):
+    """A child forked while another thread is inside the gate (a batched product holding
+    BLAS at one thread) forgets that caller: its own products neither hang nor run
+    with the batch's count, and BLAS gets tenferro's count back."""
+    a, b = tf.asarray(rnd(8, 200, 200, seed=3)), tf.asarray(rnd(8, 200, 200, seed=4))
+    s, t = tf.asarray(rnd(300, 300, seed=5)), tf.asarray(rnd(300, 300, seed=6))
+    ref_b, ref_s = (a @ b).numpy(), (s @ t).numpy()
+    stop = threading.Event()
+
+    def batched():
+        while not stop.is_set():
+            a @ b
+
+    worker = threading.Thread(target=batched)
+    worker.start()
+    try:
+        for _ in range(8):
+            with warnings.catch_warnings():   # 3.12+: fork with threads running
+                warnings.simplefilter("ignore", DeprecationWarning)
+                pid = os.fork()
+            if pid == 0:   # the child: report through the exit status, never return
+                code = 1
+                try:
+                    signal.alarm(60)
+                    ok = (np.array_equal((s @ t).numpy(), ref_s)
+                          and np.array_equal((a @ b).numpy(), ref_b)
+                          and _blas.get_blas_threads() == 2 and raw_blas_threads() == 2)
+                    code = 0 if ok else 2
+                finally:
+                    os._exit(code)
+            _, status = os.waitpid(pid, 0)
+            assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
+    finally:
+        stop.set()
+        worker.join()
