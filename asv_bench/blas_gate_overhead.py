@@ -1,34 +1,25 @@
 """Per-call cost of the BLAS gate (``tenferro/_kernels/_blas_gate.h``): small products
-and a small batched solve that reach BLAS/LAPACK, timed at the kernel (no Python layer
-above it) and through ``a @ b``.  Every such call enters and leaves the gate (two
+(8^3 skips BLAS, 24^3 and 64^3 call dgemm) timed at the kernel (no Python layer above
+it) and through ``a @ b``.  Every BLAS-bound call enters and leaves the gate (two
 uncontended mutex lock/unlock pairs and one ``get_num_threads``).  Run it on two
-checkouts to compare them (best of 15 repeats of 5000 calls, microseconds):
+checkouts to compare them (``call_overhead``'s timing: best of 9 repeats of 2000
+calls, microseconds):
 
     PYTHONPATH=<checkout> python asv_bench/blas_gate_overhead.py
 """
 import os
-import sys
-import timeit
 
 import numpy as np
 
-try:
-    import tenferro as tf
-except ImportError:  # an in-place build that is not installed
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    import tenferro as tf
+from call_overhead import _best, tf   # (the same timing; tenferro from PYTHONPATH)
 from tenferro.devices.cpu import blas_kernels
-
-
-def _best(f, number=5000, repeat=15):
-    return min(timeit.repeat(f, number=number, repeat=repeat)) / number * 1e6
 
 
 def main():
     mm = blas_kernels.load()["_matmul"]
     rng = np.random.default_rng(0)
     rows = []
-    for n in (8, 24, 64):     # 8^3 skips BLAS (tiny), 24^3 and 64^3 call dgemm
+    for n in (8, 24, 64):
         a, b = rng.standard_normal((n, n)), rng.standard_normal((n, n))
         out = np.empty((n, n))
         ta, tb = tf.asarray(a), tf.asarray(b)

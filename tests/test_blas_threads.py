@@ -17,6 +17,7 @@ import pytest
 
 import tenferro as tf
 from tenferro.devices.cpu import blas as _blas, blas_kernels
+from test_threads import _run_threads
 
 pytestmark = pytest.mark.skipif(_blas.get_blas_threads() is None,
                                 reason="no BLAS thread control (unknown BLAS)")
@@ -40,24 +41,7 @@ def raw_blas_threads():
 
 def run_threads(targets):
     """Run the callables together on their own threads; re-raise the first error."""
-    errors = []
-    start = threading.Barrier(len(targets))
-
-    def body(f):
-        try:
-            start.wait()
-            f()
-        except BaseException as e:  # noqa: BLE001  (reported in the main thread)
-            errors.append(e)
-
-    ts = [threading.Thread(target=body, args=(f,)) for f in targets]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join(timeout=300)
-        assert not t.is_alive(), "a thread hung"
-    if errors:
-        raise errors[0]
+    _run_threads(lambda k: targets[k](), len(targets))
 
 
 @pytest.fixture
