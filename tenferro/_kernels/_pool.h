@@ -425,8 +425,6 @@ static int tf_pool_attach(PyObject *holder)
         pthread_cond_init(&p->wake, NULL);
         pthread_cond_init(&p->fin, NULL);
         tf_blas_gate_init(&p->blas);
-        /* the fork handlers: now, since the BLAS gate is in use before any worker */
-        p->atfork = pthread_atfork(tf_pool_prepare, tf_pool_parent, tf_pool_child) == 0;
         p->size = sizeof(tf_pool_t);
         atomic_store(&p->enabled, 1);
         atomic_store(&p->spin_ns, TF_POOL_SPIN_NS);
@@ -445,7 +443,15 @@ static int tf_pool_attach(PyObject *holder)
         return -1;
     }
     tf_pool = p;
-    return p ? 0 : -1;
+    if (p == NULL)
+        return -1;
+    /* the fork handlers (once; under mu, as tf_pool_grow registers them): now, since
+     * the BLAS gate is in use before any worker starts */
+    pthread_mutex_lock(&p->mu);
+    if (!p->atfork)
+        p->atfork = pthread_atfork(tf_pool_prepare, tf_pool_parent, tf_pool_child) == 0;
+    pthread_mutex_unlock(&p->mu);
+    return 0;
 }
 
 #endif
