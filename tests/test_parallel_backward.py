@@ -309,6 +309,32 @@ def test_a_leaf_fed_by_many_concurrent_branches_is_race_free():
             assert_identical(grads_of(build, [w], k), ref)
 
 
+def test_batched_and_single_products_with_two_blas_threads():
+    """Branches mixing batched products (spread over the kernel pool with BLAS held at
+    one thread) and single 300^2 products (BLAS at two threads) on concurrent workers:
+    BLAS's results depend on its thread count, so this is identical to the serial pass
+    only because the kernels change the count through the BLAS gate (_blas_gate.h);
+    BLAS has tenferro's count again afterwards."""
+    from tenferro.devices.cpu import blas
+    if blas.get_blas_threads() is None:
+        pytest.skip("no BLAS thread control")
+    w = leaf(rnd(300, 300, seed=40))
+    wb = leaf(rnd(8, 200, 200, seed=41))
+    xs = [tf.asarray(rnd(300, 300, seed=42 + s)) for s in range(3)]
+    xb = [tf.asarray(rnd(8, 200, 200, seed=46 + s)) for s in range(3)]
+
+    def build():
+        single = sum(((x @ w) @ w).sum() * (k + 1) for k, x in enumerate(xs))
+        batched = sum(((x @ wb) @ wb).sum() * (k + 2) for k, x in enumerate(xb))
+        return single + batched
+    with tf.num_threads(2):
+        ref = grads_of(build, [w, wb], 1)
+        for k in (2, 4):
+            for _ in range(4):
+                assert_identical(grads_of(build, [w, wb], k), ref)
+    assert blas._info()["_get"]() == tf.get_num_threads()
+
+
 def test_concurrent_passes_share_a_leaf():
     w = leaf(np.ones(5))
     errors = []

@@ -26,8 +26,9 @@
  * Rules that keep it correct:
  * - One job at a time.  A caller that finds the pool busy (a second Python thread, or
  *   a chunk that itself calls tf_parallel_for: nesting) runs all its chunks itself.
- * - fork: a pthread_atfork child handler forgets the workers (they do not exist in
- *   the child) and the job in flight; the child starts new workers when it needs them.
+ * - fork: a pthread_atfork child handler (registered when the state is created)
+ *   forgets the workers (they do not exist in the child), the job in flight and the
+ *   BLAS gate's callers; the child starts new workers when it needs them.
  * - Late workers (the epoch argument).  A job lives in one of TF_POOL_SLOTS slots and
  *   is published by storing `cur` = epoch * TF_POOL_SLOTS + slot (epochs only grow, so
  *   every job has its own `cur`).  A worker that reads cur == w pins slot s = w % SLOTS
@@ -48,6 +49,8 @@
  * The state is shared by every extension module that includes this header:
  * tf_pool_attach(holder) (with the GIL, at module import) keeps it in a capsule on
  * `holder` (the tenferro._kernels package), so the modules share one set of workers.
+ * It also holds the BLAS gate (_blas_gate.h: BLAS's thread count under concurrent
+ * callers), which _matmul and _lapack must share; tf_blas_gate() returns it.
  */
 #ifndef TF_POOL_H
 #define TF_POOL_H
@@ -60,6 +63,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
+
+#include "_blas_gate.h"
 
 typedef int (*tf_chunk_fn)(void *ctx, Py_ssize_t chunk);
 
@@ -95,6 +100,7 @@ typedef struct {
     pthread_cond_t wake, fin;
     _Atomic int nworkers;       /* started (changed under mu) */
     int atfork;
+    tf_blas_gate_t blas;        /* BLAS's thread count (_blas_gate.h) */
 } tf_pool_t;
 
 static tf_pool_t *tf_pool = NULL;
@@ -213,8 +219,17 @@ static void *tf_pool_worker(void *arg)
     return NULL;
 }
 
-static void tf_pool_prepare(void) { pthread_mutex_lock(&tf_pool->mu); }
-static void tf_pool_parent(void) { pthread_mutex_unlock(&tf_pool->mu); }
+static void tf_pool_prepare(void)
+{
+    pthread_mutex_lock(&tf_pool->mu);
+    pthread_mutex_lock(&tf_pool->blas.mu);
+}
+
+static void tf_pool_parent(void)
+{
+    pthread_mutex_unlock(&tf_pool->blas.mu);
+    pthread_mutex_unlock(&tf_pool->mu);
+}
 
 static void tf_pool_child(void)
 {
@@ -229,6 +244,7 @@ static void tf_pool_child(void)
     for (int s = 0; s < TF_POOL_SLOTS; s++)
         atomic_store(&p->job[s].refs, 0);
     atomic_store(&p->busy, 0);
+    tf_blas_gate_child(&p->blas);
 }
 
 /* Start workers until there are `want` (under the mutex; failures leave fewer). */
@@ -368,6 +384,9 @@ static long tf_pool_wake_min(long ns)
     return ns < -1 ? atomic_load(&tf_pool->wake_ns) : atomic_exchange(&tf_pool->wake_ns, ns);
 }
 
+/* The BLAS gate every module shares (NULL before tf_pool_attach). */
+static inline tf_blas_gate_t *tf_blas_gate(void) { return tf_pool ? &tf_pool->blas : NULL; }
+
 /* Number of workers started (tests, docs). */
 static int tf_pool_nworkers(void) { return tf_pool ? tf_pool->nworkers : 0; }
 
@@ -405,6 +424,7 @@ static int tf_pool_attach(PyObject *holder)
         pthread_mutex_init(&p->mu, NULL);
         pthread_cond_init(&p->wake, NULL);
         pthread_cond_init(&p->fin, NULL);
+        tf_blas_gate_init(&p->blas);
         p->size = sizeof(tf_pool_t);
         atomic_store(&p->enabled, 1);
         atomic_store(&p->spin_ns, TF_POOL_SPIN_NS);
@@ -423,7 +443,15 @@ static int tf_pool_attach(PyObject *holder)
         return -1;
     }
     tf_pool = p;
-    return p ? 0 : -1;
+    if (p == NULL)
+        return -1;
+    /* the fork handlers (once; under mu, as tf_pool_grow registers them): now, since
+     * the BLAS gate is in use before any worker starts */
+    pthread_mutex_lock(&p->mu);
+    if (!p->atfork)
+        p->atfork = pthread_atfork(tf_pool_prepare, tf_pool_parent, tf_pool_child) == 0;
+    pthread_mutex_unlock(&p->mu);
+    return 0;
 }
 
 #endif

@@ -13,8 +13,11 @@ tenferro's short OpenBLAS spin (``load_env``) unless the user set one.
 
 Nothing here raises at import: when no BLAS threading API is found the functions
 return ``None`` / do nothing.  ``_thread_fn_addresses()`` hands the raw C function
-pointers (``void set(int)``, ``int get(void)``) to the matmul kernel, which keeps BLAS
-single-threaded while it parallelises a batch of small products with OpenMP.
+pointers (``void set(int)``, ``int get(void)``) to the matmul and LAPACK kernels, which
+keep BLAS single-threaded while they spread a batch over tenferro's kernel pool.  Once
+those kernels are loaded (``blas_kernels``), ``set_blas_threads``/``get_blas_threads``
+go through their BLAS gate (``_kernels/_blas_gate.h``): a set waits for the kernels'
+BLAS calls in flight in other threads, and a get reports the count between calls.
 """
 import contextlib
 import ctypes
@@ -25,6 +28,9 @@ import threading
 _lock = threading.Lock()
 _state = None  # dict once probed
 _load_lock = threading.Lock()
+# The kernel module whose BLAS gate sets and reads the count (blas_kernels.load puts
+# _matmul here); None before the BLAS kernels load.
+_kernel_threads = None
 _spin = None   # how SciPy's OpenBLAS spins, once load_library() ran (scipy_blas_spin)
 # What SciPy's OpenBLAS is to read from the environment when it loads, unless the user
 # set it: tenferro/__init__.py puts its OPENBLAS_THREAD_TIMEOUT (the threads' short spin)
@@ -217,9 +223,15 @@ def blas_info():
 
 
 def get_blas_threads():
-    """The BLAS's current thread count, or ``None`` when it cannot be queried."""
+    """The BLAS's thread count, or ``None`` when it cannot be queried.  While a
+    tenferro kernel in another thread holds BLAS at one thread for a batch, the count
+    it will have again afterwards."""
     g = _info()["_get"]
-    return int(g()) if g is not None else None
+    if g is None:
+        return None
+    k = _kernel_threads
+    n = k.get_blas_threads() if k is not None else None
+    return int(g()) if n is None else n
 
 
 def set_blas_threads(n):
@@ -228,7 +240,10 @@ def set_blas_threads(n):
     if n < 1:
         raise ValueError("tenferro.set_blas_threads: expected n >= 1, got %d" % n)
     s = _info()["_set"]
-    if s is not None:
+    if s is None:
+        return
+    k = _kernel_threads
+    if k is None or not k.set_blas_threads(n):   # waits for the kernels' calls in flight
         s(n)
 
 

@@ -38,6 +38,7 @@ def load():
                 fns = blas._thread_fn_addresses()
                 for kernels in mods.values():
                     kernels.set_blas_thread_functions(*fns)
+                blas._kernel_threads = mods["_matmul"]   # its BLAS gate: every module's
                 threads.blas_kernels_loaded(mods)
                 modules = mods
     return modules
