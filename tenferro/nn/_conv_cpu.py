@@ -12,6 +12,7 @@ gradient, is split into its phases (``_phases``) instead of convolving zeros.
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from .._kernels import _conv as _direct_kernel
 from ..devices.cpu import blas_kernels, threads as _threads
 
 
@@ -30,6 +31,10 @@ _mm = blas_kernels.Lazy("_matmul", globals(), "_mm")
 # several samples let the matmul loop run samples in parallel (~2x on 2 cores)
 SCRATCH = 1 << 24
 SPLIT_MIN = 4   # _matmul.contract splits a K group whose inner run has this many elements
+# the direct kernel runs convolutions with (in / groups) * (out / groups) channels up to
+# this (measured: asv_bench/compare_nn.py's depthwise and small-group rows)
+DIRECT_MAX = 16
+FORCE = None    # "direct" or "blas": the schedule wherever the direct kernel can run
 
 
 def _dilate_pad(x, padding, lhs_dilation):
@@ -50,6 +55,8 @@ def conv_cpu(x, w, *, strides, padding, lhs_dilation, rhs_dilation, groups):
     """``nn.conv``'s CPU implementation (NumPy arrays in and out)."""
     if any(d > 1 for d in lhs_dilation) and all(s == 1 for s in strides):
         return _phases(x, w, padding, lhs_dilation, rhs_dilation, groups)
+    if _use_direct(x, w, groups):
+        return _direct(x, w, strides, padding, lhs_dilation, rhs_dilation)
     (n, _), (o, cg), ks = x.shape[:2], w.shape[:2], w.shape[2:]
     xp = _dilate_pad(x, padding, lhs_dilation)
     osp = tuple((p - dilate(k, d)) // s + 1
@@ -66,6 +73,44 @@ def conv_cpu(x, w, *, strides, padding, lhs_dilation, rhs_dilation, groups):
             conv = _im2col
         conv(xp, wg, out, ks, rhs_dilation, strides)
     return out.reshape((n, o) + osp)
+
+
+def _use_direct(x, w, groups):
+    """Whether the direct kernel runs this convolution: 1-d and 2-d ones with few
+    channels per group (BLAS would multiply matrices of a row or a few), in the dtypes
+    it has loops for.  ``FORCE`` ("direct" or "blas") overrides the choice where the
+    direct kernel can run it (tests compare the two)."""
+    if x.ndim not in (3, 4) or x.dtype != w.dtype or x.dtype.char not in "fdFD":
+        return False
+    if FORCE is not None:
+        return FORCE == "direct"
+    cg, og = w.shape[1], w.shape[0] // groups
+    return cg * og <= DIRECT_MAX
+
+
+def _direct(x, w, strides, padding, lhs_dilation, rhs_dilation):
+    """The direct kernel (``_kernels/_conv.pyx``), a 1-d convolution as a 2-d one of
+    height 1.  Negative padding crops x (a view); a dilated x (a strided convolution
+    of an already dilated input: rare) is dilated and padded in memory."""
+    osp = tuple(out_size(*a) for a in zip(x.shape[2:], w.shape[2:], strides, padding,
+                                          lhs_dilation, rhs_dilation))
+    if any(d > 1 for d in lhs_dilation):
+        x, lo = _dilate_pad(x, padding, lhs_dilation), (0,) * len(osp)
+    else:
+        x = x[(Ellipsis,) + tuple(slice(max(-a, 0), n - max(-b, 0))
+                                  for n, (a, b) in zip(x.shape[2:], padding))]
+        lo = tuple(max(a, 0) for a, _ in padding)
+    out = np.empty(x.shape[:1] + w.shape[:1] + osp, x.dtype)
+    if len(osp) == 1:
+        x, w, o = x[:, :, None], w[:, :, None], out[:, :, None]
+        strides, rhs_dilation, lo = (1,) + tuple(strides), (1,) + tuple(rhs_dilation), (0,) + lo
+    else:
+        o = out
+    if x.strides and any(s % x.itemsize for s in x.strides):   # (unaligned views)
+        x = np.ascontiguousarray(x)
+    _direct_kernel.conv2d(x, w, o, tuple(strides),
+                          tuple(rhs_dilation), lo, _threads.current)
+    return out
 
 
 def _im2col(xp, wg, out, ks, rhs_dilation, strides):
