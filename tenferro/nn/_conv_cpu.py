@@ -31,9 +31,11 @@ _mm = blas_kernels.Lazy("_matmul", globals(), "_mm")
 # several samples let the matmul loop run samples in parallel (~2x on 2 cores)
 SCRATCH = 1 << 24
 SPLIT_MIN = 4   # _matmul.contract splits a K group whose inner run has this many elements
-# the direct kernel runs convolutions with (in / groups) * (out / groups) channels up to
-# this (measured: asv_bench/compare_nn.py's depthwise and small-group rows)
-DIRECT_MAX = 16
+# the direct kernel's channels per group (_use_direct; measured against the BLAS
+# schedules, one thread, float32 8x64x56x56 k3: depthwise 3x faster at stride 1, 2.4x
+# at stride 2; even at 1 in, 4 out; BLAS 2x faster from 4 in, 1 out at stride 1)
+DIRECT_OUT = 2
+DIRECT_IN = 2
 FORCE = None    # "direct" or "blas": the schedule wherever the direct kernel can run
 
 
@@ -55,7 +57,7 @@ def conv_cpu(x, w, *, strides, padding, lhs_dilation, rhs_dilation, groups):
     """``nn.conv``'s CPU implementation (NumPy arrays in and out)."""
     if any(d > 1 for d in lhs_dilation) and all(s == 1 for s in strides):
         return _phases(x, w, padding, lhs_dilation, rhs_dilation, groups)
-    if _use_direct(x, w, groups):
+    if _use_direct(x, w, strides, padding, lhs_dilation, rhs_dilation, groups):
         return _direct(x, w, strides, padding, lhs_dilation, rhs_dilation)
     (n, _), (o, cg), ks = x.shape[:2], w.shape[:2], w.shape[2:]
     xp = _dilate_pad(x, padding, lhs_dilation)
@@ -75,17 +77,26 @@ def conv_cpu(x, w, *, strides, padding, lhs_dilation, rhs_dilation, groups):
     return out.reshape((n, o) + osp)
 
 
-def _use_direct(x, w, groups):
-    """Whether the direct kernel runs this convolution: 1-d and 2-d ones with few
-    channels per group (BLAS would multiply matrices of a row or a few), in the dtypes
-    it has loops for.  ``FORCE`` ("direct" or "blas") overrides the choice where the
-    direct kernel can run it (tests compare the two)."""
+def _use_direct(x, w, strides, padding, lhs_dilation, rhs_dilation, groups):
+    """Whether the direct kernel runs this convolution: a 1-d or 2-d one with at most
+    ``DIRECT_OUT`` output channels per group (BLAS would multiply matrices of a row or
+    two) and at most ``DIRECT_IN`` input channels per group, or any number of them
+    where BLAS does worse still: strided windows (an im2col copy), few outputs from a
+    large kernel (a depthwise weight's gradient: a matrix-vector product).  Only the
+    dtypes it has loops for.  ``FORCE`` ("direct" or "blas") overrides the choice where
+    the direct kernel can run it (tests compare the two)."""
     if x.ndim not in (3, 4) or x.dtype != w.dtype or x.dtype.char not in "fdFD":
         return False
     if FORCE is not None:
         return FORCE == "direct"
-    cg, og = w.shape[1], w.shape[0] // groups
-    return cg * og <= DIRECT_MAX
+    cg, og, ks = w.shape[1], w.shape[0] // max(groups, 1), w.shape[2:]
+    if og > DIRECT_OUT:
+        return False
+    if cg <= DIRECT_IN or any(s > 1 for s in strides):
+        return True
+    osp = [out_size(*a) for a in zip(x.shape[2:], ks, strides, padding, lhs_dilation,
+                                     rhs_dilation)]
+    return np.prod(osp) < np.prod(ks)
 
 
 def _direct(x, w, strides, padding, lhs_dilation, rhs_dilation):
