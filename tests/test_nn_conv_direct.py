@@ -233,18 +233,19 @@ def test_kernel_threads_and_errors():
     old = _conv.set_grain(1)
     try:
         for o, nth in zip(outs, (1, 2)):
-            _conv.conv2d(x, w, o, (1, 1), (1, 1), (0, 0), nth)
+            _conv.conv2d(x, w, o, (1, 1), (1, 1), (0, 0), (1, 1), nth)
     finally:
         _conv.set_grain(**old)
     np.testing.assert_array_equal(outs[0], outs[1])
     with pytest.raises(TypeError, match="no loop for int64"):
         _conv.conv2d(x.astype(np.int64), w.astype(np.int64), outs[0].astype(np.int64),
-                     (1, 1), (1, 1), (0, 0), 1)
+                     (1, 1), (1, 1), (0, 0), (1, 1), 1)
     with pytest.raises(TypeError, match="share a dtype"):
-        _conv.conv2d(x, w.astype(np.float64), outs[0], (1, 1), (1, 1), (0, 0), 1)
-    with pytest.raises(ValueError, match="do not fit"):
-        _conv.conv2d(x, w, outs[0], (0, 1), (1, 1), (0, 0), 1)
+        _conv.conv2d(x, w.astype(np.float64), outs[0], (1, 1), (1, 1), (0, 0), (1, 1), 1)
+    for bad in [((0, 1), (1, 1)), ((1, 2), (1, 2))]:   # (strides, input dilation)
+        with pytest.raises(ValueError, match="do not fit"):
+            _conv.conv2d(x, w, outs[0], bad[0], (1, 1), (0, 0), bad[1], 1)
     ro = outs[0].copy()
     ro.flags.writeable = False
     with pytest.raises(ValueError, match="read-only"):
-        _conv.conv2d(x, w, ro, (1, 1), (1, 1), (0, 0), 1)
+        _conv.conv2d(x, w, ro, (1, 1), (1, 1), (0, 0), (1, 1), 1)

@@ -4,9 +4,10 @@ product per group would have a single row: depthwise and other convolutions with
 channels per group, and their gradients).
 
 ``conv2d`` computes the 2-d grouped cross-correlation of x (N, C, H, W) with w
-(O, C / groups, KH, KW) into out (N, O, OH, OW) with window strides, kernel dilation
-and low padding; the high padding is implied by the output size (x reads as zero
-outside its extent, so nothing is padded in memory).  The loops are _conv.h's (C,
+(O, C / groups, KH, KW) into out (N, O, OH, OW) with window strides, kernel dilation,
+input dilation (the transposed convolution of an input's gradient) and low padding;
+the high padding is implied by the output size (x reads as zero outside its extent and
+between its dilated elements, so nothing is padded or dilated in memory).  The loops are _conv.h's (C,
 ``omp simd``): one item per output row, split in chunks on the shared pool (_pool.h)
 from ``GRAIN`` multiply-adds up.  float32, float64, complex64, complex128.
 
@@ -31,9 +32,9 @@ cdef extern from "_conv.h" nogil:
         tfc_i xs[4]
         tfc_i ws[4]
         tfc_i os[4]
-        tfc_i sh, sw, dh, dw, ph, pw
+        tfc_i sh, sw, dh, dw, ph, pw, lh, lw
         int dots
-    void tfc_setup(tfc_geo *g, tfc_i *lo, tfc_i *hi)
+    void tfc_setup(tfc_geo *g, tfc_i *buf)
     ctypedef int (*tfc_items_fn)(const tfc_geo *g, tfc_i start, tfc_i end)
     tfc_items_fn tfc_items_fns[4]
 
@@ -91,12 +92,14 @@ cdef int _strides(ndarray a, tfc_i *out, str name) except -1:
     return 0
 
 
-def conv2d(ndarray x, ndarray w, ndarray out, strides, dilation, padding, int nthreads):
+def conv2d(ndarray x, ndarray w, ndarray out, strides, dilation, padding, lhs_dilation,
+           int nthreads):
     """out[n, o, oy, ox] = sum over c < C/groups, kh, kw of w[o, c, kh, kw]
-    * x[n, (o // (O/groups)) * C/groups + c, oy*sh + kh*dh - ph, ox*sw + kw*dw - pw]
-    (x zero outside its extent); ``strides`` (sh, sw) and ``dilation`` (dh, dw) >= 1,
-    ``padding`` (ph, pw) >= 0, the groups C / w.shape[1].  Rows are computed alone, so
-    the thread split changes no value."""
+    * xd[n, (o // (O/groups)) * C/groups + c, oy*sh + kh*dh - ph, ox*sw + kw*dw - pw]
+    where xd is x with ``lhs_dilation`` (lh, lw) - 1 zeros between its rows and columns,
+    zero outside its extent; ``strides`` (sh, sw) and ``dilation`` (dh, dw) >= 1, low
+    ``padding`` (ph, pw) any ints (negative: cropped), sw = 1 where lw > 1; the groups
+    C / w.shape[1].  Rows are computed alone, so the thread split changes no value."""
     cdef int t = _dtype(x)
     if cnp.PyArray_TYPE(w) != cnp.PyArray_TYPE(x) or cnp.PyArray_TYPE(out) != cnp.PyArray_TYPE(x):
         raise TypeError("tenferro kernel _conv.conv2d: x, w and out must share a dtype, "
@@ -111,12 +114,14 @@ def conv2d(ndarray x, ndarray w, ndarray out, strides, dilation, padding, int nt
     g.sh, g.sw = strides
     g.dh, g.dw = dilation
     g.ph, g.pw = padding
+    g.lh, g.lw = lhs_dilation
     if (out.shape[0] != g.N or out.shape[1] != g.O or g.CG < 1 or g.C % g.CG
-            or g.O % (g.C // g.CG) or min(g.sh, g.sw, g.dh, g.dw) < 1 or min(g.ph, g.pw) < 0):
+            or g.O % (g.C // g.CG) or min(g.sh, g.sw, g.dh, g.dw, g.lh, g.lw) < 1
+            or (g.lw > 1 and g.sw != 1)):
         raise ValueError("tenferro kernel _conv.conv2d: shapes x %s, w %s, out %s or "
-                         "strides %s, dilation %s, padding %s do not fit"
+                         "strides %s, dilation %s, padding %s, lhs_dilation %s do not fit"
                          % ((<object>x).shape, (<object>w).shape, (<object>out).shape, strides,
-                            dilation, padding))
+                            dilation, padding, lhs_dilation))
     if not cnp.PyArray_ISWRITEABLE(out):
         raise ValueError("tenferro kernel _conv.conv2d: out is read-only")
     g.OG = g.O // (g.C // g.CG)
@@ -125,15 +130,15 @@ def conv2d(ndarray x, ndarray w, ndarray out, strides, dilation, padding, int nt
     _strides(out, g.os, "out")
     g.x, g.w, g.o = cnp.PyArray_BYTES(x), cnp.PyArray_BYTES(w), cnp.PyArray_BYTES(out)
     # few output columns from a wide kernel: dot products along the kernel rows
-    g.dots = g.OW < g.KW
+    g.dots = g.OW < g.KW and g.lw == 1
     r.fn = tfc_items_fns[t]
-    r.items = g.N * g.O * g.OH
+    r.items = g.N * g.O * (1 if g.dots else g.OH)   # planes (dots), rows
     if r.items == 0 or g.OW == 0:
         return
-    cdef tfc_i *ranges = <tfc_i *>malloc(sizeof(tfc_i) * 2 * (g.KW + 1))
+    cdef tfc_i *ranges = <tfc_i *>malloc(sizeof(tfc_i) * 4 * (g.KW + 1))
     if ranges == NULL:
         raise MemoryError()
-    tfc_setup(g, ranges, ranges + g.KW + 1)
+    tfc_setup(g, ranges)
     cdef npy_intp work = r.items * g.OW * g.CG * g.KH * g.KW
     cdef npy_intp nth = nthreads
     cdef int err

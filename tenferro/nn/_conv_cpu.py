@@ -55,10 +55,10 @@ def _dilate_pad(x, padding, lhs_dilation):
 
 def conv_cpu(x, w, *, strides, padding, lhs_dilation, rhs_dilation, groups):
     """``nn.conv``'s CPU implementation (NumPy arrays in and out)."""
-    if any(d > 1 for d in lhs_dilation) and all(s == 1 for s in strides):
-        return _phases(x, w, padding, lhs_dilation, rhs_dilation, groups)
     if _use_direct(x, w, strides, padding, lhs_dilation, rhs_dilation, groups):
         return _direct(x, w, strides, padding, lhs_dilation, rhs_dilation)
+    if any(d > 1 for d in lhs_dilation) and all(s == 1 for s in strides):
+        return _phases(x, w, padding, lhs_dilation, rhs_dilation, groups)
     (n, _), (o, cg), ks = x.shape[:2], w.shape[:2], w.shape[2:]
     xp = _dilate_pad(x, padding, lhs_dilation)
     osp = tuple((p - dilate(k, d)) // s + 1
@@ -101,26 +101,25 @@ def _use_direct(x, w, strides, padding, lhs_dilation, rhs_dilation, groups):
 
 def _direct(x, w, strides, padding, lhs_dilation, rhs_dilation):
     """The direct kernel (``_kernels/_conv.pyx``), a 1-d convolution as a 2-d one of
-    height 1.  Negative padding crops x (a view); a dilated x (a strided convolution
-    of an already dilated input: rare) is dilated and padded in memory."""
+    height 1.  The kernel reads padding and input dilation as zeros, except for a
+    dilated input with strides (rare: dilated and padded in memory here)."""
     osp = tuple(out_size(*a) for a in zip(x.shape[2:], w.shape[2:], strides, padding,
                                           lhs_dilation, rhs_dilation))
-    if any(d > 1 for d in lhs_dilation):
+    lo = tuple(a for a, _ in padding)
+    if any(d > 1 for d in lhs_dilation) and any(s > 1 for s in strides):
         x, lo = _dilate_pad(x, padding, lhs_dilation), (0,) * len(osp)
-    else:
-        x = x[(Ellipsis,) + tuple(slice(max(-a, 0), n - max(-b, 0))
-                                  for n, (a, b) in zip(x.shape[2:], padding))]
-        lo = tuple(max(a, 0) for a, _ in padding)
+        lhs_dilation = (1,) * len(osp)
     out = np.empty(x.shape[:1] + w.shape[:1] + osp, x.dtype)
     if len(osp) == 1:
-        x, w, o = x[:, :, None], w[:, :, None], out[:, :, None]
-        strides, rhs_dilation, lo = (1,) + tuple(strides), (1,) + tuple(rhs_dilation), (0,) + lo
+        x, w, o, lo = x[:, :, None], w[:, :, None], out[:, :, None], (0,) + lo
+        strides, rhs_dilation, lhs_dilation = ((1,) + tuple(a) for a in (
+            strides, rhs_dilation, lhs_dilation))
     else:
         o = out
-    if x.strides and any(s % x.itemsize for s in x.strides):   # (unaligned views)
+    if any(s % x.itemsize for s in x.strides):   # (unaligned views)
         x = np.ascontiguousarray(x)
-    _direct_kernel.conv2d(x, w, o, tuple(strides),
-                          tuple(rhs_dilation), lo, _threads.current)
+    _direct_kernel.conv2d(x, w, o, tuple(strides), tuple(rhs_dilation), tuple(lo),
+                          tuple(lhs_dilation), _threads.current)
     return out
 
 
