@@ -1,9 +1,11 @@
 """The CPU kernel of ``nn.conv`` (``_conv_prim``): contractions of strided views of the
 padded input with the kernel by the einsum engine's pairwise step (``_matmul.contract``:
 BLAS on strided operands, which splits a group that does not fold into accumulated
-products or copies the operand once, whichever it measures cheaper).
+products or copies the operand once, whichever it measures cheaper), or, for 1-d and
+2-d convolutions with few channels per group (depthwise ones and their gradients,
+``_use_direct``), the direct kernel ``_kernels/_conv.pyx`` (``_direct``).
 
-Three schedules (docs/nn.md, "How it runs"): unit strides contract shifted runs of the
+Three BLAS schedules (docs/nn.md, "How it runs"): unit strides contract shifted runs of the
 flattened input in place (``_shifted``); few outputs from a large kernel, a weight's
 gradient, take the kernel as one run (``_kernel_runs``); strided convolutions contract
 the windows' view, im2col (``_im2col``).  A dilated input with unit strides, an input's
