@@ -99,7 +99,7 @@ def test_conv1d_against_torch(case, dtype, path):
 
 def _numpy_conv2d(x, w, stride, padding, dilation, groups):
     """A NumPy reference: the sum over the kernel taps of strided slices."""
-    (n, c, h, wd), (o, cg, kh, kw) = x.shape, w.shape
+    (n, _, h, wd), (o, cg, kh, kw) = x.shape, w.shape
     xp = np.pad(x, [(0, 0), (0, 0), (padding[0],) * 2, (padding[1],) * 2])
     oh = (h + 2 * padding[0] - dilation[0] * (kh - 1) - 1) // stride[0] + 1
     ow = (wd + 2 * padding[1] - dilation[1] * (kw - 1) - 1) // stride[1] + 1
@@ -249,3 +249,55 @@ def test_kernel_threads_and_errors():
     ro.flags.writeable = False
     with pytest.raises(ValueError, match="read-only"):
         _conv.conv2d(x, w, ro, (1, 1), (1, 1), (0, 0), (1, 1), 1)
+
+
+# -- max pooling's window argmax (_conv.pyx's pool_argmax) ------------------------------
+
+def test_max_pool_random_against_torch():
+    """Random kernels, strides, paddings, dilations and ceil mode, with ties, -inf and
+    NaN in the input, on strided views: values and indices as PyTorch's."""
+    rng = np.random.default_rng(38)
+    checked = 0
+    while checked < 60:
+        k = tuple(int(v) for v in rng.integers(1, 5, 2))
+        kw = dict(kernel_size=k, stride=tuple(int(v) for v in rng.integers(1, 4, 2)),
+                  padding=tuple(int(rng.integers(0, v // 2 + 1)) for v in k),
+                  dilation=tuple(int(v) for v in rng.integers(1, 3, 2)),
+                  ceil_mode=bool(checked % 2))
+        shape = (int(rng.integers(1, 3)), 2) + tuple(int(v) for v in rng.integers(1, 12, 2))
+        dtype = ("float64", "float32")[checked % 2]
+        x = rng.integers(-2, 3, shape).astype(dtype)       # ties
+        x[rng.random(shape) < 0.05] = -np.inf
+        if checked % 3 == 0:
+            x[rng.random(shape) < 0.05] = np.nan
+        try:
+            want, wi = F.max_pool2d(torch.tensor(x), return_indices=True, **kw)
+        except RuntimeError:
+            continue
+        view = tf.permute_dims(tf.asarray(np.ascontiguousarray(np.swapaxes(x, 2, 3))),
+                               (0, 1, 3, 2))                # a non-contiguous input
+        got, gi = tnn.max_pool2d(view, return_indices=True, **kw)
+        inside = np.isfinite(want.numpy()) | np.isnan(want.numpy())   # not padding only
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+        np.testing.assert_array_equal(gi.numpy()[inside], wi.numpy()[inside])
+        checked += 1
+
+
+def test_pool_argmax_threads_and_errors():
+    from tenferro._kernels import _conv
+
+    x = _rand((6, 40, 50), "float32", 39)
+    outs = [np.empty((6, 20, 25), np.int64) for _ in range(2)]
+    old = _conv.set_grain(1)
+    try:
+        for o, nth in zip(outs, (1, 2)):
+            _conv.pool_argmax(x, o, (3, 3), (2, 2), (1, 1), (1, 1), nth)
+    finally:
+        _conv.set_grain(**old)
+    np.testing.assert_array_equal(outs[0], outs[1])
+    with pytest.raises(TypeError, match="no loop for complex128"):
+        _conv.pool_argmax(x.astype(complex), outs[0], (3, 3), (2, 2), (1, 1), (1, 1), 1)
+    with pytest.raises(ValueError, match="int64"):
+        _conv.pool_argmax(x, outs[0].astype(np.int32), (3, 3), (2, 2), (1, 1), (1, 1), 1)
+    with pytest.raises(ValueError, match="do not fit"):
+        _conv.pool_argmax(x, outs[0], (0, 3), (2, 2), (1, 1), (1, 1), 1)

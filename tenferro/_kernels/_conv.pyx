@@ -11,6 +11,9 @@ between its dilated elements, so nothing is padded or dilated in memory).  The l
 ``omp simd``): one item per output row, split in chunks on the shared pool (_pool.h)
 from ``GRAIN`` multiply-adds up.  float32, float64, complex64, complex128.
 
+``pool_argmax`` is max pooling's window argmax (``nn.max_pool_argmax``), PyTorch's tie
+and NaN rules, in the same row-by-row, tap-by-tap order (_conv_pool.h).
+
 Entry points follow tenferro/_kernels/CONTRACT.md: inputs already have one dtype,
 ``out`` is preallocated with it, any strides (multiples of the itemsize); ``nthreads``
 is the most threads to use.
@@ -38,6 +41,17 @@ cdef extern from "_conv.h" nogil:
     ctypedef int (*tfc_items_fn)(const tfc_geo *g, tfc_i start, tfc_i end)
     tfc_items_fn tfc_items_fns[4]
 
+cdef extern from "_conv_pool.h" nogil:
+    ctypedef struct tfp_geo:
+        const char *x
+        char *o
+        tfc_i B, H, W, OH, OW, KH, KW, sh, sw, ph, pw, dh, dw
+        tfc_i xs[3]
+        tfc_i os[3]
+    void tfp_setup(tfp_geo *g, tfc_i *buf)
+    ctypedef int (*tfp_items_fn)(const tfp_geo *g, tfc_i start, tfc_i end)
+    tfp_items_fn tfp_items_fns[2]
+
 from libc.stdlib cimport malloc, free
 
 # From this many multiply-adds a call runs on more than one thread, each thread taking
@@ -64,6 +78,23 @@ ctypedef struct Ctx:
 cdef int _chunk(void *vc, Py_ssize_t c) noexcept nogil:
     cdef Ctx *r = <Ctx *>vc
     return r.fn(&r.g, r.items * c // r.nchunks, r.items * (c + 1) // r.nchunks)
+
+
+cdef int _run(tf_chunk_fn fn, void *ctx, Py_ssize_t items, npy_intp work, int nthreads,
+             Py_ssize_t *nchunks) noexcept:
+    """Run fn's items: on one thread below GRAIN multiply-adds (comparisons), else in
+    pool chunks (*nchunks, which fn reads), each thread taking at least GRAIN / 4."""
+    cdef npy_intp nth = nthreads
+    if work < GRAIN or nth <= 1 or items < 2:
+        nth = 1
+    elif work // nth < GRAIN // 4:
+        nth = max(work // max(GRAIN // 4, 1), 1)
+    nchunks[0] = pool_chunks(items, <int>nth, TF_POOL_CHUNKS_PER_THREAD)
+    with nogil:
+        if nth <= 1 or nchunks[0] <= 1:
+            nchunks[0] = 1
+            return fn(ctx, 0)
+        return tf_parallel_for(nchunks[0], <int>nth, fn, ctx)
 
 
 cdef int _dtype(ndarray a) except -1:
@@ -139,20 +170,72 @@ def conv2d(ndarray x, ndarray w, ndarray out, strides, dilation, padding, lhs_di
     if ranges == NULL:
         raise MemoryError()
     tfc_setup(g, ranges)
-    cdef npy_intp work = r.items * g.OW * g.CG * g.KH * g.KW
-    cdef npy_intp nth = nthreads
-    cdef int err
-    if work < GRAIN or nth <= 1 or r.items < 2:
-        nth = 1
-    elif work // nth < GRAIN // 4:
-        nth = max(work // max(GRAIN // 4, 1), 1)
-    r.nchunks = pool_chunks(r.items, <int>nth, TF_POOL_CHUNKS_PER_THREAD)
-    with nogil:
-        if nth <= 1 or r.nchunks <= 1:
-            r.nchunks = 1
-            err = _chunk(&r, 0)
-        else:
-            err = tf_parallel_for(r.nchunks, <int>nth, _chunk, &r)
+    cdef int err = _run(_chunk, &r, r.items, g.N * g.O * g.OH * g.OW * g.CG * g.KH * g.KW,
+                        nthreads, &r.nchunks)
     free(ranges)
     if err:
         raise MemoryError("tenferro kernel _conv.conv2d: no memory for a scratch row")
+
+
+ctypedef struct PoolCtx:
+    tfp_geo g
+    tfp_items_fn fn
+    Py_ssize_t items, nchunks
+
+
+cdef int _pool_chunk(void *vc, Py_ssize_t c) noexcept nogil:
+    cdef PoolCtx *r = <PoolCtx *>vc
+    return r.fn(&r.g, r.items * c // r.nchunks, r.items * (c + 1) // r.nchunks)
+
+
+def pool_argmax(ndarray x, ndarray out, kernel, strides, padding, dilation, int nthreads):
+    """out[b, oy, ox] = the flat index iy * W + ix of the maximum of x[b] (B, H, W) over
+    the window rows oy*sh - ph + kh*dh, columns ox*sw - pw + kw*dw (kh < KH, kw < KW)
+    inside the input, PyTorch's: the first maximum in row-major window order, else the
+    window's last NaN; a window of -inf gives its first input element, a window of
+    padding only 0.  x float32 or float64, out int64 (B, OH, OW); ``kernel``,
+    ``strides``, ``dilation`` >= 1, ``padding`` >= 0."""
+    cdef int t = cnp.PyArray_TYPE(x)
+    if t != cnp.NPY_FLOAT and t != cnp.NPY_DOUBLE:
+        raise TypeError("tenferro kernel _conv.pool_argmax: no loop for %s" % (x.dtype,))
+    if cnp.PyArray_TYPE(out) != cnp.NPY_INT64 or x.ndim != 3 or out.ndim != 3:
+        raise ValueError("tenferro kernel _conv.pool_argmax: needs 3-d x and an int64 "
+                         "3-d out")
+    cdef PoolCtx r
+    cdef tfp_geo *g = &r.g
+    cdef int d
+    g.B, g.H, g.W = x.shape[0], x.shape[1], x.shape[2]
+    g.OH, g.OW = out.shape[1], out.shape[2]
+    g.KH, g.KW = kernel
+    g.sh, g.sw = strides
+    g.ph, g.pw = padding
+    g.dh, g.dw = dilation
+    if (out.shape[0] != g.B or min(g.KH, g.KW, g.sh, g.sw, g.dh, g.dw) < 1
+            or min(g.ph, g.pw) < 0):
+        raise ValueError("tenferro kernel _conv.pool_argmax: shapes x %s, out %s or "
+                         "kernel %s, strides %s, padding %s, dilation %s do not fit"
+                         % ((<object>x).shape, (<object>out).shape, kernel, strides,
+                            padding, dilation))
+    if not cnp.PyArray_ISWRITEABLE(out):
+        raise ValueError("tenferro kernel _conv.pool_argmax: out is read-only")
+    for d in range(3):
+        if (cnp.PyArray_STRIDES(x)[d] % cnp.PyArray_ITEMSIZE(x)
+                or cnp.PyArray_STRIDES(out)[d] % 8):
+            raise ValueError("tenferro kernel _conv.pool_argmax: strides are not "
+                             "multiples of the itemsize")
+        g.xs[d] = cnp.PyArray_STRIDES(x)[d] // cnp.PyArray_ITEMSIZE(x)
+        g.os[d] = cnp.PyArray_STRIDES(out)[d] // 8
+    g.x, g.o = cnp.PyArray_BYTES(x), cnp.PyArray_BYTES(out)
+    r.fn = tfp_items_fns[t == cnp.NPY_DOUBLE]
+    r.items = g.B * g.OH
+    if r.items == 0 or g.OW == 0:
+        return
+    cdef tfc_i *buf = <tfc_i *>malloc(sizeof(tfc_i) * (2 * g.KW + g.OW + 1))
+    if buf == NULL:
+        raise MemoryError()
+    tfp_setup(g, buf)
+    cdef int err = _run(_pool_chunk, &r, r.items, r.items * g.OW * g.KH * g.KW, nthreads,
+                        &r.nchunks)
+    free(buf)
+    if err:
+        raise MemoryError("tenferro kernel _conv.pool_argmax: no memory for a scratch row")
