@@ -11,6 +11,7 @@ import tenferro as tf
 import tenferro.nn as tnn
 from tenferro.nn import _conv_cpu
 from tenferro.nn._conv_prim import conv_p
+from test_nn_conv import _rand   # (a tenferro-independent random array)
 
 torch = pytest.importorskip("torch")
 F = torch.nn.functional
@@ -19,14 +20,6 @@ pytestmark = pytest.mark.filterwarnings("ignore:Using padding=.same. with even k
 
 TOL = {"float64": 1e-12, "float32": 3e-5, "complex64": 3e-5, "complex128": 1e-12}
 PATHS = ["direct", "blas"]
-
-
-def _rand(shape, dtype="float64", seed=0):
-    rng = np.random.default_rng(seed)
-    v = rng.standard_normal(shape)
-    if np.dtype(dtype).kind == "c":
-        v = v + 1j * rng.standard_normal(shape)
-    return v.astype(dtype)
 
 
 def _close(got, want, dtype="float64"):

@@ -30,6 +30,10 @@
 
 typedef ptrdiff_t tfc_i;
 
+/* A loop over items [start, end) of the geometry geo (a tfc_geo, a tfp_geo); -1 when
+ * it cannot allocate its scratch, else 0. */
+typedef int (*tfc_items_fn)(const void *geo, tfc_i start, tfc_i end);
+
 typedef struct {
     const char *x, *w;
     char *o;
@@ -128,7 +132,6 @@ static void tfc_setup(tfc_geo *g, tfc_i *buf) {
 #define TFC(f) tfc_##f##_c128
 #include "_conv_loops.h"
 
-typedef int (*tfc_items_fn)(const tfc_geo *g, tfc_i start, tfc_i end);
 
 /* By dtype: 0 float32, 1 float64, 2 complex64, 3 complex128. */
 static const tfc_items_fn tfc_items_fns[4] = {

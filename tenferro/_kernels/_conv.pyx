@@ -38,7 +38,7 @@ cdef extern from "_conv.h" nogil:
         tfc_i sh, sw, dh, dw, ph, pw, lh, lw
         int dots
     void tfc_setup(tfc_geo *g, tfc_i *buf)
-    ctypedef int (*tfc_items_fn)(const tfc_geo *g, tfc_i start, tfc_i end)
+    ctypedef int (*tfc_items_fn)(const void *geo, tfc_i start, tfc_i end)
     tfc_items_fn tfc_items_fns[4]
 
 cdef extern from "_conv_pool.h" nogil:
@@ -49,8 +49,7 @@ cdef extern from "_conv_pool.h" nogil:
         tfc_i xs[3]
         tfc_i os[3]
     void tfp_setup(tfp_geo *g, tfc_i *buf)
-    ctypedef int (*tfp_items_fn)(const tfp_geo *g, tfc_i start, tfc_i end)
-    tfp_items_fn tfp_items_fns[2]
+    tfc_items_fn tfp_items_fns[2]
 
 from libc.stdlib cimport malloc, free
 
@@ -70,31 +69,33 @@ def set_grain(n=None):
 
 
 ctypedef struct Ctx:
-    tfc_geo g
+    const void *g
     tfc_items_fn fn
     Py_ssize_t items, nchunks
 
 
 cdef int _chunk(void *vc, Py_ssize_t c) noexcept nogil:
     cdef Ctx *r = <Ctx *>vc
-    return r.fn(&r.g, r.items * c // r.nchunks, r.items * (c + 1) // r.nchunks)
+    return r.fn(r.g, r.items * c // r.nchunks, r.items * (c + 1) // r.nchunks)
 
 
-cdef int _run(tf_chunk_fn fn, void *ctx, Py_ssize_t items, npy_intp work, int nthreads,
-             Py_ssize_t *nchunks) noexcept:
-    """Run fn's items: on one thread below GRAIN multiply-adds (comparisons), else in
-    pool chunks (*nchunks, which fn reads), each thread taking at least GRAIN / 4."""
+cdef int _run(const void *g, tfc_items_fn fn, Py_ssize_t items, npy_intp work,
+             int nthreads) noexcept:
+    """Run fn's items of geometry g: on one thread below GRAIN multiply-adds
+    (comparisons), else in pool chunks, each thread taking at least GRAIN / 4."""
+    cdef Ctx r
     cdef npy_intp nth = nthreads
+    r.g, r.fn, r.items = g, fn, items
     if work < GRAIN or nth <= 1 or items < 2:
         nth = 1
     elif work // nth < GRAIN // 4:
         nth = max(work // max(GRAIN // 4, 1), 1)
-    nchunks[0] = pool_chunks(items, <int>nth, TF_POOL_CHUNKS_PER_THREAD)
+    r.nchunks = pool_chunks(items, <int>nth, TF_POOL_CHUNKS_PER_THREAD)
     with nogil:
-        if nth <= 1 or nchunks[0] <= 1:
-            nchunks[0] = 1
-            return fn(ctx, 0)
-        return tf_parallel_for(nchunks[0], <int>nth, fn, ctx)
+        if nth <= 1 or r.nchunks <= 1:
+            r.nchunks = 1
+            return _chunk(&r, 0)
+        return tf_parallel_for(r.nchunks, <int>nth, _chunk, &r)
 
 
 cdef int _dtype(ndarray a) except -1:
@@ -137,8 +138,8 @@ def conv2d(ndarray x, ndarray w, ndarray out, strides, dilation, padding, lhs_di
                         "got %s, %s, %s" % (x.dtype, w.dtype, out.dtype))
     if x.ndim != 4 or w.ndim != 4 or out.ndim != 4:
         raise ValueError("tenferro kernel _conv.conv2d: x, w and out must be 4-d")
-    cdef Ctx r
-    cdef tfc_geo *g = &r.g
+    cdef tfc_geo geo
+    cdef tfc_geo *g = &geo
     g.N, g.C, g.H, g.W = x.shape[0], x.shape[1], x.shape[2], x.shape[3]
     g.O, g.CG, g.KH, g.KW = w.shape[0], w.shape[1], w.shape[2], w.shape[3]
     g.OH, g.OW = out.shape[2], out.shape[3]
@@ -162,30 +163,18 @@ def conv2d(ndarray x, ndarray w, ndarray out, strides, dilation, padding, lhs_di
     g.x, g.w, g.o = cnp.PyArray_BYTES(x), cnp.PyArray_BYTES(w), cnp.PyArray_BYTES(out)
     # few output columns from a wide kernel: dot products along the kernel rows
     g.dots = g.OW < g.KW and g.lw == 1
-    r.fn = tfc_items_fns[t]
-    r.items = g.N * g.O * (1 if g.dots else g.OH)   # planes (dots), rows
-    if r.items == 0 or g.OW == 0:
+    cdef Py_ssize_t items = g.N * g.O * (1 if g.dots else g.OH)   # planes (dots), rows
+    if items == 0 or g.OW == 0:
         return
     cdef tfc_i *ranges = <tfc_i *>malloc(sizeof(tfc_i) * 4 * (g.KW + 1))
     if ranges == NULL:
         raise MemoryError()
     tfc_setup(g, ranges)
-    cdef int err = _run(_chunk, &r, r.items, g.N * g.O * g.OH * g.OW * g.CG * g.KH * g.KW,
-                        nthreads, &r.nchunks)
+    cdef int err = _run(g, tfc_items_fns[t], items,
+                        g.N * g.O * g.OH * g.OW * g.CG * g.KH * g.KW, nthreads)
     free(ranges)
     if err:
         raise MemoryError("tenferro kernel _conv.conv2d: no memory for a scratch row")
-
-
-ctypedef struct PoolCtx:
-    tfp_geo g
-    tfp_items_fn fn
-    Py_ssize_t items, nchunks
-
-
-cdef int _pool_chunk(void *vc, Py_ssize_t c) noexcept nogil:
-    cdef PoolCtx *r = <PoolCtx *>vc
-    return r.fn(&r.g, r.items * c // r.nchunks, r.items * (c + 1) // r.nchunks)
 
 
 def pool_argmax(ndarray x, ndarray out, kernel, strides, padding, dilation, int nthreads):
@@ -201,8 +190,8 @@ def pool_argmax(ndarray x, ndarray out, kernel, strides, padding, dilation, int 
     if cnp.PyArray_TYPE(out) != cnp.NPY_INT64 or x.ndim != 3 or out.ndim != 3:
         raise ValueError("tenferro kernel _conv.pool_argmax: needs 3-d x and an int64 "
                          "3-d out")
-    cdef PoolCtx r
-    cdef tfp_geo *g = &r.g
+    cdef tfp_geo geo
+    cdef tfp_geo *g = &geo
     cdef int d
     g.B, g.H, g.W = x.shape[0], x.shape[1], x.shape[2]
     g.OH, g.OW = out.shape[1], out.shape[2]
@@ -226,16 +215,14 @@ def pool_argmax(ndarray x, ndarray out, kernel, strides, padding, dilation, int 
         g.xs[d] = cnp.PyArray_STRIDES(x)[d] // cnp.PyArray_ITEMSIZE(x)
         g.os[d] = cnp.PyArray_STRIDES(out)[d] // 8
     g.x, g.o = cnp.PyArray_BYTES(x), cnp.PyArray_BYTES(out)
-    r.fn = tfp_items_fns[t == cnp.NPY_DOUBLE]
-    r.items = g.B * g.OH
-    if r.items == 0 or g.OW == 0:
+    if g.B * g.OH == 0 or g.OW == 0:
         return
     cdef tfc_i *buf = <tfc_i *>malloc(sizeof(tfc_i) * (2 * g.KW + g.OW + 1))
     if buf == NULL:
         raise MemoryError()
     tfp_setup(g, buf)
-    cdef int err = _run(_pool_chunk, &r, r.items, r.items * g.OW * g.KH * g.KW, nthreads,
-                        &r.nchunks)
+    cdef int err = _run(g, tfp_items_fns[t == cnp.NPY_DOUBLE], g.B * g.OH,
+                        g.B * g.OH * g.OW * g.KH * g.KW, nthreads)
     free(buf)
     if err:
         raise MemoryError("tenferro kernel _conv.pool_argmax: no memory for a scratch row")

@@ -128,24 +128,35 @@ static inline tfc_i TFC(in_row)(const tfc_geo *g, tfc_i oy, tfc_i kh) {
     return t / g->lh < g->H ? t / g->lh : -1;
 }
 
-/* One output row in the rows order with lw > 1, acc phase by phase. */
-static void TFC(row_dilated)(const tfc_geo *g, TFC_T *restrict acc, const TFC_T *x,
-                             const TFC_T *w, tfc_i oy) {
-    const tfc_i xs3 = g->xs[3];
-    tfc_i c, kh, kw;
-    for (c = 0; c < g->CG; c++) {
-        const TFC_T *xc = x + c * g->xs[1], *wc = w + c * g->ws[1];
+/* The input rows (xrs) and kernel rows (wrs) that output row oy combines: one per input
+ * channel c of the group and kernel row kh whose input row is not padding; their
+ * count. */
+static tfc_i TFC(rows_of)(const tfc_geo *g, const TFC_T *x, const TFC_T *w, tfc_i oy,
+                          const TFC_T **xrs, const TFC_T **wrs) {
+    tfc_i c, kh, n = 0;
+    for (c = 0; c < g->CG; c++)
         for (kh = 0; kh < g->KH; kh++) {
             const tfc_i iy = TFC(in_row)(g, oy, kh);
-            if (iy < 0)
-                continue;
-            const TFC_T *xr = xc + iy * g->xs[2], *wr = wc + kh * g->ws[2];
-            for (kw = 0; kw < g->KW; kw++) {
-                const tfc_i lo = g->lo[kw], hi = g->hi[kw];
-                if (lo < hi)
-                    TFC(axpy)(acc + TFC_E * (g->aoff[kw] + lo), wr + kw * g->ws[3],
-                              xr + (lo + g->xoff[kw]) * xs3, hi - lo, xs3);
+            if (iy >= 0) {
+                xrs[n] = x + c * g->xs[1] + iy * g->xs[2];
+                wrs[n++] = w + c * g->ws[1] + kh * g->ws[2];
             }
+        }
+    return n;
+}
+
+/* One output row in the rows order with lw > 1, acc phase by phase. */
+static void TFC(row_dilated)(const tfc_geo *g, TFC_T *restrict acc,
+                             const TFC_T *const *xrs, const TFC_T *const *wrs, tfc_i nr) {
+    const tfc_i xs3 = g->xs[3];
+    tfc_i r, kw;
+    for (r = 0; r < nr; r++) {
+        const TFC_T *xr = xrs[r], *wr = wrs[r];
+        for (kw = 0; kw < g->KW; kw++) {
+            const tfc_i lo = g->lo[kw], hi = g->hi[kw];
+            if (lo < hi)
+                TFC(axpy)(acc + TFC_E * (g->aoff[kw] + lo), wr + kw * g->ws[3],
+                          xr + (lo + g->xoff[kw]) * xs3, hi - lo, xs3);
         }
     }
 }
@@ -179,40 +190,35 @@ static inline int TFC(taps_phased)(TFC_T *restrict a, const TFC_T *restrict wk, 
  * where every tap reads a contiguous run (from aoff[kw] + ox) instead of every sw-th
  * element. */
 static void TFC(row_strided)(const tfc_geo *g, TFC_T *restrict acc, TFC_T *restrict wk,
-                             TFC_T *restrict ph, const TFC_T *x, const TFC_T *w, tfc_i oy) {
+                             TFC_T *restrict ph, const TFC_T *const *xrs,
+                             const TFC_T *const *wrs, tfc_i nr) {
     const tfc_i xs3 = g->xs[3], sw = g->sw, Wp = (g->W + sw - 1) / sw;
     const tfc_i ilo = g->ilo, ihi = g->ihi;
     const TFC_T *xk[8];
-    tfc_i c, kh, kw, p, j;
-    for (c = 0; c < g->CG; c++) {
-        const TFC_T *xc = x + c * g->xs[1], *wc = w + c * g->ws[1];
-        for (kh = 0; kh < g->KH; kh++) {
-            const tfc_i iy = TFC(in_row)(g, oy, kh);
-            if (iy < 0)
-                continue;
-            const TFC_T *xr = xc + iy * g->xs[2], *wr = wc + kh * g->ws[2];
-            for (p = 0; p < sw; p++) {
-                const tfc_i n = (g->W - p + sw - 1) / sw;
-                for (j = 0; j < n; j++)
-                    ph[p * Wp + j] = xr[(p + j * sw) * xs3];
-            }
-            for (kw = 0; kw < g->KW; kw++) {
-                wk[kw] = wr[kw * g->ws[3]];
-                if (kw < 8)
-                    xk[kw] = ph + (g->aoff[kw] + ilo);
-            }
-            const int fused = ilo < ihi && g->KW <= 8
-                              && TFC(taps_phased)(acc + ilo, wk, g->KW, xk, ihi - ilo);
-            for (kw = 0; kw < g->KW; kw++) {
-                const TFC_T *xq = ph + g->aoff[kw];
-                tfc_i lo = g->lo[kw], hi = fused && g->hi[kw] > ilo ? ilo : g->hi[kw];
-                if (lo < hi)
-                    TFC(axpy)(acc + lo, wk + kw, xq + lo, hi - lo, 1);
-                lo = fused && g->lo[kw] < ihi ? ihi : g->lo[kw];
-                hi = g->hi[kw];
-                if (fused && lo < hi)
-                    TFC(axpy)(acc + lo, wk + kw, xq + lo, hi - lo, 1);
-            }
+    tfc_i r, kw, p, j;
+    for (r = 0; r < nr; r++) {
+        const TFC_T *xr = xrs[r], *wr = wrs[r];
+        for (p = 0; p < sw; p++) {
+            const tfc_i n = (g->W - p + sw - 1) / sw;
+            for (j = 0; j < n; j++)
+                ph[p * Wp + j] = xr[(p + j * sw) * xs3];
+        }
+        for (kw = 0; kw < g->KW; kw++) {
+            wk[kw] = wr[kw * g->ws[3]];
+            if (kw < 8)
+                xk[kw] = ph + (g->aoff[kw] + ilo);
+        }
+        const int fused = ilo < ihi && g->KW <= 8
+                          && TFC(taps_phased)(acc + ilo, wk, g->KW, xk, ihi - ilo);
+        for (kw = 0; kw < g->KW; kw++) {
+            const TFC_T *xq = ph + g->aoff[kw];
+            tfc_i lo = g->lo[kw], hi = fused && g->hi[kw] > ilo ? ilo : g->hi[kw];
+            if (lo < hi)
+                TFC(axpy)(acc + lo, wk + kw, xq + lo, hi - lo, 1);
+            lo = fused && g->lo[kw] < ihi ? ihi : g->lo[kw];
+            hi = g->hi[kw];
+            if (fused && lo < hi)
+                TFC(axpy)(acc + lo, wk + kw, xq + lo, hi - lo, 1);
         }
     }
 }
@@ -220,42 +226,36 @@ static void TFC(row_strided)(const tfc_geo *g, TFC_T *restrict acc, TFC_T *restr
 
 /* One output row in the rows order, accumulated in acc (E * OW scalars; wk: E * KW). */
 static void TFC(row)(const tfc_geo *g, TFC_T *restrict acc, TFC_T *restrict wk,
-                     const TFC_T *x, const TFC_T *w, tfc_i oy) {
+                     const TFC_T *const *xrs, const TFC_T *const *wrs, tfc_i nr) {
     const tfc_i xs3 = g->xs[3], step = g->sw * xs3, kstep = g->dw * xs3;
     const tfc_i ilo = g->ilo, ihi = g->ihi;
-    tfc_i c, kh, kw, e;
-    for (c = 0; c < g->CG; c++) {
-        const TFC_T *xc = x + c * g->xs[1], *wc = w + c * g->ws[1];
-        for (kh = 0; kh < g->KH; kh++) {
-            const tfc_i iy = TFC(in_row)(g, oy, kh);
-            if (iy < 0)
+    tfc_i r, kw, e;
+    for (r = 0; r < nr; r++) {
+        const TFC_T *xr = xrs[r], *wr = wrs[r];
+        /* the edges, one tap at a time; then the interior, all taps at once (one
+           at a time too for a kernel width without its own loop) */
+        for (kw = 0; kw < g->KW; kw++) {
+            for (e = 0; e < TFC_E; e++)
+                wk[TFC_E * kw + e] = wr[kw * g->ws[3] + e];
+        }
+        const int fused = ilo < ihi && TFC(taps)(acc + TFC_E * ilo, wk, g->KW,
+                                                 xr + (ilo * g->sw - g->pw) * xs3,
+                                                 ihi - ilo, step, kstep);
+        for (kw = 0; kw < g->KW; kw++) {
+            const TFC_T *xk = xr + (kw * g->dw - g->pw) * xs3;
+            tfc_i lo = g->lo[kw], hi = g->hi[kw] < ilo ? g->hi[kw] : ilo;
+            if (!fused) {   /* the interior too: one range */
+                if (lo < g->hi[kw])
+                    TFC(axpy)(acc + TFC_E * lo, wk + TFC_E * kw, xk + lo * step,
+                              g->hi[kw] - lo, step);
                 continue;
-            const TFC_T *xr = xc + iy * g->xs[2], *wr = wc + kh * g->ws[2];
-            /* the edges, one tap at a time; then the interior, all taps at once (one
-               at a time too for a kernel width without its own loop) */
-            for (kw = 0; kw < g->KW; kw++) {
-                for (e = 0; e < TFC_E; e++)
-                    wk[TFC_E * kw + e] = wr[kw * g->ws[3] + e];
             }
-            const int fused = ilo < ihi && TFC(taps)(acc + TFC_E * ilo, wk, g->KW,
-                                                     xr + (ilo * g->sw - g->pw) * xs3,
-                                                     ihi - ilo, step, kstep);
-            for (kw = 0; kw < g->KW; kw++) {
-                const TFC_T *xk = xr + (kw * g->dw - g->pw) * xs3;
-                tfc_i lo = g->lo[kw], hi = g->hi[kw] < ilo ? g->hi[kw] : ilo;
-                if (!fused) {   /* the interior too: one range */
-                    if (lo < g->hi[kw])
-                        TFC(axpy)(acc + TFC_E * lo, wk + TFC_E * kw, xk + lo * step,
-                                  g->hi[kw] - lo, step);
-                    continue;
-                }
-                if (lo < hi)
-                    TFC(axpy)(acc + TFC_E * lo, wk + TFC_E * kw, xk + lo * step, hi - lo, step);
-                lo = g->lo[kw] > ihi ? g->lo[kw] : ihi;
-                hi = g->hi[kw];
-                if (lo < hi)
-                    TFC(axpy)(acc + TFC_E * lo, wk + TFC_E * kw, xk + lo * step, hi - lo, step);
-            }
+            if (lo < hi)
+                TFC(axpy)(acc + TFC_E * lo, wk + TFC_E * kw, xk + lo * step, hi - lo, step);
+            lo = g->lo[kw] > ihi ? g->lo[kw] : ihi;
+            hi = g->hi[kw];
+            if (lo < hi)
+                TFC(axpy)(acc + TFC_E * lo, wk + TFC_E * kw, xk + lo * step, hi - lo, step);
         }
     }
 }
@@ -346,14 +346,21 @@ static void TFC(dots_plane)(const tfc_geo *g, TFC_T *restrict lanes, const TFC_T
 
 /* The items [start, end): output rows (n, o, oy) in the rows order, output planes
  * (n, o) in the dots order. */
-static int TFC(items)(const tfc_geo *g, tfc_i start, tfc_i end) {
+static int TFC(items)(const void *geo, tfc_i start, tfc_i end) {
+    const tfc_geo *g = (const tfc_geo *)geo;
     /* rows: the row, the packed weights, a strided row's phases; dots: the lanes */
     TFC_T *acc = (TFC_T *)malloc(sizeof(TFC_T) * (g->dots ? TFC_V * TFC_E * g->OH * g->OW
                                                   : TFC_E * (g->OW + g->KW + 1)
                                                     + (g->sw > 1 ? g->W + g->sw : 0)));
-    tfc_i item, i, e;
-    if (acc == NULL)
+    /* rows: the (input row, kernel row) pairs of an output row */
+    const TFC_T **xrs = (const TFC_T **)malloc(sizeof(TFC_T *) * 2 * (g->CG * g->KH + 1));
+    const TFC_T **wrs = xrs + g->CG * g->KH + 1;
+    tfc_i item, i, e, nr;
+    if (acc == NULL || xrs == NULL) {
+        free(acc);
+        free((void *)xrs);
         return -1;
+    }
     for (item = start; item < end; item++) {
         const tfc_i oy = g->dots ? 0 : item % g->OH, t = g->dots ? item : item / g->OH;
         const tfc_i o = t % g->O, n = t / g->O;
@@ -366,14 +373,15 @@ static int TFC(items)(const tfc_geo *g, tfc_i start, tfc_i end) {
         }
         for (i = 0; i < TFC_E * g->OW; i++)
             acc[i] = 0;
+        nr = TFC(rows_of)(g, x, w, oy, xrs, wrs);
         if (g->lw > 1)
-            TFC(row_dilated)(g, acc, x, w, oy);
+            TFC(row_dilated)(g, acc, xrs, wrs, nr);
 #if !TFC_CPLX
         else if (g->sw > 1)
-            TFC(row_strided)(g, acc, acc + g->OW, acc + g->OW + g->KW + 1, x, w, oy);
+            TFC(row_strided)(g, acc, acc + g->OW, acc + g->OW + g->KW + 1, xrs, wrs, nr);
 #endif
         else
-            TFC(row)(g, acc, acc + TFC_E * g->OW, x, w, oy);
+            TFC(row)(g, acc, acc + TFC_E * g->OW, xrs, wrs, nr);
         if (g->lw > 1) {   /* phase by phase: ox = r + lw q */
             tfc_i r, q, a = 0;
             for (r = 0; r < g->lw; r++)
@@ -387,6 +395,7 @@ static int TFC(items)(const tfc_geo *g, tfc_i start, tfc_i end) {
         }
     }
     free(acc);
+    free((void *)xrs);
     return 0;
 }
 

@@ -40,7 +40,8 @@ static void tfp_setup(tfp_geo *g, tfc_i *buf) {
 }
 
 #define TFP_LOOPS(SUF, T, NEG_INF)                                                        \
-static int tfp_items_##SUF(const tfp_geo *g, tfc_i start, tfc_i end) {                   \
+static int tfp_items_##SUF(const void *geo, tfc_i start, tfc_i end) {                    \
+    const tfp_geo *g = (const tfp_geo *)geo;                                              \
     T *best = (T *)malloc(sizeof(T) * (g->OW + 1));                                      \
     int64_t *idx = (int64_t *)malloc(sizeof(int64_t) * (g->OW + 1));                     \
     tfc_i item, ox, kh, kw;                                                               \
@@ -90,9 +91,7 @@ TFP_LOOPS(f32, float, -INFINITY)
 TFP_LOOPS(f64, double, -(double)INFINITY)
 #undef TFP_LOOPS
 
-typedef int (*tfp_items_fn)(const tfp_geo *g, tfc_i start, tfc_i end);
-
 /* By dtype: 0 float32, 1 float64. */
-static const tfp_items_fn tfp_items_fns[2] = {tfp_items_f32, tfp_items_f64};
+static const tfc_items_fn tfp_items_fns[2] = {tfp_items_f32, tfp_items_f64};
 
 #endif
