@@ -188,6 +188,20 @@ def test_schedules_agree_on_the_rules_layouts():
         checked += 1
 
 
+@pytest.mark.parametrize("xs, ws, groups", [((0, 4, 5, 5), (4, 1, 3, 3), 4),    # no sample
+                                             ((2, 4, 5, 5), (0, 1, 3, 3), 4),    # no output
+                                             ((2, 0, 5, 5), (3, 0, 3, 3), 1),    # no input
+                                             ((2, 2, 5, 5), (2, 1, 0, 3), 2)])   # no tap
+def test_empty(xs, ws, groups, path):
+    x, w = _rand(xs), _rand(ws)
+    kw = dict(strides=(1, 1), padding=((1, 1), (1, 1)), lhs_dilation=(1, 1),
+              rhs_dilation=(1, 1), groups=groups)
+    got = _conv_cpu.conv_cpu(x, w, **kw)
+    want = F.conv2d(torch.tensor(x), torch.tensor(w), padding=1, groups=groups) \
+        if 0 not in xs + ws else np.zeros(got.shape)
+    _close(got, want)
+
+
 def _spy(monkeypatch):
     calls = []
     real = _conv_cpu._direct

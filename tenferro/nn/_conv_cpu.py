@@ -87,7 +87,8 @@ def _use_direct(x, w, strides, padding, lhs_dilation, rhs_dilation, groups):
     large kernel (a depthwise weight's gradient: a matrix-vector product).  Only the
     dtypes it has loops for.  ``FORCE`` ("direct" or "blas") overrides the choice where
     the direct kernel can run it (tests compare the two)."""
-    if x.ndim not in (3, 4) or x.dtype != w.dtype or x.dtype.char not in "fdFD":
+    if (x.ndim not in (3, 4) or x.dtype != w.dtype or x.dtype.char not in "fdFD"
+            or w.shape[1] == 0):
         return False
     if FORCE is not None:
         return FORCE == "direct"
