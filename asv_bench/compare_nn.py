@@ -1,7 +1,8 @@
 #!/usr/bin/env python
 """Convolution and pooling comparison: tenferro.nn vs torch.nn.functional on the CPU.
 
-Times the cases of ``benchmarks/bench_nn.py``: each library in its own block after a
+Times the cases of ``benchmarks/bench_nn.py`` and the depthwise ones below (the
+direct kernel: its backward, stride 2, float64): each library in its own block after a
 0.5 s pause (the previous library's threads asleep), ``--threads`` threads each
 (tenferro's and PyTorch's thread counts), best of ``--repeat``; the blocks alternate
 over ``--rounds`` rounds, in turned order, and each library keeps its best round (so a
@@ -26,6 +27,22 @@ import numpy as np  # noqa: E402
 import tenferro as tf  # noqa: E402
 
 torch = common.torch_or_none()
+
+# depthwise convolutions beyond bench_nn's forward one (tenferro/_kernels/_conv.pyx)
+_DW = ("conv2d", "float32", (32, 64, 56, 56), (64, 1, 3, 3))
+B.CASES.update({
+    "conv2d depthwise 32x64x56x56 k3 float32: fwd+bwd": _DW + (dict(padding=1, groups=64),
+                                                               True),
+    "conv2d depthwise 32x64x56x56 k3 s2 float32": _DW + (dict(stride=2, padding=1,
+                                                              groups=64), False),
+    "conv2d depthwise 32x64x56x56 k3 s2 float32: fwd+bwd": _DW + (
+        dict(stride=2, padding=1, groups=64), True),
+    "conv2d depthwise 32x64x56x56 k3 float64": ("conv2d", "float64") + _DW[2:] + (
+        dict(padding=1, groups=64), False),
+    "conv2d x2 multiplier 32x32x56x56 k5 float32": ("conv2d", "float32", (32, 32, 56, 56),
+                                                     (64, 1, 5, 5), dict(padding=2,
+                                                                         groups=32), False),
+})
 
 
 def check():

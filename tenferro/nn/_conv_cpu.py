@@ -1,9 +1,11 @@
 """The CPU kernel of ``nn.conv`` (``_conv_prim``): contractions of strided views of the
 padded input with the kernel by the einsum engine's pairwise step (``_matmul.contract``:
 BLAS on strided operands, which splits a group that does not fold into accumulated
-products or copies the operand once, whichever it measures cheaper).
+products or copies the operand once, whichever it measures cheaper), or, for 1-d and
+2-d convolutions with few channels per group (depthwise ones and their gradients,
+``_use_direct``), the direct kernel ``_kernels/_conv.pyx`` (``_direct``).
 
-Three schedules (docs/nn.md, "How it runs"): unit strides contract shifted runs of the
+Three BLAS schedules (docs/nn.md, "How it runs"): unit strides contract shifted runs of the
 flattened input in place (``_shifted``); few outputs from a large kernel, a weight's
 gradient, take the kernel as one run (``_kernel_runs``); strided convolutions contract
 the windows' view, im2col (``_im2col``).  A dilated input with unit strides, an input's
@@ -12,6 +14,7 @@ gradient, is split into its phases (``_phases``) instead of convolving zeros.
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from .._kernels import _conv as _direct_kernel
 from ..devices.cpu import blas_kernels, threads as _threads
 
 
@@ -30,6 +33,12 @@ _mm = blas_kernels.Lazy("_matmul", globals(), "_mm")
 # several samples let the matmul loop run samples in parallel (~2x on 2 cores)
 SCRATCH = 1 << 24
 SPLIT_MIN = 4   # _matmul.contract splits a K group whose inner run has this many elements
+# the direct kernel's channels per group (_use_direct; measured against the BLAS
+# schedules, one thread, float32 8x64x56x56 k3: depthwise 3x faster at stride 1, 2.4x
+# at stride 2; even at 1 in, 4 out; BLAS 2x faster from 4 in, 1 out at stride 1)
+DIRECT_OUT = 2
+DIRECT_IN = 2
+FORCE = None    # "direct" or "blas": the schedule wherever the direct kernel can run
 
 
 def _dilate_pad(x, padding, lhs_dilation):
@@ -48,6 +57,8 @@ def _dilate_pad(x, padding, lhs_dilation):
 
 def conv_cpu(x, w, *, strides, padding, lhs_dilation, rhs_dilation, groups):
     """``nn.conv``'s CPU implementation (NumPy arrays in and out)."""
+    if _use_direct(x, w, strides, padding, lhs_dilation, rhs_dilation, groups):
+        return _direct(x, w, strides, padding, lhs_dilation, rhs_dilation)
     if any(d > 1 for d in lhs_dilation) and all(s == 1 for s in strides):
         return _phases(x, w, padding, lhs_dilation, rhs_dilation, groups)
     (n, _), (o, cg), ks = x.shape[:2], w.shape[:2], w.shape[2:]
@@ -66,6 +77,53 @@ def conv_cpu(x, w, *, strides, padding, lhs_dilation, rhs_dilation, groups):
             conv = _im2col
         conv(xp, wg, out, ks, rhs_dilation, strides)
     return out.reshape((n, o) + osp)
+
+
+def _use_direct(x, w, strides, padding, lhs_dilation, rhs_dilation, groups):
+    """Whether the direct kernel runs this convolution: a 1-d or 2-d one with at most
+    ``DIRECT_OUT`` output channels per group (BLAS would multiply matrices of a row or
+    two) and at most ``DIRECT_IN`` input channels per group, or any number of them
+    where BLAS does worse still: strided windows (an im2col copy), few outputs from a
+    large kernel (a depthwise weight's gradient: a matrix-vector product).  Only the
+    dtypes it has loops for.  ``FORCE`` ("direct" or "blas") overrides the choice where
+    the direct kernel can run it (tests compare the two)."""
+    if (x.ndim not in (3, 4) or x.dtype != w.dtype or x.dtype.char not in "fdFD"
+            or w.shape[1] == 0):
+        return False
+    if FORCE is not None:
+        return FORCE == "direct"
+    cg, og, ks = w.shape[1], w.shape[0] // max(groups, 1), w.shape[2:]
+    if og > DIRECT_OUT:
+        return False
+    if cg <= DIRECT_IN or any(s > 1 for s in strides):
+        return True
+    osp = [out_size(*a) for a in zip(x.shape[2:], ks, strides, padding, lhs_dilation,
+                                     rhs_dilation)]
+    return np.prod(osp) < np.prod(ks)
+
+
+def _direct(x, w, strides, padding, lhs_dilation, rhs_dilation):
+    """The direct kernel (``_kernels/_conv.pyx``), a 1-d convolution as a 2-d one of
+    height 1.  The kernel reads padding and input dilation as zeros, except for a
+    dilated input with strides (rare: dilated and padded in memory here)."""
+    osp = tuple(out_size(*a) for a in zip(x.shape[2:], w.shape[2:], strides, padding,
+                                          lhs_dilation, rhs_dilation))
+    lo = tuple(a for a, _ in padding)
+    if any(d > 1 for d in lhs_dilation) and any(s > 1 for s in strides):
+        x, lo = _dilate_pad(x, padding, lhs_dilation), (0,) * len(osp)
+        lhs_dilation = (1,) * len(osp)
+    out = np.empty(x.shape[:1] + w.shape[:1] + osp, x.dtype)
+    if len(osp) == 1:
+        x, w, o, lo = x[:, :, None], w[:, :, None], out[:, :, None], (0,) + lo
+        strides, rhs_dilation, lhs_dilation = ((1,) + tuple(a) for a in (
+            strides, rhs_dilation, lhs_dilation))
+    else:
+        o = out
+    if any(s % x.itemsize for s in x.strides):   # (unaligned views)
+        x = np.ascontiguousarray(x)
+    _direct_kernel.conv2d(x, w, o, tuple(strides), tuple(rhs_dilation), tuple(lo),
+                          tuple(lhs_dilation), _threads.current)
+    return out
 
 
 def _im2col(xp, wg, out, ks, rhs_dilation, strides):

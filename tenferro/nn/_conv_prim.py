@@ -13,7 +13,8 @@ padded by ``padding`` (a (lo, hi) pair per spatial axis; negative pairs crop).  
 flip: a cross-correlation, as PyTorch's and JAX's ``conv``.
 
 The CPU kernel (``_conv_cpu``) contracts strided views of the padded input with the
-kernel through the einsum engine's BLAS step.
+kernel through the einsum engine's BLAS step, or runs a direct kernel where groups
+have few channels.
 
 Both VJPs are ``nn.conv`` again (the transposed convolutions: lhs and rhs dilation and
 strides trade places), so every order of derivative composes; the JVP is

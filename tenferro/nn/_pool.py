@@ -2,7 +2,8 @@
 stride, padding, dilation for max, ceil_mode, count_include_pad; unbatched inputs too).
 
 Max pooling is a gather: the primitive ``nn.max_pool_argmax`` (not differentiable: it
-returns indices) finds each window's maximum in the input flattened over (H, W), and
+returns indices; its CPU kernel is ``_kernels/_conv.pyx``'s ``pool_argmax``) finds each
+window's maximum in the input flattened over (H, W), and
 ``take_along_axis``'s primitive picks the values there, so the JVP gathers the tangent and the VJP
 scatters the cotangent to one element per window (rules of tenferro's own ops, to any
 order).  The element is PyTorch's: the first maximum of the window in row-major order,
@@ -15,11 +16,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
 
 from .. import _ops
+from .._kernels import _conv as _kernel
 from .._ops.indexing import take_in_range
 from ..autograd.extend import Primitive, bind, def_batch_rule, def_impl
+from ..devices.cpu import threads as _threads
 from ._args import batched, float_dtype, ints, name, on_cpu
 from ._conv_prim import conv_p
 
@@ -78,55 +80,13 @@ argmax_p = Primitive(
 
 
 def _argmax_cpu(x, *, kernel, strides, padding, dilation, out):
+    """The CPU kernel (``_kernels/_conv.pyx``'s ``pool_argmax``: PyTorch's rules, a
+    window row and tap at a time along the output columns)."""
     lead, (h, w) = x.shape[:-2], x.shape[-2:]
-    b = int(np.prod(lead, dtype=np.int64))
-    (kh, kw), (oh, ow) = kernel, out
-    rows = [_starts(*a) for a in zip((h, w), kernel, strides, padding, dilation, out)]
-    # (H, W, batch) with -inf padding, wide enough for every window (ceil mode's last
-    # one included): the passes below then run along the long, contiguous batch axis
-    lo = padding
-    hi = [max(0, int(r.max()) + 1 - n) for r, n in zip(rows, (h, w))]
-    xp = np.full((lo[0] + h + hi[0], lo[1] + w + hi[1], b), -np.inf, x.dtype)
-    xp[lo[0]:lo[0] + h, lo[1]:lo[1] + w] = x.reshape(b, h, w).transpose(1, 2, 0)
-    st = xp.strides
-    win = as_strided(xp, (kh, kw, oh, ow, b), (dilation[0] * st[0], dilation[1] * st[1],
-                                               strides[0] * st[0], strides[1] * st[1],
-                                               st[2]), writeable=False)
-    # the maxima (NaN propagates), then the first offset reaching each (arithmetic on
-    # masks: NumPy's masked copies are 4x slower); a NaN window takes its last NaN
-    best = win[0, 0].copy()
-    for i in range(kh):
-        for j in range(kw):
-            np.maximum(best, win[i, j], out=best)
-    arg = np.zeros(best.shape, np.int8 if kh * kw < 128 else np.int32)
-    done, hit, new = (np.zeros(best.shape, bool) for _ in range(3))
-    for a in range(kh * kw):
-        np.equal(win[a // kw, a % kw], best, out=hit)
-        np.greater(hit, done, out=new)             # hit and not done
-        if a:
-            arg += new.view(np.int8).astype(arg.dtype, copy=False) * arg.dtype.type(a)
-        np.logical_or(done, new, out=done)
-    if np.isnan(best).any():
-        for a in range(kh * kw):
-            np.copyto(arg, a, where=np.isnan(win[a // kw, a % kw]))
-    # window-local -> flat input index: the window's start plus the winner's offset
-    # (int32 tables); a padded winner needs a -inf maximum, so only then are the
-    # coordinates checked: it moves to the window's first input element, or to 0 for a
-    # window of padding only (whose value the caller sets to -inf)
-    res = np.empty((b, oh, ow), np.int64)
-    if np.isneginf(best).any():
-        r = rows[0][np.arange(oh)[:, None, None], arg // kw]
-        c = rows[1][np.arange(ow)[None, :, None], arg % kw]
-        bad = (r < 0) | (r >= h) | (c < 0) | (c >= w)
-        r = np.where(bad, _first_inside(rows[0], h)[:, None, None], r)
-        c = np.where(bad, _first_inside(rows[1], w)[None, :, None], c)
-        np.add(np.maximum(r, 0) * w, np.maximum(c, 0), out=res.transpose(1, 2, 0))
-        return res.reshape(lead + (oh, ow))
-    start = (rows[0][:, :1] * w + rows[1][:, 0]).astype(np.int32)      # (OH, OW)
-    offsets = (np.arange(kh)[:, None] * dilation[0] * w
-               + np.arange(kw)[None, :] * dilation[1]).astype(np.int32).ravel()
-    np.add(start[:, :, None], offsets[arg], out=res.transpose(1, 2, 0))
-    return res.reshape(lead + (oh, ow))
+    res = np.empty(lead + tuple(out), np.int64)
+    _kernel.pool_argmax(x.reshape((-1, h, w)), res.reshape((-1,) + tuple(out)), kernel,
+                        strides, padding, dilation, _threads.current)
+    return res
 
 
 def _first_inside(rows, n):
