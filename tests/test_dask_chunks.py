@@ -122,61 +122,6 @@ def test_distributed_serialization_round_trip():
     assert len(buffers) == 1
 
 
-@pytest.mark.parametrize("name", ["add_broadcast", "sum_axis", "matmul", "einsum", "rechunk"])
-def test_threaded_scheduler(name):
-    _check(OPS[name], "float64", scheduler="threads")
-
-
-def test_percentile_and_meta_dispatch():
-    from dask.array.dispatch import concatenate_lookup, einsum_lookup
-    assert concatenate_lookup.dispatch(tf.Tensor) is tf.concatenate
-    assert einsum_lookup.dispatch(tf.Tensor) is tf.einsum
-    a = np.arange(40.0)
-    got = da.percentile(da.from_array(tf.asarray(a), chunks=10), [10, 50, 90]).compute()
-    want = da.percentile(da.from_array(a, chunks=10), [10, 50, 90]).compute()
-    np.testing.assert_allclose(np.asarray(got), want)
-
-
-def test_sizeof_counts_bytes():
-    from dask.sizeof import sizeof
-    assert sizeof(tf.zeros((100, 10))) >= 8000
-
-
-def test_import_tenferro_imports_no_dask_and_registers_lazily():
-    code = ("import sys, tenferro\nassert 'dask' not in sys.modules, 'dask imported'\n"
-            "import dask.array as da, tenferro._dask_hook as h\nh.install()\n"
-            "assert 'tenferro.dask' not in sys.modules\n"
-            "from dask.array.dispatch import concatenate_lookup\n"
-            "assert concatenate_lookup.dispatch(tenferro.Tensor) is tenferro.concatenate\n"
-            "assert 'tenferro.dask._chunks' in sys.modules\n")
-    subprocess.run([sys.executable, "-c", code], check=True)
-
-
-def test_distributed_serialization_round_trip():
-    pytest.importorskip("distributed")
-    from distributed.protocol import deserialize, serialize
-    t = tf.asarray(np.arange(12.0).reshape(3, 4)).T   # a Fortran-ordered view
-    header, frames = serialize(t)
-    assert header["serializer"] == "dask"
-    assert sum(memoryview(f).nbytes for f in frames) == t.nbytes   # the buffer, no pickle
-    u = deserialize(header, frames)
-    assert isinstance(u, tf.Tensor) and u.dtype == t.dtype
-    np.testing.assert_array_equal(np.asarray(u), np.asarray(t))
-    # requires_grad travels; the graph does not
-    g = tf.ones(3, requires_grad=True)
-    assert deserialize(*serialize(g)).requires_grad
-    # plain pickle protocol 5 keeps the buffer out of band too
-    buffers = []
-    pickle.dumps(t, protocol=5, buffer_callback=buffers.append)
-    assert len(buffers) == 1
-
-
-def _webgpu():
-    if not any(d.startswith("webgpu") for d in tf.devices.available()):
-        pytest.skip("no WebGPU device")
-    return "webgpu"
-
-
 @pytest.mark.parametrize("name", ["add_broadcast", "sum_axis", "mean", "matmul", "einsum",
                                   "tensordot", "map_blocks", "concatenate", "rechunk"])
 def test_device_chunks_stay_on_the_device(name, accel_device):
