@@ -25,7 +25,13 @@ spec("nn.softmax", lambda x: tnn.softmax(x, axis=0), (Arg((3, 4)),), REAL, prims
 spec("nn.log_softmax", lambda x: tnn.log_softmax(x, axis=(0, 1)), (Arg((3, 4)),), REAL,
      prims=())
 spec("nn.layer_norm", lambda x, w, b: tnn.layer_norm(x, (3, 4), w, b),
-     (Arg((2, 3, 4)), Arg((3, 4)), Arg((3, 4))), REAL, prims=())
+     (Arg((2, 3, 4)), Arg((3, 4)), Arg((3, 4))), REAL, prims=("nn.layer_norm",))
+spec("nn.layer_norm_plain", lambda x: tnn.layer_norm(x, 4, eps=1e-3), (Arg((3, 4)),), REAL,
+     prims=("nn.layer_norm",))
+spec("nn.layer_norm_bias", lambda x, b: tnn.layer_norm(x, 4, None, b), (Arg((3, 4)), Arg((4,))),
+     REAL, prims=("nn.layer_norm",))
 spec("nn.rms_norm", lambda x, w: tnn.rms_norm(x, 4, w), (Arg((2, 3, 4)), Arg((4,))), REAL,
-     prims=())
+     prims=("nn.rms_norm",))
+spec("nn.rms_norm_plain", lambda x: tnn.rms_norm(x, (3, 4), eps=1e-3), (Arg((2, 3, 4)),),
+     REAL, prims=("nn.rms_norm",))
 spec("nn.affine", tnn.affine, (Arg((2, 3)), Arg((3,)), Arg(())), BOTH, prims=())

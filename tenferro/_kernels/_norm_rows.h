@@ -1,0 +1,116 @@
+/* The row functions of _norm.h for one element type TFN_T (included once per dtype).
+ *
+ * A row's statistics are computed in double, in two passes over the row (which the
+ * forward and backward passes leave in cache): the mean (the sum scaled by a power of
+ * two first where it would overflow, so that a row of huge equal values has variance
+ * 0), then the mean of the squared deviations.  They are rounded to TFN_T, and the
+ * normalized values computed in TFN_T from them, as PyTorch's mean and rstd are saved
+ * in the input's dtype:
+ *
+ *   layer_norm: mean, rstd = 1 / sqrt(var + eps), y = (x - mean) * rstd * w + b
+ *   rms_norm:   rstd = 1 / sqrt(mean(x^2) + eps),  y = x * rstd * w
+ *
+ * The backward functions recompute the statistics (so the values are those of the
+ * forward pass) and follow PyTorch's decomposition of the layer_norm backward
+ * (torch/_decomp/decompositions.py, native_layer_norm_backward), with g = dy * w and
+ * xhat the normalized row (for rms_norm, mean = 0):
+ *
+ *   dx = rstd / n * (n * g - sum(g) - xhat * sum(g * xhat))     (rms_norm: no sum(g))
+ *   dw += dy * xhat,  db += dy                                  (summed over the rows)
+ *
+ * w, b, dx, dw, db may be NULL (absent: a weight of ones, a bias of zeros, no output).
+ */
+
+/* mean and rstd of row x[0:n] (n >= 1); rms: the mean is 0 */
+static inline void TFN(moments)(const TFN_T *x, ptrdiff_t n, int rms, double eps,
+                                TFN_T *mean, TFN_T *rstd) {
+    double m = 0.0, q = 0.0;
+    if (!rms) {
+        double s = 0.0;
+#pragma omp simd reduction(+:s)
+        for (ptrdiff_t i = 0; i < n; i++) s += x[i];
+        if (isinf(s)) {   /* overflow (or an inf): sum x / 2^k, exact for finite x */
+            const double sc = ldexp(1.0, -(int)ceil(log2((double)n))), s0 = s;
+            s = 0.0;
+#pragma omp simd reduction(+:s)
+            for (ptrdiff_t i = 0; i < n; i++) s += x[i] * sc;
+            s = isfinite(s) ? s / ((double)n * sc) : s0;
+            m = s;
+        } else {
+            m = s / (double)n;
+        }
+        m = (TFN_T)m;
+    }
+#pragma omp simd reduction(+:q)
+    for (ptrdiff_t i = 0; i < n; i++) {
+        const double d = (double)x[i] - m;
+        q += d * d;
+    }
+    *mean = (TFN_T)m;
+    *rstd = (TFN_T)(1.0 / sqrt(q / (double)n + eps));
+}
+
+static void TFN(forward_row)(const TFN_T *x, const TFN_T *w, const TFN_T *b, TFN_T *y,
+                             ptrdiff_t n, int rms, double eps) {
+    TFN_T mean, rstd;
+    TFN(moments)(x, n, rms, eps, &mean, &rstd);
+    if (w != NULL && b != NULL) {
+#pragma omp simd
+        for (ptrdiff_t i = 0; i < n; i++) y[i] = (x[i] - mean) * rstd * w[i] + b[i];
+    } else if (w != NULL) {
+#pragma omp simd
+        for (ptrdiff_t i = 0; i < n; i++) y[i] = (x[i] - mean) * rstd * w[i];
+    } else if (b != NULL) {
+#pragma omp simd
+        for (ptrdiff_t i = 0; i < n; i++) y[i] = (x[i] - mean) * rstd + b[i];
+    } else {
+#pragma omp simd
+        for (ptrdiff_t i = 0; i < n; i++) y[i] = (x[i] - mean) * rstd;
+    }
+}
+
+/* dx of one row (if dx), and its terms added to the partial sums pw, pb (if given:
+ * double rows of n) */
+static void TFN(backward_row)(const TFN_T *dy, const TFN_T *x, const TFN_T *w, TFN_T *dx,
+                              double *pw, double *pb, ptrdiff_t n, int rms, double eps) {
+    TFN_T mean, rstd;
+    TFN(moments)(x, n, rms, eps, &mean, &rstd);
+    if (pw != NULL) {
+#pragma omp simd
+        for (ptrdiff_t i = 0; i < n; i++) pw[i] += (double)(dy[i] * ((x[i] - mean) * rstd));
+    }
+    if (pb != NULL) {
+#pragma omp simd
+        for (ptrdiff_t i = 0; i < n; i++) pb[i] += (double)dy[i];
+    }
+    if (dx == NULL) return;
+    double sg = 0.0, sgx = 0.0;
+    if (w != NULL) {
+#pragma omp simd reduction(+:sg, sgx)
+        for (ptrdiff_t i = 0; i < n; i++) {
+            const TFN_T g = dy[i] * w[i];
+            sg += g;
+            sgx += (double)(g * ((x[i] - mean) * rstd));
+        }
+    } else {
+#pragma omp simd reduction(+:sg, sgx)
+        for (ptrdiff_t i = 0; i < n; i++) {
+            sg += dy[i];
+            sgx += (double)(dy[i] * ((x[i] - mean) * rstd));
+        }
+    }
+    const TFN_T a = (TFN_T)((double)rstd / (double)n), fn = (TFN_T)n;
+    const TFN_T c1 = rms ? (TFN_T)0 : (TFN_T)sg, c2 = (TFN_T)sgx;
+    if (w != NULL) {
+#pragma omp simd
+        for (ptrdiff_t i = 0; i < n; i++)
+            dx[i] = a * (fn * (dy[i] * w[i]) - c1 - ((x[i] - mean) * rstd) * c2);
+    } else {
+#pragma omp simd
+        for (ptrdiff_t i = 0; i < n; i++)
+            dx[i] = a * (fn * dy[i] - c1 - ((x[i] - mean) * rstd) * c2);
+    }
+}
+
+#undef TFN_T
+#undef TFN
