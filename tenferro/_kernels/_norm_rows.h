@@ -1,9 +1,11 @@
 /* The row functions of _norm.h for one element type TFN_T (included once per dtype).
  *
- * A row's statistics are computed in double, in two passes over the row (which the
+ * A row's statistics are computed in double, in passes over the row (which the
  * forward and backward passes leave in cache): the mean (the sum scaled by a power of
- * two first where it would overflow, so that a row of huge equal values has variance
- * 0), then the mean of the squared deviations.  They are rounded to TFN_T, and the
+ * two first where it would overflow), corrected once by the mean of the deviations
+ * from it (the corrected two-pass algorithm: exact for a row of equal values, whose
+ * variance is then exactly 0), then the mean of the squared deviations (scaled by a
+ * power of two where the squares overflow).  They are rounded to TFN_T, and the
  * normalized values computed in TFN_T from them, as PyTorch's mean and rstd are saved
  * in the input's dtype:
  *
@@ -34,10 +36,15 @@ static inline void TFN(moments)(const TFN_T *x, ptrdiff_t n, int rms, double eps
             s = 0.0;
 #pragma omp simd reduction(+:s)
             for (ptrdiff_t i = 0; i < n; i++) s += x[i] * sc;
-            s = isfinite(s) ? s / ((double)n * sc) : s0;
-            m = s;
+            m = isfinite(s) ? s / ((double)n * sc) : s0;
         } else {
             m = s / (double)n;
+        }
+        if (isfinite(m)) {   /* one correction step: exact for a row of equal values */
+            double c = 0.0;
+#pragma omp simd reduction(+:c)
+            for (ptrdiff_t i = 0; i < n; i++) c += (double)x[i] - m;
+            m += c / (double)n;
         }
         m = (TFN_T)m;
     }
@@ -47,6 +54,22 @@ static inline void TFN(moments)(const TFN_T *x, ptrdiff_t n, int rms, double eps
         q += d * d;
     }
     *mean = (TFN_T)m;
+    if (isinf(q) && isfinite(m)) {   /* squares overflow: deviations scaled by 2^-k */
+        double mx = 0.0;
+#pragma omp simd reduction(max:mx)
+        for (ptrdiff_t i = 0; i < n; i++) mx = fmax(mx, fabs((double)x[i] - m));
+        if (isfinite(mx)) {
+            const double sc = ldexp(1.0, -ilogb(mx));
+            q = 0.0;
+#pragma omp simd reduction(+:q)
+            for (ptrdiff_t i = 0; i < n; i++) {
+                const double d = ((double)x[i] - m) * sc;
+                q += d * d;
+            }
+            *rstd = (TFN_T)(sc / sqrt(q / (double)n + eps * sc * sc));
+            return;
+        }
+    }
     *rstd = (TFN_T)(1.0 / sqrt(q / (double)n + eps));
 }
 
