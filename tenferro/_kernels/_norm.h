@@ -12,6 +12,39 @@
 #include <stddef.h>
 #include <string.h>
 
+/* acc = sum over i in [0, n) of EXPR (a double expression of i), and likewise acc2 of
+ * EXPR2 in the same pass: TFN_LANES independent partial sums (vectorised), so the
+ * additions are not one chain of dependent adds. */
+#define TFN_LANES 16
+#define TFN_SUM2(n, acc, EXPR, acc2, EXPR2) do {                                      \
+    double a_[TFN_LANES] = {0}, b_[TFN_LANES] = {0};                                   \
+    ptrdiff_t i0_ = 0;                                                                 \
+    for (; i0_ + TFN_LANES <= (n); i0_ += TFN_LANES) {                                 \
+        _Pragma("omp simd")                                                            \
+        for (int j_ = 0; j_ < TFN_LANES; j_++) {                                       \
+            const ptrdiff_t i = i0_ + j_;                                              \
+            a_[j_] += (EXPR);                                                          \
+            b_[j_] += (EXPR2);                                                         \
+        }                                                                              \
+    }                                                                                  \
+    for (int j_ = 0; i0_ + j_ < (n); j_++) {                                           \
+        const ptrdiff_t i = i0_ + j_;                                                  \
+        a_[j_] += (EXPR);                                                              \
+        b_[j_] += (EXPR2);                                                             \
+    }                                                                                  \
+    acc = 0.0;                                                                         \
+    acc2 = 0.0;                                                                        \
+    for (int j_ = 0; j_ < TFN_LANES; j_++) {                                           \
+        acc += a_[j_];                                                                 \
+        acc2 += b_[j_];                                                                \
+    }                                                                                  \
+} while (0)
+#define TFN_SUM(n, acc, EXPR) do {                                                    \
+    double unused_;                                                                    \
+    TFN_SUM2(n, acc, EXPR, unused_, 0.0);                                              \
+    (void)unused_;                                                                     \
+} while (0)
+
 #define TFN_T double
 #define TFN(f) tfn_##f##_f64
 #include "_norm_rows.h"   /* (which #undefs these) */

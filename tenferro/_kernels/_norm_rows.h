@@ -1,11 +1,11 @@
 /* The row functions of _norm.h for one element type TFN_T (included once per dtype).
  *
- * A row's statistics are computed in double, in passes over the row (which the
+ * A row's statistics are computed in double, in two passes over the row (which the
  * forward and backward passes leave in cache): the mean (the sum scaled by a power of
- * two first where it would overflow), corrected once by the mean of the deviations
- * from it (the corrected two-pass algorithm: exact for a row of equal values, whose
- * variance is then exactly 0), then the mean of the squared deviations (scaled by a
- * power of two where the squares overflow).  They are rounded to TFN_T, and the
+ * two first where it would overflow), then the deviations from it, whose sum corrects
+ * the mean and whose squares give the variance (the corrected two-pass algorithm:
+ * exact for a row of equal values, whose variance is then 0; the squares are scaled by
+ * a power of two where they overflow).  They are rounded to TFN_T, and the
  * normalized values computed in TFN_T from them, as PyTorch's mean and rstd are saved
  * in the input's dtype:
  *
@@ -26,46 +26,39 @@
 /* mean and rstd of row x[0:n] (n >= 1); rms: the mean is 0 */
 static inline void TFN(moments)(const TFN_T *x, ptrdiff_t n, int rms, double eps,
                                 TFN_T *mean, TFN_T *rstd) {
-    double m = 0.0, q = 0.0;
+    double m = 0.0, q = 0.0, c = 0.0;
     if (!rms) {
-        double s = 0.0;
-#pragma omp simd reduction(+:s)
-        for (ptrdiff_t i = 0; i < n; i++) s += x[i];
+        double s;
+        TFN_SUM(n, s, (double)x[i]);
         if (isinf(s)) {   /* overflow (or an inf): sum x / 2^k, exact for finite x */
-            const double sc = ldexp(1.0, -(int)ceil(log2((double)n))), s0 = s;
-            s = 0.0;
-#pragma omp simd reduction(+:s)
-            for (ptrdiff_t i = 0; i < n; i++) s += x[i] * sc;
-            m = isfinite(s) ? s / ((double)n * sc) : s0;
+            const double sc = ldexp(1.0, -(int)ceil(log2((double)n)));
+            double s2;
+            TFN_SUM(n, s2, (double)x[i] * sc);
+            if (isfinite(s2)) s = s2 / ((double)n * sc);
         } else {
-            m = s / (double)n;
+            s /= (double)n;
         }
-        if (isfinite(m)) {   /* one correction step: exact for a row of equal values */
-            double c = 0.0;
-#pragma omp simd reduction(+:c)
-            for (ptrdiff_t i = 0; i < n; i++) c += (double)x[i] - m;
-            m += c / (double)n;
-        }
-        m = (TFN_T)m;
+        m = (TFN_T)s;
     }
-#pragma omp simd reduction(+:q)
-    for (ptrdiff_t i = 0; i < n; i++) {
-        const double d = (double)x[i] - m;
-        q += d * d;
+    /* the deviations from m: their sum c corrects the mean to mu = m + c / n (a row of
+     * equal values gets its value exactly), and sum (x - mu)^2 = sum (x - m)^2 - c^2 / n
+     * (Chan, Golub and LeVeque's corrected two-pass algorithm) */
+    TFN_SUM2(n, c, (double)x[i] - m, q, ((double)x[i] - m) * ((double)x[i] - m));
+    if (!rms && isfinite(c)) {
+        if (isfinite(q)) q -= c * (c / (double)n);
+        m = (TFN_T)(m + c / (double)n);
     }
+    if (q < 0) q = 0;
     *mean = (TFN_T)m;
     if (isinf(q) && isfinite(m)) {   /* squares overflow: deviations scaled by 2^-k */
         double mx = 0.0;
 #pragma omp simd reduction(max:mx)
         for (ptrdiff_t i = 0; i < n; i++) mx = fmax(mx, fabs((double)x[i] - m));
-        if (isfinite(mx)) {
+        if (mx == 0) {
+            q = 0;
+        } else if (isfinite(mx)) {
             const double sc = ldexp(1.0, -ilogb(mx));
-            q = 0.0;
-#pragma omp simd reduction(+:q)
-            for (ptrdiff_t i = 0; i < n; i++) {
-                const double d = ((double)x[i] - m) * sc;
-                q += d * d;
-            }
+            TFN_SUM(n, q, (((double)x[i] - m) * sc) * (((double)x[i] - m) * sc));
             *rstd = (TFN_T)(sc / sqrt(q / (double)n + eps * sc * sc));
             return;
         }
@@ -107,21 +100,12 @@ static void TFN(backward_row)(const TFN_T *dy, const TFN_T *x, const TFN_T *w, T
         for (ptrdiff_t i = 0; i < n; i++) pb[i] += (double)dy[i];
     }
     if (dx == NULL) return;
-    double sg = 0.0, sgx = 0.0;
-    if (w != NULL) {
-#pragma omp simd reduction(+:sg, sgx)
-        for (ptrdiff_t i = 0; i < n; i++) {
-            const TFN_T g = dy[i] * w[i];
-            sg += g;
-            sgx += (double)(g * ((x[i] - mean) * rstd));
-        }
-    } else {
-#pragma omp simd reduction(+:sg, sgx)
-        for (ptrdiff_t i = 0; i < n; i++) {
-            sg += dy[i];
-            sgx += (double)(dy[i] * ((x[i] - mean) * rstd));
-        }
-    }
+    double sg, sgx;
+    if (w != NULL)
+        TFN_SUM2(n, sg, (double)(dy[i] * w[i]),
+                 sgx, (double)((dy[i] * w[i]) * ((x[i] - mean) * rstd)));
+    else
+        TFN_SUM2(n, sg, (double)dy[i], sgx, (double)(dy[i] * ((x[i] - mean) * rstd)));
     const TFN_T a = (TFN_T)((double)rstd / (double)n), fn = (TFN_T)n;
     const TFN_T c1 = rms ? (TFN_T)0 : (TFN_T)sg, c2 = (TFN_T)sgx;
     if (w != NULL) {
