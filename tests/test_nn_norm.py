@@ -370,3 +370,36 @@ def test_norm_mixed_dtypes_promote():
     assert tnn.layer_norm(x, 3, tf.ones(3)).dtype == tf.float64   # NumPy's promotion
     assert tnn.rms_norm(x, 3, tf.ones(3, dtype=tf.float32)).dtype == tf.float32
     assert tnn.layer_norm([[1, 2, 3]], 3).dtype == tf.float64      # ints: float64
+
+
+@pytest.mark.parametrize("rms", [False, True])
+def test_norm_thread_count_changes_no_value(rms):
+    """Rows are computed alone and the weight/bias gradients summed in blocks of rows fixed
+    by the shape: one thread and two give the same bits."""
+    rng = np.random.default_rng(29)
+    x, ct = rng.standard_normal((300, 257)), rng.standard_normal((300, 257))
+    w, b = rng.standard_normal(257), rng.standard_normal(257)
+    args = [tf.asarray(a) for a in ((x, w) if rms else (x, w, b))]
+    f = _tf_norm(rms, 257, 1e-5)
+    g = tf.grad(lambda *ts: (f(*ts) * tf.asarray(ct)).sum(), argnums=tuple(range(len(args))))
+    old = tf.get_num_threads()
+    try:
+        res = []
+        for n in (1, 2):
+            tf.set_num_threads(n)
+            res.append([_np(f(*args))] + [_np(t) for t in g(*args)])
+    finally:
+        tf.set_num_threads(old)
+    for a, c in zip(*res):
+        np.testing.assert_array_equal(a, c)
+
+
+@pytest.mark.parametrize("rms", [False, True])
+def test_norm_empty_gradients(rms):
+    for shape, ns in (((0, 4), 4), ((2, 0), (2, 0)), ((3, 0), 0)):
+        x = tf.zeros(shape)
+        w = tf.ones(shape[1:] if isinstance(ns, int) else ns)
+        f = _tf_norm(rms, ns, 1e-5)
+        gx, gw = tf.grad(lambda a, b: f(a, b).sum(), argnums=(0, 1))(x, w)
+        assert gx.shape == x.shape and gw.shape == w.shape
+        np.testing.assert_array_equal(_np(gw), np.zeros(w.shape))

@@ -127,21 +127,30 @@ cdef char *_vector(str op, str what, object a, ndarray x, bint out) except? NULL
     return cnp.PyArray_BYTES(v)
 
 
+cdef int _init(Ctx *r, str op, str mode, ndarray x, object w, object bias, double eps) \
+        except -1:
+    """What forward and backward share: the mode, the dtype, x and w (checked); ``bias``
+    (the bias or its gradient) must be None for rms_norm."""
+    r.rms = _mode(mode)
+    r.f64 = _f64(op, x)
+    if r.rms and bias is not None:
+        raise ValueError("tenferro kernel _norm.%s: rms_norm has no bias" % op)
+    r.x = _rows(op, "x", x, x, False)
+    r.w = _vector(op, "w", w, x, False)
+    r.rows, r.n, r.xs = x.shape[0], x.shape[1], x.strides[0]
+    r.eps = eps
+    return 0
+
+
 def forward(str mode, ndarray x, object w, object b, ndarray out, double eps, int nthreads):
     """out[i] = mode(x[i]) for each row of the 2-D ``x`` (mode "layer_norm": ``(x - mean)
     * rstd * w + b``; "rms_norm": ``x * rstd * w``, ``b`` must be None); ``w``, ``b``:
     1-D of the row length, or None."""
     cdef Ctx r
-    r.rms = _mode(mode)
-    r.f64 = _f64("forward", x)
-    if r.rms and b is not None:
-        raise ValueError("tenferro kernel _norm.forward: rms_norm takes no bias")
-    r.x = _rows("forward", "x", x, x, False)
+    _init(&r, "forward", mode, x, w, b, eps)
     r.y = _rows("forward", "out", out, x, True)
-    r.w = _vector("forward", "w", w, x, False)
     r.b = _vector("forward", "b", b, x, False)
-    r.rows, r.n, r.xs, r.ys = x.shape[0], x.shape[1], x.strides[0], out.strides[0]
-    r.eps = eps
+    r.ys = out.strides[0]
     if r.rows == 0 or r.n == 0:
         return
     r.nchunks = pool_chunks(r.rows, nthreads, TF_POOL_CHUNKS_PER_THREAD)
@@ -159,19 +168,13 @@ def backward(str mode, ndarray dy, ndarray x, object w, object dx, object dw, ob
     x), ``dw`` and ``db`` (1-D of the row length: the sums over the rows), each written
     where given (None: not wanted; ``db`` is None for rms_norm)."""
     cdef Ctx r
-    r.rms = _mode(mode)
-    r.f64 = _f64("backward", x)
-    if r.rms and db is not None:
-        raise ValueError("tenferro kernel _norm.backward: rms_norm has no bias")
-    r.x = _rows("backward", "x", x, x, False)
+    _init(&r, "backward", mode, x, w, db, eps)
     r.dy = _rows("backward", "dy", dy, x, False)
+    r.dys = dy.strides[0]
     r.y = NULL if dx is None else _rows("backward", "dx", dx, x, True)
-    r.w = _vector("backward", "w", w, x, False)
+    r.ys = 0 if dx is None else (<ndarray>dx).strides[0]
     cdef char *dwp = _vector("backward", "dw", dw, x, True)
     cdef char *dbp = _vector("backward", "db", db, x, True)
-    r.rows, r.n, r.xs, r.dys = x.shape[0], x.shape[1], x.strides[0], dy.strides[0]
-    r.ys = 0 if dx is None else (<ndarray>dx).strides[0]
-    r.eps = eps
     cdef Py_ssize_t blocks, j, k, n = r.n
     cdef double sw, sb
     if n == 0:
