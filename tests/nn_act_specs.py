@@ -4,6 +4,7 @@ reverse and on the eager tape, to order 2, and its registry walk sees the ``nn.*
 primitives covered).  Drawn away from the kinks (finite differences are not defined
 there); tests/test_nn_act.py checks the kinks themselves against PyTorch."""
 import tenferro.nn as tnn
+from tenferro.nn import _norm_grad
 
 from autodiff_specs import BOTH, COMPLEX, QUADRANTS, REAL, Arg, points, spec
 
@@ -35,3 +36,8 @@ spec("nn.rms_norm", lambda x, w: tnn.rms_norm(x, 4, w), (Arg((2, 3, 4)), Arg((4,
 spec("nn.rms_norm_plain", lambda x: tnn.rms_norm(x, (3, 4), eps=1e-3), (Arg((2, 3, 4)),),
      REAL, prims=("nn.rms_norm",))
 spec("nn.affine", tnn.affine, (Arg((2, 3)), Arg((3,)), Arg(())), BOTH, prims=())
+# the backward primitives on their own (their derivatives: those of PyTorch's formula)
+spec("nn.layer_norm_grad", lambda ct, x, w: _norm_grad.grad(False, ct, x, w, 1, 1e-5),
+     (Arg((3, 4)), Arg((3, 4)), Arg((4,))), REAL, prims=("nn.layer_norm_grad",))
+spec("nn.rms_norm_grad", lambda ct, x: _norm_grad.grad(True, ct, x, None, 2, 1e-3)[:2],
+     (Arg((2, 3, 4)), Arg((2, 3, 4))), REAL, prims=("nn.rms_norm_grad",))

@@ -21,9 +21,9 @@ primitive has one output and every transform sees a plain unary-like primitive.
   ``dx = rstd / N * (N g - sum(g) - xhat sum(g xhat))``, ``dw = sum(ct * xhat)`` and
   ``db = sum(ct)`` over the leading axes; rms_norm is the same with mean 0 and no
   ``sum(g)`` (the derivative of PyTorch 2.4's composition ``x * rsqrt(mean(x^2) + eps)
-  * w``).  A plain eager backward on the CPU runs the backward kernel in one call
-  (``_kernels/_norm.backward``); a differentiated one (higher orders, ``jit``) the
-  same formula in tenferro ops.
+  * w``).  The rule binds the backward primitive ``nn.layer_norm_grad`` /
+  ``nn.rms_norm_grad`` (:mod:`._norm_grad`): one CPU kernel call in a plain eager
+  backward, on the tape and in a compiled gradient alike, differentiable to any order.
 * **JVP.**  The Jacobian of ``xhat`` in ``x`` is symmetric, so the tangent is
   ``w * vjp_x(t; no weight) + tw * xhat + tb``: the same backward (kernel or ops) and
   the primitive itself for ``xhat``.
@@ -36,12 +36,12 @@ from .. import _ops
 from .._kernels import _norm as _k
 from .._tensor import _wrap
 from ..autograd._engine import detach
-from ..autograd.extend import (Primitive, bind, def_batch_rule, def_jvp_rule, def_vjp_rule,
-                               is_differentiated)
+from ..autograd.extend import Primitive, bind, def_batch_rule, def_jvp_rule, def_vjp_rule
 from ..batching import materialize
 from ..devices.cpu import threads as _threads
 from ..graph import TensorSpec, make_graph
 from ..graph.rewrite import Splice, register_rewrite
+from ._norm_grad import grad, moments, register
 
 _REAL = frozenset("fd")   # float32, float64: the kernel's dtypes
 
@@ -70,15 +70,9 @@ def _axes(x, ndim):
     return tuple(range(x.ndim - ndim, x.ndim))
 
 
-def _moments(x, axes, eps, rms):
-    """(x - mean, rstd) over ``axes`` (kept), in tenferro ops; rms: the mean is 0."""
-    xc = x if rms else x - _ops.mean(x, axis=axes, keepdims=True)
-    return xc, _ops.rsqrt(_ops.mean(xc * xc, axis=axes, keepdims=True) + eps)
-
-
 def composition(x, w, b, *, ndim, eps, rms):
     """The normalization in tenferro's ops (other devices and dtypes; ``jit``'s splice)."""
-    xc, rstd = _moments(x, _axes(x, ndim), eps, rms)
+    xc, rstd = moments(x, _axes(x, ndim), eps, rms)
     y = xc * rstd
     if w is not None:
         y = y * w
@@ -152,37 +146,23 @@ def _impl(rms):
 
 # -- rules ------------------------------------------------------------------------------
 
-def backward(ct, x, w, needs, ndim, eps, rms):
-    """(dx, dw, db) for the cotangent ``ct`` (None where ``needs`` says no): the kernel
-    in a plain eager call on the CPU, else PyTorch's formula in tenferro ops."""
-    if not is_differentiated(ct, x, *([] if w is None else [w])) \
-            and _on_kernel(x, w) and ct._device is x._device:
-        return _backward_kernel(ct, x, w, needs, ndim, eps, rms)
-    axes = _axes(x, ndim)
-    xc, rstd = _moments(x, axes, eps, rms)
-    xhat = xc * rstd
-    lead = tuple(range(x.ndim - ndim))
-    dx = dw = db = None
-    if needs[0]:
-        n = float(np.prod(x.shape[x.ndim - ndim:]))
-        g = ct if w is None else ct * w
-        inner = n * g - xhat * _ops.sum(g * xhat, axis=axes, keepdims=True)
-        if not rms:
-            inner = inner - _ops.sum(g, axis=axes, keepdims=True)
-        dx = (rstd / n) * inner
-    if needs[1]:
-        dw = _ops.sum(ct * xhat, axis=lead)
-    if needs[2]:
-        db = _ops.sum(ct, axis=lead)
-    return dx, dw, db
+def _grad_kernel(rms):
+    """The backward primitive's CPU kernel: its results, or None off the kernel."""
+    def kernel(ct, x, w, params):
+        if not (_on_kernel(x, w) and _on_kernel(ct) and ct._device is x._device):
+            return None
+        r = _backward_kernel(ct, x, w, (True, True, not rms), params["ndim"], params["eps"],
+                             rms)
+        return r[:2] if rms else r
+    return kernel
 
 
 def _vjp(rms):
     def vjp(ct, primals, out, params, needs):
         x, w, b = _split(primals, params["weighted"], params["biased"])
-        want = (needs[0], w is not None and needs[1], b is not None and needs[-1])
-        dx, dw, db = backward(ct, x, w, want, params["ndim"], params["eps"], rms)
-        return (dx,) + ((dw,) if w is not None else ()) + ((db,) if b is not None else ())
+        dx, dw, db = grad(rms, ct, x, w, params["ndim"], params["eps"])
+        grads = (dx,) + ((dw,) if w is not None else ()) + ((db,) if b is not None else ())
+        return tuple(g if n else None for g, n in zip(grads, needs))
     vjp.uses_out = False   # the tape need not keep the output
     return vjp
 
@@ -194,7 +174,7 @@ def _jvp(rms):
         ndim, eps = params["ndim"], params["eps"]
         r = None
         if tx is not None:   # the Jacobian of xhat is symmetric: its VJP is its JVP
-            r = backward(tx, x, None, (True, False, False), ndim, eps, rms)[0]
+            r = grad(rms, tx, x, None, ndim, eps)[0]
             if w is not None:
                 r = r * w
         if tw is not None:
@@ -246,3 +226,4 @@ for _rms, _prim in PRIMS.items():
     def_jvp_rule(_prim, _jvp(_rms))
     def_batch_rule(_prim, _batch(_rms))
     register_rewrite(_prim, _splice(_rms))
+register(PRIMS, {rms: _grad_kernel(rms) for rms in PRIMS})
