@@ -16,7 +16,7 @@ as rows.  ``nthreads`` is the most threads to use (the caller applies the grain 
 """
 cimport numpy as cnp
 from numpy cimport ndarray, npy_intp
-from libc.stdlib cimport calloc, free
+from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memset
 
 include "_pool.pxi"
@@ -37,6 +37,47 @@ cdef extern from "_norm.h" nogil:
 # At most this many doubles of partial weight/bias gradients per call (blocks x n).
 cdef Py_ssize_t PARTIALS = 1 << 21
 cdef Py_ssize_t MAX_BLOCKS = 64
+
+
+# The partial sums' scratch, kept between calls up to SCRATCH_KEEP doubles (a fresh
+# buffer of that size is mapped and faulted in anew on every call); claimed and given
+# back while holding the GIL, so one call at a time uses it (others allocate their own).
+cdef Py_ssize_t SCRATCH_KEEP = 1 << 19
+cdef double *_scratch = NULL
+cdef Py_ssize_t _scratch_n = 0
+cdef bint _scratch_busy = False
+
+
+cdef double *_claim(Py_ssize_t n, bint *own) except NULL:
+    """n zeroed doubles: the kept scratch where free and large enough, else new ones
+    (``own``: to be freed by the caller)."""
+    global _scratch, _scratch_n, _scratch_busy
+    cdef double *p
+    if not _scratch_busy and n <= SCRATCH_KEEP:
+        if _scratch_n < n:
+            free(_scratch)
+            _scratch_n = 0
+            _scratch = <double *>malloc(n * sizeof(double))
+            if _scratch == NULL:
+                raise MemoryError()
+            _scratch_n = n
+        _scratch_busy = True
+        own[0] = False
+        memset(_scratch, 0, n * sizeof(double))
+        return _scratch
+    p = <double *>calloc(n, sizeof(double))
+    if p == NULL:
+        raise MemoryError()
+    own[0] = True
+    return p
+
+
+cdef void _release(double *p, bint own):
+    global _scratch_busy
+    if own:
+        free(p)
+    elif p != NULL:
+        _scratch_busy = False
 
 
 ctypedef struct Ctx:
@@ -188,16 +229,15 @@ def backward(str mode, ndarray dy, ndarray x, object w, object dx, object dw, ob
     # the blocks of rows whose weight/bias gradients are summed apart: fixed by the shape
     blocks = min(r.rows, MAX_BLOCKS, max(PARTIALS // (2 * n), 1))
     r.pw = r.pb = NULL
+    cdef double *partials = NULL
+    cdef bint own = False
     if dwp != NULL or dbp != NULL:
         r.nchunks = blocks
+        partials = _claim(2 * blocks * n, &own)
         if dwp != NULL:
-            r.pw = <double *>calloc(blocks * n, sizeof(double))
+            r.pw = partials
         if dbp != NULL:
-            r.pb = <double *>calloc(blocks * n, sizeof(double))
-        if (dwp != NULL and r.pw == NULL) or (dbp != NULL and r.pb == NULL):
-            free(r.pw)
-            free(r.pb)
-            raise MemoryError()
+            r.pb = partials + blocks * n
     else:
         r.nchunks = pool_chunks(r.rows, nthreads, TF_POOL_CHUNKS_PER_THREAD)
     with nogil:
@@ -224,5 +264,4 @@ def backward(str mode, ndarray dy, ndarray x, object w, object dx, object dw, ob
                     (<double *>dbp)[j] = sb
                 else:
                     (<float *>dbp)[j] = <float>sb
-    free(r.pw)
-    free(r.pb)
+    _release(partials, own)

@@ -34,6 +34,7 @@ import numpy as np
 
 from .. import _ops
 from .._kernels import _norm as _k
+from .._kernels._alloc import empty as _empty
 from .._tensor import _wrap
 from ..autograd._engine import detach
 from ..autograd.extend import Primitive, bind, def_batch_rule, def_jvp_rule, def_vjp_rule
@@ -114,7 +115,7 @@ def _mode(rms):
 
 def _forward_kernel(x, w, b, ndim, eps, rms):
     a = x._data
-    out = np.empty(a.shape, a.dtype)
+    out = _empty(a.shape, a.dtype)   # (large ones from the buffer cache: no page faults)
     _k.forward(_mode(rms), _rows(a, ndim), _vector(w), _vector(b), _rows(out, ndim), eps,
                _nthreads(a.size))
     return _wrap(out, x._device)
@@ -124,7 +125,7 @@ def _backward_kernel(ct, x, w, needs, ndim, eps, rms):
     """(dx, dw, db) of the kernel, None where not in ``needs``."""
     a = x._data
     shape = a.shape[a.ndim - ndim:]
-    dx = np.empty(a.shape, a.dtype) if needs[0] else None
+    dx = _empty(a.shape, a.dtype) if needs[0] else None
     dw = np.empty(shape, a.dtype) if needs[1] else None
     db = np.empty(shape, a.dtype) if needs[2] else None
     _k.backward(_mode(rms), _rows(np.asarray(ct._data, a.dtype), ndim), _rows(a, ndim),
