@@ -28,8 +28,9 @@ static inline void TFN(moments)(const TFN_T *x, ptrdiff_t n, int rms, double eps
                                 TFN_T *mean, TFN_T *rstd) {
     double m = 0.0, q = 0.0, c = 0.0;
     if (!rms) {
-        double s;
-        TFN_SUM(n, s, (double)x[i]);
+        double s;   /* (a first estimate, in the input's dtype: the deviations' sum
+                       below corrects it) */
+        TFN_SUM_AS(TFN_T, n, s, x[i]);
         if (isinf(s)) {   /* overflow (or an inf): sum x / 2^k, exact for finite x */
             const double sc = ldexp(1.0, -(int)ceil(log2((double)n)));
             double s2;
