@@ -392,3 +392,24 @@ def test_norm_empty_gradients(rms):
         gx, gw = tf.grad(lambda a, b: f(a, b).sum(), argnums=(0, 1))(x, w)
         assert gx.shape == x.shape and gw.shape == w.shape
         np.testing.assert_array_equal(_np(gw), np.zeros(w.shape))
+
+
+def test_layer_norm_float32_to_float32_rounding():
+    """float32 rows (one pass about the first element, or the corrected passes where an
+    outlier first element would cost digits) are as close to the float64 computation on
+    the same input as PyTorch's (both round the mean to float32, as PyTorch saves it:
+    a mean far from 0 costs digits of x - mean in both)."""
+    rng = np.random.default_rng(30)
+    x = rng.standard_normal((6, 1000))
+    x[1, 0] = 1e4                  # an outlier first: the cancellation fallback
+    x[2] += 1e4                    # a mean far from 0
+    x[3] *= 1e-20                  # tiny values
+    x[4, 0] = 1e7
+    x[5] = x[5] * 1e3 + 3e5
+    x = x.astype("float32")
+    x64 = x.astype("float64")
+    want = (x64 - x64.mean(-1, keepdims=True)) / np.sqrt(x64.var(-1, keepdims=True) + 1e-5)
+    got = _np(tnn.layer_norm(tf.asarray(x), 1000)).astype("float64")
+    ref = _np(F.layer_norm(torch.from_numpy(x), (1000,))).astype("float64")
+    err, ref_err = (np.abs(y - want).max(-1) / np.abs(want).max(-1) for y in (got, ref))
+    assert (err <= 1.5 * ref_err + 2e-7).all(), (err, ref_err)

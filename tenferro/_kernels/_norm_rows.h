@@ -5,7 +5,8 @@
  * two first where it would overflow), then the deviations from it, whose sum corrects
  * the mean and whose squares give the variance (the corrected two-pass algorithm:
  * exact for a row of equal values, whose variance is then 0; the squares are scaled by
- * a power of two where they overflow).  They are rounded to TFN_T, and the
+ * a power of two where they overflow).  float32 rows take one pass about their first
+ * element where double's digits cover the cancellation (see moments).  They are rounded to TFN_T, and the
  * normalized values computed in TFN_T from them, as PyTorch's mean and rstd are saved
  * in the input's dtype:
  *
@@ -27,6 +28,20 @@
 static inline void TFN(moments)(const TFN_T *x, ptrdiff_t n, int rms, double eps,
                                 TFN_T *mean, TFN_T *rstd) {
     double m = 0.0, q = 0.0, c = 0.0;
+    if (!rms && sizeof(TFN_T) < sizeof(double)) {
+        /* float32: one pass about the shift k = x[0], in double.  Sums of squares about
+         * k less c^2 / n lose digits as (x[0] - mean)^2 / var grows; while the loss is
+         * under 8 of double's 16 the variance is still far below float32's rounding,
+         * else (an outlier first, NaN, inf) the passes below. */
+        const double k = (double)x[0];
+        TFN_SUM2(n, c, (double)x[i] - k, q, ((double)x[i] - k) * ((double)x[i] - k));
+        const double ss = q - c * (c / (double)n);
+        if (isfinite(q) && ss >= q * 1e-8) {
+            *mean = (TFN_T)(k + c / (double)n);
+            *rstd = (TFN_T)(1.0 / sqrt(ss / (double)n + eps));
+            return;
+        }
+    }
     if (!rms) {
         double s;   /* (a first estimate, in the input's dtype: the deviations' sum
                        below corrects it) */
