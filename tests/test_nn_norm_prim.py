@@ -272,3 +272,21 @@ def test_layer_norm_float32_to_float32_rounding():
     ref = _np(F.layer_norm(torch.from_numpy(x), (1000,))).astype("float64")
     err, ref_err = (np.abs(y - want).max(-1) / np.abs(want).max(-1) for y in (got, ref))
     assert (err <= 1.5 * ref_err + 2e-7).all(), (err, ref_err)
+
+
+@pytest.mark.parametrize("rms", [False, True])
+def test_norm_vmap_of_gradients(rms):
+    """vmap of a gradient: the backward primitive's batching rule, with per-example
+    weights too."""
+    rng = np.random.default_rng(31)
+    x, w, ct = rng.standard_normal((3, 4, 5)), rng.standard_normal((3, 5)), \
+        rng.standard_normal((3, 4, 5))
+    f = _tf_norm(rms, 5, 1e-5)
+    g = tf.grad(lambda x, w, c: (f(x, w) * c).sum(), argnums=(0, 1))
+    for axes in ((0, 0, 0), (0, None, 0)):
+        args = [a if ax is not None else a[0] for a, ax in zip((x, w, ct), axes)]
+        got = tf.vmap(g, in_axes=axes)(*[tf.asarray(a) for a in args])
+        for k in range(2):
+            want = np.stack([_np(g(*[tf.asarray(a[i] if ax is not None else a)
+                                     for a, ax in zip(args, axes)])[k]) for i in range(3)])
+            _close(_np(got[k]), want, "float64", rtol=1e-12, atol=1e-14)
