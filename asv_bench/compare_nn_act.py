@@ -5,7 +5,8 @@ normalizations and affine (no asv needed).
 Each activation runs eagerly on 1e6 float64 and float32 elements (the fused kernel's
 throughput) and on 1e3 float64 elements (the per-call overhead), and forward plus
 backward on the eager tape at 1e6 float64; softmax/log_softmax reduce the last axis of
-a (1000, 1000) array, layer_norm and rms_norm normalize its rows (with a weight),
+a (1000, 1000) array, layer_norm and rms_norm normalize its rows (with a weight, and
+layer_norm a bias; float64 and float32, and forward plus backward into all of them),
 affine broadcasts a row of scales and shifts.  ``jit chain`` is
 ``silu(gelu(x) * 2) + 1`` compiled by tenferro.jit (one fused kernel) against
 PyTorch's eager calls.  tenferro and PyTorch are timed each in its own block after a
@@ -14,9 +15,11 @@ best-of-N timer.  Prints a Markdown table:
 
     case | n | dtype | tenferro | PyTorch | PyTorch/tenferro
 
-A ratio > 1 means tenferro is faster.
+A ratio > 1 means tenferro is faster.  ``--interleave`` alternates the two blocks five
+times and keeps each library's best (on a loaded machine a single block can land in a
+busy spell).
 
-    python asv_bench/compare_nn_act.py [--threads 2] [--repeat 5] [--only NAME]
+    python asv_bench/compare_nn_act.py [--threads 2] [--repeat 5] [--only NAME] [--interleave]
 """
 import os
 import sys
@@ -56,6 +59,22 @@ def _backward(lib, f, x):
     return run
 
 
+def _norm(lib, name, dtype, grad):
+    """layer_norm (weight and bias) or rms_norm (weight) over the rows of (1000, 1000);
+    with ``grad``, forward and backward on the eager tape into x and the parameters."""
+    x = _data(lib, (1000, 1000), dtype, grad)
+    ps = [_data(lib, (1000,), dtype, grad) for _ in range(2 if name == "layer_norm" else 1)]
+    f = getattr(tf.nn if lib == "tenferro" else F, name)
+    if not grad:
+        return lambda: f(x, (1000,), *ps)
+
+    def run():
+        f(x, (1000,), *ps).sum().backward()
+        for t in [x] + ps:
+            t.grad = None
+    return run
+
+
 def cases():
     """(case, n, dtype, make(lib) -> a function of no arguments)."""
     for name in ACTS:
@@ -71,11 +90,9 @@ def cases():
             getattr(tf.nn if lib == "tenferro" else F, name),
             _data(lib, (1000, 1000), "float64")))
     for name in ("layer_norm", "rms_norm"):
-        def make(lib, name=name):
-            x, w = _data(lib, (1000, 1000), "float64"), _data(lib, (1000,), "float64")
-            f = getattr(tf.nn if lib == "tenferro" else F, name)
-            return lambda: f(x, (1000,), w)
-        yield (name, (1000, 1000), "float64", make)
+        for dtype, grad in (("float64", False), ("float32", False), ("float64", True)):
+            yield (name + (" fwd+bwd" if grad else ""), (1000, 1000), dtype,
+                   lambda lib, name=name, dtype=dtype, grad=grad: _norm(lib, name, dtype, grad))
 
     def affine(lib):
         x, s, b = (_data(lib, sh, "float64") for sh in ((1000, 1000), (1000,), (1000,)))
@@ -94,6 +111,12 @@ def cases():
 
 
 def main(argv=None):
+    rounds = 1
+    if argv is None:
+        argv = sys.argv[1:]
+    if "--interleave" in argv:   # (taken out before compare's parser sees it)
+        argv = [a for a in argv if a != "--interleave"]
+        rounds = 5
     args = compare.parse_args(argv, __doc__, repeat=5, min_time=0.1)
     print(compare.versions_comment(args))
     print("| case | n | dtype | tenferro | PyTorch | PyTorch/tenferro |")
@@ -101,11 +124,12 @@ def main(argv=None):
     for name, shape, dtype, make in cases():
         if args.only and args.only not in name:
             continue
+        fns = {lib: make(lib) for lib in ("tenferro", "torch")}
         t = {}
-        for lib in ("tenferro", "torch"):
-            fn = make(lib)
-            time.sleep(PAUSE)
-            t[lib] = compare.best_of(fn, args.repeat, args.min_time)
+        for _ in range(rounds):
+            for lib, fn in fns.items():
+                time.sleep(PAUSE)
+                t[lib] = min(t.get(lib, np.inf), compare.best_of(fn, args.repeat, args.min_time))
         print("| %s | %s | %s | %s | %s | %.2f |" % (
             name, "1e%d" % round(np.log10(np.prod(shape))), dtype, compare.fmt_t(t["tenferro"]),
             compare.fmt_t(t["torch"]), t["torch"] / t["tenferro"]), flush=True)

@@ -4,6 +4,7 @@ reverse and on the eager tape, to order 2, and its registry walk sees the ``nn.*
 primitives covered).  Drawn away from the kinks (finite differences are not defined
 there); tests/test_nn_act.py checks the kinks themselves against PyTorch."""
 import tenferro.nn as tnn
+from tenferro.nn import _norm_grad
 
 from autodiff_specs import BOTH, COMPLEX, QUADRANTS, REAL, Arg, points, spec
 
@@ -25,7 +26,18 @@ spec("nn.softmax", lambda x: tnn.softmax(x, axis=0), (Arg((3, 4)),), REAL, prims
 spec("nn.log_softmax", lambda x: tnn.log_softmax(x, axis=(0, 1)), (Arg((3, 4)),), REAL,
      prims=())
 spec("nn.layer_norm", lambda x, w, b: tnn.layer_norm(x, (3, 4), w, b),
-     (Arg((2, 3, 4)), Arg((3, 4)), Arg((3, 4))), REAL, prims=())
+     (Arg((2, 3, 4)), Arg((3, 4)), Arg((3, 4))), REAL, prims=("nn.layer_norm",))
+spec("nn.layer_norm_plain", lambda x: tnn.layer_norm(x, 4, eps=1e-3), (Arg((3, 4)),), REAL,
+     prims=("nn.layer_norm",))
+spec("nn.layer_norm_bias", lambda x, b: tnn.layer_norm(x, 4, None, b), (Arg((3, 4)), Arg((4,))),
+     REAL, prims=("nn.layer_norm",))
 spec("nn.rms_norm", lambda x, w: tnn.rms_norm(x, 4, w), (Arg((2, 3, 4)), Arg((4,))), REAL,
-     prims=())
+     prims=("nn.rms_norm",))
+spec("nn.rms_norm_plain", lambda x: tnn.rms_norm(x, (3, 4), eps=1e-3), (Arg((2, 3, 4)),),
+     REAL, prims=("nn.rms_norm",))
 spec("nn.affine", tnn.affine, (Arg((2, 3)), Arg((3,)), Arg(())), BOTH, prims=())
+# the backward primitives on their own (their derivatives: those of PyTorch's formula)
+spec("nn.layer_norm_grad", lambda ct, x, w: _norm_grad.grad(False, ct, x, w, 1, 1e-5),
+     (Arg((3, 4)), Arg((3, 4)), Arg((4,))), REAL, prims=("nn.layer_norm_grad",))
+spec("nn.rms_norm_grad", lambda ct, x: _norm_grad.grad(True, ct, x, None, 2, 1e-3)[:2],
+     (Arg((2, 3, 4)), Arg((2, 3, 4))), REAL, prims=("nn.rms_norm_grad",))

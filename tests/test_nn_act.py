@@ -254,9 +254,12 @@ ALL = dict((k, v[0]) for k, v in ACTS.items())
 ALL.update({
     "softmax": lambda x: tnn.softmax(x, axis=-1),
     "log_softmax": lambda x: tnn.log_softmax(x, axis=0),
-    "layer_norm": lambda x: tnn.layer_norm(x, 4, tf.full(4, 1.5, device=x.device),
+    # (uneven weights: with even ones the gradient below cancels to O(eps))
+    "layer_norm": lambda x: tnn.layer_norm(x, 4, tf.asarray([1.5, -0.5, 2.0, 1.0],
+                                                            device=x.device),
                                            tf.full(4, 0.25, device=x.device)),
-    "rms_norm": lambda x: tnn.rms_norm(x, (3, 4), tf.full((3, 4), 2.0, device=x.device)),
+    "rms_norm": lambda x: tnn.rms_norm(x, (3, 4), tf.asarray(
+        np.arange(12.0).reshape(3, 4) / 4 - 1, dtype=x.dtype, device=x.device)),
     "affine": lambda x: tnn.affine(x, tf.full(4, 3.0, device=x.device),
                                    tf.full((3, 1), -1.0, device=x.device)),
 })

@@ -1,7 +1,9 @@
 """tenferro.nn's layer_norm, rms_norm and affine against torch.nn.functional: values
 and gradients in the input, weight and bias (tenferro.grad and the eager tape), every
-form of normalized_shape, edges and errors.  jit, vmap and the other devices:
-tests/test_nn_act.py (its ``ALL`` table)."""
+form of normalized_shape, edges and errors.  The norms' kernels, edge values, forward
+mode, second order, jit and vmap: tests/test_nn_norm_prim.py; plain jit, vmap and the
+other devices: tests/test_nn_act.py (its ``ALL`` table); gradcheck to order 2:
+tests/nn_act_specs.py."""
 import numpy as np
 import pytest
 

@@ -15,7 +15,9 @@ primitives registered through :mod:`tenferro.autograd.extend`:
   their rules (PyTorch's gradients at the kinks), one fused CPU kernel per plain eager
   call, the elementwise batching rule, and a rewrite rule that lets ``jit`` fuse them
   with their neighbours; ``softmax``/``log_softmax`` are tenferro.special's along an
-  axis; ``layer_norm``, ``rms_norm`` and ``affine`` are compositions of tenferro's ops.
+  axis; ``layer_norm`` and ``rms_norm`` are primitives with a CPU row kernel and
+  PyTorch's backward formulas as rules (the composition on other devices); ``affine``
+  is a composition of tenferro's ops.
 
 Axes follow tenferro's ``axis=`` convention (``softmax`` also takes PyTorch's ``dim=``).
 """

@@ -10,20 +10,19 @@ values are those of the composition's ops, in one pass.
 
 :func:`run` is the one way in: the kernel for real float32/float64 operands on the
 CPU, the composition itself for anything else (another device, complex, integers,
-a computation that is itself differentiated where ``plain`` asks).  :func:`compiled` is
-the same idea for compositions with reductions (the normalizations): a plain eager
-call runs a ``jit``-compiled program, cached per shape.
+a computation that is itself differentiated where ``plain`` asks).  (The
+normalizations have their own row kernel: ``_norm_prim``.)
 """
 import numpy as np
 
 from .._ir import Var
-from .._tensor import Tensor, _wrap
+from .._tensor import _wrap
 from ..autograd._engine import detach
 from ..autograd.extend import is_differentiated
 from ..devices.cpu import threads as _threads
 from ..devices.cpu.fused import kernel as _fused_kernel
 from ..devices.cpu.ops import out_like
-from ..graph import TensorSpec, compile, jit, make_graph
+from ..graph import TensorSpec, compile, make_graph
 from ..graph.jit import _static_key
 
 _REAL = frozenset("fd")   # float32, float64: the dtypes the kernels are built for
@@ -96,19 +95,3 @@ def _launch(entry, arrays):
                      _threads.current)
     return out
 
-
-def compiled(fn):
-    """``fn`` (tenferro ops on tensors and static Python values), whose plain eager calls
-    on the CPU (no operand differentiated) run as one ``jit``-compiled program, fused by
-    tenferro's compiler and cached per signature (LRU); every other call is ``fn``
-    itself.  For compositions with reductions (the normalizations), whose kernels depend
-    on the shapes."""
-    jitted = jit(fn)
-
-    def call(*args):
-        tensors = [a for a in args if type(a) is Tensor]
-        if all(t._device.type == "cpu" for t in tensors) and not is_differentiated(*tensors):
-            return jitted(*args)
-        return fn(*args)
-    call.__name__ = fn.__name__
-    return call

@@ -1,9 +1,9 @@
 """torch.nn.functional's normalizations over the trailing dimensions: ``layer_norm``
-and ``rms_norm`` (PyTorch 2.4's), compositions of tenferro's reductions and
-elementwise ops, so they run on every device, differentiate to any order in the
-input, the weight and the bias, and fuse under ``jit`` (each reduction with the
-elementwise work before it); a plain eager call on the CPU runs them so compiled
-(:func:`._kernel.compiled`).
+and ``rms_norm`` (PyTorch 2.4's): the argument checks and PyTorch's signatures in
+front of the primitives ``nn.layer_norm`` and ``nn.rms_norm`` (:mod:`._norm_prim`: a
+row kernel on the CPU, the composition of tenferro's ops elsewhere, PyTorch's backward
+formulas as rules, so derivatives of any order in the input, the weight and the
+bias).
 """
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Sequence
 from .. import _dtypes, _ops
 from .._tensor import Tensor
 from ._activations import operand
-from ._kernel import compiled
+from ._norm_prim import PRIMS
 
 if TYPE_CHECKING:
     from .._tensor import ArrayLike
@@ -52,6 +52,16 @@ def _param(name, what, p, shape, x):
     return p
 
 
+def _bind(rms, x, ndim, weight, bias, eps):
+    """The primitive on x, weight and bias (None: absent) brought to one dtype (NumPy's
+    promotion; PyTorch would refuse mixed dtypes)."""
+    parts = [p for p in (x, weight, bias) if p is not None]
+    dt = _dtypes.result_type(*parts)
+    parts = [p if p.dtype == dt else _ops.astype(p, dt) for p in parts]
+    return PRIMS[rms].bind(*parts, ndim=ndim, eps=float(eps), weighted=weight is not None,
+                           biased=bias is not None)
+
+
 def layer_norm(input: ArrayLike, normalized_shape: int | Sequence[int],
                weight: ArrayLike | None = None, bias: ArrayLike | None = None,
                eps: float = 1e-5) -> Tensor:
@@ -63,18 +73,7 @@ def layer_norm(input: ArrayLike, normalized_shape: int | Sequence[int],
     shape, axes = _normalized("layer_norm", x, normalized_shape)
     weight = _param("layer_norm", "weight", weight, shape, x)
     bias = _param("layer_norm", "bias", bias, shape, x)
-    return _layer_norm(x, axes, weight, bias, float(eps))
-
-
-@compiled
-def _layer_norm(x, axes, weight, bias, eps):
-    xc = x - _ops.mean(x, axis=axes, keepdims=True)
-    y = xc * _ops.rsqrt(_ops.mean(xc * xc, axis=axes, keepdims=True) + eps)
-    if weight is not None:
-        y = y * weight
-    if bias is not None:
-        y = y + bias
-    return y
+    return _bind(False, x, len(axes), weight, bias, eps)
 
 
 def rms_norm(input: ArrayLike, normalized_shape: int | Sequence[int],
@@ -87,11 +86,6 @@ def rms_norm(input: ArrayLike, normalized_shape: int | Sequence[int],
     shape, axes = _normalized("rms_norm", x, normalized_shape)
     weight = _param("rms_norm", "weight", weight, shape, x)
     if eps is None:
-        eps = float(_dtypes.finfo(x.dtype).eps)
-    return _rms_norm(x, axes, weight, float(eps))
-
-
-@compiled
-def _rms_norm(x, axes, weight, eps):
-    y = x * _ops.rsqrt(_ops.mean(x * x, axis=axes, keepdims=True) + eps)
-    return y if weight is None else y * weight
+        eps = float(_dtypes.finfo(_dtypes.result_type(x, weight) if weight is not None
+                                  else x.dtype).eps)
+    return _bind(True, x, len(axes), weight, None, eps)
