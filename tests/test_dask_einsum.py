@@ -409,3 +409,22 @@ def test_second_derivatives_match_local(dtype):
                           argnums=(1,)), ops, tans)
     for g, w in zip(got, want):
         _close(g[0], w[0], rtol=1e-9)
+
+
+def test_cotengra_optimizer_gives_the_tree_and_its_slicing():
+    """``optimize=cotengra.HyperOptimizer(slicing_opts=...)``: the contraction follows
+    cotengra's tree, sliced on the indices cotengra's SliceFinder chose; values and
+    gradients equal the local ones."""
+    ctg = pytest.importorskip("cotengra")
+    spec, ops = network("complex128", bond=3, seed=5)
+    opt = ctg.HyperOptimizer(max_repeats=4, methods=["greedy"], progbar=False,
+                             slicing_opts={"target_size": 27})
+    parsed, path, sliced = _plan.plan(spec, [t.shape for t in ops], None, opt, None)
+    assert sliced and parsed.net.cost(path, sliced)[0] <= 27
+    got = td.einsum(spec, *ops, optimize=opt)
+    np.testing.assert_allclose(np.asarray(got), np.asarray(tf.einsum(spec, *ops)),
+                               rtol=1e-12, atol=1e-12)
+    f = lambda *xs: tf.sum(tf.abs(td.einsum(spec, *xs, optimize=opt)) ** 2)
+    g = lambda *xs: tf.sum(tf.abs(tf.einsum(spec, *xs)) ** 2)
+    for a, b in zip(tf.grad(f, argnums=(0, 3))(*ops), tf.grad(g, argnums=(0, 3))(*ops)):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-10, atol=1e-12)

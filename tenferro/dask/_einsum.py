@@ -71,10 +71,12 @@ def einsum(subscripts: str, *operands: Any, client: Any = None,
     before the distributed contraction (slicing such a label is a no-op).
 
     The contraction order is opt_einsum's (``optimize``: "greedy", "optimal", "dp", an
-    explicit path...).  ``slices`` names the indices to slice (letters of
-    ``subscripts``); without it, ``target_size`` (a number of elements) slices indices
-    greedily until the largest intermediate of one slice fits; with neither, nothing
-    is sliced.  Each slice is contracted with ``tenferro.einsum``; a Dask task
+    explicit path...) or a cotengra optimizer's (``cotengra.HyperOptimizer``: its
+    contraction tree, and with ``slicing_opts`` the indices that tree slices).
+    ``slices`` names the indices to slice (letters of ``subscripts``); without it,
+    ``target_size`` (a number of elements) slices indices greedily until the largest
+    intermediate of one slice fits; with neither, nothing is sliced (or what the
+    cotengra tree slices).  Each slice is contracted with ``tenferro.einsum``; a Dask task
     contracts a run of consecutive slices and sums them (indices contracted away) or
     stacks them (indices of the output), and the tasks' results are summed by a tree
     of additions and placed into the result.  ``tasks``: about how many such tasks (at

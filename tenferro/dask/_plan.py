@@ -169,7 +169,11 @@ def plan(subscripts, shapes, slices, optimize, target_size):
     sliced (nothing to split: the contraction is empty or zero)."""
     parsed = parse(subscripts, shapes)
     net = parsed.net
-    path = find_path(net, optimize)
+    found = ()
+    if hasattr(optimize, "search"):   # a cotengra optimizer: its tree, and its slicing
+        path, found = cotengra_plan(net, optimize)
+    else:
+        path = find_path(net, optimize)
     if slices is not None:
         sliced = labels_of(parsed, list(slices) if isinstance(slices, str) else slices)
     elif target_size is not None:
@@ -177,8 +181,21 @@ def plan(subscripts, shapes, slices, optimize, target_size):
             fail("target_size must be a positive number of elements, got %r", target_size)
         sliced = choose_slices(net, path, int(target_size))
     else:
-        sliced = ()
+        sliced = found
     return parsed, path, tuple(l for l in sliced if net.size[l] != 0)
+
+
+def cotengra_plan(net, optimizer):
+    """(pairwise path, sliced labels) of ``net`` from a cotengra optimizer
+    (``HyperOptimizer``, with ``slicing_opts`` to slice): the contraction tree its
+    search finds, and the indices that tree slices (cotengra's ``SliceFinder``)."""
+    sym = {l: opt_einsum.get_symbol(i) for i, l in enumerate(net.size)}
+    back = {v: l for l, v in sym.items()}
+    tree = optimizer.search([tuple(sym[l] for l in t) for t in net.ins],
+                            tuple(sym[l] for l in net.out),
+                            {sym[l]: n for l, n in net.size.items()})
+    return (tuple(tuple(p) for p in tree.get_path()),
+            tuple(back[i] for i in tree.sliced_inds))
 
 
 def vjp_network(net, k):
