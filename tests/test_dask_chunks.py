@@ -177,6 +177,30 @@ def test_local_cluster_two_worker_processes(client):
     assert all(client.run(lambda: "tenferro.dask._chunks" in sys.modules).values())
 
 
+def test_device_chunks_made_and_used_on_the_workers(client, accel_device):
+    """On a cluster, chunks moved to the device on the worker stay there through the
+    ops (each task checks its blocks' device) and come back by an explicit .to('cpu')."""
+    kind = accel_device.type
+
+    def on_device(b):
+        return b.to(kind)
+
+    def square_on_device(b):
+        assert b.device.type == kind, b.device
+        return b * b + 1
+
+    def back(b):
+        assert b.device.type == kind, b.device
+        return b.to("cpu")
+    a = _data("float32")
+    x = da.from_array(tf.asarray(a), chunks=(2, 3))
+    meta = tf.asarray(np.empty((0, 0), "float32"))
+    y = x.map_blocks(on_device, meta=meta).map_blocks(square_on_device, meta=meta)
+    got = client.compute(y.map_blocks(back, meta=meta).sum(axis=0)).result()
+    assert isinstance(got, tf.Tensor) and got.device.type == "cpu"
+    np.testing.assert_allclose(np.asarray(got), (a * a + 1).sum(axis=0), rtol=1e-6)
+
+
 def test_ufunc_dtype_keyword_stays_in_tenferro():
     # dask's sums call np.add(a, b, dtype=...): tenferro casts the inputs (NumPy's loop
     # dtype) rather than falling back to NumPy on the host

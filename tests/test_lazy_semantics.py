@@ -408,3 +408,18 @@ def test_cuda_runs_the_same_compiled_path():
     assert [n.prim.name for n in prog.graph.nodes] == ["fused_elementwise", "sum"]
     np.testing.assert_allclose(y.to("cpu").numpy(), np.sin(x.to("cpu").numpy()) * 2 + 1)
     assert float(s.to("cpu")) == pytest.approx(float(y.to("cpu").numpy().sum()))
+
+
+def test_write_through_another_array_over_the_same_memory():
+    """Two tensors over one buffer that share no base object (two frombuffer arrays,
+    as two from_dlpack calls give): a write through one computes the pending ops that
+    read the other first, as eagerly (the hook compared base objects and missed it)."""
+    buf = bytearray(np.arange(8.0).tobytes())
+    x1 = tf.asarray(np.frombuffer(buf, dtype=np.float64))
+    x2 = tf.asarray(np.frombuffer(buf, dtype=np.float64))
+    with tf.lazy():
+        y = x2 * 2
+        x1[0] = 555.0
+        z = x2 * 2
+    np.testing.assert_array_equal(np.asarray(y), np.arange(8.0) * 2)
+    assert float(z[0]) == 1110.0

@@ -258,9 +258,8 @@ def _before_write(data):
     """Compute the pending operations that read the buffer about to be written."""
     if not _pending:
         return
-    root = _versions._root(data)
     readers = [e for e in live_tensors(pending_only=True)
-               if isinstance(e.value, LazyValue) and reads([e.value], root)]
+               if isinstance(e.value, LazyValue) and reads([e.value], data)]
     if readers:
         realize_entries(readers)
 

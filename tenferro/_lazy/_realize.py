@@ -173,10 +173,18 @@ def _frontier(values, inside):
                  if isinstance(s, LazyValue) and id(s.op) in inside}.values())
 
 
-def reads(values, root):
-    """Whether the graphs of ``values`` read (a view of) the buffer ``root``."""
-    return any(not isinstance(s, LazyValue) and _versions._root(s._data) is root
+def reads(values, data):
+    """Whether the graphs of ``values`` read memory the device array ``data`` spans:
+    host arrays by their address ranges (two arrays over one buffer need not share a
+    base object: two ``from_dlpack`` or ``frombuffer`` calls), others by their root."""
+    return any(not isinstance(s, LazyValue) and _overlaps(s._data, data)
                for s in _sources(values))
+
+
+def _overlaps(a, b):
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        return np.may_share_memory(a, b)
+    return _versions._root(a) is _versions._root(b)
 
 
 # -- the program: key, graph, cache, run ---------------------------------------------------
