@@ -17,6 +17,7 @@ Two ways in:
 import numpy as np
 
 from .._kernels import _special as _k
+from .. import _primitive
 from .._primitive import _interpreters
 from .._tensor import _wrap
 from ..devices.cpu import threads as _threads
@@ -89,13 +90,20 @@ def use_kernels(on):
 def eager(op, composition, *tensors, **params):
     """``op``'s kernel on ``tensors`` (of one dtype, as ``operands`` gives them) and
     ``params`` for a plain eager call on the CPU, else ``composition(*tensors)``."""
-    if _ON[0] and not _interpreters:
+    if _ON[0] and not (_interpreters and (_primitive.state.interpreters
+                                          or _primitive.state.lazy is not None)):
         for t in tensors:
-            if t._ad is not None or t._device.type != "cpu" or t._data.dtype.char not in _REAL:
+            if t._ad is not None or t._trace is not None or t._device.type != "cpu" \
+                    or t._data.dtype.char not in _REAL:
                 break
         else:
-            return _wrap(KERNELS[op](*[t._data for t in tensors], **params),
-                         tensors[0]._device)
+            datas = [t._data for t in tensors]
+            if _interpreters:   # another thread's transform, or a profile: same kernel
+                out = _primitive.driver_call("special." + op, tensors[0]._device,
+                                             KERNELS[op], datas, params)
+            else:
+                out = KERNELS[op](*datas, **params)
+            return _wrap(out, tensors[0]._device)
     return composition(*tensors)
 
 
