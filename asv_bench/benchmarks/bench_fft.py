@@ -8,7 +8,8 @@ The workloads are built by :func:`make` (also used by ``asv_bench/compare_fft.py
 """
 import numpy as np
 
-from .common import N_THREADS, FactoryBench, get_array, sync, torch_or_none
+from .common import (N_THREADS, FactoryBench, backward_runner, get_array, sync,
+                     torch_or_none)
 
 FFT_LIBS = ["tenferro", "scipy", "torch"]
 
@@ -84,12 +85,7 @@ def _make_grad(lib, dtype, shape):
             return (torch.fft.rfft(t).abs() ** 2).sum()
     else:
         raise NotImplementedError("%s has no reverse mode" % lib)
-
-    def run():
-        t.grad = None
-        loss().backward()
-        return t.grad
-    return run
+    return backward_runner(t, loss)
 
 
 class FFT(FactoryBench):

@@ -10,7 +10,8 @@ have no reverse mode and are skipped there.
 """
 import numpy as np
 
-from .common import FactoryBench, convert, get_array, sync, torch_or_none
+from .common import (FactoryBench, backward_runner, convert, get_array, sync,
+                     torch_or_none)
 
 LINALG_LIBS = ["tenferro", "scipy", "numpy", "torch"]
 
@@ -130,14 +131,7 @@ def _make_grad(lib, op, kind, shape):
             return s.sum() + ((u * s) @ vh).sum()
     else:
         raise NotImplementedError("%s has no reverse mode" % lib)
-
-    def run():
-        t.grad = None
-        loss().backward()
-        return t.grad
-    run.loss = loss
-    run.tensor = t
-    return run
+    return backward_runner(t, loss)
 
 
 class Linalg(FactoryBench):

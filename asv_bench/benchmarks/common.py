@@ -192,6 +192,19 @@ def sync(r, lib):
     return r
 
 
+def backward_runner(t, loss):
+    """A zero-argument callable timing one reverse pass: clear ``t.grad``, backpropagate
+    ``loss()`` (tenferro or PyTorch alike), return the gradient; ``run.loss`` and
+    ``run.tensor`` keep what it differentiates (for checks against other libraries)."""
+    def run():
+        t.grad = None
+        loss().backward()
+        return t.grad
+    run.loss = loss
+    run.tensor = t
+    return run
+
+
 class FactoryBench:
     """Base of the asv classes whose cases come from a ``make(lib, case)`` factory
     returning a zero-argument callable (subclasses set ``params``, ``make`` as a

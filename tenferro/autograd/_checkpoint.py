@@ -144,7 +144,7 @@ def _checkpoint_vjp(ct, primals, out, params, needs):
     # JAX: jax.checkpoint's backward is remat of the forward-and-transpose of the
     # segment (ad_checkpoint.remat_partial_eval: residuals recomputed, not saved)
     graph = params["graph"]
-    cts = ct if isinstance(ct, tuple) else (ct,)
+    cts = ct
     given = tuple(c is not None for c in cts)
     wanted = tuple(bool(n) for n in needs)
     vg = _derived(graph, ("vjp", given, wanted), lambda: vjp_graph(graph, given, wanted))

@@ -159,8 +159,11 @@ cdef class Node:
             self.check_unmodified()
         prim = self.prim
         rule = prim.vjp or prim.rule("vjp")  # rule() raises, naming prim and mode
-        res = rule(cts[0] if self.nout == 1 else tuple(cts), self.primals,
-                   self.outputs(create_graph), self.params, needs)
+        out = self.outputs(create_graph)
+        if not prim.multiple_results:   # a lone output's cotangent goes bare
+            res = rule(cts[0], self.primals, out, self.params, needs)
+        else:                           # tuples, however many results there are
+            res = rule(tuple(cts), self.primals, out, self.params, needs)
         if not getattr(rule, "trusted", False):  # tenferro's rules are verified by its tests
             res = self.check_cotangents(res)
         return res
@@ -194,7 +197,7 @@ cdef class Node:
         return res
 
     def check_unmodified(self):
-        outs = () if self.out is None else self.out if self.nout > 1 else (self.out,)
+        outs = () if self.out is None else self.out if type(self.out) is tuple else (self.out,)
         for i, t in enumerate(tuple(self.primals) + tuple(outs)):
             d = getattr(t, "_data", t)
             if d is not None and _versions.modified_since(d, self.epoch):
@@ -224,8 +227,8 @@ cdef class TapeNode(Node):
     cpdef outputs(self, create_graph):
         if self.out is None:  # not kept: the rule does not use it
             return None
-        if self.nout == 1:
-            if not create_graph:
+        if type(self.out) is not tuple:   # one output (a multiple-results primitive's
+            if not create_graph:           # are a tuple, however many)
                 return _wrap(self.out, self.device)
             return self._rebuild(self.out, 0, create_graph)
         return tuple([self._rebuild(d, i, create_graph) for i, d in enumerate(self.out)])

@@ -56,7 +56,8 @@ from ..batching._core import (BatchRule, batch_elementwise, def_batch_loop,  # n
 
 #: ``fn(tangents, primals, out, params) -> tangent`` (tuple for multiple results)
 JvpRule = Callable[[Sequence[Optional["Tensor"]], Sequence["Tensor"], Any, dict], Any]
-#: ``fn(ct, primals, out, params, needs) -> cotangents`` (one per primal, or None)
+#: ``fn(ct, primals, out, params, needs) -> cotangents`` (one per primal, or None);
+#: ``ct`` and ``out`` are tuples for a multiple-results primitive, however many results
 VjpRule = Callable[[Any, Sequence["Tensor"], Any, dict, Sequence[bool]],
                    Sequence[Optional["Tensor"]]]
 #: a per-argument rule: ``fn(g, *primals, out=..., **params) -> Tensor`` (or None)

@@ -189,8 +189,6 @@ def _vjp_jvp(tangents, primals, out, params):
 def _vjp_vjp(cts, primals, out, params, needs):
     ct, operands = primals[0], primals[1:]
     acc = [None] * len(primals)
-    if not isinstance(cts, tuple):   # the tape passes a lone result's cotangent bare
-        cts = (cts,)
 
     def put(i, g):
         acc[i] = g if acc[i] is None else acc[i] + g

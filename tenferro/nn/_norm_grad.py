@@ -92,10 +92,6 @@ def _rules(rms, prim):
         return _jvp(_fn(rms, params), list(primals), ts)[1]
 
     def vjp(cts, primals, out, params, needs):
-        if not isinstance(cts, (tuple, list)):   # (the tape passes a lone result's bare)
-            cts = (cts,)
-        if not isinstance(out, (tuple, list)):
-            out = (out,)
         _, back = _vjp(_fn(rms, params), *primals)
         cts = tuple(c if c is not None else _ops.zeros(o.shape, dtype=o.dtype, device=o.device)
                     for c, o in zip(cts, out))

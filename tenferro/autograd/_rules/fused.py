@@ -17,7 +17,6 @@ def _fused_vjp(ct, primals, out, params, needs):
     # the chain rule through the sub-graph: its nodes' own VJP rules, in reverse order
     g = params["graph"]
     _, pullback = vjp(lambda *xs: tuple(g(*xs)), *primals)
-    ct = ct if isinstance(ct, tuple) else (ct,)     # the tape passes one output's bare
     cts = tuple(c if c is not None else zeros_like(o) for c, o in zip(ct, out))
     grads = pullback(cts)
     return tuple(x if n else None for x, n in zip(grads, needs))
