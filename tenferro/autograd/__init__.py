@@ -34,3 +34,12 @@ from . import _rules  # noqa: F401  (registers every rule)
 from . import _graph_ad  # noqa: F401  (Graph.grad/vjp/jvp)
 from ._gradcheck import gradcheck  # noqa: F401
 from ._leaves import clear_grads  # noqa: F401
+
+__all__ = [
+    "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "backward", "Node",
+    "grad", "value_and_grad", "vjp", "jvp", "linearize", "hvp", "jacrev", "jacfwd",
+    "hessian", "stop_gradient", "functional_grad", "Tracer", "AdContext", "checkpoint",
+    "checkpoint_sequential", "is_checkpointing", "set_backward_workers",
+    "get_backward_workers", "backward_workers", "tree_flatten", "tree_unflatten",
+    "tree_map", "gradcheck", "clear_grads",
+]

@@ -134,3 +134,6 @@ def _clear_fast():
 
 
 _caches.register("fast-path entries", _fast_entries, _clear_fast)
+
+__all__ = ["Device", "Driver", "DeviceArray", "device", "available", "get_driver",
+           "known_device_types"]
