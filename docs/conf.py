@@ -28,6 +28,7 @@ extensions = [
     "numpydoc",
     "myst_parser",
     "sphinx_gallery.gen_gallery",
+    "matplotlib.sphinxext.plot_directive",   # figures drawn by code on a page
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
@@ -83,6 +84,12 @@ sphinx_gallery_conf = {
 }
 warnings.filterwarnings("ignore", category=UserWarning,
                         message="Matplotlib is currently using agg")
+
+# figures drawn by ```{plot} blocks (complex_gradients.md): PNG only, no source links
+plot_formats = [("png", 110)]
+plot_html_show_formats = False
+plot_html_show_source_link = False
+plot_rcparams = {"figure.autolayout": True}
 
 # ---- HTML ------------------------------------------------------------------------------
 html_theme = "pydata_sphinx_theme"
