@@ -22,10 +22,11 @@ through the factorisation, and :func:`scipy.optimize.minimize` (L-BFGS-B, ``jac=
 uses that gradient. The same likelihood, evaluated on a whole grid of hyperparameters
 as one *batch* of Cholesky factorisations, draws the likelihood surface.
 
-The reference is scikit-learn's :class:`~sklearn.gaussian_process.GaussianProcessRegressor`
-with the same kernel, ``ConstantKernel * RBF + WhiteKernel``, whose ``theta`` is the
-same vector of log-parameters (with ``alpha=0``: no jitter beyond the white noise,
-so that both compute the same likelihood): the gradient, the optimum, the optimised likelihood and
+The reference is scikit-learn's
+:class:`~sklearn.gaussian_process.GaussianProcessRegressor` with the same kernel,
+``ConstantKernel * RBF + WhiteKernel``, whose ``theta`` is the same vector of
+log-parameters (with ``alpha=0``: no jitter beyond the white noise, so that both
+compute the same likelihood): the gradient, the optimum, the optimised likelihood and
 the posterior are asserted to agree.
 """
 
@@ -108,11 +109,12 @@ theta0 = kernel.theta.copy()          # log([1, 1, 0.1])
 bounds = kernel.bounds                # log-bounds, the same for both optimisers
 
 value0, grad0 = objective(theta0)
-sk_unfitted = GaussianProcessRegressor(kernel, alpha=0.0, optimizer=None).fit(x_np[:, None], y_np)
+sk_unfitted = GaussianProcessRegressor(kernel, alpha=0.0, optimizer=None)
+sk_unfitted.fit(x_np[:, None], y_np)
 sk_lml0, sk_grad0 = sk_unfitted.log_marginal_likelihood(theta0, eval_gradient=True)
 h = 1e-6
-fd_grad0 = np.array([(objective(theta0 + h * e)[0] - objective(theta0 - h * e)[0]) / (2 * h)
-                     for e in np.eye(3)])
+fd_grad0 = np.array([objective(theta0 + h * e)[0] - objective(theta0 - h * e)[0]
+                     for e in np.eye(3)]) / (2 * h)
 print(f"-LML(theta0):   tenferro {value0:.12f}   scikit-learn {-sk_lml0:.12f}")
 print("gradient (tenferro)       ", grad0)
 print("gradient (scikit-learn)   ", -sk_grad0)
@@ -129,13 +131,16 @@ np.testing.assert_allclose(grad0, fd_grad0, rtol=1e-6, atol=1e-7)
 
 path = [theta0.copy()]
 result = scipy.optimize.minimize(objective, theta0, jac=True, method="L-BFGS-B",
-                                 bounds=bounds, callback=lambda t: path.append(t.copy()))
+                                 bounds=bounds,
+                                 callback=lambda t: path.append(t.copy()))
 path = np.array(path)
 theta_opt = result.x
 
-sk = GaussianProcessRegressor(kernel, alpha=0.0, n_restarts_optimizer=0).fit(x_np[:, None], y_np)
+sk = GaussianProcessRegressor(kernel, alpha=0.0, n_restarts_optimizer=0)
+sk.fit(x_np[:, None], y_np)
 theta_sk = sk.kernel_.theta
-print(f"L-BFGS-B: {result.nit} iterations, {result.nfev} likelihood+gradient evaluations")
+print(f"L-BFGS-B: {result.nit} iterations, "
+      f"{result.nfev} likelihood+gradient evaluations")
 print(f"{'':14s}{'c':>10s}{'ell':>10s}{'s':>10s}{'LML':>16s}")
 print(f"{'tenferro':14s}" + "".join(f"{v:10.5f}" for v in np.exp(theta_opt))
       + f"{-result.fun:16.10f}")
@@ -171,7 +176,8 @@ predictive_sd = np.sqrt(latent_sd**2 + noise)
 sk_mean, sk_sd = sk.predict(x_test_np[:, None], return_std=True)
 err_mean = np.max(np.abs(mean_np - sk_mean))
 err_sd = np.max(np.abs(predictive_sd - sk_sd))
-print(f"posterior vs scikit-learn: max |mean diff| {err_mean:.2e}, max |sd diff| {err_sd:.2e}")
+print(f"posterior vs scikit-learn: max |mean diff| {err_mean:.2e}, "
+      f"max |sd diff| {err_sd:.2e}")
 assert err_mean < 1e-4 and err_sd < 1e-4
 
 fig, ax = plt.subplots(figsize=(7, 4))
@@ -180,7 +186,8 @@ ax.fill_between(x_test_np, mean_np - 2 * predictive_sd, mean_np + 2 * predictive
 ax.fill_between(x_test_np, mean_np - 2 * latent_sd, mean_np + 2 * latent_sd,
                 color="C0", alpha=0.35, lw=0, label=r"$\pm 2\sigma$ (latent $f$)")
 ax.plot(x_test_np, mean_np, color="C0", lw=2, label="posterior mean (tenferro)")
-ax.plot(x_test_np, sk_mean, color="k", lw=1, ls=":", label="posterior mean (scikit-learn)")
+ax.plot(x_test_np, sk_mean, color="k", lw=1, ls=":",
+        label="posterior mean (scikit-learn)")
 ax.plot(x_test_np, truth(x_test_np), color="C2", lw=1, ls="--", label="true function")
 ax.plot(x_np, y_np, "o", color="C3", ms=4, label="observations")
 ax.set_xlabel("$x$")
@@ -197,9 +204,9 @@ fig.tight_layout()
 # signal variance held at its optimum. The 60 x 60 grid is one call: ``theta`` of
 # shape ``[60, 60, 3]`` makes a stack of 3600 Gram matrices, factored by one batched
 # Cholesky. The maximum is sharp for these data; with fewer or noisier data a second
-basin can appear at long length scales, where the data are explained as noise
-(Rasmussen & Williams, fig. 5.5). L-BFGS-B's path from the initial guess is drawn in
-orange.
+# basin can appear at long length scales, where the data are explained as noise
+# (Rasmussen & Williams, fig. 5.5). L-BFGS-B's path from the initial guess is drawn in
+# orange.
 
 log_ell = np.linspace(np.log(0.05), np.log(20.0), 60)
 log_s = np.linspace(np.log(1e-3), np.log(3.0), 60)
@@ -216,7 +223,8 @@ levels = top - np.geomspace(0.1, 300.0, 22)[::-1]      # finer near the maximum
 cs = ax.contourf(log_ell, log_s, surface, levels=levels, extend="min", cmap="viridis",
                  norm=BoundaryNorm(levels, 256, extend="min"))
 ax.contour(log_ell, log_s, surface, levels=levels, colors="k", linewidths=0.3)
-fig.colorbar(cs, ax=ax, label="log marginal likelihood", ticks=levels[::3], format="%.1f")
+fig.colorbar(cs, ax=ax, label="log marginal likelihood", ticks=levels[::3],
+             format="%.1f")
 ax.plot(path[:, 1], path[:, 2], ".-", color="C1", lw=1.5, ms=5, label="L-BFGS-B path")
 ax.plot(*theta_opt[1:], "r*", ms=14, label="optimum (tenferro)")
 ax.plot(*theta_sk[1:], "kx", ms=9, mew=2, label="optimum (scikit-learn)")

@@ -60,7 +60,8 @@ def oscillation_np(theta, t):
     return A * np.exp(-gamma * t) * np.cos(omega * t + phi)
 
 
-y_np = oscillation_np(theta_true, t_np) + np.exp(theta_true[4]) * chol_corr_np @ rng.standard_normal(n)
+noise_np = np.exp(theta_true[4]) * chol_corr_np @ rng.standard_normal(n)
+y_np = oscillation_np(theta_true, t_np) + noise_np
 t, y, corr = tf.asarray(t_np), tf.asarray(y_np), tf.asarray(corr_np)
 
 # %%
@@ -73,10 +74,11 @@ def oscillation(theta, t):
 
 
 def nll(theta):
-    """-log N(y | f(theta), sigma^2 R), through a Cholesky factor and a triangular solve."""
+    """-log N(y | f(theta), sigma^2 R), by a Cholesky factor and a triangular solve."""
     L = tl.cholesky(tf.exp(2 * theta[4]) * corr, lower=True)
     white = tl.solve_triangular(L, y - oscillation(theta, t), lower=True)
-    return 0.5 * (white**2).sum() + tf.log(tf.diagonal(L)).sum() + 0.5 * n * np.log(2 * np.pi)
+    log_det = 2 * tf.log(tf.diagonal(L)).sum()
+    return 0.5 * ((white**2).sum() + log_det + n * np.log(2 * np.pi))
 
 
 nll_and_grad = tf.value_and_grad(nll)
@@ -117,9 +119,9 @@ assert fit.success and np.abs(fit.jac).max() < 1e-5
 
 H = np.asarray(hessian(tf.asarray(theta_hat)))
 h = 1e-5
-H_fd = np.stack([(value_and_grad_np(theta_hat + h * e)[1]
-                  - value_and_grad_np(theta_hat - h * e)[1]) / (2 * h) for e in np.eye(5)],
-                axis=1)
+H_fd = np.stack([value_and_grad_np(theta_hat + h * e)[1]
+                 - value_and_grad_np(theta_hat - h * e)[1] for e in np.eye(5)],
+                axis=1) / (2 * h)
 v = rng.standard_normal(5)
 print(f"Hessian vs finite differences of the gradient: max rel. error "
       f"{np.abs(H - H_fd).max() / np.abs(H).max():.1e}")
@@ -144,23 +146,26 @@ H_op = scipy.sparse.linalg.LinearOperator((5, 5), matvec=lambda u: hvp_np(theta_
 e_omega = np.eye(5)[2]
 x_cg, info = scipy.sparse.linalg.cg(H_op, e_omega, rtol=1e-12, maxiter=50)
 se_omega_cg = np.sqrt(e_omega @ x_cg)
-print(f"SE(omega): full inverse Hessian {se_laplace[2]:.6e}, CG with hvp {se_omega_cg:.6e}")
+print(f"SE(omega): full inverse Hessian {se_laplace[2]:.6e}, "
+      f"CG with hvp {se_omega_cg:.6e}")
 assert info == 0 and abs(se_omega_cg - se_laplace[2]) < 1e-8 * se_laplace[2]
 
 # %%
 # An exact check: the linear-Gaussian special case
 # ------------------------------------------------
-# With :math:`\gamma, \omega, \sigma` held fixed, :math:`f = e^{-\gamma t}(a \cos\omega t
-# + b \sin\omega t)` is linear in :math:`(a, b)`, and the Hessian of :math:`\ell` is
-# exactly the generalised least-squares information matrix :math:`X^\top\Sigma^{-1}X`
-# (so the Laplace covariance is the exact posterior covariance under a flat prior).
-# tenferro's Hessian, through the same ``nll``, must equal it to rounding.
+# With :math:`\gamma, \omega, \sigma` held fixed,
+# :math:`f = e^{-\gamma t}(a \cos\omega t + b \sin\omega t)` is linear in
+# :math:`(a, b)`, and the Hessian of :math:`\ell` in :math:`(a, b)` is exactly the
+# generalised least-squares information matrix :math:`X^\top\Sigma^{-1}X` (so the
+# Laplace covariance is the exact posterior covariance under a flat prior). tenferro's
+# Hessian, through the same ``nll`` (reached via :math:`A = \sqrt{a^2 + b^2}`,
+# :math:`\varphi = \operatorname{atan2}(-b, a)`), must equal it to rounding.
 
 gamma_hat, omega_hat, sigma_hat = theta_hat[1], theta_hat[2], np.exp(theta_hat[4])
 
 
 def nll_linear(ab):
-    """nll at (A, phi) such that A cos(omega t + phi) = a cos(omega t) + b sin(omega t)."""
+    """nll at the (A, phi) with A cos(wt + phi) = a cos(wt) + b sin(wt)."""
     A = tf.sqrt(ab[0] ** 2 + ab[1] ** 2)
     phi = tf.arctan2(-ab[1], ab[0])
     return nll(tf.stack([A, tf.asarray(gamma_hat), tf.asarray(omega_hat), phi,
@@ -189,8 +194,8 @@ np.testing.assert_allclose(H_linear, H_gls, rtol=1e-9)
 
 def refit_np(y_sim):
     def whitened(p):
-        return scipy.linalg.solve_triangular(chol_corr_np, y_sim - oscillation_np(p, t_np),
-                                             lower=True)
+        residual = y_sim - oscillation_np(p, t_np)
+        return scipy.linalg.solve_triangular(chol_corr_np, residual, lower=True)
     shape = scipy.optimize.least_squares(whitened, theta_hat[:4], method="lm").x
     return np.append(shape, 0.5 * np.log(np.mean(whitened(shape) ** 2)))
 
@@ -200,7 +205,8 @@ f_hat = oscillation_np(theta_hat, t_np)
 boot = np.array([refit_np(f_hat + sigma_hat * chol_corr_np @ rng.standard_normal(n))
                  for _ in range(n_boot)])
 se_boot = boot.std(axis=0, ddof=1)
-print(f"{'':10s}{'estimate':>11s}{'truth':>10s}{'SE Laplace':>12s}{'SE bootstrap':>14s}")
+print(f"{'':10s}{'estimate':>11s}{'truth':>10s}{'SE Laplace':>12s}"
+      f"{'SE bootstrap':>14s}")
 for name, est, true, s_l, s_b in zip(names, theta_hat, theta_true, se_laplace, se_boot):
     print(f"{name:10s}{est:11.4f}{true:10.4f}{s_l:12.4f}{s_b:14.4f}")
 # the bootstrap SE itself is uncertain by about 1 / sqrt(2 n_boot) = 4 %
@@ -216,7 +222,8 @@ np.testing.assert_allclose(se_boot, se_laplace, rtol=0.15)
 
 t_dense_np = np.linspace(0.0, 12.0, 400)
 t_dense = tf.asarray(t_dense_np)
-J = np.asarray(tf.jacfwd(lambda theta: oscillation(theta, t_dense))(tf.asarray(theta_hat)))
+jacobian = tf.jacfwd(lambda theta: oscillation(theta, t_dense))
+J = np.asarray(jacobian(tf.asarray(theta_hat)))              # [400, 5]
 curve = oscillation_np(theta_hat, t_dense_np)
 curve_sd = np.sqrt(np.einsum("ij,jk,ik->i", J, C, J))
 new_sd = np.sqrt(curve_sd**2 + sigma_hat**2)
@@ -224,8 +231,8 @@ boot_curves = np.array([oscillation_np(p, t_dense_np) for p in boot])
 boot_lo, boot_hi = np.percentile(boot_curves, [2.5, 97.5], axis=0)
 
 fig, ax = plt.subplots(figsize=(8, 4))
-ax.fill_between(t_dense_np, curve - 2 * new_sd, curve + 2 * new_sd, color="C0", alpha=0.15,
-                lw=0, label=r"$\pm 2\sigma$ new measurement")
+ax.fill_between(t_dense_np, curve - 2 * new_sd, curve + 2 * new_sd, color="C0",
+                alpha=0.15, lw=0, label=r"$\pm 2\sigma$ new measurement")
 ax.fill_between(t_dense_np, curve - 2 * curve_sd, curve + 2 * curve_sd, color="C0",
                 alpha=0.45, lw=0, label=r"$\pm 2\sigma$ fitted curve (Laplace)")
 ax.plot(t_dense_np, boot_lo, "k:", lw=0.8, label="95 % bootstrap range")
@@ -264,7 +271,8 @@ fig, ax = plt.subplots(figsize=(7, 4.5))
 ax.plot(boot[:, 1], boot[:, 2], ".", color="0.6", ms=3, label="bootstrap estimates")
 ax.add_patch(ellipse(theta_hat[1:3], block, 1.0, color="C0", lw=1.5, ls="--",
                      label="Laplace 39 %"))
-ax.add_patch(ellipse(theta_hat[1:3], block, 5.99, color="C0", lw=2, label="Laplace 95 %"))
+ax.add_patch(ellipse(theta_hat[1:3], block, 5.99, color="C0", lw=2,
+                     label="Laplace 95 %"))
 ax.plot(*theta_hat[1:3], "C0o", label="estimate")
 ax.plot(*theta_true[1:3], "C3*", ms=12, label="truth")
 ax.set_xlabel(r"damping rate $\gamma$")
