@@ -61,6 +61,7 @@ _inv = os.path.join(HERE, "_inv")
 intersphinx_mapping = {
     "numpy": ("https://numpy.org/doc/stable/", (None, os.path.join(_inv, "numpy.inv"))),
     "scipy": ("https://docs.scipy.org/doc/scipy/", (None, os.path.join(_inv, "scipy.inv"))),
+    "sklearn": ("https://scikit-learn.org/stable/", (None, os.path.join(_inv, "sklearn.inv"))),
     "torch": ("https://docs.pytorch.org/docs/stable/", (None, os.path.join(_inv, "torch.inv"))),
     "jax": ("https://docs.jax.dev/en/latest/", (None, os.path.join(_inv, "jax.inv"))),
 }

@@ -1,6 +1,6 @@
 """Write the offline intersphinx inventories docs/conf.py falls back on.
 
-The site links NumPy's, SciPy's, PyTorch's and JAX's functions through each project's
+The site links NumPy's, SciPy's, scikit-learn's, PyTorch's and JAX's functions through each project's
 own ``objects.inv`` when the build can reach it.  Offline (a CI machine without the
 internet), docs/conf.py reads the files this script writes instead: one entry per
 public function or class, at the address each project's API pages have (their
@@ -8,9 +8,9 @@ autosummary pages, ``<module>.<name>.html``).  A name missing here renders as pl
 text, never as a wrong link or a build error.
 
 Run from the repository root after adding references to new names:
-``python docs/_inv/make_inventories.py``.  NumPy and SciPy names are read from the
-installed packages; PyTorch's and JAX's (not installed with the docs) from the
-references the docs and docstrings make, found by a regular expression.
+``python docs/_inv/make_inventories.py``.  NumPy's, SciPy's and scikit-learn's names
+are read from the installed packages; PyTorch's and JAX's (not installed with the
+docs) from the references the docs and docstrings make, found by a regular expression.
 """
 import importlib
 import inspect
@@ -26,6 +26,8 @@ INSTALLED = {
     "numpy": (["numpy", "numpy.linalg", "numpy.fft"],
               "reference/generated/{name}.html#{name}"),
     "numpy.random": (["numpy.random"], "reference/random/generated/{name}.html#{name}"),
+    "sklearn": (["sklearn.gaussian_process", "sklearn.gaussian_process.kernels",
+                 "sklearn.linear_model"], "modules/generated/{name}.html#{name}"),
     "scipy": (["scipy.linalg", "scipy.special", "scipy.fft", "scipy.optimize",
                "scipy.integrate", "scipy.sparse.linalg", "scipy.stats", "scipy.signal"],
               "reference/generated/{name}.html#{name}"),
