@@ -406,7 +406,7 @@ def broadcast_to(x: ArrayLike, shape: ShapeLike) -> Tensor:
 
     See Also
     --------
-    numpy.broadcast_to, broadcast_tensors, broadcast_shapes
+    numpy.broadcast_to, broadcast_tensors, numpy.broadcast_shapes
 
     Examples
     --------
@@ -455,7 +455,7 @@ def broadcast_tensors(*tensors: ArrayLike) -> list[Tensor]:
 
     See Also
     --------
-    numpy.broadcast_arrays, broadcast_to, broadcast_shapes
+    numpy.broadcast_arrays, broadcast_to, numpy.broadcast_shapes
 
     Examples
     --------
