@@ -356,6 +356,9 @@ def test_astype_copy_contiguous():
     assert_close(tc, a.T)
     assert tf.ascontiguousarray(t) is t
     assert t.copy() is not t and not shares(t.copy(), t)
+    # array_likes, as the other conversions take (they raised AttributeError)
+    assert tf.is_contiguous([[1.0, 2.0]]) and tf.is_contiguous(a.T) is False
+    assert_close(tf.to_device([1.0, 2.0], "cpu"), np.array([1.0, 2.0]))
 
 
 # -- matmul ---------------------------------------------------------------------------------
