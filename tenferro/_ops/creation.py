@@ -1089,7 +1089,8 @@ def _requires_grad_keyword(fn):
     wrapper.__wrapped__ = fn
     sig = inspect.signature(fn)
     wrapper.__signature__ = sig.replace(parameters=list(sig.parameters.values()) + [
-        inspect.Parameter("requires_grad", inspect.Parameter.KEYWORD_ONLY, default=False)])
+        inspect.Parameter("requires_grad", inspect.Parameter.KEYWORD_ONLY, default=False,
+                          annotation="bool")])
     return wrapper
 
 
