@@ -260,19 +260,7 @@ def scatter_add(shape: ShapeLike, indices: ArrayLike, values: ArrayLike,
 
     Parameters
     ----------
-    shape : int or tuple of ints
-        The result's shape.
-    indices : Tensor or array_like of ints
-        The positions along ``axis``.
-    values : Tensor or array_like
-        The values to add (their dtype is the result's).
-    axis : int
-        The axis the indices point along.
-
-    Returns
-    -------
-    Tensor
-        A new tensor of ``shape``.
+    %(scatter_parts)s
 
     Raises
     ------
@@ -316,19 +304,7 @@ def scatter_add_along_axis(shape: ShapeLike, indices: ArrayLike, values: ArrayLi
 
     Parameters
     ----------
-    shape : int or tuple of ints
-        The result's shape.
-    indices : Tensor or array_like of ints
-        The positions along ``axis``.
-    values : Tensor or array_like
-        The values to add (their dtype is the result's).
-    axis : int
-        The axis the indices point along.
-
-    Returns
-    -------
-    Tensor
-        A new tensor of ``shape``.
+    %(scatter_parts)s
 
     Raises
     ------
@@ -365,6 +341,26 @@ def scatter_add_along_axis(shape: ShapeLike, indices: ArrayLike, values: ArrayLi
     if values.shape != idx.shape:
         values = _broadcast_values("scatter_add_along_axis", values, idx.shape)
     return bind(scatter_add_along_axis_p, (values, idx), {"axis": axis, "shape": shape})
+
+
+# scatter_add and scatter_add_along_axis take the same arguments and return alike
+_SCATTER_PARTS = """shape : int or tuple of ints
+    The result's shape.
+indices : Tensor or array_like of ints
+    The positions along ``axis``.
+values : Tensor or array_like
+    The values to add (their dtype is the result's).
+axis : int
+    The axis the indices point along.
+
+Returns
+-------
+Tensor
+    A new tensor of ``shape``."""
+for _fn in (scatter_add, scatter_add_along_axis):
+    if _fn.__doc__:   # (python -OO)
+        _fn.__doc__ = _fn.__doc__.replace("%(scatter_parts)s",
+                                          _SCATTER_PARTS.replace("\n", "\n    "))
 
 
 def _broadcast_values(op, values, shape):

@@ -72,21 +72,7 @@ def argsort(a: ArrayLike, axis: SupportsIndex | None = -1, kind: str | None = No
 
     Parameters
     ----------
-    a : Tensor or array_like
-        The tensor.
-    axis : int or None, default -1
-        The axis to sort along; the flattened tensor if None.
-    kind : {"quicksort", "mergesort", "heapsort", "stable"}, optional
-        Accepted for NumPy compatibility: every kind sorts stably (a valid answer for
-        all of them).
-    order : None
-        NumPy's field order for structured arrays, which tenferro does not have: must
-        be None.
-    stable : bool, optional
-        The Array API's keyword (keyword-only); the sort is always stable.
-    descending : bool, default False
-        Sort from largest to smallest (keyword-only; the Array API's), ties kept in
-        input order and NaN first.
+    %(sort_parameters)s
 
     Returns
     -------
@@ -95,13 +81,7 @@ def argsort(a: ArrayLike, axis: SupportsIndex | None = -1, kind: str | None = No
 
     Raises
     ------
-    ValueError
-        If ``kind`` is not one of NumPy's, both ``kind`` and ``stable`` are given, or
-        ``order`` is not None.
-    AxisError
-        If ``axis`` is out of range.
-    UnsupportedOperation
-        On a device without a sort (CUDA).
+    %(sort_raises)s
 
     Notes
     -----
@@ -133,21 +113,7 @@ def sort(a: ArrayLike, axis: SupportsIndex | None = -1, kind: str | None = None,
 
     Parameters
     ----------
-    a : Tensor or array_like
-        The tensor.
-    axis : int or None, default -1
-        The axis to sort along; the flattened tensor if None.
-    kind : {"quicksort", "mergesort", "heapsort", "stable"}, optional
-        Accepted for NumPy compatibility: every kind sorts stably (a valid answer for
-        all of them).
-    order : None
-        NumPy's field order for structured arrays, which tenferro does not have: must
-        be None.
-    stable : bool, optional
-        The Array API's keyword (keyword-only); the sort is always stable.
-    descending : bool, default False
-        Sort from largest to smallest (keyword-only; the Array API's), ties kept in
-        input order and NaN first.
+    %(sort_parameters)s
 
     Returns
     -------
@@ -156,13 +122,7 @@ def sort(a: ArrayLike, axis: SupportsIndex | None = -1, kind: str | None = None,
 
     Raises
     ------
-    ValueError
-        If ``kind`` is not one of NumPy's, both ``kind`` and ``stable`` are given, or
-        ``order`` is not None.
-    AxisError
-        If ``axis`` is out of range.
-    UnsupportedOperation
-        On a device without a sort (CUDA).
+    %(sort_raises)s
 
     Notes
     -----
@@ -194,6 +154,36 @@ def sort(a: ArrayLike, axis: SupportsIndex | None = -1, kind: str | None = None,
         return bind(sort_values_p, (a,), {"axis": axis})
     perm = bind(argsort_p, (a,), {"axis": axis, "descending": bool(descending)})
     return take_in_range(a, perm, axis)
+
+
+# sort and argsort take the same arguments and raise the same errors
+_SORT_DOC_PARTS = {
+    "%(sort_parameters)s": """a : Tensor or array_like
+    The tensor.
+axis : int or None, default -1
+    The axis to sort along; the flattened tensor if None.
+kind : {"quicksort", "mergesort", "heapsort", "stable"}, optional
+    Accepted for NumPy compatibility: every kind sorts stably (a valid answer for
+    all of them).
+order : None
+    NumPy's field order for structured arrays, which tenferro does not have: must
+    be None.
+stable : bool, optional
+    The Array API's keyword (keyword-only); the sort is always stable.
+descending : bool, default False
+    Sort from largest to smallest (keyword-only; the Array API's), ties kept in
+    input order and NaN first.""",
+    "%(sort_raises)s": """ValueError
+    If ``kind`` is not one of NumPy's, both ``kind`` and ``stable`` are given, or
+    ``order`` is not None.
+AxisError
+    If ``axis`` is out of range.
+UnsupportedOperation
+    On a device without a sort (CUDA).""",
+}
+for _fn in (sort, argsort):
+    for _key, _text in _SORT_DOC_PARTS.items() if _fn.__doc__ else ():   # (python -OO)
+        _fn.__doc__ = _fn.__doc__.replace(_key, _text.replace("\n", "\n    "))
 
 
 def searchsorted(a: ArrayLike, v: ArrayLike, side: str = "left",

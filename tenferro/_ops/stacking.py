@@ -249,13 +249,7 @@ def array_split(ary: ArrayLike, indices_or_sections: int | Sequence[int],
 
     Parameters
     ----------
-    ary : Tensor or array_like
-        The tensor to split.
-    indices_or_sections : int or sequence of ints
-        A number of sections, or the sorted indices at which to split (``[2, 3]``
-        gives ``ary[:2]``, ``ary[2:3]``, ``ary[3:]``).
-    axis : int, default 0
-        The axis to split along.
+    %(split_parameters)s
 
     Returns
     -------
@@ -305,13 +299,7 @@ def split(ary: ArrayLike, indices_or_sections: int | Sequence[int],
 
     Parameters
     ----------
-    ary : Tensor or array_like
-        The tensor to split.
-    indices_or_sections : int or sequence of ints
-        A number of sections, or the sorted indices at which to split (``[2, 3]``
-        gives ``ary[:2]``, ``ary[2:3]``, ``ary[3:]``).
-    axis : int, default 0
-        The axis to split along.
+    %(split_parameters)s
 
     Returns
     -------
@@ -349,6 +337,20 @@ def split(ary: ArrayLike, indices_or_sections: int | Sequence[int],
             raise ValueError("tenferro.split: array split does not result in an equal "
                              "division: %d elements into %s sections" % (n, indices_or_sections))
     return array_split(ary, indices_or_sections, axis)
+
+
+# array_split and split take the same arguments
+_SPLIT_PARAMETERS = """ary : Tensor or array_like
+    The tensor to split.
+indices_or_sections : int or sequence of ints
+    A number of sections, or the sorted indices at which to split (``[2, 3]``
+    gives ``ary[:2]``, ``ary[2:3]``, ``ary[3:]``).
+axis : int, default 0
+    The axis to split along."""
+for _fn in (array_split, split):
+    if _fn.__doc__:   # (python -OO)
+        _fn.__doc__ = _fn.__doc__.replace("%(split_parameters)s",
+                                          _SPLIT_PARAMETERS.replace("\n", "\n    "))
 
 
 def _split_at_least(op, ary, indices_or_sections, nd, axis):
