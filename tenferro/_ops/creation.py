@@ -88,8 +88,9 @@ def asarray(obj: Any, dtype: DTypeLike = None, device: DeviceLike = None,
 
     Tensors pass through (moved to ``device`` or cast to ``dtype`` if asked), CPU
     ndarrays are wrapped zero-copy (the tensor shares their memory), objects with
-    ``__dlpack__`` are imported through DLPack, and anything NumPy can turn into an
-    array (scalars, nested lists, buffers, objects with ``__array__``) is converted.
+    ``__dlpack__`` but no ``__array__`` are imported through DLPack, and anything
+    NumPy can turn into an array (scalars, nested lists, buffers, objects with
+    ``__array__``) is converted.
     Python data gets NumPy's default dtypes (int64, float64, complex128), or the
     device's defaults where it has no float64 (float32 on WebGPU); NumPy dtypes that
     tenferro lacks are widened (float16 to float32, int8/int16/uint8/uint16 to int32,
@@ -272,9 +273,9 @@ def tensor(data: ArrayLike, dtype: DTypeLike = None, device: DeviceLike = None,
 def from_numpy(array: np.ndarray[Any, Any]) -> Tensor:
     """Wrap a NumPy array as a CPU tensor sharing its memory (``torch.from_numpy``).
 
-    No copy is made unless the array's dtype is not one of tenferro's seven (then it is
-    widened, which copies) or its memory is unaligned or byte-swapped: writes to the
-    array are seen through the tensor and back.
+    It never copies: writes to the array are seen through the tensor and back.  An
+    array that would need a copy (a dtype tenferro widens, such as int8 or float16,
+    or unaligned or byte-swapped memory) raises; :func:`asarray` converts those.
 
     Parameters
     ----------
@@ -589,13 +590,14 @@ def arange(start: ScalarLike, stop: ScalarLike | None = None, step: ScalarLike =
     TypeError
         If a tensor argument is not 0-d.
     ConcretizationError
-        If an argument is traced (the length depends on its value).
+        If an argument is traced by ``jit`` or differentiated by a transform such as
+        ``grad``: the length depends on its value, which is read on the host.
 
     Notes
     -----
-    Differentiable: yes in ``start`` and ``step`` when they are tensors autodiff
-    follows (computed as ``start + k * step``, elementwise rules); the length is read
-    on the host.
+    Differentiable: yes in ``start`` and ``step`` under eager autodiff (tensors with
+    ``requires_grad``): the values are ``start + k * step`` (elementwise rules);
+    under transforms see Raises.
 
     See Also
     --------
