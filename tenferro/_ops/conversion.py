@@ -214,9 +214,9 @@ def ascontiguousarray(x: ArrayLike) -> Tensor:
 def to_device(x: ArrayLike, device: DeviceLike, copy: bool = False) -> Tensor:
     """``x`` on ``device`` (the Array API's ``to_device``; ``Tensor.to``).
 
-    A move between devices copies through the host; there is never an implicit move
-    elsewhere in tenferro.  On ``x``'s own device the result is ``x`` itself (a copy
-    for ``copy=True``).
+    A move between devices copies the data; tenferro never moves data implicitly,
+    this (or ``Tensor.to``) is the way.  On ``x``'s own device the result is ``x``
+    itself (a copy for ``copy=True``).
 
     Parameters
     ----------

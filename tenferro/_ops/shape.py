@@ -368,6 +368,10 @@ def moveaxis(x: ArrayLike, source: SupportsIndex | Sequence[SupportsIndex],
     if len(src) != len(dst):
         raise ValueError("tenferro.moveaxis: source %s and destination %s must have the same "
                          "number of elements" % (source, destination))
+    for what, axes in (("source", src), ("destination", dst)):
+        if len(set(axes)) != len(axes):   # (a repeated destination gave a wrong result)
+            raise ValueError("tenferro.moveaxis: repeated axis in `%s` argument, got %s"
+                             % (what, source if what == "source" else destination))
     order = [n for n in range(x.ndim) if n not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
@@ -586,8 +590,8 @@ def diagonal(x: ArrayLike, offset: SupportsIndex = 0, axis1: SupportsIndex = 0,
     """The ``offset``-th diagonal of the (``axis1``, ``axis2``) planes of ``x``
     (``numpy.diagonal``); a view.
 
-    The diagonal becomes the last axis of the result, after the remaining axes (as
-    NumPy's).  Unlike NumPy's (read-only) view, writes through it are allowed.
+    The diagonal becomes the last axis of the result, after the remaining axes, and the
+    view is read-only, as NumPy's (``.copy()`` it to write).
 
     Parameters
     ----------
