@@ -1007,7 +1007,8 @@ fill_value : scalar or 0-d Tensor
 _TRI_DOC = """The {which} triangle of ``x``'s last two axes (``numpy.{name}``).
 
 Elements {cond} the ``k``-th diagonal are set to zero; positive ``k`` is above the
-main diagonal, negative below.  Leading axes are a batch.
+main diagonal, negative below.  Leading axes are a batch.  NumPy turns a 1-D input
+into a square matrix first; tenferro (as the Array API) asks for at least 2-D.
 
 Parameters
 ----------

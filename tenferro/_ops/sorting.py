@@ -32,7 +32,7 @@ from .. import _dtypes
 from .._primitive import bind
 from ._common import normalize_axis, numel, to_tensor
 from ._order_cpu import argsort_p, plain, searchsorted_p, sort_values_p, unique_sorted_p
-from .shape import basic_index_p, flip, moveaxis, reshape
+from .shape import basic_index_p, flip, moveaxis, reshape, zero_d_axis
 
 if TYPE_CHECKING:
     from typing import Any, SupportsIndex
@@ -55,7 +55,7 @@ def _sort_args(op, a, axis, kind, stable):
     if stable not in (None, True, False):
         raise ValueError("tenferro.%s: stable must be a bool or None, got %r" % (op, stable))
     a = to_tensor(a)
-    if axis is None or (op == "argsort" and a.ndim == 0):
+    if axis is None or (op == "argsort" and zero_d_axis(axis, a.ndim)):
         return reshape(a, (-1,)), 0
     return a, normalize_axis(op, axis, a.ndim)
 

@@ -17,7 +17,7 @@ import numpy as np
 from .. import _dtypes
 from .._tensor import Tensor
 from ._common import normalize_axis, normalize_axes, to_tensor
-from .shape import broadcast_to, flip, moveaxis, permute_dims, reshape
+from .shape import broadcast_to, flip, moveaxis, permute_dims, reshape, zero_d_axis
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -464,7 +464,10 @@ def repeat(a: ArrayLike, repeats: IntsLike, axis: SupportsIndex | None = None) -
     """
     from .indexing import take
 
-    a, axis = _flat_axis("repeat", to_tensor(a), axis)
+    a = to_tensor(a)
+    if zero_d_axis(axis, a.ndim):   # NumPy's leniency: axis 0 or -1 names a 0-d scalar
+        axis = None
+    a, axis = _flat_axis("repeat", a, axis)
     r = _host_ints("repeat", repeats)
     if r.ndim > 1:
         raise ValueError("tenferro.repeat: repeats must be an int or 1-D, got %d dimensions"
