@@ -45,7 +45,45 @@ _cache = {}
 
 
 def dtype(obj: Any) -> np.dtype[Any]:
-    """Return the tenferro dtype named by ``obj`` (a dtype, name, type or NumPy dtype)."""
+    """The tenferro dtype named by ``obj`` (``numpy.dtype``, restricted to tenferro's seven).
+
+    tenferro's dtypes are NumPy dtype objects (``tf.float64 is np.dtype("float64")``):
+    bool, int32, int64, float32, float64, complex64 and complex128.  Names, Python
+    types (``float`` is float64, ``int`` int64, ``complex`` complex128), NumPy types
+    and dtypes are accepted, as are NumPy's aliases ``"double"``, ``"single"``,
+    ``"cfloat"`` and ``"cdouble"``.
+
+    Parameters
+    ----------
+    obj : str, type or numpy.dtype
+        What names the dtype.
+
+    Returns
+    -------
+    numpy.dtype
+        One of tenferro's seven dtypes.
+
+    Raises
+    ------
+    TypeError
+        If ``obj`` names no dtype, or one tenferro does not have (float16, int8,
+        uint8, ...; :func:`asarray` widens such arrays).
+
+    Notes
+    -----
+    Differentiable: no; it works on dtypes, not values.
+
+    See Also
+    --------
+    numpy.dtype, result_type, finfo, iinfo
+
+    Examples
+    --------
+    >>> tf.dtype("float")
+    dtype('float64')
+    >>> tf.dtype(np.complex64) is tf.complex64
+    True
+    """
     try:
         return _cache[obj]
     except (KeyError, TypeError):
@@ -96,7 +134,45 @@ def real_dtype(d):
 
 
 def result_type(*args: Any) -> np.dtype[Any]:
-    """NumPy 2 promotion over tensors, dtypes and weakly-typed Python scalars."""
+    """The dtype that NumPy 2's type promotion gives for ``args`` (``numpy.result_type``).
+
+    Tensors, ndarrays and dtypes count by their dtype; Python scalars are weakly typed,
+    as in NumPy 2 and the Array API: ``float32 tensor + 1.0`` stays float32, while
+    ``int32 + float32`` gives float64.  NumPy dtypes tenferro lacks are widened
+    (int8 to int32, ...).
+
+    Parameters
+    ----------
+    *args : Tensor, ndarray, dtype, str or Python scalar
+        The operands (at least one).
+
+    Returns
+    -------
+    numpy.dtype
+        One of tenferro's seven dtypes.
+
+    Raises
+    ------
+    ValueError
+        If no argument is given.
+    TypeError
+        If an argument names no tenferro dtype.
+
+    Notes
+    -----
+    Differentiable: no; it works on dtypes, not values.
+
+    See Also
+    --------
+    numpy.result_type, can_cast, dtype
+
+    Examples
+    --------
+    >>> tf.result_type(tf.zeros(2, dtype="float32"), 1.0)
+    dtype('float32')
+    >>> tf.result_type("int32", "float32")
+    dtype('float64')
+    """
     from ._tensor import Tensor
 
     ops = []
@@ -129,12 +205,118 @@ def _np_operand(o):
 
 def can_cast(from_: Any, to: Any,
              casting: Literal["no", "equiv", "safe", "same_kind", "unsafe"] = "safe") -> bool:
+    """Whether a cast from ``from_`` to ``to`` is allowed under ``casting``
+    (``numpy.can_cast`` on dtypes).
+
+    Parameters
+    ----------
+    from_ : dtype, str or type
+        The source dtype.
+    to : dtype, str or type
+        The target dtype.
+    casting : {"no", "equiv", "safe", "same_kind", "unsafe"}, default "safe"
+        NumPy's casting rule: ``"safe"`` keeps every value, ``"same_kind"`` allows
+        float64 to float32, ``"unsafe"`` anything.
+
+    Returns
+    -------
+    bool
+        Whether the cast is allowed.
+
+    Raises
+    ------
+    TypeError
+        If a dtype is not a tenferro dtype.
+    ValueError
+        If ``casting`` is not one of the five rules.
+
+    Notes
+    -----
+    Differentiable: no; it works on dtypes, not values.
+
+    See Also
+    --------
+    numpy.can_cast, astype, result_type
+
+    Examples
+    --------
+    >>> tf.can_cast("int32", "float64"), tf.can_cast("float64", "float32")
+    (True, False)
+    >>> tf.can_cast("float64", "float32", casting="same_kind")
+    True
+    """
     return np.can_cast(dtype(from_), dtype(to), casting=casting)
 
 
 def finfo(d: Any) -> np.finfo[Any]:
+    """Machine limits of a floating-point or complex dtype (``numpy.finfo``).
+
+    Parameters
+    ----------
+    d : dtype, str or type
+        float32, float64, complex64 or complex128 (a complex dtype gives its real
+        part's limits).
+
+    Returns
+    -------
+    numpy.finfo
+        With ``eps``, ``tiny``/``smallest_normal``, ``max``, ``min``, ``resolution``,
+        ``bits``, ``dtype``, ...
+
+    Raises
+    ------
+    TypeError
+        If ``d`` is not a tenferro dtype.
+    ValueError
+        If ``d`` is an integer or bool dtype (use :func:`iinfo`).
+
+    Notes
+    -----
+    Differentiable: no; it works on dtypes, not values.
+
+    See Also
+    --------
+    numpy.finfo, iinfo
+
+    Examples
+    --------
+    >>> float(tf.finfo("float32").eps)
+    1.1920928955078125e-07
+    """
     return np.finfo(dtype(d))
 
 
 def iinfo(d: Any) -> np.iinfo[Any]:
+    """Machine limits of an integer dtype (``numpy.iinfo``).
+
+    Parameters
+    ----------
+    d : dtype, str or type
+        int32 or int64.
+
+    Returns
+    -------
+    numpy.iinfo
+        With ``min``, ``max``, ``bits`` and ``dtype``.
+
+    Raises
+    ------
+    TypeError
+        If ``d`` is not a tenferro dtype.
+    ValueError
+        If ``d`` is not an integer dtype (use :func:`finfo`).
+
+    Notes
+    -----
+    Differentiable: no; it works on dtypes, not values.
+
+    See Also
+    --------
+    numpy.iinfo, finfo
+
+    Examples
+    --------
+    >>> tf.iinfo("int32").max
+    2147483647
+    """
     return np.iinfo(dtype(d))

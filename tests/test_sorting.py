@@ -49,6 +49,13 @@ def test_sort_and_argsort_match_numpys_stable_sort(dtype, shape, axis):
     same(tf.sort(a, axis=axis), np.sort(a, axis=axis, kind="stable"))
 
 
+def test_argsort_of_a_0d_tensor_takes_numpys_axes_only():
+    same(tf.argsort(np.float64(3.0)), np.argsort(np.float64(3.0)))
+    same(tf.argsort(np.float64(3.0), axis=None), np.argsort(np.float64(3.0), axis=None))
+    with pytest.raises(np.exceptions.AxisError):   # (it returned [0] for any axis)
+        tf.argsort(np.float64(3.0), axis=1)
+
+
 def test_nan_sorts_last_and_complex_lexicographically():
     a = np.array([3.0, np.nan, -np.inf, 1.0, np.nan, -0.0, 0.0, np.inf])
     same(tf.sort(a), np.sort(a))

@@ -149,6 +149,8 @@ def test_integer_and_bool_cases():
     same(tf.diff(b, axis=0, append=False), np.diff(b, axis=0, append=False))
     same(tf.gradient(np.arange(6) ** 2), np.gradient(np.arange(6) ** 2))
     same(tf.repeat(np.int32(7), 3), np.repeat(np.int32(7), 3))
+    for axis in (0, -1):   # NumPy's leniency for a 0-d input (it raised AxisError)
+        same(tf.repeat(np.int32(7), 2, axis=axis), np.repeat(np.int32(7), 2, axis=axis))
     same(tf.tile(np.array(2.0), (2, 2)), np.tile(np.array(2.0), (2, 2)))
     same(tf.roll(np.arange(5), 2), np.roll(np.arange(5), 2))
     same(tf.roll(np.zeros((0, 3)), 2, axis=0), np.roll(np.zeros((0, 3)), 2, axis=0))

@@ -152,6 +152,17 @@ def test_filled_creation(dtype):
     assert tf.empty_like(tx).shape == x.shape and tf.empty_like(tx).dtype == x.dtype
 
 
+
+def test_like_creators_take_array_likes():
+    """The *_like creators accept lists and ndarrays, as NumPy's (they raised
+    AttributeError on anything but a Tensor)."""
+    for x in ([1.0, 2.0], [[1, 2]], np.arange(3, dtype=np.int32), 2.5):
+        for tf_fn, np_fn in ((tf.zeros_like, np.zeros_like), (tf.ones_like, np.ones_like)):
+            assert_close(tf_fn(x), np_fn(x))
+        assert_close(tf.full_like(x, 3), np.full_like(x, 3))
+        e = tf.empty_like(x)
+        assert e.shape == np.shape(x) and e.dtype == np.empty_like(x).dtype
+
 def test_full_infers_dtype():
     for v in (1, 1.5, True, 2j):
         assert_close(tf.full((2,), v), np.full((2,), v))
@@ -345,6 +356,9 @@ def test_astype_copy_contiguous():
     assert_close(tc, a.T)
     assert tf.ascontiguousarray(t) is t
     assert t.copy() is not t and not shares(t.copy(), t)
+    # array_likes, as the other conversions take (they raised AttributeError)
+    assert tf.is_contiguous([[1.0, 2.0]]) and tf.is_contiguous(a.T) is False
+    assert_close(tf.to_device([1.0, 2.0], "cpu"), np.array([1.0, 2.0]))
 
 
 # -- matmul ---------------------------------------------------------------------------------

@@ -114,6 +114,10 @@ def test_view_op_errors():
         tf.broadcast_to(t, (3, 4))
     with pytest.raises(ValueError, match="moveaxis: source"):
         tf.moveaxis(t, (0, 1), (0,))
+    for src, dst, what in (((0, 0), (1, 2), "source"), ((0, 1), (2, 2), "destination"),
+                           ((0, 1), (2, -1), "destination")):
+        with pytest.raises(ValueError, match="moveaxis: repeated axis in `%s`" % what):
+            tf.moveaxis(t, src, dst)
     with pytest.raises(ValueError, match="Tensor.mT: expected a tensor with at least 2"):
         tf.ones(3).mT
 

@@ -71,7 +71,17 @@ def normalize_axes(op, axis, ndim):
 
 
 class AxisError(np.exceptions.AxisError):
-    """An axis out of range: NumPy's AxisError (so also a ValueError and an IndexError)."""
+    """An axis argument is out of range for the tensor's number of dimensions.
+
+    A ``numpy.exceptions.AxisError``, and so both a ``ValueError`` and an
+    ``IndexError``, as NumPy raises: existing ``except`` clauses keep working.  Valid
+    axes of an ``n``-dimensional tensor are ``-n`` to ``n - 1``; the message names the
+    function, the axis and the number of dimensions.
+
+    See Also
+    --------
+    numpy.exceptions.AxisError
+    """
 
 
 def shape_tuple(op, shape):

@@ -36,7 +36,49 @@ device_put_p.impl = _device_put_impl
 
 def astype(x: ArrayLike, dtype: DTypeLike, copy: bool = True,
            casting: str = "unsafe") -> Tensor:
-    """Cast ``x`` to ``dtype`` under NumPy's ``casting`` rule."""
+    """Cast ``x`` to ``dtype`` (``numpy.ndarray.astype``, the Array API's ``astype``).
+
+    Casts follow NumPy: float to int truncates toward zero, complex to real keeps the
+    real part, and out-of-range values wrap or are undefined as in NumPy.  ``casting``
+    restricts which casts are allowed.
+
+    Parameters
+    ----------
+    x : Tensor or array_like
+        The tensor.
+    dtype : dtype or str
+        The target dtype (one of tenferro's seven).
+    copy : bool, default True
+        When ``dtype`` is ``x``'s: ``True`` returns a copy, ``False`` ``x`` itself.
+        A cast always makes a new tensor.
+    casting : {"no", "equiv", "safe", "same_kind", "unsafe"}, default "unsafe"
+        NumPy's casting rule.
+
+    Returns
+    -------
+    Tensor
+        ``x``'s values in ``dtype``.
+
+    Raises
+    ------
+    TypeError
+        If ``dtype`` is not a tenferro dtype, or the cast breaks ``casting``.
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, between inexact dtypes (the cotangent is
+    cast back, the real part for a real ``x``: PyTorch's ``_to_copy_backward``); casts
+    to integer or bool dtypes give no gradient.
+
+    See Also
+    --------
+    numpy.ndarray.astype, can_cast, result_type
+
+    Examples
+    --------
+    >>> tf.astype(tf.asarray([1.7, -2.5]), "int32")
+    tensor([ 1, -2], dtype=int32)
+    """
     x = to_tensor(x)
     d = _dtypes.dtype(dtype)
     if d == x.dtype:
@@ -48,12 +90,80 @@ def astype(x: ArrayLike, dtype: DTypeLike, copy: bool = True,
 
 
 def copy(x: ArrayLike) -> Tensor:
-    """A new C-contiguous tensor with the same values."""
+    """A new C-contiguous tensor with the same values (``numpy.copy``).
+
+    Parameters
+    ----------
+    x : Tensor or array_like
+        The tensor.
+
+    Returns
+    -------
+    Tensor
+        A new tensor on ``x``'s device, of its shape and dtype, sharing no memory.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` cannot be converted to a tensor.
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order (the
+    identity's rule).
+
+    See Also
+    --------
+    numpy.copy, ascontiguousarray, Tensor.copy
+
+    Examples
+    --------
+    >>> x = tf.asarray([1.0, 2.0])
+    >>> y = tf.copy(x)
+    >>> y[0] = 5.0
+    >>> x
+    tensor([1., 2.])
+    """
     return bind(copy_p, (to_tensor(x),), {})
 
 
-def is_contiguous(x: Tensor) -> bool:
-    """C-contiguous in memory."""
+def is_contiguous(x: ArrayLike) -> bool:
+    """Whether ``x``'s memory is C-contiguous (``torch.Tensor.is_contiguous``;
+    NumPy's ``x.flags.c_contiguous``).
+
+    Views made by transposes, flips or strided slices usually are not; size-1 axes
+    never matter.
+
+    Parameters
+    ----------
+    x : Tensor or array_like
+        The tensor.
+
+    Returns
+    -------
+    bool
+        True when the elements lie in memory in row-major order without gaps.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` cannot be converted to a tensor.
+
+    Notes
+    -----
+    Differentiable: no; a property of the layout.
+
+    See Also
+    --------
+    ascontiguousarray
+
+    Examples
+    --------
+    >>> x = tf.zeros((2, 3))
+    >>> tf.is_contiguous(x), tf.is_contiguous(tf.transpose(x))
+    (True, False)
+    """
+    x = to_tensor(x)
     s = x._data.strides
     expected = x.itemsize
     for dim, st in zip(reversed(x.shape), reversed(s)):
@@ -64,14 +174,88 @@ def is_contiguous(x: Tensor) -> bool:
 
 
 def ascontiguousarray(x: ArrayLike) -> Tensor:
-    """``x`` itself when C-contiguous, else a C-contiguous copy."""
+    """``x`` itself when it is C-contiguous, else a C-contiguous copy
+    (``numpy.ascontiguousarray``).
+
+    Parameters
+    ----------
+    x : Tensor or array_like
+        The tensor.
+
+    Returns
+    -------
+    Tensor
+        A C-contiguous tensor with ``x``'s values.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` cannot be converted to a tensor.
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order (the
+    identity, or a copy).
+
+    See Also
+    --------
+    numpy.ascontiguousarray, is_contiguous, copy
+
+    Examples
+    --------
+    >>> y = tf.ascontiguousarray(tf.transpose(tf.zeros((2, 3))))
+    >>> y.shape, tf.is_contiguous(y)
+    ((3, 2), True)
+    """
     x = to_tensor(x)
     return x if is_contiguous(x) else bind(copy_p, (x,), {})
 
 
 def to_device(x: ArrayLike, device: DeviceLike, copy: bool = False) -> Tensor:
+    """``x`` on ``device`` (the Array API's ``to_device``; ``Tensor.to``).
+
+    A move between devices copies the data; tenferro never moves data implicitly,
+    this (or ``Tensor.to``) is the way.  On ``x``'s own device the result is ``x``
+    itself (a copy for ``copy=True``).
+
+    Parameters
+    ----------
+    x : Tensor or array_like
+        The tensor.
+    device : Device or str
+        The target (``"cpu"``, ``"webgpu"``, ``"cuda:0"``, ...).
+    copy : bool, default False
+        Copy even when ``x`` is already on ``device``.
+
+    Returns
+    -------
+    Tensor
+        A tensor on ``device`` with ``x``'s values, shape and dtype.
+
+    Raises
+    ------
+    ValueError
+        If ``device`` names no known device type.
+    UnsupportedOperation
+        If the device does not support ``x``'s dtype (float64 on WebGPU).
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order (the
+    cotangent moves back: PyTorch's ``grad.to(self.device())``).
+
+    See Also
+    --------
+    asarray, devices
+
+    Examples
+    --------
+    >>> tf.to_device(tf.asarray([1.0, 2.0]), "cpu")
+    tensor([1., 2.])
+    """
     from ..devices import device as _device
 
+    x = to_tensor(x)
     dev = _device(device)
     if dev is x._device:
         return bind(copy_p, (x,), {}) if copy else x

@@ -1,6 +1,7 @@
 """Creating tensors: from data, filled, ranges, identity, diagonals, triangles."""
 from __future__ import annotations
 
+import inspect
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -83,11 +84,66 @@ def _host_array(obj, dtype, copy, dev=None):
 
 def asarray(obj: Any, dtype: DTypeLike = None, device: DeviceLike = None,
             copy: bool | None = None) -> Tensor:
-    """Convert ``obj`` to a Tensor, without copying when possible (``copy=`` as NumPy's).
+    """Convert ``obj`` to a Tensor, without copying when possible (``numpy.asarray``).
 
-    Tensors pass through (moved/cast if asked), CPU ndarrays are wrapped zero-copy,
-    and anything NumPy can turn into an array (scalars, nested lists, buffers,
-    objects with ``__array__``) is converted with NumPy's default dtypes.
+    Tensors pass through (moved to ``device`` or cast to ``dtype`` if asked), CPU
+    ndarrays are wrapped zero-copy (the tensor shares their memory), objects with
+    ``__dlpack__`` but no ``__array__`` are imported through DLPack, and anything
+    NumPy can turn into an array (scalars, nested lists, buffers, objects with
+    ``__array__``) is converted.
+    Python data gets NumPy's default dtypes (int64, float64, complex128), or the
+    device's defaults where it has no float64 (float32 on WebGPU); NumPy dtypes that
+    tenferro lacks are widened (float16 to float32, int8/int16/uint8/uint16 to int32,
+    uint32 to int64).  A nested list holding tensors that autodiff or a trace follows
+    is stacked with ops, so derivatives flow through it.  Mirrors ``numpy.asarray``
+    and the Array API's ``asarray``, including ``copy=``.
+
+    Parameters
+    ----------
+    obj : Tensor, ndarray, scalar, nested sequence or DLPack/buffer object
+        The data.
+    dtype : dtype or str, optional
+        The result's dtype (one of tenferro's seven); inferred from ``obj`` if None.
+    device : Device or str, optional
+        Where the result lives (``"cpu"``, ``"webgpu"``, ``"cuda:0"``, ...); a tensor
+        keeps its own device and other data goes to the CPU if None.
+    copy : bool, optional
+        ``True`` always copies; ``False`` never copies (and raises if a copy is
+        needed); ``None`` (default) copies only when needed.
+
+    Returns
+    -------
+    Tensor
+        A tensor of ``obj``'s shape; ``obj`` itself when it is a tensor that needs no
+        change.
+
+    Raises
+    ------
+    TypeError
+        If ``obj`` holds objects or strings, or ``dtype`` is not a tenferro dtype.
+    ValueError
+        If the nested sequence is ragged, or ``copy=False`` but a copy is needed.
+
+    Notes
+    -----
+    Differentiable: yes for tensors (a cast is the ``convert`` rule, PyTorch's
+    ``_to_copy_backward``; a device move is ``device_put``'s) and for lists of tensors
+    (stacked with ``concatenate``/``reshape``); NumPy and Python data are constants.
+
+    See Also
+    --------
+    numpy.asarray, tensor, from_numpy, from_dlpack
+
+    Examples
+    --------
+    >>> tf.asarray([[1, 2], [3, 4]])
+    tensor([[1, 2],
+            [3, 4]])
+    >>> a = np.zeros(3)
+    >>> t = tf.asarray(a)           # shares a's memory
+    >>> a[0] = 7.0
+    >>> t
+    tensor([7., 0., 0.])
     """
     if isinstance(obj, Tensor):
         t = obj
@@ -164,7 +220,50 @@ def _stack_nested(obj, dtype, device):
 
 def tensor(data: ArrayLike, dtype: DTypeLike = None, device: DeviceLike = None,
            requires_grad: bool = False) -> Tensor:
-    """A new tensor holding a copy of ``data`` (like ``torch.tensor``)."""
+    """A new tensor holding a copy of ``data`` (``torch.tensor``).
+
+    Like :func:`asarray` with ``copy=True``: the result never shares memory with
+    ``data``.  ``requires_grad=True`` makes it a leaf whose ``.grad`` ``backward()``
+    fills, as in PyTorch.
+
+    Parameters
+    ----------
+    data : Tensor, ndarray, scalar or nested sequence
+        The values (converted as :func:`asarray` converts them).
+    dtype : dtype or str, optional
+        The result's dtype; inferred from ``data`` if None.
+    device : Device or str, optional
+        Where the result lives; the CPU (or a tensor's own device) if None.
+    requires_grad : bool, default False
+        Whether eager autodiff records operations on the result.
+
+    Returns
+    -------
+    Tensor
+        A new tensor of ``data``'s shape.
+
+    Raises
+    ------
+    TypeError
+        If ``data`` holds objects or strings, or ``dtype`` is not a tenferro dtype.
+    ValueError
+        If the nested sequence is ragged.
+
+    Notes
+    -----
+    Differentiable: yes for tensor ``data`` (a copy, whose rule passes the cotangent
+    through); Python and NumPy data are constants.
+
+    See Also
+    --------
+    asarray, torch.tensor
+
+    Examples
+    --------
+    >>> x = tf.tensor([1.0, 2.0], requires_grad=True)
+    >>> x
+    tensor([1., 2.], requires_grad=True)
+    """
     t = asarray(data, dtype=dtype, device=device, copy=True)
     if requires_grad:
         t.requires_grad_(True)
@@ -172,7 +271,46 @@ def tensor(data: ArrayLike, dtype: DTypeLike = None, device: DeviceLike = None,
 
 
 def from_numpy(array: np.ndarray[Any, Any]) -> Tensor:
-    """Wrap a NumPy array as a CPU tensor sharing its memory (no copy)."""
+    """Wrap a NumPy array as a CPU tensor sharing its memory (``torch.from_numpy``).
+
+    It never copies: writes to the array are seen through the tensor and back.  An
+    array that would need a copy (a dtype tenferro widens, such as int8 or float16,
+    or unaligned or byte-swapped memory) raises; :func:`asarray` converts those.
+
+    Parameters
+    ----------
+    array : numpy.ndarray
+        The array to wrap.
+
+    Returns
+    -------
+    Tensor
+        A CPU tensor of ``array``'s shape and dtype.
+
+    Raises
+    ------
+    TypeError
+        If ``array`` is not a ``numpy.ndarray`` (use :func:`asarray` for other data),
+        or its dtype has no tenferro counterpart (strings, objects, float128, ...).
+    ValueError
+        If the array needs a copy (an unaligned or byte-swapped one, or a dtype that is
+        widened).
+
+    Notes
+    -----
+    Differentiable: no; the result is a new leaf (call ``requires_grad_()`` on it to
+    differentiate with respect to it).
+
+    See Also
+    --------
+    asarray, torch.from_numpy
+
+    Examples
+    --------
+    >>> a = np.arange(3.0)
+    >>> tf.from_numpy(a)
+    tensor([0., 1., 2.])
+    """
     if not isinstance(array, np.ndarray):
         raise TypeError("tenferro.from_numpy: expected a numpy.ndarray, got %s"
                         % type(array).__name__)
@@ -183,8 +321,47 @@ _DLPACK_DEVICES = {2: "cuda", 13: "cuda"}   # DLPack device type -> tenferro's (
 
 
 def from_dlpack(x: Any, device: DeviceLike = None, copy: bool | None = None) -> Tensor:
-    """Import a DLPack-capable array (zero-copy for host memory, and for CUDA memory on
-    the CUDA device it is on)."""
+    """Import a DLPack-capable array (``numpy.from_dlpack``, ``torch.from_dlpack``).
+
+    Host memory is shared (zero-copy), and so is CUDA memory when tenferro's CUDA device
+    for it is available; ``device`` and ``copy`` then act as in :func:`asarray`.
+
+    Parameters
+    ----------
+    x : object with ``__dlpack__``
+        The array to import (a NumPy array, a PyTorch or JAX CPU/CUDA tensor, ...).
+    device : Device or str, optional
+        Move the result there (its own device if None).
+    copy : bool, optional
+        As :func:`asarray`'s.
+
+    Returns
+    -------
+    Tensor
+        A tensor sharing ``x``'s memory unless a move, cast or ``copy=True`` asked for
+        a copy.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` lives on a device other than the host or CUDA.
+    ValueError
+        If ``copy=False`` but a copy is needed.
+
+    Notes
+    -----
+    Differentiable: no; the result is a new leaf (a tenferro tensor passes through as
+    in :func:`asarray`).
+
+    See Also
+    --------
+    numpy.from_dlpack, asarray
+
+    Examples
+    --------
+    >>> tf.from_dlpack(np.arange(3))
+    tensor([0, 1, 2])
+    """
     if isinstance(x, Tensor):
         return asarray(x, device=device, copy=copy)
     dev_type, index = x.__dlpack_device__() if hasattr(x, "__dlpack_device__") else (1, 0)
@@ -200,10 +377,49 @@ def from_dlpack(x: Any, device: DeviceLike = None, copy: bool | None = None) -> 
 
 def from_col_major(data: ArrayLike, shape: ShapeLike, dtype: DTypeLike = None,
                    device: DeviceLike = None) -> Tensor:
-    """Build a tensor of ``shape`` from column-major (Fortran/Julia-order) flat ``data``.
+    """Build a tensor of ``shape`` from column-major (Fortran/Julia order) flat ``data``.
 
-    The result is a Fortran-ordered view of the data (tenferro-rs's
-    ``from_vec_col_major``); values read as ``t[i, j, ...]`` like in the source language.
+    The element ``t[i, j, ...]`` is the one a column-major language (Fortran, Julia,
+    MATLAB, tenferro-rs's ``from_vec_col_major``) would find at those indices: the
+    result is ``numpy.reshape(data, shape, order="F")``, a Fortran-ordered view of the
+    data when no conversion is needed.  ``from_vec_col_major`` is the same function.
+
+    Parameters
+    ----------
+    data : ndarray or sequence
+        The values in column-major order (flattened if not 1-D).
+    shape : int or tuple of ints
+        The result's shape; its size must equal ``data``'s.
+    dtype : dtype or str, optional
+        The result's dtype; inferred from ``data`` if None.
+    device : Device or str, optional
+        Where the result lives; the CPU if None.
+
+    Returns
+    -------
+    Tensor
+        A tensor of ``shape``.
+
+    Raises
+    ------
+    ValueError
+        If ``data``'s size is not the product of ``shape``, or ``shape`` is negative.
+    TypeError
+        If ``shape`` is not a tuple of ints or ``dtype`` is not a tenferro dtype.
+
+    Notes
+    -----
+    Differentiable: no; host data becomes a new leaf.
+
+    See Also
+    --------
+    numpy.reshape
+
+    Examples
+    --------
+    >>> tf.from_col_major([1, 2, 3, 4, 5, 6], (2, 3))
+    tensor([[1, 3, 5],
+            [2, 4, 6]])
     """
     shape = shape_tuple("from_col_major", shape)
     arr = _host_array(data, dtype, None, _device(device)).reshape(-1)
@@ -226,7 +442,54 @@ def empty(shape: ShapeLike, dtype: DTypeLike = None, device: DeviceLike = None) 
 
 def full(shape: ShapeLike, fill_value: ScalarLike, dtype: DTypeLike = None,
          device: DeviceLike = None) -> Tensor:
-    """A tensor of ``shape`` filled with ``fill_value`` (dtype inferred as NumPy does)."""
+    """A tensor of ``shape`` filled with ``fill_value`` (``numpy.full``).
+
+    Without ``dtype`` the dtype is inferred from ``fill_value`` as NumPy does (a Python
+    int gives int64, a float float64 or the device's default float, a bool bool).
+
+    Parameters
+    ----------
+    shape : int or tuple of ints
+        The result's shape.
+    fill_value : scalar or 0-d Tensor
+        The value of every element.
+    dtype : dtype or str, optional
+        The result's dtype; inferred from ``fill_value`` if None.
+    device : Device or str, optional
+        Where the result lives; the CPU if None.
+    requires_grad : bool, default False
+        Make the result a leaf that eager autodiff follows (PyTorch's keyword).
+
+    Returns
+    -------
+    Tensor
+        A new tensor of ``shape``.
+
+    Raises
+    ------
+    ValueError
+        If ``shape`` has a negative dimension.
+    TypeError
+        If ``shape`` is not a tuple of ints or ``dtype`` is not a tenferro dtype.
+
+    Notes
+    -----
+    Differentiable: yes in ``fill_value`` when it is a tensor autodiff or a trace
+    follows (a ``broadcast_to``, whose VJP sums the cotangent, JAX's
+    ``_broadcast_in_dim_transpose_rule``); a Python scalar is a constant.
+
+    See Also
+    --------
+    numpy.full, full_like, zeros, ones
+
+    Examples
+    --------
+    >>> tf.full((2, 2), 7)
+    tensor([[7, 7],
+            [7, 7]])
+    >>> tf.full(2, 0.5, dtype="float32")
+    tensor([0.5, 0.5], dtype=float32)
+    """
     return _full(shape_tuple("full", shape), fill_value, dtype, device)
 
 
@@ -260,6 +523,8 @@ def ones(shape: ShapeLike, dtype: DTypeLike = None, device: DeviceLike = None) -
 
 
 def _like(x, dtype, device, shape):
+    if not isinstance(x, Tensor):   # array_like, as NumPy's *_like accept
+        x = asarray(x, device=device)
     return (x.shape if shape is None else shape,
             x.dtype if dtype is None else dtype,
             x.device if device is None else device)
@@ -290,7 +555,61 @@ def full_like(x: ArrayLike, fill_value: ScalarLike, dtype: DTypeLike = None,
 
 def arange(start: ScalarLike, stop: ScalarLike | None = None, step: ScalarLike = 1,
            dtype: DTypeLike = None, device: DeviceLike = None) -> Tensor:
-    """Evenly spaced values in [start, stop) (NumPy's ``arange`` and dtype inference)."""
+    """Evenly spaced values in the half-open interval ``[start, stop)`` (``numpy.arange``).
+
+    ``arange(n)`` is ``0, 1, ..., n - 1``; with a step, ``start + k * step`` for
+    ``k = 0, 1, ...`` while below ``stop`` (above, for a negative step).  The dtype is
+    NumPy's (int64 for integer arguments, float64, or the device's default float).  As
+    with NumPy, a non-integer step can give one element more or less than expected
+    from rounding: prefer :func:`linspace` there.
+
+    Parameters
+    ----------
+    start : scalar or 0-d Tensor
+        The first value; the end ``stop`` (and 0 the start) if ``stop`` is None.
+    stop : scalar or 0-d Tensor, optional
+        The end, excluded.
+    step : scalar or 0-d Tensor, default 1
+        The spacing.
+    dtype : dtype or str, optional
+        The result's dtype; inferred from the arguments if None.
+    device : Device or str, optional
+        Where the result lives; the CPU if None.
+    requires_grad : bool, default False
+        Make the result a leaf that eager autodiff follows (PyTorch's keyword).
+
+    Returns
+    -------
+    Tensor, shape (N,)
+        ``N = ceil((stop - start) / step)`` values (none if that is not positive).
+
+    Raises
+    ------
+    ValueError
+        If ``step`` is zero.
+    TypeError
+        If a tensor argument is not 0-d.
+    ConcretizationError
+        If an argument is traced by ``jit`` or differentiated by a transform such as
+        ``grad``: the length depends on its value, which is read on the host.
+
+    Notes
+    -----
+    Differentiable: yes in ``start`` and ``step`` under eager autodiff (tensors with
+    ``requires_grad``): the values are ``start + k * step`` (elementwise rules);
+    under transforms see Raises.
+
+    See Also
+    --------
+    numpy.arange, linspace
+
+    Examples
+    --------
+    >>> tf.arange(5)
+    tensor([0, 1, 2, 3, 4])
+    >>> tf.arange(0, 1, 0.25)
+    tensor([0.  , 0.25, 0.5 , 0.75])
+    """
     if stop is None:
         start, stop = 0, start
     if _followed([start, stop, step]):
@@ -305,6 +624,52 @@ def arange(start: ScalarLike, stop: ScalarLike | None = None, step: ScalarLike =
 
 def linspace(start: ScalarLike, stop: ScalarLike, num: int = 50, endpoint: bool = True,
              dtype: DTypeLike = None, device: DeviceLike = None) -> Tensor:
+    """``num`` evenly spaced values from ``start`` to ``stop`` (``numpy.linspace``).
+
+    The values are ``start + k * (stop - start) / div`` with ``div = num - 1`` (``num``
+    with ``endpoint=False``); with ``endpoint`` the last value is exactly ``stop``.
+    Array-valued ends give one line per element, along a new first axis (NumPy's
+    ``axis=0``).
+
+    Parameters
+    ----------
+    start, stop : scalar, array_like or Tensor
+        The ends (broadcast together).
+    num : int, default 50
+        The number of values.
+    endpoint : bool, default True
+        Whether ``stop`` is the last value.
+    dtype : dtype or str, optional
+        The result's dtype; float64 (or the device's default float) if None.
+    device : Device or str, optional
+        Where the result lives; the CPU if None.
+    requires_grad : bool, default False
+        Make the result a leaf that eager autodiff follows (PyTorch's keyword).
+
+    Returns
+    -------
+    Tensor, shape (num, ...)
+        The values.
+
+    Raises
+    ------
+    ValueError
+        If ``num`` is negative.
+
+    Notes
+    -----
+    Differentiable: yes in ``start`` and ``stop`` when they are tensors autodiff or a
+    trace follows (an affine combination of them: elementwise rules).
+
+    See Also
+    --------
+    numpy.linspace, arange
+
+    Examples
+    --------
+    >>> tf.linspace(0, 1, 5)
+    tensor([0.  , 0.25, 0.5 , 0.75, 1.  ])
+    """
     if num < 0:
         raise ValueError("tenferro.linspace: num must be non-negative, got %d" % num)
     if _followed([start, stop]):
@@ -358,13 +723,94 @@ def _linspace_graph(start, stop, num, endpoint, dtype, device):
 
 def eye(N: int, M: int | None = None, k: int = 0, dtype: DTypeLike = None,
         device: DeviceLike = None) -> Tensor:
-    """Ones on the ``k``-th diagonal of an N x M matrix."""
+    """An ``N`` x ``M`` matrix with ones on the ``k``-th diagonal (``numpy.eye``).
+
+    Parameters
+    ----------
+    N : int
+        Number of rows.
+    M : int, optional
+        Number of columns; ``N`` if None.
+    k : int, default 0
+        The diagonal: 0 the main one, positive above it, negative below.
+    dtype : dtype or str, optional
+        The result's dtype; float64 (or the device's default float) if None.
+    device : Device or str, optional
+        Where the result lives; the CPU if None.
+    requires_grad : bool, default False
+        Make the result a leaf that eager autodiff follows (PyTorch's keyword).
+
+    Returns
+    -------
+    Tensor, shape (N, M)
+        Ones on the diagonal, zeros elsewhere.
+
+    Raises
+    ------
+    ValueError
+        If ``N`` or ``M`` is negative.
+    TypeError
+        If ``dtype`` is not a tenferro dtype.
+
+    Notes
+    -----
+    Differentiable: no; a constant.
+
+    See Also
+    --------
+    numpy.eye, identity, diag
+
+    Examples
+    --------
+    >>> tf.eye(2, 3, k=1)
+    tensor([[0., 1., 0.],
+            [0., 0., 1.]])
+    """
     a = np.eye(N, M, k, dtype=_dtypes.dtype(dtype) if dtype is not None
                else _default_float(device))
     return asarray(a, device=device)
 
 
 def identity(n: int, dtype: DTypeLike = None, device: DeviceLike = None) -> Tensor:
+    """The ``n`` x ``n`` identity matrix (``numpy.identity``; ``eye(n)``).
+
+    Parameters
+    ----------
+    n : int
+        Number of rows and columns.
+    dtype : dtype or str, optional
+        The result's dtype; float64 (or the device's default float) if None.
+    device : Device or str, optional
+        Where the result lives; the CPU if None.
+    requires_grad : bool, default False
+        Make the result a leaf that eager autodiff follows (PyTorch's keyword).
+
+    Returns
+    -------
+    Tensor, shape (n, n)
+        Ones on the diagonal, zeros elsewhere.
+
+    Raises
+    ------
+    ValueError
+        If ``n`` is negative.
+    TypeError
+        If ``dtype`` is not a tenferro dtype.
+
+    Notes
+    -----
+    Differentiable: no; a constant.
+
+    See Also
+    --------
+    numpy.identity, eye
+
+    Examples
+    --------
+    >>> tf.identity(2, dtype=int)
+    tensor([[1, 0],
+            [0, 1]])
+    """
     return eye(n, dtype=dtype, device=device)
 
 
@@ -404,7 +850,48 @@ def triu(x: ArrayLike, k: int = 0) -> Tensor:
 
 
 def diag(v: ArrayLike, k: int = 0) -> Tensor:
-    """Extract the k-th diagonal of a matrix, or build a matrix with ``v`` on it (NumPy's)."""
+    """Extract a diagonal of a matrix, or build a matrix with ``v`` on a diagonal
+    (``numpy.diag``).
+
+    For 2-D ``v`` the ``k``-th diagonal is returned (a copy; :func:`diagonal` gives a
+    view).  For 1-D ``v`` the result is the square matrix of size ``len(v) + abs(k)``
+    with ``v`` on its ``k``-th diagonal and zeros elsewhere.
+
+    Parameters
+    ----------
+    v : Tensor or array_like, 1-D or 2-D
+        The diagonal's values, or the matrix.
+    k : int, default 0
+        The diagonal: 0 the main one, positive above it, negative below.
+
+    Returns
+    -------
+    Tensor
+        1-D for a matrix ``v``, 2-D for a vector ``v``.
+
+    Raises
+    ------
+    ValueError
+        If ``v`` is not 1-D or 2-D.
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order (a
+    ``diagonal`` view, or a gather and ``where``: JAX's gather and PyTorch's
+    ``diagonal_backward`` rules).
+
+    See Also
+    --------
+    numpy.diag, diagonal, eye
+
+    Examples
+    --------
+    >>> tf.diag([1, 2])
+    tensor([[1, 0],
+            [0, 2]])
+    >>> tf.diag(tf.asarray([[1, 2], [3, 4]]))
+    tensor([1, 4])
+    """
     from ._common import to_tensor
     from .shape import diagonal
     from .indexing import take
@@ -427,6 +914,174 @@ def diag(v: ArrayLike, k: int = 0) -> Tensor:
                  _zero(v))
 
 
+# -- docstrings of the families: one template each ----------------------------------------
+
+_REQUIRES_GRAD = """requires_grad : bool, default False
+    Make the result a leaf that eager autodiff follows (PyTorch's keyword)."""
+
+_FILLED_DOC = """{what} of shape ``shape`` (``numpy.{name}``).
+
+{detail}
+
+Parameters
+----------
+shape : int or tuple of ints
+    The result's shape.
+dtype : dtype or str, optional
+    The result's dtype; float64 (float32 on a device without float64) if None.
+device : Device or str, optional
+    Where the result lives; the CPU if None.
+{requires_grad}
+
+Returns
+-------
+Tensor
+    A new tensor of ``shape``.
+
+Raises
+------
+ValueError
+    If ``shape`` has a negative dimension.
+TypeError
+    If ``shape`` is not a tuple of ints or ``dtype`` is not a tenferro dtype.
+
+Notes
+-----
+Differentiable: no; a constant, which ``requires_grad=True`` makes a leaf.
+
+See Also
+--------
+numpy.{name}, {name}_like, full
+
+Examples
+--------
+{example}
+"""
+
+_LIKE_DOC = """A new tensor {what} with the shape, dtype and device of ``x`` (``numpy.{name}``).
+
+Each of ``dtype``, ``device`` and ``shape`` overrides ``x``'s; ``x`` may be any
+array_like (converted as :func:`asarray` converts it).{detail}
+
+Parameters
+----------
+x : Tensor or array_like
+    The tensor whose shape, dtype and device the result takes.{fill}
+dtype : dtype or str, optional
+    The result's dtype; ``x``'s if None.
+device : Device or str, optional
+    Where the result lives; ``x``'s device if None.
+shape : int or tuple of ints, optional
+    The result's shape; ``x``'s if None.
+{requires_grad}
+
+Returns
+-------
+Tensor
+    A new tensor; it shares no memory with ``x``.
+
+Raises
+------
+ValueError
+    If ``shape`` has a negative dimension.
+TypeError
+    If ``dtype`` is not a tenferro dtype.
+
+Notes
+-----
+Differentiable: {diff}
+
+See Also
+--------
+numpy.{name}, {base}
+
+Examples
+--------
+{example}
+"""
+
+_FILL_PARAM = """
+fill_value : scalar or 0-d Tensor
+    The value of every element."""
+
+_TRI_DOC = """The {which} triangle of ``x``'s last two axes (``numpy.{name}``).
+
+Elements {cond} the ``k``-th diagonal are set to zero; positive ``k`` is above the
+main diagonal, negative below.  Leading axes are a batch.  NumPy turns a 1-D input
+into a square matrix first; tenferro (as the Array API) asks for at least 2-D.
+
+Parameters
+----------
+x : Tensor or array_like, shape (..., M, N)
+    The matrices.
+k : int, default 0
+    The diagonal that bounds the triangle (it is kept).
+
+Returns
+-------
+Tensor, shape (..., M, N)
+    A new tensor of ``x``'s dtype.
+
+Raises
+------
+ValueError
+    If ``x`` has fewer than 2 dimensions.
+
+Notes
+-----
+Differentiable: yes, forward and reverse, real and complex, to any order (a
+``where`` with a constant mask: PyTorch's ``where`` rule).
+
+See Also
+--------
+numpy.{name}, {other}
+
+Examples
+--------
+>>> tf.{name}(tf.ones((3, 3)), {k})
+{out}
+"""
+
+_LEAF = ("``requires_grad=True`` makes it a leaf to differentiate with respect to (say, "
+         "the\nstarting parameters of a fit).")
+_NO_GRAD = "no; a constant, which ``requires_grad=True`` makes a leaf."
+for _fn, _what, _detail, _example in (
+        (zeros, "A tensor of zeros", _LEAF,
+         ">>> tf.zeros((2, 3))\ntensor([[0., 0., 0.],\n        [0., 0., 0.]])"),
+        (ones, "A tensor of ones", _LEAF,
+         ">>> tf.ones(3, dtype=int)\ntensor([1, 1, 1])"),
+        (empty, "An uninitialised tensor",
+         "Its memory is uninitialised (any values may be there), as ``numpy.empty``'s: "
+         "write every\nelement before reading one.",
+         ">>> tf.empty((2, 3)).shape\n(2, 3)")):
+    _fn.__doc__ = _FILLED_DOC.format(name=_fn.__name__, what=_what, detail=_detail,
+                                     requires_grad=_REQUIRES_GRAD, example=_example)
+for _fn, _what, _detail, _diff, _example in (
+        (zeros_like, "of zeros", "", _NO_GRAD,
+         ">>> tf.zeros_like(tf.asarray([[1, 2]]))\ntensor([[0, 0]])"),
+        (ones_like, "of ones", "", _NO_GRAD,
+         ">>> tf.ones_like([1.0, 2.0], dtype=\"int32\")\ntensor([1, 1], dtype=int32)"),
+        (empty_like, "with uninitialised values",
+         "  Write every element before reading one.", _NO_GRAD,
+         ">>> tf.empty_like(tf.zeros((2, 2))).shape\n(2, 2)"),
+        (full_like, "filled with ``fill_value``", "", "yes in ``fill_value`` when it is a "
+         "tensor autodiff\nor a trace follows (as in :func:`full`); ``x`` only gives the "
+         "shape.",
+         ">>> tf.full_like(tf.zeros(3), 0.5)\ntensor([0.5, 0.5, 0.5])")):
+    _base = _fn.__name__[:-len("_like")]
+    _fn.__doc__ = _LIKE_DOC.format(
+        name=_fn.__name__, base=_base, what=_what, detail=_detail, diff=_diff,
+        fill=_FILL_PARAM if _fn is full_like else "", requires_grad=_REQUIRES_GRAD,
+        example=_example)
+for _fn, _which, _cond, _other, _k, _out in (
+        (tril, "lower", "above", "triu", 0,
+         "tensor([[1., 0., 0.],\n        [1., 1., 0.],\n        [1., 1., 1.]])"),
+        (triu, "upper", "below", "tril", 1,
+         "tensor([[0., 1., 1.],\n        [0., 0., 1.],\n        [0., 0., 0.]])")):
+    _fn.__doc__ = _TRI_DOC.format(name=_fn.__name__, which=_which, cond=_cond, other=_other,
+                                  k=_k, out=_out)
+
+
 def _requires_grad_keyword(fn):
     """Give a factory PyTorch's ``requires_grad=`` keyword."""
     def wrapper(*args, requires_grad=False, **kwargs):
@@ -435,6 +1090,10 @@ def _requires_grad_keyword(fn):
     wrapper.__name__ = wrapper.__qualname__ = fn.__name__
     wrapper.__doc__ = fn.__doc__
     wrapper.__wrapped__ = fn
+    sig = inspect.signature(fn)
+    wrapper.__signature__ = sig.replace(parameters=list(sig.parameters.values()) + [
+        inspect.Parameter("requires_grad", inspect.Parameter.KEYWORD_ONLY, default=False,
+                          annotation="bool")])
     return wrapper
 
 

@@ -108,7 +108,57 @@ def _stored(t):
 
 
 def take(x: ArrayLike, indices: ArrayLike, axis: SupportsIndex | None = None) -> Tensor:
-    """Elements of ``x`` at ``indices`` along ``axis`` (flattened ``x`` if None), as NumPy."""
+    """Elements of ``x`` at ``indices`` along ``axis`` (``numpy.take``).
+
+    ``take(x, idx, axis)`` is ``x[:, ..., idx, ...]`` with ``idx`` in the place of
+    ``axis``: the result's shape is ``x.shape[:axis] + idx.shape + x.shape[axis+1:]``.
+    Negative indices count from the end; out-of-range ones raise (NumPy's default
+    ``mode="raise"``; ``"wrap"``/``"clip"`` are not offered).  The bounds check reads
+    the indices on the host.
+
+    Parameters
+    ----------
+    x : Tensor or array_like
+        The tensor.
+    indices : Tensor or array_like of ints
+        The positions to gather.
+    axis : int, optional
+        The axis to gather along; the flattened ``x`` if None.
+
+    Returns
+    -------
+    Tensor
+        The gathered elements, of ``x``'s dtype.
+
+    Raises
+    ------
+    IndexError
+        If an index is out of range, or the indices are not integers (booleans
+        included: use ``x[mask]``).
+    AxisError
+        If ``axis`` is out of range.
+    DeviceMismatchError
+        If ``indices`` is a tensor on another device.
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order in ``x``
+    (the VJP scatter-adds the cotangent: JAX's ``_gather_transpose_rule``); not in
+    ``indices``.
+
+    See Also
+    --------
+    numpy.take, take_along_axis, scatter_add
+
+    Examples
+    --------
+    >>> x = tf.asarray([[10, 20, 30], [40, 50, 60]])
+    >>> tf.take(x, [0, 2], axis=1)
+    tensor([[10, 30],
+            [40, 60]])
+    >>> tf.take(x, [5, 0])
+    tensor([60, 10])
+    """
     x = to_tensor(x)
     if axis is None or zero_d_axis(axis, x.ndim):
         x = reshape(x, (-1,))
@@ -120,7 +170,54 @@ def take(x: ArrayLike, indices: ArrayLike, axis: SupportsIndex | None = None) ->
 
 
 def take_along_axis(x: ArrayLike, indices: ArrayLike, axis: SupportsIndex | None) -> Tensor:
-    """``numpy.take_along_axis``: pick one element per position along ``axis``."""
+    """Pick values of ``x`` by matching 1-D slices of ``indices`` along ``axis``
+    (``numpy.take_along_axis``).
+
+    ``out[..., j, ...] = x[..., indices[..., j, ...], ...]`` along ``axis``; the other
+    axes of ``x`` and ``indices`` broadcast.  It pairs with :func:`argsort`:
+    ``take_along_axis(a, argsort(a, axis), axis)`` sorts ``a``.
+
+    Parameters
+    ----------
+    x : Tensor or array_like
+        The tensor.
+    indices : Tensor or array_like of ints
+        Indices with ``x``'s number of dimensions.
+    axis : int or None
+        The axis to pick along; the flattened ``x`` (with 1-D ``indices``) if None.
+
+    Returns
+    -------
+    Tensor
+        The broadcast shape, ``indices``'s length along ``axis``.
+
+    Raises
+    ------
+    ValueError
+        If ``indices`` has another number of dimensions than ``x``, or the other axes
+        do not broadcast.
+    IndexError
+        If an index is out of range or the indices are not integers.
+    AxisError
+        If ``axis`` is out of range.
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order in ``x``
+    (the VJP scatter-adds the cotangent: PyTorch's ``gather`` backward); not in
+    ``indices``.
+
+    See Also
+    --------
+    numpy.take_along_axis, take, argsort, scatter_add_along_axis
+
+    Examples
+    --------
+    >>> x = tf.asarray([[10, 20, 30], [40, 50, 60]])
+    >>> tf.take_along_axis(x, tf.asarray([[2], [0]]), axis=1)
+    tensor([[30],
+            [40]])
+    """
     x = to_tensor(x)
     if axis is None:
         x = reshape(x, (-1,))
@@ -153,8 +250,42 @@ def _scatter_args(op, shape, indices, values, axis):
 
 def scatter_add(shape: ShapeLike, indices: ArrayLike, values: ArrayLike,
                 axis: SupportsIndex) -> Tensor:
-    """zeros(shape) with ``values`` added at ``indices`` along ``axis`` (take's adjoint):
-    ``values`` has shape ``shape[:axis] + indices.shape + shape[axis + 1:]``."""
+    """A tensor of zeros of ``shape`` with ``values`` added at ``indices`` along ``axis``
+    (the adjoint of :func:`take`; ``numpy.add.at`` into zeros).
+
+    ``values`` has shape ``shape[:axis] + indices.shape + shape[axis+1:]`` (it is
+    broadcast to it); repeated indices accumulate.  There is no NumPy function of this
+    name: ``out = np.zeros(shape); np.add.at(out, (slice(None),) * axis + (indices,),
+    values)`` is the same.
+
+    Parameters
+    ----------
+    %(scatter_parts)s
+
+    Raises
+    ------
+    IndexError
+        If an index is out of range or the indices are not integers.
+    ValueError
+        If ``values`` does not broadcast to the expected shape.
+    AxisError
+        If ``axis`` is out of range.
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order in
+    ``values`` (the VJP gathers the cotangent: JAX's ``_scatter_add_transpose_rule``);
+    not in ``indices``.
+
+    See Also
+    --------
+    take, scatter_add_along_axis, numpy.ufunc.at
+
+    Examples
+    --------
+    >>> tf.scatter_add((4,), [0, 2, 0], tf.asarray([1.0, 2.0, 3.0]), axis=0)
+    tensor([4., 0., 2., 0.])
+    """
     shape, idx, values, axis = _scatter_args("scatter_add", shape, indices, values, axis)
     want = shape[:axis] + idx.shape + shape[axis + 1:]
     if values.shape != want:
@@ -164,9 +295,43 @@ def scatter_add(shape: ShapeLike, indices: ArrayLike, values: ArrayLike,
 
 def scatter_add_along_axis(shape: ShapeLike, indices: ArrayLike, values: ArrayLike,
                            axis: SupportsIndex) -> Tensor:
-    """zeros(shape) with ``values`` added at ``indices`` along ``axis`` (the adjoint of
-    take_along_axis): ``indices`` has ``len(shape)`` dimensions and ``shape``'s sizes
-    off ``axis``; ``values`` broadcasts to ``indices.shape``."""
+    """A tensor of zeros of ``shape`` with ``values`` added at ``indices`` along ``axis``,
+    slice by slice (the adjoint of :func:`take_along_axis`; ``torch.scatter_add``).
+
+    ``out[..., indices[..., j, ...], ...] += values[..., j, ...]`` along ``axis``:
+    ``indices`` has ``len(shape)`` dimensions and ``shape``'s sizes off ``axis``;
+    ``values`` broadcasts to ``indices.shape``; repeated indices accumulate.
+
+    Parameters
+    ----------
+    %(scatter_parts)s
+
+    Raises
+    ------
+    ValueError
+        If ``indices`` does not match ``shape`` off ``axis``, or ``values`` does not
+        broadcast to it.
+    IndexError
+        If an index is out of range or the indices are not integers.
+    AxisError
+        If ``axis`` is out of range.
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order in
+    ``values`` (the VJP is ``take_along_axis`` of the cotangent: PyTorch's
+    ``scatter_add`` backward); not in ``indices``.
+
+    See Also
+    --------
+    take_along_axis, scatter_add, numpy.put_along_axis
+
+    Examples
+    --------
+    >>> tf.scatter_add_along_axis((2, 3), tf.asarray([[0], [2]]), tf.asarray([[1.0], [2.0]]), 1)
+    tensor([[1., 0., 0.],
+            [0., 0., 2.]])
+    """
     shape, idx, values, axis = _scatter_args("scatter_add_along_axis", shape, indices, values,
                                              axis)
     if idx.ndim != len(shape) or any(n != m for d, (n, m) in enumerate(zip(idx.shape, shape))
@@ -178,6 +343,26 @@ def scatter_add_along_axis(shape: ShapeLike, indices: ArrayLike, values: ArrayLi
     return bind(scatter_add_along_axis_p, (values, idx), {"axis": axis, "shape": shape})
 
 
+# scatter_add and scatter_add_along_axis take the same arguments and return alike
+_SCATTER_PARTS = """shape : int or tuple of ints
+    The result's shape.
+indices : Tensor or array_like of ints
+    The positions along ``axis``.
+values : Tensor or array_like
+    The values to add (their dtype is the result's).
+axis : int
+    The axis the indices point along.
+
+Returns
+-------
+Tensor
+    A new tensor of ``shape``."""
+for _fn in (scatter_add, scatter_add_along_axis):
+    if _fn.__doc__:   # (python -OO)
+        _fn.__doc__ = _fn.__doc__.replace("%(scatter_parts)s",
+                                          _SCATTER_PARTS.replace("\n", "\n    "))
+
+
 def _broadcast_values(op, values, shape):
     if broadcast_shapes(op, values.shape, shape) != shape:
         raise ValueError("tenferro.%s: values of shape %s cannot be broadcast to %s"
@@ -186,12 +371,82 @@ def _broadcast_values(op, values, shape):
 
 
 def argwhere(x: ArrayLike) -> Tensor:
-    """Indices of non-zero elements, shape (nnz, ndim)."""
+    """The indices of the non-zero elements of ``x``, one row per element
+    (``numpy.argwhere``).
+
+    Rows are in C order.  The output's size depends on the data, so ``x`` is read on
+    the host (a device sync point); it cannot be traced.
+
+    Parameters
+    ----------
+    x : Tensor or array_like
+        The tensor (non-zero: ``True``, non-zero numbers, NaN).
+
+    Returns
+    -------
+    Tensor, shape (N, x.ndim)
+        int64 indices of the ``N`` non-zero elements.
+
+    Raises
+    ------
+    ConcretizationError
+        If ``x`` is traced.
+
+    Notes
+    -----
+    Differentiable: no; its output is integer positions.
+
+    See Also
+    --------
+    numpy.argwhere, nonzero, flatnonzero
+
+    Examples
+    --------
+    >>> tf.argwhere(tf.asarray([[0, 1], [2, 0]]))
+    tensor([[0, 1],
+            [1, 0]])
+    """
     return bind(nonzero_p, (to_tensor(x),), {})
 
 
 def nonzero(x: ArrayLike) -> tuple[Tensor, ...]:
-    """Tuple of int64 index tensors, one per axis (NumPy's ``nonzero``)."""
+    """The indices of the non-zero elements of ``x``, one tensor per axis
+    (``numpy.nonzero``).
+
+    ``x[nonzero(x)]`` gives the non-zero values.  The output's size depends on the
+    data, so ``x`` is read on the host; it cannot be traced.
+
+    Parameters
+    ----------
+    x : Tensor or array_like
+        A tensor with at least one dimension.
+
+    Returns
+    -------
+    tuple of Tensor
+        ``x.ndim`` int64 tensors of the same length.
+
+    Raises
+    ------
+    ValueError
+        If ``x`` is 0-d (as NumPy 2).
+    ConcretizationError
+        If ``x`` is traced.
+
+    Notes
+    -----
+    Differentiable: no; its output is integer positions.
+
+    See Also
+    --------
+    numpy.nonzero, argwhere, flatnonzero, where
+
+    Examples
+    --------
+    >>> rows, cols = tf.nonzero(tf.asarray([[0, 1], [2, 0]]))
+    >>> rows, cols
+    (tensor([0, 1]), tensor([1, 0]))
+    """
     x = to_tensor(x)
     if x.ndim == 0:
         raise ValueError("tenferro.nonzero: 0-d tensors are not supported; use "
@@ -201,10 +456,76 @@ def nonzero(x: ArrayLike) -> tuple[Tensor, ...]:
 
 
 def flatnonzero(x: ArrayLike) -> Tensor:
+    """The indices of the non-zero elements of the flattened ``x``
+    (``numpy.flatnonzero``).
+
+    Parameters
+    ----------
+    x : Tensor or array_like
+        The tensor.
+
+    Returns
+    -------
+    Tensor, 1-D
+        int64 indices into ``ravel(x)``.
+
+    Raises
+    ------
+    ConcretizationError
+        If ``x`` is traced (the output's size depends on the data).
+
+    Notes
+    -----
+    Differentiable: no; its output is integer positions.
+
+    See Also
+    --------
+    numpy.flatnonzero, nonzero
+
+    Examples
+    --------
+    >>> tf.flatnonzero(tf.asarray([[0, 1], [2, 0]]))
+    tensor([1, 2])
+    """
     return nonzero(reshape(to_tensor(x), (-1,)))[0]
 
 
 def count_nonzero(x: ArrayLike, axis: AxisLike = None, keepdims: bool = False) -> Tensor:
+    """The number of non-zero elements of ``x`` along ``axis`` (``numpy.count_nonzero``).
+
+    Parameters
+    ----------
+    x : Tensor or array_like
+        The tensor.
+    axis : int or tuple of ints, optional
+        The axes to count along; all if None.
+    keepdims : bool, default False
+        Keep the counted axes with size 1.
+
+    Returns
+    -------
+    Tensor
+        int64 counts (0-d for ``axis=None``).
+
+    Raises
+    ------
+    AxisError
+        If an axis is out of range.
+
+    Notes
+    -----
+    Differentiable: no; its output is integer counts.
+
+    See Also
+    --------
+    numpy.count_nonzero, nonzero
+
+    Examples
+    --------
+    >>> y = tf.asarray([[0, 1], [2, 0]])
+    >>> tf.count_nonzero(y), tf.count_nonzero(y, axis=0)
+    (tensor(2), tensor([1, 1]))
+    """
     from .reduction import sum as _sum
     from .elementwise import not_equal
 

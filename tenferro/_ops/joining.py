@@ -27,8 +27,60 @@ concatenate_p = Primitive("concatenate", _concat_aval, doc="Join along an existi
 
 def concatenate(tensors: Sequence[ArrayLike], axis: SupportsIndex | None = 0,
                 dtype: DTypeLike = None, casting: str = "same_kind") -> Tensor:
-    """Join tensors along an existing ``axis`` (``axis=None`` flattens them first);
-    ``dtype`` casts them under the rule ``casting``, as NumPy."""
+    """Join tensors along an existing axis (``numpy.concatenate``; ``concat`` is the same
+    function, the Array API's name).
+
+    Shapes must match off ``axis``.  The result has the promoted dtype of the inputs, or
+    ``dtype`` when given (each cast must obey ``casting``).  All tensors must be on one
+    device.
+
+    Parameters
+    ----------
+    tensors : sequence of Tensor or array_like
+        The tensors, at least 1-D and all with the same number of dimensions.
+    axis : int or None, default 0
+        The axis to join along; None flattens the inputs first.
+    dtype : dtype or str, optional
+        The result's dtype; the promoted dtype if None.
+    casting : {"no", "equiv", "safe", "same_kind", "unsafe"}, default "same_kind"
+        The rule the casts to ``dtype`` must obey, as NumPy's.
+
+    Returns
+    -------
+    Tensor
+        A new tensor, the inputs' lengths along ``axis`` summed.
+
+    Raises
+    ------
+    ValueError
+        If ``tensors`` is empty, a tensor is 0-d, or the dimensions or the shapes off
+        ``axis`` differ.
+    TypeError
+        If a cast to ``dtype`` breaks the ``casting`` rule.
+    AxisError
+        If ``axis`` is out of range.
+    DeviceMismatchError
+        If the tensors are on different devices.
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order (the VJP
+    slices the cotangent back into the inputs' parts; tenferro/autograd/_rules/
+    structural.py).
+
+    See Also
+    --------
+    numpy.concatenate, stack, hstack, vstack
+
+    Examples
+    --------
+    >>> a, b = tf.asarray([[1, 2]]), tf.asarray([[3, 4]])
+    >>> tf.concatenate([a, b])
+    tensor([[1, 2],
+            [3, 4]])
+    >>> tf.concatenate([a, b], axis=1)
+    tensor([[1, 2, 3, 4]])
+    """
     ts = [t if isinstance(t, Tensor) else to_tensor(t) for t in tensors]
     if not ts:
         raise ValueError("tenferro.concatenate: need at least one tensor to concatenate")
@@ -99,13 +151,53 @@ concat = concatenate
 
 def stack(tensors: Sequence[ArrayLike], axis: SupportsIndex = 0, *, dtype: DTypeLike = None,
           casting: str = "same_kind") -> Tensor:
-    """Join tensors of one shape along a new ``axis`` (``dtype``/``casting`` as in
-    ``concatenate``).
+    """Join tensors of one shape along a new axis (``numpy.stack``).
 
-    Before the last axis this is one ``concatenate`` along ``axis`` of the tensors as
-    they are, then one reshape of its (contiguous) result, splitting that axis into
-    (number of tensors, its length): two binds whatever the number of tensors.  At the
-    end (and for 0-d tensors) each tensor gets a trailing size-1 axis first."""
+    The result has one more dimension than the inputs; ``axis`` is its position in the
+    result.  Dtypes are promoted (or cast to ``dtype``) as in :func:`concatenate`.
+
+    Parameters
+    ----------
+    tensors : sequence of Tensor or array_like
+        The tensors, all of one shape and on one device.
+    axis : int, default 0
+        The position of the new axis in the result.
+    dtype : dtype or str, optional
+        The result's dtype (keyword-only); the promoted dtype if None.
+    casting : {"no", "equiv", "safe", "same_kind", "unsafe"}, default "same_kind"
+        The rule the casts to ``dtype`` must obey (keyword-only).
+
+    Returns
+    -------
+    Tensor
+        Shape ``shape[:axis] + (len(tensors),) + shape[axis:]``.
+
+    Raises
+    ------
+    ValueError
+        If ``tensors`` is empty or the shapes differ.
+    TypeError
+        If a cast to ``dtype`` breaks the ``casting`` rule.
+    AxisError
+        If ``axis`` is out of range.
+    DeviceMismatchError
+        If the tensors are on different devices.
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order (one
+    ``concatenate`` and a reshape).
+
+    See Also
+    --------
+    numpy.stack, concatenate, vstack
+
+    Examples
+    --------
+    >>> tf.stack([tf.asarray([1, 2]), tf.asarray([3, 4])], axis=1)
+    tensor([[1, 3],
+            [2, 4]])
+    """
     ts = [t if isinstance(t, Tensor) else to_tensor(t) for t in tensors]
     if not ts:
         raise ValueError("tenferro.stack: need at least one tensor to stack")
@@ -138,7 +230,53 @@ def _pad_widths(op, pad_width, ndim):
 
 def pad(x: ArrayLike, pad_width: Any, mode: str = "constant",
         constant_values: Any = 0) -> Tensor:
-    """numpy.pad for modes constant, edge, reflect, symmetric and wrap (differentiable)."""
+    """Pad a tensor (``numpy.pad``) with the modes ``constant``, ``edge``, ``reflect``,
+    ``symmetric`` and ``wrap``.
+
+    ``reflect`` mirrors without repeating the edge (``[3, 2 | 1, 2, 3]``),
+    ``symmetric`` with it (``[2, 1 | 1, 2, 3]``), ``wrap`` repeats the other end;
+    widths larger than the axis are padded repeatedly, as NumPy's.  NumPy's statistical
+    modes (``mean``, ``median``, ...), ``linear_ramp`` and ``empty`` are not
+    supported, nor ``reflect_type``.
+
+    Parameters
+    ----------
+    x : Tensor or array_like
+        The tensor to pad.
+    pad_width : int, (before, after) or sequence of (before, after)
+        The widths per axis, broadcast to ``(x.ndim, 2)`` as NumPy does.
+    mode : str, default "constant"
+        One of ``"constant"``, ``"edge"``, ``"reflect"``, ``"symmetric"``, ``"wrap"``.
+    constant_values : scalar, default 0
+        The value of the padding for ``mode="constant"`` (one value for all sides).
+
+    Returns
+    -------
+    Tensor
+        A new tensor, each axis longer by its two widths.
+
+    Raises
+    ------
+    ValueError
+        If a width is negative, ``pad_width`` does not broadcast to ``(x.ndim, 2)``,
+        ``mode`` is not supported, or a non-constant mode extends an empty axis.
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order in ``x``
+    (slices, flips and ``concatenate``).
+
+    See Also
+    --------
+    numpy.pad, concatenate
+
+    Examples
+    --------
+    >>> tf.pad(tf.asarray([1, 2, 3]), (2, 1))
+    tensor([0, 0, 1, 2, 3, 0])
+    >>> tf.pad(tf.asarray([1, 2, 3]), 2, mode="reflect")
+    tensor([3, 2, 1, 2, 3, 2, 1])
+    """
     from .creation import full
 
     x = to_tensor(x)

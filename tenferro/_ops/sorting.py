@@ -32,7 +32,7 @@ from .. import _dtypes
 from .._primitive import bind
 from ._common import normalize_axis, numel, to_tensor
 from ._order_cpu import argsort_p, plain, searchsorted_p, sort_values_p, unique_sorted_p
-from .shape import basic_index_p, flip, moveaxis, reshape
+from .shape import basic_index_p, flip, moveaxis, reshape, zero_d_axis
 
 if TYPE_CHECKING:
     from typing import Any, SupportsIndex
@@ -55,7 +55,7 @@ def _sort_args(op, a, axis, kind, stable):
     if stable not in (None, True, False):
         raise ValueError("tenferro.%s: stable must be a bool or None, got %r" % (op, stable))
     a = to_tensor(a)
-    if axis is None or (op == "argsort" and a.ndim == 0):
+    if axis is None or (op == "argsort" and zero_d_axis(axis, a.ndim)):
         return reshape(a, (-1,)), 0
     return a, normalize_axis(op, axis, a.ndim)
 
@@ -63,9 +63,39 @@ def _sort_args(op, a, axis, kind, stable):
 def argsort(a: ArrayLike, axis: SupportsIndex | None = -1, kind: str | None = None,
             order: None = None, *, stable: bool | None = None,
             descending: bool = False) -> Tensor:
-    """Indices (int64) that sort ``a`` along ``axis`` (``None``: the flattened tensor), as
-    ``numpy.argsort``; always stable; ``descending=True`` (the Array API's) sorts from
-    largest to smallest keeping ties in input order.  Not differentiable."""
+    """The indices that sort ``a`` along ``axis`` (``numpy.argsort``; the Array API's
+    ``argsort``).
+
+    ``take_along_axis(a, argsort(a, axis), axis)`` is ``sort(a, axis)``.  The order is
+    NumPy's (NaN last, complex lexicographic) and stable: equal elements keep their
+    input order.
+
+    Parameters
+    ----------
+    %(sort_parameters)s
+
+    Returns
+    -------
+    Tensor
+        int64 indices of ``a``'s shape (1-D for ``axis=None``).
+
+    Raises
+    ------
+    %(sort_raises)s
+
+    Notes
+    -----
+    Differentiable: no; its output is integer positions.
+
+    See Also
+    --------
+    numpy.argsort, sort, take_along_axis
+
+    Examples
+    --------
+    >>> tf.argsort(tf.asarray([3.0, 1.0, np.nan, 2.0]))
+    tensor([1, 3, 0, 2])
+    """
     if order is not None:
         raise ValueError("tenferro.argsort: order= applies to structured arrays, which "
                          "tenferro does not have")
@@ -76,10 +106,42 @@ def argsort(a: ArrayLike, axis: SupportsIndex | None = -1, kind: str | None = No
 def sort(a: ArrayLike, axis: SupportsIndex | None = -1, kind: str | None = None,
          order: None = None, *, stable: bool | None = None,
          descending: bool = False) -> Tensor:
-    """``a`` sorted along ``axis`` (``None``: flattened), as ``numpy.sort`` (NaN last,
-    complex lexicographic); ``descending=True`` as the Array API's ``sort``.
-    Differentiable: a gather through ``argsort``'s permutation (in range by
-    construction: no bounds check, so it can be traced)."""
+    """``a`` sorted along ``axis`` (``numpy.sort``; the Array API's ``sort``).
+
+    NaNs sort last (first with ``descending=True``); complex numbers sort
+    lexicographically, real part first, as NumPy's.  The sort is stable.
+
+    Parameters
+    ----------
+    %(sort_parameters)s
+
+    Returns
+    -------
+    Tensor
+        A new tensor of ``a``'s shape and dtype (1-D for ``axis=None``).
+
+    Raises
+    ------
+    %(sort_raises)s
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order: a gather
+    through :func:`argsort`'s permutation (the cotangent is scattered back: JAX's
+    ``_gather_transpose_rule``).  Ties pass the derivative to the element that lands
+    in each place.
+
+    See Also
+    --------
+    numpy.sort, argsort, searchsorted
+
+    Examples
+    --------
+    >>> tf.sort(tf.asarray([3.0, 1.0, np.nan, 2.0]))
+    tensor([ 1.,  2.,  3., nan])
+    >>> tf.sort(tf.asarray([3, 1, 2]), descending=True)
+    tensor([3, 2, 1])
+    """
     from .indexing import take_in_range
 
     if order is not None:
@@ -94,11 +156,84 @@ def sort(a: ArrayLike, axis: SupportsIndex | None = -1, kind: str | None = None,
     return take_in_range(a, perm, axis)
 
 
+# sort and argsort take the same arguments and raise the same errors
+_SORT_DOC_PARTS = {
+    "%(sort_parameters)s": """a : Tensor or array_like
+    The tensor.
+axis : int or None, default -1
+    The axis to sort along; the flattened tensor if None.
+kind : {"quicksort", "mergesort", "heapsort", "stable"}, optional
+    Accepted for NumPy compatibility: every kind sorts stably (a valid answer for
+    all of them).
+order : None
+    NumPy's field order for structured arrays, which tenferro does not have: must
+    be None.
+stable : bool, optional
+    The Array API's keyword (keyword-only); the sort is always stable.
+descending : bool, default False
+    Sort from largest to smallest (keyword-only; the Array API's), ties kept in
+    input order and NaN first.""",
+    "%(sort_raises)s": """ValueError
+    If ``kind`` is not one of NumPy's, both ``kind`` and ``stable`` are given, or
+    ``order`` is not None.
+AxisError
+    If ``axis`` is out of range.
+UnsupportedOperation
+    On a device without a sort (CUDA).""",
+}
+for _fn in (sort, argsort):
+    for _key, _text in _SORT_DOC_PARTS.items() if _fn.__doc__ else ():   # (python -OO)
+        _fn.__doc__ = _fn.__doc__.replace(_key, _text.replace("\n", "\n    "))
+
+
 def searchsorted(a: ArrayLike, v: ArrayLike, side: str = "left",
                  sorter: ArrayLike | None = None) -> Tensor:
-    """Indices (int64) where ``v``'s elements would be inserted into the 1-D ``a`` (sorted
-    ascending, or through ``sorter``'s permutation) to keep it sorted, as
-    ``numpy.searchsorted``: ``side="left"`` the first such index, ``"right"`` the last."""
+    """Where to insert ``v`` into the sorted ``a`` to keep it sorted
+    (``numpy.searchsorted``).
+
+    With ``side="left"`` the index ``i`` satisfies ``a[i-1] < v <= a[i]``; with
+    ``"right"``, ``a[i-1] <= v < a[i]``.  ``a`` must be sorted ascending, or
+    ``sorter`` must hold the permutation that sorts it.
+
+    Parameters
+    ----------
+    a : Tensor or array_like, 1-D
+        The sorted values.
+    v : Tensor, array_like or scalar
+        The values to insert.
+    side : {"left", "right"}, default "left"
+        The first or the last suitable index.
+    sorter : Tensor or array_like of ints, optional
+        The indices that sort ``a`` (e.g. from :func:`argsort`).
+
+    Returns
+    -------
+    Tensor
+        int64 indices of ``v``'s shape.
+
+    Raises
+    ------
+    ValueError
+        If ``a`` is not 1-D, ``side`` is invalid, or ``sorter`` has another size than
+        ``a`` or indices out of range.
+    UnsupportedOperation
+        On a device without it (CUDA).
+
+    Notes
+    -----
+    Differentiable: no; its output is integer positions.
+
+    See Also
+    --------
+    numpy.searchsorted, digitize, sort
+
+    Examples
+    --------
+    >>> tf.searchsorted(tf.asarray([1, 2, 3, 4]), [2, 5])
+    tensor([1, 4])
+    >>> tf.searchsorted(tf.asarray([1, 2, 3, 4]), 2, side="right")
+    tensor(2)
+    """
     from .indexing import take
 
     if side not in ("left", "right"):
@@ -124,9 +259,47 @@ def searchsorted(a: ArrayLike, v: ArrayLike, side: str = "left",
 
 
 def digitize(x: ArrayLike, bins: ArrayLike, right: bool = False) -> Tensor:
-    """Indices (int64) of the bins each value of ``x`` falls into, as ``numpy.digitize``:
-    ``bins`` is 1-D and monotonically increasing or decreasing (checked on the host, so
-    digitize cannot be traced); ``right`` says which side of each bin is closed."""
+    """The indices of the bins that the values of ``x`` fall into (``numpy.digitize``).
+
+    For increasing ``bins``, ``i`` satisfies ``bins[i-1] <= x < bins[i]`` (with
+    ``right=True``: ``bins[i-1] < x <= bins[i]``); values below the first edge get 0
+    and above the last ``len(bins)``.  Decreasing bins are handled as NumPy does.  The
+    monotonicity check reads ``bins`` on the host, so it cannot be traced.
+
+    Parameters
+    ----------
+    x : Tensor or array_like
+        The values (real).
+    bins : Tensor or array_like, 1-D
+        Monotonically increasing or decreasing bin edges.
+    right : bool, default False
+        Whether the bins are closed on the right instead of the left.
+
+    Returns
+    -------
+    Tensor
+        int64 indices of ``x``'s shape.
+
+    Raises
+    ------
+    ValueError
+        If ``bins`` is not 1-D or not monotonic.
+    TypeError
+        If ``x`` or ``bins`` is complex.
+
+    Notes
+    -----
+    Differentiable: no; its output is integer positions.
+
+    See Also
+    --------
+    numpy.digitize, searchsorted, histogram
+
+    Examples
+    --------
+    >>> tf.digitize(tf.asarray([0.2, 6.4, 3.0]), tf.asarray([0.0, 1.0, 2.5, 4.0]))
+    tensor([1, 4, 3])
+    """
     from .elementwise import greater_equal, less_equal, subtract
     from .reduction import all as _all
 
@@ -217,14 +390,62 @@ def _unique_parts(ar, axis, equal_nan, need_perm):
 def unique(ar: ArrayLike, return_index: bool = False, return_inverse: bool = False,
            return_counts: bool = False, axis: SupportsIndex | None = None, *,
            equal_nan: bool = True, sorted: bool = True) -> Any:
-    """The sorted unique elements of ``ar`` (flattened, or the unique slices along
-    ``axis``), as ``numpy.unique``, optionally with the index of each one's first
-    occurrence, the inverse indices that rebuild ``ar`` (``ar``'s shape for
-    ``axis=None``, as NumPy 2) and the counts, all int64.  ``equal_nan`` (default True)
-    counts all NaNs as one value.  The output size depends on the data: the mask of
-    changes is read on the host (a sync point; not traceable).  The values are
-    differentiable; on devices without ``argsort`` (CUDA) it raises
-    ``UnsupportedOperation``."""
+    """The sorted unique elements of ``ar`` (``numpy.unique``).
+
+    Optionally also the index of each unique value's first occurrence, the inverse
+    indices that rebuild ``ar`` (``values[inverse]`` is ``ar``; of ``ar``'s shape for
+    ``axis=None``, as NumPy 2) and each value's count.  With ``axis`` the unique
+    slices along that axis are found.  The output's size depends on the data, so it is
+    read on the host: ``unique`` cannot be traced (``jit``).
+
+    Parameters
+    ----------
+    ar : Tensor or array_like
+        The input (flattened if ``axis`` is None).
+    return_index : bool, default False
+        Also return the indices of the first occurrences.
+    return_inverse : bool, default False
+        Also return the inverse indices.
+    return_counts : bool, default False
+        Also return the counts.
+    axis : int, optional
+        The axis whose slices are compared; the flattened ``ar`` if None.
+    equal_nan : bool, default True
+        Count all NaNs as one value (keyword-only).
+    sorted : bool, default True
+        Accepted for NumPy 2 compatibility (keyword-only); the result is always
+        sorted.
+
+    Returns
+    -------
+    Tensor or tuple of Tensor
+        The unique values, followed (as a tuple) by the int64 indices, inverse and
+        counts that were asked for, in that order.
+
+    Raises
+    ------
+    AxisError
+        If ``axis`` is out of range.
+    UnsupportedOperation
+        On a device without a sort (CUDA).
+    ConcretizationError
+        If ``ar`` is traced.
+
+    Notes
+    -----
+    Differentiable: yes for the values (a gather: JAX's ``_gather_transpose_rule``);
+    the indices, inverse and counts are integers.
+
+    See Also
+    --------
+    numpy.unique, unique_values, unique_counts, unique_inverse, unique_all
+
+    Examples
+    --------
+    >>> values, counts = tf.unique(tf.asarray([1, 1, 2, 3, 3, 3]), return_counts=True)
+    >>> values, counts
+    (tensor([1, 2, 3]), tensor([2, 1, 3]))
+    """
     from .creation import full
     from .elementwise import subtract
     from .indexing import flatnonzero, scatter_add, take
@@ -261,23 +482,76 @@ def unique(ar: ArrayLike, return_index: bool = False, return_inverse: bool = Fal
 
 
 def unique_values(x: ArrayLike) -> Tensor:
-    """The Array API's ``unique_values``: sorted unique elements of flattened ``x``
-    (each NaN distinct)."""
     return unique(x, equal_nan=False)
 
 
 def unique_counts(x: ArrayLike) -> UniqueCountsResult:
-    """The Array API's ``unique_counts``: ``(values, counts)``."""
     return UniqueCountsResult(*unique(x, return_counts=True, equal_nan=False))
 
 
 def unique_inverse(x: ArrayLike) -> UniqueInverseResult:
-    """The Array API's ``unique_inverse``: ``(values, inverse_indices)``, the inverse of
-    ``x``'s shape."""
     return UniqueInverseResult(*unique(x, return_inverse=True, equal_nan=False))
 
 
 def unique_all(x: ArrayLike) -> UniqueAllResult:
-    """The Array API's ``unique_all``: ``(values, indices, inverse_indices, counts)``."""
     return UniqueAllResult(*unique(x, return_index=True, return_inverse=True,
                                    return_counts=True, equal_nan=False))
+
+
+_UNIQUE_DOC = """The Array API's ``{name}``: {what} of the flattened ``x``.
+
+``unique(x, {args}equal_nan=False)``: the values are sorted and each NaN counts
+as a distinct value, as the Array API asks (``numpy.{name}`` likewise).{more}
+
+Parameters
+----------
+x : Tensor or array_like
+    The input (flattened).
+
+Returns
+-------
+{returns}
+
+Raises
+------
+UnsupportedOperation
+    On a device without a sort (CUDA).
+ConcretizationError
+    If ``x`` is traced (the output's size depends on the data).
+
+Notes
+-----
+Differentiable: yes for the values (a gather: JAX's ``_gather_transpose_rule``);
+the integer fields are not.
+
+See Also
+--------
+numpy.{name}, unique
+
+Examples
+--------
+>>> tf.{name}(tf.asarray([1, 1, 2, 3, 3, 3]))
+{out}
+"""
+_INVERSE = " ``values[inverse_indices]`` is ``x``."
+for _fn, _what, _args, _more, _returns, _out in (
+        (unique_values, "the sorted unique elements", "", "",
+         "Tensor\n    The unique values, 1-D.", "tensor([1, 2, 3])"),
+        (unique_counts, "the unique elements and their counts", "return_counts=True, ", "",
+         "UniqueCountsResult\n    A named tuple ``(values, counts)``; counts are int64.",
+         "UniqueCountsResult(values=tensor([1, 2, 3]), counts=tensor([2, 1, 3]))"),
+        (unique_inverse, "the unique elements and the inverse indices",
+         "return_inverse=True, ", _INVERSE,
+         "UniqueInverseResult\n    A named tuple ``(values, inverse_indices)``; the "
+         "int64 inverse has ``x``'s\n    shape.",
+         "UniqueInverseResult(values=tensor([1, 2, 3]),\n"
+         "                    inverse_indices=tensor([0, 0, 1, 2, 2, 2]))"),
+        (unique_all, "the unique elements, first indices, inverse indices and counts",
+         "return_index=True, return_inverse=True,\nreturn_counts=True, ", _INVERSE,
+         "UniqueAllResult\n    A named tuple ``(values, indices, inverse_indices, counts)``, "
+         "the last\n    three int64.",
+         "UniqueAllResult(values=tensor([1, 2, 3]), indices=tensor([0, 2, 3]),\n"
+         "                inverse_indices=tensor([0, 0, 1, 2, 2, 2]),\n"
+         "                counts=tensor([2, 1, 3]))")):
+    _fn.__doc__ = _UNIQUE_DOC.format(name=_fn.__name__, what=_what, args=_args, more=_more,
+                                     returns=_returns, out=_out)

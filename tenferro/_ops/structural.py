@@ -17,7 +17,7 @@ import numpy as np
 from .. import _dtypes
 from .._tensor import Tensor
 from ._common import normalize_axis, normalize_axes, to_tensor
-from .shape import broadcast_to, flip, moveaxis, permute_dims, reshape
+from .shape import broadcast_to, flip, moveaxis, permute_dims, reshape, zero_d_axis
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -72,8 +72,55 @@ def _edge(v, a, axis):
 
 def diff(a: ArrayLike, n: int = 1, axis: SupportsIndex = -1, prepend: ArrayLike = _NOVALUE,
          append: ArrayLike = _NOVALUE) -> Tensor:
-    """The ``n``-th discrete difference along ``axis``, as ``numpy.diff`` (``prepend``
-    and ``append`` are joined to ``a`` first; booleans differ by ``!=``)."""
+    """The ``n``-th discrete difference of ``a`` along ``axis`` (``numpy.diff``).
+
+    The first difference is ``out[i] = a[i + 1] - a[i]``; higher ones apply it
+    repeatedly.  ``prepend`` and ``append`` are joined to ``a`` along ``axis`` first
+    (scalars are broadcast to a slice of ``a``).  Booleans differ by ``!=``, as
+    NumPy's.
+
+    Parameters
+    ----------
+    a : Tensor or array_like
+        The input, at least 1-D.
+    n : int, default 1
+        How many times to difference; 0 returns ``a``.
+    axis : int, default -1
+        The axis along which to difference.
+    prepend, append : Tensor, array_like or scalar, optional
+        Values joined before / after ``a`` along ``axis``.
+
+    Returns
+    -------
+    Tensor
+        ``a``'s shape with ``axis`` shorter by ``n`` (empty once ``n`` reaches its
+        length).
+
+    Raises
+    ------
+    ValueError
+        If ``n`` is negative or ``a`` is 0-d.
+    AxisError
+        If ``axis`` is out of range.
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order (slices,
+    ``concatenate`` and ``subtract``; the rules of tenferro/autograd/_rules/, from JAX's
+    lax transpose rules).
+
+    See Also
+    --------
+    numpy.diff, ediff1d, gradient
+
+    Examples
+    --------
+    >>> a = tf.asarray([1, 4, 9, 16])
+    >>> tf.diff(a)
+    tensor([3, 5, 7])
+    >>> tf.diff(a, n=2)
+    tensor([2, 2])
+    """
     from .elementwise import not_equal, subtract
     from .joining import concatenate
 
@@ -98,9 +145,46 @@ def diff(a: ArrayLike, n: int = 1, axis: SupportsIndex = -1, prepend: ArrayLike 
 
 def ediff1d(ary: ArrayLike, to_end: ArrayLike | None = None,
             to_begin: ArrayLike | None = None) -> Tensor:
-    """Differences between consecutive elements of the flattened ``ary``, with
-    ``to_begin``/``to_end`` (cast to ``ary``'s dtype by the ``same_kind`` rule) joined,
-    as ``numpy.ediff1d``."""
+    """Differences between consecutive elements of the flattened ``ary``
+    (``numpy.ediff1d``).
+
+    ``to_begin`` and ``to_end`` are joined before and after the differences; they are
+    cast to ``ary``'s dtype, which NumPy's ``same_kind`` rule must allow.
+
+    Parameters
+    ----------
+    ary : Tensor or array_like
+        The input (flattened).
+    to_end : Tensor, array_like or scalar, optional
+        Values appended after the differences.
+    to_begin : Tensor, array_like or scalar, optional
+        Values prepended before the differences.
+
+    Returns
+    -------
+    Tensor, 1-D
+        ``ary.size - 1`` differences (plus the joined values), of ``ary``'s dtype.
+
+    Raises
+    ------
+    TypeError
+        If ``to_begin`` or ``to_end`` cannot be cast to ``ary``'s dtype under the
+        ``same_kind`` rule.
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order (slices,
+    ``subtract`` and ``concatenate``).
+
+    See Also
+    --------
+    numpy.ediff1d, diff
+
+    Examples
+    --------
+    >>> tf.ediff1d(tf.asarray([1, 4, 9, 16]), to_begin=0)
+    tensor([0, 3, 5, 7])
+    """
     from .elementwise import subtract
     from .joining import concatenate
 
@@ -189,9 +273,57 @@ def _gradient_axis(f, axis, h, edge_order):
 
 def gradient(f: ArrayLike, *varargs: ArrayLike, axis: AxisLike = None,
              edge_order: int = 1) -> Any:
-    """The gradient of sampled ``f`` along each of ``axis`` (all by default), as
-    ``numpy.gradient``: spacings are scalars or 1-D coordinates per axis; a tuple of
-    tensors, or one tensor for a single axis; integer input gives float64."""
+    """The gradient of a sampled function ``f`` by finite differences (``numpy.gradient``).
+
+    Interior points use second-order central differences,
+    :math:`(f_{i+1} - f_{i-1}) / 2h` for a uniform spacing ``h`` (NumPy's formula for
+    non-uniform coordinates otherwise); the edges use first- or second-order one-sided
+    differences (``edge_order``).  Integer input is computed in float64.
+
+    Parameters
+    ----------
+    f : Tensor or array_like
+        The samples, with at least ``edge_order + 1`` of them along each axis used.
+    *varargs : scalar or 1-D Tensor/array_like
+        The spacing: none (1 along every axis), one scalar for all axes, or one per
+        axis, each a scalar step or the 1-D coordinates of the samples along it.
+    axis : int or tuple of ints, optional
+        The axes to differentiate along; all if None.
+    edge_order : {1, 2}, default 1
+        The accuracy order of the one-sided differences at the edges.
+
+    Returns
+    -------
+    Tensor or tuple of Tensor
+        One tensor of ``f``'s shape per axis (a single tensor for a single axis), of
+        ``f``'s dtype (float64 for integer ``f``).
+
+    Raises
+    ------
+    ValueError
+        If an axis has fewer than ``edge_order + 1`` samples, ``edge_order`` is not 1
+        or 2, or coordinates are not 1-D or do not match the axis length.
+    TypeError
+        If the number of spacings matches neither 1 nor the number of axes.
+    AxisError
+        If an axis is out of range.
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order, in ``f``
+    (a linear map: slices, arithmetic and ``concatenate``) and in tensor coordinates.
+
+    See Also
+    --------
+    numpy.gradient, diff
+
+    Examples
+    --------
+    >>> tf.gradient(tf.asarray([1.0, 4.0, 9.0, 16.0]))
+    tensor([3., 4., 6., 7.])
+    >>> tf.gradient(tf.asarray([1.0, 4.0, 9.0, 16.0]), 2.0)
+    tensor([1.5, 2. , 3. , 3.5])
+    """
     f = to_tensor(f)
     axes = normalize_axes("gradient", axis, f.ndim)
     if isinstance(axis, (tuple, list)):   # in the order given, as NumPy's
@@ -216,8 +348,46 @@ def gradient(f: ArrayLike, *varargs: ArrayLike, axis: AxisLike = None,
 # -- moving, repeating, flipping ---------------------------------------------------------
 
 def roll(a: ArrayLike, shift: ShapeLike, axis: AxisLike = None) -> Tensor:
-    """Elements shifted cyclically by ``shift`` along ``axis`` (the flattened tensor for
-    None; ints or matching/broadcastable tuples), as ``numpy.roll``."""
+    """Shift the elements of ``a`` cyclically along ``axis`` (``numpy.roll``).
+
+    Elements shifted beyond the last position come back at the first.  ``shift`` and
+    ``axis`` may be tuples (broadcast together); shifts along one axis add up.
+
+    Parameters
+    ----------
+    a : Tensor or array_like
+        The tensor.
+    shift : int or tuple of ints
+        The number of places to shift (negative: towards the start).
+    axis : int or tuple of ints, optional
+        The axes; the flattened tensor (its shape restored afterwards) if None.
+
+    Returns
+    -------
+    Tensor
+        A new tensor of ``a``'s shape.
+
+    Raises
+    ------
+    ValueError
+        If ``shift`` and ``axis`` are not ints or 1-D sequences that broadcast.
+    AxisError
+        If an axis is out of range.
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order (slices
+    and ``concatenate``).
+
+    See Also
+    --------
+    numpy.roll, rot90
+
+    Examples
+    --------
+    >>> tf.roll(tf.arange(5), 2)
+    tensor([3, 4, 0, 1, 2])
+    """
     from .joining import concatenate
 
     a = to_tensor(a)
@@ -245,12 +415,59 @@ def roll(a: ArrayLike, shift: ShapeLike, axis: AxisLike = None) -> Tensor:
 
 
 def repeat(a: ArrayLike, repeats: IntsLike, axis: SupportsIndex | None = None) -> Tensor:
-    """Each element repeated ``repeats`` times along ``axis`` (flattened for None), as
-    ``numpy.repeat``: an int, or one non-negative count per element (read on the host;
-    the gather index is built there)."""
+    """Repeat each element of ``a`` along ``axis`` (``numpy.repeat``).
+
+    ``repeats`` is one count for all elements, or one count per element along ``axis``;
+    the counts decide the output's shape, so they are read on the host (a tensor of
+    counts is copied there).
+
+    Parameters
+    ----------
+    a : Tensor or array_like
+        The tensor.
+    repeats : int or 1-D sequence/ndarray/Tensor of ints
+        Non-negative counts.
+    axis : int, optional
+        The axis to repeat along; the flattened tensor if None.
+
+    Returns
+    -------
+    Tensor
+        ``a``'s shape with ``axis`` of length ``sum(repeats)`` (1-D for ``axis=None``).
+
+    Raises
+    ------
+    ValueError
+        If a count is negative, ``repeats`` is more than 1-D, or it has neither one nor
+        ``a.shape[axis]`` counts.
+    IndexError
+        If the counts are not integers.
+    AxisError
+        If ``axis`` is out of range.
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order in ``a``
+    (a broadcast or a gather: JAX's ``_gather_transpose_rule``); not in ``repeats``
+    (integers).
+
+    See Also
+    --------
+    numpy.repeat, tile
+
+    Examples
+    --------
+    >>> tf.repeat(tf.asarray([1, 2]), 2)
+    tensor([1, 1, 2, 2])
+    >>> tf.repeat(tf.asarray([1, 2]), [1, 3])
+    tensor([1, 2, 2, 2])
+    """
     from .indexing import take
 
-    a, axis = _flat_axis("repeat", to_tensor(a), axis)
+    a = to_tensor(a)
+    if zero_d_axis(axis, a.ndim):   # NumPy's leniency: axis 0 or -1 names a 0-d scalar
+        axis = None
+    a, axis = _flat_axis("repeat", a, axis)
     r = _host_ints("repeat", repeats)
     if r.ndim > 1:
         raise ValueError("tenferro.repeat: repeats must be an int or 1-D, got %d dimensions"
@@ -272,7 +489,48 @@ def repeat(a: ArrayLike, repeats: IntsLike, axis: SupportsIndex | None = None) -
 
 
 def tile(A: ArrayLike, reps: IntsLike) -> Tensor:
-    """``A`` repeated ``reps`` times along each axis (a new tensor), as ``numpy.tile``."""
+    """Repeat the whole of ``A`` ``reps`` times along each axis (``numpy.tile``).
+
+    If ``reps`` is longer than ``A.ndim``, ``A`` gets leading size-1 axes; if shorter,
+    ``reps`` gets leading ones.
+
+    Parameters
+    ----------
+    A : Tensor or array_like
+        The tensor.
+    reps : int or sequence of ints
+        Non-negative repetitions per axis.
+
+    Returns
+    -------
+    Tensor
+        A new tensor with ``max(A.ndim, len(reps))`` dimensions, each ``A``'s size times
+        its repetitions.
+
+    Raises
+    ------
+    ValueError
+        If a repetition is negative.
+    IndexError
+        If ``reps`` are not integers.
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order (a
+    broadcast and a reshape: JAX's ``_broadcast_in_dim_transpose_rule``).
+
+    See Also
+    --------
+    numpy.tile, repeat
+
+    Examples
+    --------
+    >>> tf.tile(tf.asarray([1, 2]), 2)
+    tensor([1, 2, 1, 2])
+    >>> tf.tile(tf.asarray([1, 2]), (2, 1))
+    tensor([[1, 2],
+            [1, 2]])
+    """
     A = to_tensor(A)
     reps = tuple(int(r) for r in (np.atleast_1d(_host_ints("tile", reps))))
     if any(r < 0 for r in reps):
@@ -287,7 +545,6 @@ def tile(A: ArrayLike, reps: IntsLike) -> Tensor:
 
 
 def flipud(m: ArrayLike) -> Tensor:
-    """``m`` reversed along axis 0 (a view)."""
     m = to_tensor(m)
     if m.ndim < 1:
         raise ValueError("tenferro.flipud: input must be >= 1-d, got 0-d")
@@ -295,16 +552,95 @@ def flipud(m: ArrayLike) -> Tensor:
 
 
 def fliplr(m: ArrayLike) -> Tensor:
-    """``m`` reversed along axis 1 (a view)."""
     m = to_tensor(m)
     if m.ndim < 2:
         raise ValueError("tenferro.fliplr: input must be >= 2-d, got %d-d" % m.ndim)
     return flip(m, 1)
 
 
+_FLIP_DOC = """``m`` reversed along axis {axis}, {dir} (``numpy.{name}``); a view.
+
+``{name}(m)`` is ``flip(m, {axis})``; ``m`` needs at least {nd} dimension{s}.
+
+Parameters
+----------
+m : Tensor or array_like
+    The tensor.
+
+Returns
+-------
+Tensor
+    A view of ``m``'s shape with negative strides along axis {axis}.
+
+Raises
+------
+ValueError
+    If ``m`` has fewer than {nd} dimension{s}.
+
+Notes
+-----
+Differentiable: yes, forward and reverse, real and complex, to any order (a slice:
+JAX's ``_slice_transpose_rule``).
+
+See Also
+--------
+numpy.{name}, flip, {other}
+
+Examples
+--------
+>>> tf.{name}(tf.asarray([[1, 2], [3, 4]]))
+{out}
+"""
+for _fn, _axis, _dir, _nd, _other, _out in (
+        (flipud, 0, "up/down", 1, "fliplr", "tensor([[3, 4],\n        [1, 2]])"),
+        (fliplr, 1, "left/right", 2, "flipud", "tensor([[2, 1],\n        [4, 3]])")):
+    _fn.__doc__ = _FLIP_DOC.format(name=_fn.__name__, axis=_axis, dir=_dir, nd=_nd,
+                                   s="s" if _nd > 1 else "", other=_other, out=_out)
+
+
 def rot90(m: ArrayLike, k: int = 1, axes: Sequence[SupportsIndex] = (0, 1)) -> Tensor:
-    """``m`` rotated by 90 degrees ``k`` times in the plane of ``axes`` (from the first
-    axis towards the second), as ``numpy.rot90`` (a view)."""
+    """Rotate ``m`` by 90 degrees ``k`` times in the plane of ``axes``
+    (``numpy.rot90``); a view.
+
+    The rotation goes from the first axis towards the second: for a matrix and ``k=1``
+    the last column becomes the first row.
+
+    Parameters
+    ----------
+    m : Tensor or array_like
+        A tensor with at least 2 dimensions.
+    k : int, default 1
+        The number of rotations (negative: the other way).
+    axes : sequence of two ints, default (0, 1)
+        The plane of the rotation.
+
+    Returns
+    -------
+    Tensor
+        A view (``m`` itself when ``k`` is a multiple of 4).
+
+    Raises
+    ------
+    ValueError
+        If ``axes`` does not name two different axes.
+    AxisError
+        If an axis is out of range.
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order (flips and
+    a permutation of axes).
+
+    See Also
+    --------
+    numpy.rot90, flip, transpose
+
+    Examples
+    --------
+    >>> tf.rot90(tf.asarray([[1, 2], [3, 4]]))
+    tensor([[2, 4],
+            [1, 3]])
+    """
     m = to_tensor(m)
     axes = tuple(axes)
     if len(axes) != 2:
@@ -327,7 +663,46 @@ def rot90(m: ArrayLike, k: int = 1, axes: Sequence[SupportsIndex] = (0, 1)) -> T
 # -- append, insert, delete --------------------------------------------------------------
 
 def append(arr: ArrayLike, values: ArrayLike, axis: SupportsIndex | None = None) -> Tensor:
-    """``values`` joined to the end of ``arr`` along ``axis`` (both flattened for None)."""
+    """Join ``values`` to the end of ``arr`` (``numpy.append``).
+
+    Without ``axis`` both are flattened; with one, they are concatenated along it and
+    must have matching shapes off it.  The result has the promoted dtype.
+
+    Parameters
+    ----------
+    arr : Tensor or array_like
+        The tensor.
+    values : Tensor or array_like
+        The values to append.
+    axis : int, optional
+        The axis to append along; flattened inputs if None.
+
+    Returns
+    -------
+    Tensor
+        A new tensor.
+
+    Raises
+    ------
+    ValueError
+        If the shapes do not match off ``axis`` or the dimensions differ.
+    AxisError
+        If ``axis`` is out of range.
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order (a
+    ``concatenate``).
+
+    See Also
+    --------
+    numpy.append, concatenate, insert
+
+    Examples
+    --------
+    >>> tf.append(tf.asarray([1, 2]), [3, 4])
+    tensor([1, 2, 3, 4])
+    """
     from .joining import concatenate
 
     arr = to_tensor(arr)
@@ -339,9 +714,51 @@ def append(arr: ArrayLike, values: ArrayLike, axis: SupportsIndex | None = None)
 
 def insert(arr: ArrayLike, obj: IntsLike | slice, values: ArrayLike,
            axis: SupportsIndex | None = None) -> Tensor:
-    """``values`` inserted before the indices ``obj`` (an int, a slice or a sequence of
-    ints) along ``axis`` (flattened for None), as ``numpy.insert``; ``values`` take
-    ``arr``'s dtype and broadcast to the inserted block."""
+    """Insert ``values`` before the positions ``obj`` along ``axis`` (``numpy.insert``).
+
+    ``obj`` is an index, a slice or a sequence of indices (or a boolean mask) into the
+    original ``arr``; ``values`` take ``arr``'s dtype and broadcast to the inserted
+    block.  The positions decide the output's shape, so they are read on the host.
+
+    Parameters
+    ----------
+    arr : Tensor or array_like
+        The tensor.
+    obj : int, slice or sequence of ints
+        The positions before which ``values`` are inserted.
+    values : Tensor, array_like or scalar
+        The values to insert.
+    axis : int, optional
+        The axis to insert along; the flattened ``arr`` if None.
+
+    Returns
+    -------
+    Tensor
+        A new tensor, longer along ``axis``.
+
+    Raises
+    ------
+    IndexError
+        If a position is out of bounds or not an integer.
+    ValueError
+        If ``obj`` is more than 1-D or ``values`` does not broadcast to the block.
+    AxisError
+        If ``axis`` is out of range.
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order in ``arr``
+    and ``values`` (``concatenate`` and a gather: JAX's ``_gather_transpose_rule``).
+
+    See Also
+    --------
+    numpy.insert, delete, append
+
+    Examples
+    --------
+    >>> tf.insert(tf.asarray([1, 2, 3]), 1, 9)
+    tensor([1, 9, 2, 3])
+    """
     from .indexing import take
     from .joining import concatenate
 
@@ -389,8 +806,48 @@ def insert(arr: ArrayLike, obj: IntsLike | slice, values: ArrayLike,
 
 def delete(arr: ArrayLike, obj: IntsLike | slice, axis: SupportsIndex | None = None
            ) -> Tensor:
-    """``arr`` without the entries ``obj`` (an int, a slice, a sequence of ints or a
-    boolean mask) along ``axis`` (flattened for None), as ``numpy.delete``."""
+    """``arr`` without the entries ``obj`` along ``axis`` (``numpy.delete``).
+
+    ``obj`` is an index, a slice, a sequence of indices or a boolean mask of the axis's
+    length; it is read on the host (the output's shape depends on it).
+
+    Parameters
+    ----------
+    arr : Tensor or array_like
+        The tensor.
+    obj : int, slice, sequence of ints or boolean mask
+        The entries to remove.
+    axis : int, optional
+        The axis to delete along; the flattened ``arr`` if None.
+
+    Returns
+    -------
+    Tensor
+        A new tensor, shorter along ``axis``.
+
+    Raises
+    ------
+    IndexError
+        If an index is out of bounds or not an integer.
+    ValueError
+        If a boolean mask does not match the axis's length.
+    AxisError
+        If ``axis`` is out of range.
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order in ``arr``
+    (a gather: JAX's ``_gather_transpose_rule``).
+
+    See Also
+    --------
+    numpy.delete, insert
+
+    Examples
+    --------
+    >>> tf.delete(tf.arange(5), [0, 2])
+    tensor([1, 3, 4])
+    """
     from .indexing import take
 
     arr, axis = _flat_axis("delete", to_tensor(arr), axis)
