@@ -219,11 +219,7 @@ def ifftshift(x: ArrayLike, axes: Optional[Union[int, Sequence[int]]] = None) ->
     return _shift("ifftshift", x, axes, -1)
 
 
-def _fast_len(scipy_fn, direction, cmp):
-    def f(target: int, real: bool = False) -> int:
-        return scipy_fn(target, real)
-    f.__name__ = f.__qualname__ = scipy_fn.__name__
-    f.__doc__ = """The %(dir)s fast transform length from ``target`` (scipy.fft.%(name)s).
+_FAST_LEN_DOC = """The %(dir)s fast transform length from ``target`` (scipy.fft.%(name)s).
 
     The %(dir)s integer %(cmp)s ``target`` whose only prime factors are 2, 3, 5, 7
     and 11 (2, 3 and 5 with ``real=True``): pocketfft's fast sizes, to zero-pad (crop)
@@ -260,9 +256,18 @@ def _fast_len(scipy_fn, direction, cmp):
     --------
     >>> tf.fft.%(name)s(97)
     %(result)d
-    """ % dict(dir=direction, name=scipy_fn.__name__, cmp=cmp, result=scipy_fn(97))
-    return f
+    """
 
 
-next_fast_len = _fast_len(_sfft.next_fast_len, "next", ">=")
-prev_fast_len = _fast_len(_sfft.prev_fast_len, "previous", "<=")
+def next_fast_len(target: int, real: bool = False) -> int:
+    return _sfft.next_fast_len(target, real)
+
+
+def prev_fast_len(target: int, real: bool = False) -> int:
+    return _sfft.prev_fast_len(target, real)
+
+
+next_fast_len.__doc__ = _FAST_LEN_DOC % dict(dir="next", name="next_fast_len", cmp=">=",
+                                             result=98)
+prev_fast_len.__doc__ = _FAST_LEN_DOC % dict(dir="previous", name="prev_fast_len", cmp="<=",
+                                             result=96)
