@@ -35,47 +35,6 @@ def _freqs(k, scale, dtype, device):
 
 def fftfreq(n: int, d: float = 1.0, *, dtype: DTypeLike = None,
             device: DeviceLike = None) -> Tensor:
-    """The sample frequencies of an ``n``-point discrete Fourier transform (scipy.fft.fftfreq).
-
-    ``[0, 1, ..., (n-1)//2, -(n//2), ..., -1] / (d*n)``: the frequency of each bin
-    of :func:`fft`'s output, in cycles per unit of the sample spacing ``d``.
-
-    Parameters
-    ----------
-    n : int
-        The number of points, >= 1.
-    d : float, default 1.0
-        The sample spacing (the inverse of the sampling rate).
-    dtype : dtype, optional
-        The result's dtype (default float64).
-    device : Device or str, optional
-        The result's device (default: the default device).
-
-    Returns
-    -------
-    Tensor, shape (n,)
-        The frequencies.
-
-    Raises
-    ------
-    TypeError
-        If ``n`` is not an integer.
-    ValueError
-        If ``n`` is below 1.
-
-    Notes
-    -----
-    Differentiable: no (constants: no tensor input).
-
-    See Also
-    --------
-    scipy.fft.fftfreq, numpy.fft.fftfreq, rfftfreq
-
-    Examples
-    --------
-    >>> tf.fft.fftfreq(4, d=0.5)
-    tensor([ 0. ,  0.5, -1. , -0.5])
-    """
     n, scale = _freq_args("fftfreq", n, d)
     k = np.concatenate([np.arange(0, (n - 1) // 2 + 1), np.arange(-(n // 2), 0)])
     return _freqs(k, scale, dtype, device)
@@ -83,47 +42,6 @@ def fftfreq(n: int, d: float = 1.0, *, dtype: DTypeLike = None,
 
 def rfftfreq(n: int, d: float = 1.0, *, dtype: DTypeLike = None,
             device: DeviceLike = None) -> Tensor:
-    """The sample frequencies of :func:`rfft`'s bins (scipy.fft.rfftfreq).
-
-    ``[0, 1, ..., n//2] / (d*n)``: the non-negative frequencies of an ``n``-point
-    transform of real input.
-
-    Parameters
-    ----------
-    n : int
-        The number of points of the real signal, >= 1.
-    d : float, default 1.0
-        The sample spacing (the inverse of the sampling rate).
-    dtype : dtype, optional
-        The result's dtype (default float64).
-    device : Device or str, optional
-        The result's device (default: the default device).
-
-    Returns
-    -------
-    Tensor, shape (n//2 + 1,)
-        The frequencies.
-
-    Raises
-    ------
-    TypeError
-        If ``n`` is not an integer.
-    ValueError
-        If ``n`` is below 1.
-
-    Notes
-    -----
-    Differentiable: no (constants: no tensor input).
-
-    See Also
-    --------
-    scipy.fft.rfftfreq, numpy.fft.rfftfreq, fftfreq
-
-    Examples
-    --------
-    >>> tf.fft.rfftfreq(5, d=0.1)
-    tensor([0., 2., 4.])
-    """
     n, scale = _freq_args("rfftfreq", n, d)
     return _freqs(np.arange(0, n // 2 + 1), scale, dtype, device)
 
@@ -141,54 +59,75 @@ def _shift(op, x, axes, sign):
 
 
 def fftshift(x: ArrayLike, axes: Union[int, Sequence[int], None] = None) -> Tensor:
-    """Move the zero-frequency bin to the centre (scipy.fft.fftshift).
-
-    A roll of each axis in ``axes`` by half its length (``n//2``), so that :func:`fftfreq`'s frequencies come
-    out ascending.  Runs on every device.
-
-    Parameters
-    ----------
-    x : Tensor or array_like
-        The spectrum (any dtype).
-    axes : int or sequence of int, optional
-        The axes to shift (default: all).
-
-    Returns
-    -------
-    Tensor
-        ``x`` rolled, same shape and dtype.
-
-    Raises
-    ------
-    AxisError
-        If an axis is out of range.
-
-    Notes
-    -----
-    Differentiable: yes, forward and reverse, real and complex, to any order (a
-    permutation: :func:`tenferro.roll`'s rule, the opposite roll).
-
-    See Also
-    --------
-    scipy.fft.fftshift, numpy.fft.fftshift, ifftshift
-
-    Examples
-    --------
-    >>> tf.fft.fftshift(tf.fft.fftfreq(5))
-    tensor([-0.4, -0.2,  0. ,  0.2,  0.4])
-    """
     return _shift("fftshift", x, axes, 1)
 
 
 def ifftshift(x: ArrayLike, axes: Optional[Union[int, Sequence[int]]] = None) -> Tensor:
-    """The inverse of :func:`fftshift` (scipy.fft.ifftshift).
+    return _shift("ifftshift", x, axes, -1)
 
-    A roll of each axis in ``axes`` by ``-(n//2)``: it undoes :func:`fftshift` for odd lengths too.  Runs on every device.
+
+# -- docstrings: one template per pair -------------------------------------------------
+
+_FREQ_DOC = """The sample frequencies of %(what)s (scipy.fft.%(name)s).
+
+    %(formula)s
+
+    Parameters
+    ----------
+    n : int
+        The number of points%(of)s, >= 1.
+    d : float, default 1.0
+        The sample spacing (the inverse of the sampling rate).
+    dtype : dtype, optional
+        The result's dtype (default float64).
+    device : Device or str, optional
+        The result's device (default: the default device).
+
+    Returns
+    -------
+    Tensor, shape %(shape)s
+        The frequencies.
+
+    Raises
+    ------
+    TypeError
+        If ``n`` is not an integer.
+    ValueError
+        If ``n`` is below 1.
+
+    Notes
+    -----
+    Differentiable: no (constants: no tensor input).
+
+    See Also
+    --------
+    scipy.fft.%(name)s, numpy.fft.%(name)s, %(other)s
+
+    Examples
+    --------
+    >>> tf.fft.%(example)s
+    %(result)s
+    """
+fftfreq.__doc__ = _FREQ_DOC % dict(
+    what="an ``n``-point discrete Fourier transform", name="fftfreq", of="", shape="(n,)",
+    formula="``[0, 1, ..., (n-1)//2, -(n//2), ..., -1] / (d*n)``: the frequency of each "
+            "bin\n    of :func:`fft`'s output, in cycles per unit of the sample spacing "
+            "``d``.",
+    other="rfftfreq", example="fftfreq(4, d=0.5)", result="tensor([ 0. ,  0.5, -1. , -0.5])")
+rfftfreq.__doc__ = _FREQ_DOC % dict(
+    what=":func:`rfft`'s bins", name="rfftfreq", of=" of the real signal",
+    shape="(n//2 + 1,)", formula="``[0, 1, ..., n//2] / (d*n)``: the non-negative "
+                                 "frequencies of an ``n``-point\n    transform of real input.",
+    other="fftfreq", example="rfftfreq(5, d=0.1)", result="tensor([0., 2., 4.])")
+
+_SHIFT_DOC = """%(summary)s (scipy.fft.%(name)s).
+
+    A roll of each axis in ``axes`` by %(by)s.  Runs on every device.
 
     Parameters
     ----------
     x : Tensor or array_like
-        The centred spectrum (any dtype).
+        The %(what)s (any dtype).
     axes : int or sequence of int, optional
         The axes to shift (default: all).
 
@@ -209,15 +148,22 @@ def ifftshift(x: ArrayLike, axes: Optional[Union[int, Sequence[int]]] = None) ->
 
     See Also
     --------
-    scipy.fft.ifftshift, numpy.fft.ifftshift, fftshift
+    scipy.fft.%(name)s, numpy.fft.%(name)s, %(other)s
 
     Examples
     --------
-    >>> tf.fft.ifftshift([-2, -1, 0, 1, 2])
-    tensor([ 0,  1,  2, -2, -1])
+    >>> tf.fft.%(example)s
+    %(result)s
     """
-    return _shift("ifftshift", x, axes, -1)
-
+fftshift.__doc__ = _SHIFT_DOC % dict(
+    summary="Move the zero-frequency bin to the centre", name="fftshift", what="spectrum",
+    by="half its length (``n//2``), so that\n    :func:`fftfreq`'s frequencies come out "
+       "ascending", other="ifftshift", example="fftshift(tf.fft.fftfreq(5))",
+    result="tensor([-0.4, -0.2,  0. ,  0.2,  0.4])")
+ifftshift.__doc__ = _SHIFT_DOC % dict(
+    summary="The inverse of :func:`fftshift`", name="ifftshift", what="centred spectrum",
+    by="``-(n//2)``: it undoes :func:`fftshift` for odd lengths too", other="fftshift",
+    example="ifftshift([-2, -1, 0, 1, 2])", result="tensor([ 0,  1,  2, -2, -1])")
 
 _FAST_LEN_DOC = """The %(dir)s fast transform length from ``target`` (scipy.fft.%(name)s).
 

@@ -207,20 +207,8 @@ def eigvals(a: ArrayLike, b: ArrayLike | None = None, overwrite_a: bool = False,
 
     Parameters
     ----------
-    a : Tensor or array_like, shape (..., M, M)
-        Square matrices, real or complex.
-    b : Tensor or array_like, shape (..., M, M), optional
-        The right-hand matrices of the generalized problem ``a v = w b v`` (batch
-        dimensions broadcast against ``a``'s).
-    overwrite_a : bool, default False
-        Accepted for scipy's signature and ignored: tenferro never writes its inputs.
-    check_finite : bool, default True
-        Raise ValueError if an input holds infs or NaNs (scipy's check).
-    homogeneous_eigvals : bool, default False
-        Must be False: scipy's ``(alpha, beta)`` pairs are not implemented.
-    broadening : float, default 1e-12
-        The eps of the regularisation ``conj(x) / (|x|^2 + eps^2)`` of ``1/x`` for the
-        complex eigenvalue gaps in the derivatives.
+    a, b, overwrite_a, check_finite, homogeneous_eigvals, broadening
+        As for :func:`eig`.
 
     Returns
     -------
@@ -229,24 +217,13 @@ def eigvals(a: ArrayLike, b: ArrayLike | None = None, overwrite_a: bool = False,
 
     Raises
     ------
-    LinAlgError
-        When differentiated at a defective matrix or with a singular ``b`` (the derivative
-        does not exist there).
-    ValueError
-        If the shapes are not square or do not fit, or (``check_finite``) an input holds
-        infs or NaNs.
-    NotImplementedError
-        If ``homogeneous_eigvals`` is True.
-    TypeError
-        If an input is not numeric (strings, objects).
+    LinAlgError, ValueError, NotImplementedError, TypeError
+        As for :func:`eig`.
 
     Notes
     -----
-    Differentiable: yes, forward and reverse, real and complex, to any order: JAX's
-    ``eig_jvp_rule`` and PyTorch's ``linalg_eig_jvp`` / ``linalg_eig_backward``
-    (``P = (B V)^-1 (dA V - dB V diag w)``, ``dw = diag P``), eigenvectors kept at unit
-    norm; real input gets a real gradient (the real part, as PyTorch's).  Near a
-    defective matrix gradients lose accuracy, as PyTorch's and JAX's do.
+    Differentiable: yes, forward and reverse, real and complex, to any order, as
+    :func:`eig` (JAX's ``eig_jvp_rule``, PyTorch's ``linalg_eig_backward``).
 
     See Also
     --------

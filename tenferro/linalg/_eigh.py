@@ -201,33 +201,10 @@ def eigvalsh(a: ArrayLike, b: ArrayLike | None = None, *, lower: bool = True,
 
     Parameters
     ----------
-    a : Tensor or array_like, shape (..., M, M)
-        Hermitian (real symmetric) matrices; only the triangle named by ``lower`` is read.
-    b : Tensor or array_like, shape (..., M, M), optional
-        Hermitian positive-definite matrices of the generalized problem (batch dimensions
-        broadcast against ``a``'s); only the ``lower`` (or upper) triangle is read.
-    lower : bool, default True
-        Read the lower triangles (else the upper ones).
-    overwrite_a : bool, default False
-        Accepted for scipy's signature and ignored: tenferro never writes its inputs.
-    overwrite_b : bool, default False
-        Accepted for scipy's signature and ignored: tenferro never writes its inputs.
-    type : {1, 2, 3}, default 1
-        The generalized problem: ``a v = w b v`` (1), ``a b v = w v`` (2) or
-        ``b a v = w v`` (3).
-    check_finite : bool, default True
-        Raise ValueError if an input holds infs or NaNs (scipy's check).
-    subset_by_index : sequence of two int, optional
-        ``[lo, hi]``: keep the eigenpairs lo..hi (inclusive, ascending order).
-    subset_by_value : sequence of two float, optional
-        ``[vl, vh]``: keep the eigenpairs with ``vl < w <= vh`` (every matrix of a batch
-        must keep as many).
-    driver : str, optional
-        Validated as scipy's ('ev', 'evd', 'evr', 'evx', 'gv', 'gvd', 'gvx'); every
-        driver runs the same algorithm (?heevd, or a Jacobi sweep for tiny matrices).
-    broadening : float, default 1e-12
-        The eps of the Lorentzian regularisation ``x / (x^2 + eps^2)`` of ``1/x`` for
-        eigenvalue gaps in the derivatives (keeps them finite at degeneracies).
+    a, b, lower, overwrite_a, overwrite_b, type
+        As for :func:`eigh`.
+    check_finite, subset_by_index, subset_by_value, driver, broadening
+        As for :func:`eigh`.
 
     Returns
     -------
@@ -236,15 +213,8 @@ def eigvalsh(a: ArrayLike, b: ArrayLike | None = None, *, lower: bool = True,
 
     Raises
     ------
-    LinAlgError
-        If ``b`` is not positive definite, or the eigensolver does not converge (infs
-        or NaNs with ``check_finite=False``).
-    ValueError
-        If the shapes are not square or do not fit, ``type`` is not 1, 2 or 3, the
-        subsets are invalid or both given, ``driver`` is unknown or does not fit the
-        problem, or (``check_finite``) an input holds infs or NaNs.
-    TypeError
-        If a subset is not two numbers, or an input is not numeric.
+    LinAlgError, ValueError, TypeError
+        As for :func:`eigh`.
 
     Notes
     -----

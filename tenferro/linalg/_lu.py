@@ -431,10 +431,9 @@ def lu_factor(a: ArrayLike, overwrite_a: bool = False,
 
     Notes
     -----
-    Differentiable: yes, forward and reverse, real and complex, to any order, for square
-    and rectangular ``a``: JAX's ``_lu_jvp_rule`` with L and U padded square
-    (``K = L^-1 P^T dA U^-1``, ``dL = L tril(K, -1)``, ``dU = triu(K) U``) and its
-    transpose (PyTorch's ``linalg_lu_backward``); the pivots are constants.  ``piv`` is an index.
+    Differentiable: yes, forward and reverse, real and complex, to any order, as
+    :func:`lu` (JAX's ``_lu_jvp_rule``, PyTorch's ``linalg_lu_backward``); ``piv`` is
+    an index.
 
     See Also
     --------
@@ -498,7 +497,7 @@ def lu(a: ArrayLike, permute_l: bool = False, overwrite_a: bool = False,
     Differentiable: yes, forward and reverse, real and complex, to any order, for square
     and rectangular ``a``: JAX's ``_lu_jvp_rule`` with L and U padded square
     (``K = L^-1 P^T dA U^-1``, ``dL = L tril(K, -1)``, ``dU = triu(K) U``) and its
-    transpose (PyTorch's ``linalg_lu_backward``); the pivots are constants.  ``p`` is a constant.
+    transpose (PyTorch's ``linalg_lu_backward``); ``p`` is a constant.
 
     See Also
     --------

@@ -310,14 +310,8 @@ def log_softmax(input: ArrayLike, axis: int | tuple[int, ...] | None = None, *,
 
     Parameters
     ----------
-    input : Tensor or array_like
-        The input, real (ints and bools become float64).
-    axis : int or tuple of int, optional
-        The axis (or axes, normalized together) to normalize over; default -1, the last.
-    dim : int, optional
-        PyTorch's name for ``axis`` (give one of the two).
-    dtype : dtype, optional
-        Cast the input to this float dtype first (as PyTorch's ``dtype=``).
+    input, axis, dim, dtype
+        As for :func:`softmax`.
 
     Returns
     -------
@@ -326,11 +320,9 @@ def log_softmax(input: ArrayLike, axis: int | tuple[int, ...] | None = None, *,
 
     Raises
     ------
-    TypeError
-        If ``input`` is complex (use :func:`tenferro.special.log_softmax`), both ``axis`` and
-        ``dim`` are given, or ``dtype`` is not float32 or float64.
-    AxisError
-        If an axis is out of range.
+    TypeError, AxisError
+        As for :func:`softmax` (for complex input use
+        :func:`tenferro.special.log_softmax`).
 
     Notes
     -----

@@ -101,11 +101,11 @@ def layer_norm(input: ArrayLike, normalized_shape: int | Sequence[int],
 
     Notes
     -----
-    Differentiable: yes in ``input``, ``weight`` and ``bias``, forward and reverse, real, to any
-    order: PyTorch's backward formulas (torch/_decomp's ``native_layer_norm_backward``:
-    ``dx = rstd / N (N g - sum(g) - xhat sum(g xhat))`` with ``g = ct * weight``) as
-    the rule, bound as a backward primitive (one CPU kernel call) that is itself
-    differentiable; the JVP uses the Jacobian's symmetry.
+    Differentiable: yes in ``input``, ``weight`` and ``bias``, forward and reverse, real,
+    to any order: PyTorch's backward formulas (torch/_decomp's
+    ``native_layer_norm_backward``: ``dx = rstd / N (N g - sum(g) - xhat sum(g xhat))``
+    with ``g = ct * weight``) as the rule, bound as a backward primitive (one CPU kernel
+    call) that is itself differentiable; the JVP uses the Jacobian's symmetry.
 
     See Also
     --------
@@ -135,10 +135,8 @@ def rms_norm(input: ArrayLike, normalized_shape: int | Sequence[int],
 
     Parameters
     ----------
-    input : Tensor or array_like, shape (..., *normalized_shape)
-        The input, real (ints and bools become float64).
-    normalized_shape : int or sequence of int
-        The trailing dimensions to normalize over (an int: the last one).
+    input, normalized_shape
+        As for :func:`layer_norm`.
     weight : Tensor or array_like, shape normalized_shape, optional
         The scale (default 1).
     eps : float, optional
@@ -152,20 +150,14 @@ def rms_norm(input: ArrayLike, normalized_shape: int | Sequence[int],
 
     Raises
     ------
-    TypeError
-        If ``input`` is complex (as PyTorch) or not numeric, or ``normalized_shape`` is
-        not an int or a tuple of ints.
-    ValueError
-        If ``normalized_shape`` is empty or does not match the trailing dimensions of
-        ``input``, or ``weight`` does not have exactly that shape.
+    TypeError, ValueError
+        As for :func:`layer_norm` (``weight`` only).
 
     Notes
     -----
-    Differentiable: yes in ``input``, ``weight``, forward and reverse, real, to any
-    order: PyTorch's backward formulas (torch/_decomp's ``native_layer_norm_backward``:
-    ``dx = rstd / N (N g - sum(g) - xhat sum(g xhat))`` with ``g = ct * weight``, the mean taken as 0 and no ``sum(g)``) as
-    the rule, bound as a backward primitive (one CPU kernel call) that is itself
-    differentiable; the JVP uses the Jacobian's symmetry.
+    Differentiable: yes in ``input`` and ``weight``, forward and reverse, real, to any
+    order, as :func:`layer_norm` with the mean taken as 0 and no ``sum(g)`` (the
+    derivative of PyTorch 2.4's composition ``x * rsqrt(mean(x^2) + eps) * w``).
 
     See Also
     --------

@@ -207,10 +207,8 @@ def avg_pool2d(input: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTup
     ----------
     input : Tensor, shape (N, C, H, W) or (C, H, W)
         The input, float or complex.
-    kernel_size : int or tuple of two int
-        The window's height and width.
-    stride : int or tuple of two int, optional
-        The step between windows (default: ``kernel_size``).
+    kernel_size, stride
+        As for :func:`max_pool2d`.
     padding : int or tuple of two int, default 0
         Added on both sides, at most half the kernel; zeros.
     ceil_mode : bool, default False
@@ -227,13 +225,8 @@ def avg_pool2d(input: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTup
 
     Raises
     ------
-    TypeError
-        If ``input`` is integer or bool, or an int argument is not an int.
-    ValueError
-        If ``input`` is not 3-d or 4-d, an int argument is out of range, the padding
-        exceeds half the kernel, or the output would be empty.
-    UnsupportedOperation
-        If ``input`` is on a device other than the CPU.
+    TypeError, ValueError, UnsupportedOperation
+        As for :func:`max_pool2d` (but complex input is accepted).
 
     Notes
     -----
