@@ -166,11 +166,11 @@ def eig(a: ArrayLike, b: ArrayLike | None = None, left: bool = False, right: boo
     Notes
     -----
     Differentiable: yes, forward and reverse, real and complex, to any order: JAX's
-    ``eig_jvp_rule`` and PyTorch's ``linalg_eig_jvp`` / ``linalg_eig_backward``
-    (``P = (B V)^-1 (dA V - dB V diag w)``, ``dw = diag P``), eigenvectors kept at unit
-    norm; real input gets a real gradient (the real part, as PyTorch's).  Near a
-    defective matrix gradients lose accuracy, as PyTorch's and JAX's do.  Left eigenvectors are the right ones of
-    ``(a^H, b^H)``.
+    ``eig_jvp_rule`` and PyTorch's ``linalg_eig_jvp`` / ``linalg_eig_backward`` (``P =
+    (B V)^-1 (dA V - dB V diag w)``, ``dw = diag P``), eigenvectors kept at unit norm;
+    real input gets a real gradient (the real part, as PyTorch's).  Near a defective
+    matrix gradients lose accuracy, as PyTorch's and JAX's do.  Left eigenvectors are
+    the right ones of ``(a^H, b^H)``.
 
     See Also
     --------

@@ -240,9 +240,9 @@ def lstsq(a: ArrayLike, b: ArrayLike, cond: float | None = None, overwrite_a: bo
     -----
     Differentiable: yes in ``a`` and ``b`` (``x``, ``residues`` and ``s``), forward and
     reverse, real and complex, to any order, for constant rank: the derivative along
-    matrices of the same rank (Golub & Pereyra (1973), "The differentiation of pseudo-inverses and nonlinear
-    least squares problems whose variables separate"); every pseudo-inverse in the rules is itself a
-    lstsq solve.  ``rank`` is an integer.
+    matrices of the same rank (Golub & Pereyra (1973), "The differentiation of
+    pseudo-inverses and nonlinear least squares problems whose variables separate");
+    every pseudo-inverse in the rules is itself a lstsq solve.  ``rank`` is an integer.
 
     See Also
     --------

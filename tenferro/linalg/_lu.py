@@ -788,9 +788,11 @@ def solve(a: ArrayLike, b: ArrayLike, lower: bool = False, overwrite_a: bool = F
     Notes
     -----
     Differentiable: yes in ``a`` (the part read) and ``b``, forward and reverse, real
-    and complex, to any order: ``dX = A^-1 (dB - dA X)``, ``gB = A^-H gX``,
-    ``gA = -gB X^H`` (Giles (2008), "An extended collection of matrix derivative results for forward and reverse mode automatic differentiation"; PyTorch's ``linalg_solve_jvp`` and
-    ``linalg_solve_backward``); first-order derivatives reuse the forward LU factors.
+    and complex, to any order: ``dX = A^-1 (dB - dA X)``, ``gB = A^-H gX``, ``gA = -gB
+    X^H`` (Giles (2008), "An extended collection of matrix derivative results for
+    forward and reverse mode automatic differentiation"; PyTorch's ``linalg_solve_jvp``
+    and ``linalg_solve_backward``); first-order derivatives reuse the forward LU
+    factors.
 
     See Also
     --------
@@ -879,7 +881,9 @@ def inv(a: ArrayLike, overwrite_a: bool = False, check_finite: bool = True, *,
     Notes
     -----
     Differentiable: yes, forward and reverse, real and complex, to any order: through
-    :func:`solve`'s rule, i.e. ``dX = -X dA X``, ``gA = -X^H gX X^H`` (Giles (2008), "An extended collection of matrix derivative results for forward and reverse mode automatic differentiation").
+    :func:`solve`'s rule, i.e. ``dX = -X dA X``, ``gA = -X^H gX X^H`` (Giles (2008), "An
+    extended collection of matrix derivative results for forward and reverse mode
+    automatic differentiation").
 
     See Also
     --------
@@ -931,10 +935,11 @@ def det(a: ArrayLike, overwrite_a: bool = False, check_finite: bool = True) -> T
 
     Notes
     -----
-    Differentiable: yes, forward and reverse, real and complex, to any order:
-    ``d det = det tr(A^-1 dA)`` (Giles (2008), "An extended collection of matrix derivative results for forward and reverse mode automatic differentiation"), as the adjugate ``gA = g adj(A)^H`` (PyTorch's
-    ``linalg_det_backward``, JAX's cofactor solve), so it is exact at singular matrices
-    too (built from cofactors there).
+    Differentiable: yes, forward and reverse, real and complex, to any order: ``d det =
+    det tr(A^-1 dA)`` (Giles (2008), "An extended collection of matrix derivative
+    results for forward and reverse mode automatic differentiation"), as the adjugate
+    ``gA = g adj(A)^H`` (PyTorch's ``linalg_det_backward``, JAX's cofactor solve), so it
+    is exact at singular matrices too (built from cofactors there).
 
     See Also
     --------
@@ -982,9 +987,10 @@ def slogdet(a: ArrayLike) -> tuple[Tensor, Tensor]:
     Notes
     -----
     Differentiable: yes, forward and reverse, real and complex, to any order: through
-    the LU factorization's rule (JAX's ``_lu_jvp_rule``), which gives
-    ``d logabsdet = Re tr(A^-1 dA)`` and ``d sign = i Im tr(A^-1 dA) sign``
-    (Giles (2008), "An extended collection of matrix derivative results for forward and reverse mode automatic differentiation").
+    the LU factorization's rule (JAX's ``_lu_jvp_rule``), which gives ``d logabsdet = Re
+    tr(A^-1 dA)`` and ``d sign = i Im tr(A^-1 dA) sign`` (Giles (2008), "An extended
+    collection of matrix derivative results for forward and reverse mode automatic
+    differentiation").
 
     See Also
     --------

@@ -74,7 +74,7 @@ def layer_norm(input: ArrayLike, normalized_shape: int | Sequence[int],
 
     Parameters
     ----------
-    input : Tensor or array_like, shape (..., *normalized_shape)
+    input : Tensor or array_like, shape ``(..., *normalized_shape)``
         The input, real (ints and bools become float64).
     normalized_shape : int or sequence of int
         The trailing dimensions to normalize over (an int: the last one).

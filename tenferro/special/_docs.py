@@ -305,7 +305,7 @@ ROWS = {
         summary="The modified Bessel function of the first kind of order 1.",
         domain="real", dtypes="real", kind="scipy", formula=r":math:`I_1(x)`.",
         diff=r"yes, forward and reverse, to any order: :math:`I_0 - I_1/x`, its power "
-             "series below |x| = 1e-2 (1/2 at 0) (DLMF 10.29.2, 10.25.2; PyTorch's "
+             "series below ``|x| = 1e-2`` (1/2 at 0) (DLMF 10.29.2, 10.25.2; PyTorch's "
              "``i1_backward``).",
         call="[0.0, 1.0, 5.0]", output="tensor([ 0.        ,  0.5651591 , 24.33564214])"),
     "i1e": dict(
