@@ -35,10 +35,43 @@ def _float_dtype(op: str, dtype: DTypeLike, device: DeviceLike) -> np.dtype[Any]
 
 
 class Generator:
-    """A seeded source of random tensors (``tenferro.random.default_rng(seed)``)."""
+    """A seeded source of random tensors (numpy.random.Generator's methods).
+
+    Draws with NumPy's PCG64 bit generator on the host and places the result on the
+    requested device, so a seed gives the same numbers on every device and platform.
+    Made by :func:`default_rng`; its methods are those of the module-level functions
+    (:func:`normal`, :func:`uniform`, ...) plus ``permutation`` and ``choice``.
+
+    Parameters
+    ----------
+    seed : int, sequence of int, numpy.random.SeedSequence or None, optional
+        What ``numpy.random.PCG64`` accepts; None draws fresh entropy from the OS.
+
+    Raises
+    ------
+    TypeError
+        If ``seed`` is not an int, a sequence of ints, a SeedSequence or None.
+    ValueError
+        If ``seed`` is negative.
+
+    Notes
+    -----
+    Differentiable: no: samples are constants (no tensor input).  For a
+    reparameterised sample write ``loc + scale * rng.standard_normal(shape)`` with
+    tensor ``loc`` and ``scale``: its gradient in them is exact.
+
+    See Also
+    --------
+    numpy.random.Generator, default_rng
+
+    Examples
+    --------
+    >>> rng = tf.random.Generator(0)
+    >>> rng.integers(0, 10, size=5)
+    tensor([8, 6, 5, 2, 3])
+    """
 
     def __init__(self, seed: Any = None) -> None:
-        """``seed``: what ``numpy.random.PCG64`` accepts (an int, a SeedSequence, None)."""
         import numpy.random
 
         self._rng = numpy.random.Generator(numpy.random.PCG64(seed))
@@ -48,12 +81,11 @@ class Generator:
 
     @property
     def bit_generator(self) -> Any:
+        """The underlying ``numpy.random.PCG64`` (its ``state`` can be saved and set)."""
         return self._rng.bit_generator
 
     def normal(self, loc: complex = 0.0, scale: float = 1.0, size: SizeLike = None,
                dtype: DTypeLike = None, device: DeviceLike = None) -> Tensor:
-        """Normal samples.  For complex dtypes, circular complex normals with
-        ``E|z - loc|^2 = scale^2`` (real and imaginary parts each of variance scale^2/2)."""
         d = _float_dtype("normal", dtype, device)
         if d.kind == "c":
             re = self._rng.standard_normal(size)
@@ -68,7 +100,6 @@ class Generator:
 
     def uniform(self, low: float = 0.0, high: float = 1.0, size: SizeLike = None,
                 dtype: DTypeLike = None, device: DeviceLike = None) -> Tensor:
-        """Uniform samples in [low, high)."""
         d = _float_dtype("uniform", dtype, device)
         if d.kind == "c":
             z = self._rng.uniform(low, high, size) + 1j * self._rng.uniform(low, high, size)
@@ -82,7 +113,6 @@ class Generator:
     def integers(self, low: int, high: int | None = None, size: SizeLike = None,
                  dtype: DTypeLike = None, device: DeviceLike = None,
                  endpoint: bool = False) -> Tensor:
-        """Random integers in [low, high) (or [0, low) with one bound), as NumPy's."""
         d = _dtypes.dtype(dtype) if dtype is not None \
             else _device(device).driver.default_dtypes["i"]
         if d.kind not in "iu":
@@ -91,14 +121,146 @@ class Generator:
         return asarray(np.asarray(a), device=device)
 
     def permutation(self, n: int | ArrayLike, device: DeviceLike = None) -> Tensor:
+        """A random permutation of ``range(n)``, or of an array's first axis (NumPy's)."""
         return asarray(self._rng.permutation(n), device=device)
 
     def choice(self, a: int | ArrayLike, size: SizeLike = None, replace: bool = True,
                device: DeviceLike = None) -> Tensor:
+        """A random sample from ``range(a)`` or from an array's elements (NumPy's)."""
         return asarray(np.asarray(self._rng.choice(a, size, replace=replace)), device=device)
 
 
+_SAMPLER = """{summary}
+
+{extended}  {which}
+
+Parameters
+----------
+{params}
+dtype : dtype, optional
+    {dtype}
+device : Device or str, optional
+    Where the result is placed (default: the default device); the numbers are the
+    same on every device.
+
+Returns
+-------
+Tensor
+    Of shape ``size`` (a 0-d tensor for None).
+
+Raises
+------
+{raises}
+
+Notes
+-----
+Differentiable: no: samples are constants (no tensor input).{reparam}
+
+See Also
+--------
+numpy.random.Generator.{name}
+
+Examples
+--------
+{example}
+"""
+_SIZE = "size : int or tuple of int, optional\n    The output shape (None: one value)."
+_FLOAT = ("The result's float or complex dtype (default: the device's default float).",
+          "TypeError\n    If ``dtype`` is not a float or complex dtype.")
+_REPARAM = ("  For a reparameterised sample write ``loc + scale * standard_normal(shape)`` "
+            "with tensor ``loc`` and ``scale``: its gradient in them is exact.")
+_SAMPLERS = {
+    "normal": dict(
+        summary="Samples of the normal (Gaussian) distribution.",
+        extended="For a complex dtype, circular complex normals with ``E|z - loc|^2 = "
+                 "scale^2`` (real and imaginary parts each of variance ``scale^2 / 2``).",
+        params="loc : float or complex, default 0.0\n    The mean.\nscale : float, default "
+               "1.0\n    The standard deviation, >= 0.\n" + _SIZE,
+        dtype=_FLOAT[0], raises=_FLOAT[1] + "\nValueError\n    If ``scale`` is negative.",
+        reparam=_REPARAM, call="normal(size=3)",
+        output="tensor([ 0.1257, -0.1321,  0.6404])"),
+    "standard_normal": dict(
+        summary="Samples of the standard normal distribution (mean 0, variance 1).",
+        extended="``normal(0.0, 1.0, size, dtype, device)``; complex dtypes give circular "
+                 "complex normals with ``E|z|^2 = 1``.",
+        params=_SIZE, dtype=_FLOAT[0], raises=_FLOAT[1], reparam=_REPARAM,
+        call="standard_normal(size=3)", output="tensor([ 0.1257, -0.1321,  0.6404])"),
+    "uniform": dict(
+        summary="Samples of the uniform distribution on ``[low, high)``.",
+        extended="For a complex dtype the real and imaginary parts are each uniform.",
+        params="low : float, default 0.0\n    The lower bound (included).\nhigh : float, "
+               "default 1.0\n    The upper bound (excluded).\n" + _SIZE,
+        dtype=_FLOAT[0], raises=_FLOAT[1] + "\nValueError\n    If ``high < low``.",
+        reparam="  For a reparameterised sample write ``low + (high - low) * random(shape)``.",
+        call="uniform(-1.0, 1.0, size=3)", output="tensor([ 0.2739, -0.4604, -0.9181])"),
+    "random": dict(
+        summary="Samples of the uniform distribution on ``[0, 1)``.",
+        extended="``uniform(0.0, 1.0, size, dtype, device)``.", params=_SIZE,
+        dtype=_FLOAT[0], raises=_FLOAT[1], reparam="", call="random(3)",
+        output="tensor([0.637 , 0.2698, 0.041 ])"),
+    "integers": dict(
+        summary="Random integers from ``[low, high)``, or ``[0, low)`` with one bound.",
+        extended="NumPy's ``Generator.integers``.",
+        params="low : int\n    The lowest value (the exclusive upper bound if ``high`` is "
+               "None).\nhigh : int, optional\n    The exclusive upper bound.\n" + _SIZE,
+        dtype="The result's integer dtype (default: the device's default integer).",
+        raises="TypeError\n    If ``dtype`` is not an integer dtype.\nValueError\n    If "
+               "``low >= high``.",
+        reparam="", call="integers(0, 10, size=5)", output="tensor([8, 6, 5, 2, 3])"),
+}
+
+
+def _document_samplers() -> None:
+    """The samplers' docstrings, from ``_SAMPLER`` and one row each: the Generator
+    methods show seeded values, the module functions the shape and dtype."""
+    for name, row in _SAMPLERS.items():
+        method = getattr(Generator, name)
+        method.__doc__ = _SAMPLER.format(
+            name=name, which="A method of :class:`Generator`.", **row,
+            example=">>> rng = tf.random.default_rng(0)\n>>> %s\n%s" % (
+                ("rng.%s" if name == "integers" else "tf.round(rng.%s, 4)") % row["call"],
+                row["output"]))
+        globals()[name].__doc__ = _SAMPLER.format(
+            name=name, which="Drawn from the module-level generator (seed 0 at first use; "
+                             "see :func:`seed`).", **row,
+            example=">>> x = tf.random.%s\n>>> x.shape\n(%s,)" % (
+                row["call"], row["output"].count(",") + 1))
+
+
 def default_rng(seed: Any = None) -> Generator:
+    """A new :class:`Generator` (numpy.random.default_rng).
+
+    Parameters
+    ----------
+    seed : int, sequence of int, numpy.random.SeedSequence or None, optional
+        The seed (None: fresh entropy from the OS).
+
+    Returns
+    -------
+    Generator
+        A generator with its own PCG64 stream.
+
+    Raises
+    ------
+    TypeError
+        If ``seed`` is not an int, a sequence of ints, a SeedSequence or None.
+    ValueError
+        If ``seed`` is negative.
+
+    Notes
+    -----
+    Differentiable: no (it makes a generator; its samples are constants).
+
+    See Also
+    --------
+    numpy.random.default_rng, Generator
+
+    Examples
+    --------
+    >>> rng = tf.random.default_rng(0)
+    >>> tf.round(rng.random(3), 4)
+    tensor([0.637 , 0.2698, 0.041 ])
+    """
     return Generator(seed)
 
 
@@ -119,7 +281,44 @@ _global: Generator = _Unmade()   # type: ignore[assignment]  (a Generator on fir
 
 
 def seed(s: Any = None) -> None:
-    """Reseed the module-level generator used by the functions below."""
+    """Reseed the module-level generator that the module's functions draw from.
+
+    The module-level generator starts with seed 0 at its first use; ``seed(s)``
+    replaces it with ``Generator(s)`` (thread-safe).
+
+    Parameters
+    ----------
+    s : int, sequence of int, numpy.random.SeedSequence or None, optional
+        The seed (None: fresh entropy from the OS).
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    TypeError
+        If ``s`` is not an int, a sequence of ints, a SeedSequence or None.
+    ValueError
+        If ``s`` is negative.
+
+    Notes
+    -----
+    Differentiable: no (it sets state).
+
+    See Also
+    --------
+    numpy.random.seed, get_state, set_state, default_rng
+
+    Examples
+    --------
+    >>> state = tf.random.get_state()
+    >>> tf.random.seed(42); a = tf.random.random(3)
+    >>> tf.random.seed(42); b = tf.random.random(3)
+    >>> np.array_equal(a, b)
+    True
+    >>> tf.random.set_state(state)
+    """
     global _global
     with _lock:
         _global = Generator(s)
@@ -151,10 +350,74 @@ def integers(low: int, high: int | None = None, size: SizeLike = None,
 
 
 def get_state() -> dict[str, Any]:
-    """The state of the global generator (a dict; restore it with :func:`set_state`)."""
+    """The state of the module-level generator, to restore with :func:`set_state`.
+
+    Returns
+    -------
+    dict
+        The PCG64 bit generator's state (``bit_generator.state``: plain Python values,
+        picklable).
+
+    Raises
+    ------
+    None
+        Reading the state cannot fail.
+
+    Notes
+    -----
+    Differentiable: no (it reads state).
+
+    See Also
+    --------
+    set_state, seed, numpy.random.PCG64
+
+    Examples
+    --------
+    >>> state = tf.random.get_state()
+    >>> a = tf.random.random(3)
+    >>> tf.random.set_state(state)
+    >>> np.array_equal(a, tf.random.random(3))
+    True
+    """
     return _global.bit_generator.state
 
 
 def set_state(state: dict[str, Any]) -> None:
-    """Restore the global generator to a state from :func:`get_state`."""
+    """Restore the module-level generator to a state from :func:`get_state`.
+
+    Parameters
+    ----------
+    state : dict
+        A PCG64 state, as :func:`get_state` returns it.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    TypeError
+        If ``state`` is not a dict.
+    ValueError
+        If ``state`` is not a PCG64 state.
+
+    Notes
+    -----
+    Differentiable: no (it sets state).
+
+    See Also
+    --------
+    get_state, seed
+
+    Examples
+    --------
+    >>> state = tf.random.get_state()
+    >>> a = tf.random.normal(size=2)
+    >>> tf.random.set_state(state)
+    >>> np.array_equal(a, tf.random.normal(size=2))
+    True
+    """
     _global.bit_generator.state = state
+
+
+_document_samplers()

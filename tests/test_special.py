@@ -189,8 +189,8 @@ def test_weak_scalars_broadcasting_and_0d():
     r = ts.gammaln(3.5)
     assert r.shape == () and r.dtype == tf.float64
     assert float(r) == sc.gammaln(3.5)
-    with pytest.raises(ValueError, match="tenferro.special.xlogy"):
-        ts.xlogy(np.ones(3), np.ones(4))
+    with pytest.raises(ValueError, match=r"^tenferro\.special\.xlogy: shapes"):
+        ts.xlogy(np.ones(3), np.ones(4))   # (named once: it read tenferro.tenferro.special)
 
 
 def test_edge_values_named():

@@ -19,3 +19,6 @@ __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rf
            "irfft2", "rfftn", "irfftn", "hfft", "ihfft", "hfft2", "ihfft2", "hfftn",
            "ihfftn", "dct", "idct", "dst", "idst", "dctn", "idctn", "dstn", "idstn",
            "fftfreq", "rfftfreq", "fftshift", "ifftshift", "next_fast_len", "prev_fast_len"]
+
+from ._docs import document as _document  # noqa: E402
+_document(globals())   # the transforms' numpydoc docstrings, one template per family

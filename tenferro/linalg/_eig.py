@@ -110,12 +110,81 @@ def _prepare(op, a, b, finite, homogeneous_eigvals):
 def eig(a: ArrayLike, b: ArrayLike | None = None, left: bool = False, right: bool = True,
         overwrite_a: bool = False, overwrite_b: bool = False, check_finite: bool = True,
         homogeneous_eigvals: bool = False, *, broadening: float = 1e-12) -> Any:
-    """scipy.linalg.eig: ``w``, ``(w, vr)``, ``(w, vl)`` or ``(w, vl, vr)`` per
-    ``left``/``right``, with ``a @ vr = vr * w`` and ``vl^H a = w[:, None] * vl^H``
-    (``b``: ``a @ vr = b @ vr * w``, ``vl^H a = w[:, None] * vl^H b``); eigenvectors are
-    unit-norm columns.  Always complex (scipy gives real vectors for a real spectrum).
-    Batched over leading dims (a's and b's broadcast).
-    ``broadening``: eps of the derivatives' Lorentzian gap regularisation."""
+    """Eigenvalues and eigenvectors of general square matrices (scipy.linalg.eig).
+
+    ``w``, ``(w, vr)``, ``(w, vl)`` or ``(w, vl, vr)`` as ``left`` and ``right`` ask,
+    with ``a @ vr = vr * w`` and ``vl^H a = w[:, None] * vl^H`` (with ``b``:
+    ``a @ vr = b @ vr * w``, ``vl^H a = w[:, None] * vl^H b``); eigenvectors are
+    unit-norm columns, eigenvalues in LAPACK's order.  The results are always complex
+    (scipy gives real vectors for a real spectrum).  Batched over leading dimensions.
+
+    Parameters
+    ----------
+    a : Tensor or array_like, shape (..., M, M)
+        Square matrices, real or complex.
+    b : Tensor or array_like, shape (..., M, M), optional
+        The right-hand matrices of the generalized problem ``a v = w b v`` (batch
+        dimensions broadcast against ``a``'s).
+    left : bool, default False
+        Also return the left eigenvectors ``vl``.
+    right : bool, default True
+        Return the right eigenvectors ``vr``.
+    overwrite_a : bool, default False
+        Accepted for scipy's signature and ignored: tenferro never writes its inputs.
+    overwrite_b : bool, default False
+        Accepted for scipy's signature and ignored: tenferro never writes its inputs.
+    check_finite : bool, default True
+        Raise ValueError if an input holds infs or NaNs (scipy's check).
+    homogeneous_eigvals : bool, default False
+        Must be False: scipy's ``(alpha, beta)`` pairs are not implemented.
+    broadening : float, default 1e-12
+        The eps of the regularisation ``conj(x) / (|x|^2 + eps^2)`` of ``1/x`` for the
+        complex eigenvalue gaps in the derivatives.
+
+    Returns
+    -------
+    w : Tensor, shape (..., M)
+        The eigenvalues (complex; inf where ``b`` is singular).
+    vl : Tensor, shape (..., M, M)
+        The left eigenvectors (only with ``left``).
+    vr : Tensor, shape (..., M, M)
+        The right eigenvectors (only with ``right``).
+
+    Raises
+    ------
+    LinAlgError
+        When differentiated at a defective matrix or with a singular ``b`` (the derivative
+        does not exist there).
+    ValueError
+        If the shapes are not square or do not fit, or (``check_finite``) an input holds
+        infs or NaNs.
+    NotImplementedError
+        If ``homogeneous_eigvals`` is True.
+    TypeError
+        If an input is not numeric (strings, objects).
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order: JAX's
+    ``eig_jvp_rule`` and PyTorch's ``linalg_eig_jvp`` / ``linalg_eig_backward`` (``P =
+    (B V)^-1 (dA V - dB V diag w)``, ``dw = diag P``), eigenvectors kept at unit norm;
+    real input gets a real gradient (the real part, as PyTorch's).  Near a defective
+    matrix gradients lose accuracy, as PyTorch's and JAX's do.  Left eigenvectors are
+    the right ones of ``(a^H, b^H)``.
+
+    See Also
+    --------
+    scipy.linalg.eig, numpy.linalg.eig, eigvals, eigh
+
+    Examples
+    --------
+    >>> a = tf.asarray([[0.0, 1.0], [-2.0, -3.0]])
+    >>> w, vr = tf.linalg.eig(a)
+    >>> np.sort_complex(np.round(np.asarray(w), 6))
+    array([-2.+0.j, -1.+0.j])
+    >>> np.allclose(a @ vr, vr * w)
+    True
+    """
     if not left and not right:
         return eigvals(a, b, check_finite=check_finite,
                        homogeneous_eigvals=homogeneous_eigvals, broadening=broadening)
@@ -131,8 +200,41 @@ def eig(a: ArrayLike, b: ArrayLike | None = None, left: bool = False, right: boo
 def eigvals(a: ArrayLike, b: ArrayLike | None = None, overwrite_a: bool = False,
             check_finite: bool = True, homogeneous_eigvals: bool = False, *,
             broadening: float = 1e-12) -> Tensor:
-    """scipy.linalg.eigvals: the eigenvalues (complex), in LAPACK's order (``b``: of
-    ``a v = w b v``, inf where b is singular).  Batched."""
+    """Eigenvalues of general square matrices (scipy.linalg.eigvals).
+
+    Complex, in LAPACK's order; with ``b`` those of ``a v = w b v`` (inf where ``b`` is
+    singular).  Batched over leading dimensions.
+
+    Parameters
+    ----------
+    a, b, overwrite_a, check_finite, homogeneous_eigvals, broadening
+        As for :func:`eig`.
+
+    Returns
+    -------
+    Tensor, shape (..., M)
+        The eigenvalues (complex64 for single-precision input, else complex128).
+
+    Raises
+    ------
+    LinAlgError, ValueError, NotImplementedError, TypeError
+        As for :func:`eig`.
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order, as
+    :func:`eig` (JAX's ``eig_jvp_rule``, PyTorch's ``linalg_eig_backward``).
+
+    See Also
+    --------
+    scipy.linalg.eigvals, numpy.linalg.eigvals, eig
+
+    Examples
+    --------
+    >>> w = tf.linalg.eigvals([[0.0, 1.0], [-2.0, -3.0]])
+    >>> np.sort_complex(np.round(np.asarray(w), 6))
+    array([-2.+0.j, -1.+0.j])
+    """
     a, b = _prepare("eigvals", a, b, check_finite, homogeneous_eigvals)
     if b is None:
         return eigvals_p.bind(a, broadening=float(broadening))

@@ -103,16 +103,88 @@ def eigh(a: ArrayLike, b: ArrayLike | None = None, *, lower: bool = True,
          subset_by_index: Sequence[int] | None = None,
          subset_by_value: Sequence[float] | None = None, driver: str | None = None,
          broadening: float = 1e-12) -> Tensor | tuple[Tensor, Tensor]:
-    """scipy.linalg.eigh: ``(w, v)`` with ``a @ v = v * w`` (``b``: ``a @ v = b @ v * w``
-    for ``type=1``, ``a @ b @ v = v * w`` for 2, ``b @ a @ v = v * w`` for 3), eigenvalues
-    ascending; ``eigvals_only=True`` gives ``w``.  Only the ``lower`` (or upper) triangle
-    of ``a`` and ``b`` is read; ``b`` must be positive definite, and ``v`` is normalized
-    as LAPACK's ?hegvd: ``v^H b v = I`` (types 1, 2), ``v^H b^-1 v = I`` (type 3).
-    ``subset_by_index=[lo, hi]`` keeps the pairs lo..hi (inclusive); ``subset_by_value=
-    [vl, vh]`` those with vl < w <= vh (every matrix of a batch must keep as many).
-    ``driver`` is validated as scipy's but only names equivalent algorithms: all use
-    ?heevd.  Batched over leading dims (a's and b's broadcast).  ``broadening``: eps of
-    the derivatives' Lorentzian gap regularisation."""
+    """Eigenvalues and eigenvectors of Hermitian matrices (scipy.linalg.eigh).
+
+    ``(w, v)`` with ``a @ v = v * w`` and the eigenvalues ``w`` ascending.  With ``b``,
+    the generalized problem of ``type`` 1 (``a @ v = b @ v * w``), 2
+    (``a @ b @ v = v * w``) or 3 (``b @ a @ v = v * w``), ``v`` normalized as LAPACK's
+    ?hegvd (``v^H b v = I`` for types 1 and 2, ``v^H b^-1 v = I`` for 3).  Batched over
+    leading dimensions; ``w`` is real (float32 for float32 and complex64 input).
+
+    Parameters
+    ----------
+    a : Tensor or array_like, shape (..., M, M)
+        Hermitian (real symmetric) matrices; only the triangle named by ``lower`` is read.
+    b : Tensor or array_like, shape (..., M, M), optional
+        Hermitian positive-definite matrices of the generalized problem (batch dimensions
+        broadcast against ``a``'s); only the ``lower`` (or upper) triangle is read.
+    lower : bool, default True
+        Read the lower triangles (else the upper ones).
+    eigvals_only : bool, default False
+        Return only ``w``.
+    overwrite_a : bool, default False
+        Accepted for scipy's signature and ignored: tenferro never writes its inputs.
+    overwrite_b : bool, default False
+        Accepted for scipy's signature and ignored: tenferro never writes its inputs.
+    type : {1, 2, 3}, default 1
+        The generalized problem: ``a v = w b v`` (1), ``a b v = w v`` (2) or
+        ``b a v = w v`` (3).
+    check_finite : bool, default True
+        Raise ValueError if an input holds infs or NaNs (scipy's check).
+    subset_by_index : sequence of two int, optional
+        ``[lo, hi]``: keep the eigenpairs lo..hi (inclusive, ascending order).
+    subset_by_value : sequence of two float, optional
+        ``[vl, vh]``: keep the eigenpairs with ``vl < w <= vh`` (every matrix of a batch
+        must keep as many).
+    driver : str, optional
+        Validated as scipy's ('ev', 'evd', 'evr', 'evx', 'gv', 'gvd', 'gvx'); every
+        driver runs the same algorithm (?heevd, or a Jacobi sweep for tiny matrices).
+    broadening : float, default 1e-12
+        The eps of the Lorentzian regularisation ``x / (x^2 + eps^2)`` of ``1/x`` for
+        eigenvalue gaps in the derivatives (keeps them finite at degeneracies).
+
+    Returns
+    -------
+    w : Tensor, shape (..., K)
+        The eigenvalues, ascending (K = M, or the subset's size).
+    v : Tensor, shape (..., M, K)
+        The eigenvectors as columns (not returned with ``eigvals_only``).
+
+    Raises
+    ------
+    LinAlgError
+        If ``b`` is not positive definite, or the eigensolver does not converge (infs
+        or NaNs with ``check_finite=False``).
+    ValueError
+        If the shapes are not square or do not fit, ``type`` is not 1, 2 or 3, the
+        subsets are invalid or both given, ``driver`` is unknown or does not fit the
+        problem, or (``check_finite``) an input holds infs or NaNs.
+    TypeError
+        If a subset is not two numbers, or an input is not numeric.
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order:
+    JVP JAX's ``eigh_jvp_rule`` (``dw = Re diag(V^H dA V)``, ``dV = V (F o V^H dA V)``),
+    VJP PyTorch's ``linalg_eig_backward`` (Hermitian case), with the gap factors
+    ``F = 1/(w_j - w_i)`` broadened as tenferro-rs and BackwardsLinalg.jl (Lorentzian,
+    Liao et al. 2019), so gradients stay finite at repeated eigenvalues where PyTorch's
+    are NaN.  The generalized problem is LAPACK ?hegvd's reduction written with
+    differentiable ops (Cholesky of ``b``).  Gradients are triangle-only.
+
+    See Also
+    --------
+    scipy.linalg.eigh, numpy.linalg.eigh, eigvalsh, eig
+
+    Examples
+    --------
+    >>> a = tf.asarray([[2.0, 1.0], [1.0, 2.0]])
+    >>> w, v = tf.linalg.eigh(a)
+    >>> tf.round(w, 6)
+    tensor([1., 3.])
+    >>> np.allclose(a @ v, v * w)
+    True
+    """
     return _eigh("eigh", a, b, lower, not eigvals_only, type, check_finite,
                  subset_by_index, subset_by_value, driver, broadening)
 
@@ -122,8 +194,43 @@ def eigvalsh(a: ArrayLike, b: ArrayLike | None = None, *, lower: bool = True,
              check_finite: bool = True, subset_by_index: Sequence[int] | None = None,
              subset_by_value: Sequence[float] | None = None, driver: str | None = None,
              broadening: float = 1e-12) -> Tensor:
-    """scipy.linalg.eigvalsh: the eigenvalues, ascending (real, for real and complex
-    Hermitian input); the arguments are :func:`eigh`'s.  Batched over leading dims."""
+    """Eigenvalues of Hermitian matrices (scipy.linalg.eigvalsh).
+
+    The ``w`` of :func:`eigh`, ascending and real (for real and complex Hermitian input);
+    the arguments are :func:`eigh`'s.  Batched over leading dimensions.
+
+    Parameters
+    ----------
+    a, b, lower, overwrite_a, overwrite_b, type
+        As for :func:`eigh`.
+    check_finite, subset_by_index, subset_by_value, driver, broadening
+        As for :func:`eigh`.
+
+    Returns
+    -------
+    Tensor, shape (..., K)
+        The eigenvalues, ascending (K = M, or the subset's size).
+
+    Raises
+    ------
+    LinAlgError, ValueError, TypeError
+        As for :func:`eigh`.
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order: the
+    gradient is ``V diag(gw) V^H`` (PyTorch's ``linalg_eig_backward``, eigenvalues only),
+    the eigenvectors recomputed for it; finite at repeated eigenvalues.
+
+    See Also
+    --------
+    scipy.linalg.eigvalsh, numpy.linalg.eigvalsh, eigh
+
+    Examples
+    --------
+    >>> tf.round(tf.linalg.eigvalsh([[2.0, 1.0], [1.0, 2.0]]), 6)
+    tensor([1., 3.])
+    """
     return _eigh("eigvalsh", a, b, lower, False, type, check_finite, subset_by_index,
                  subset_by_value, driver, broadening)
 

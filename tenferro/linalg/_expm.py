@@ -256,8 +256,46 @@ def_vjp_rule(expm_frechet_p, _frechet_vjp)
 # -- public functions ----------------------------------------------------------------------
 
 def expm(A: ArrayLike) -> Tensor:
-    """scipy.linalg.expm: the matrix exponential of each matrix [..., n, n].  Infs and
-    NaNs raise ValueError (scipy returns NaNs)."""
+    """Matrix exponential (scipy.linalg.expm).
+
+    Pade approximation with scaling and squaring (Al-Mohy & Higham 2009), written with
+    tenferro's ops: ``expm(A) = sum_k A^k / k!``.  Batched over leading dimensions.
+    Infs and NaNs raise (scipy returns NaNs).
+
+    Parameters
+    ----------
+    A : Tensor or array_like, shape (..., M, M)
+        The matrices.
+
+    Returns
+    -------
+    Tensor, shape (..., M, M)
+        The exponentials, in ``A``'s dtype.
+
+    Raises
+    ------
+    ValueError
+        If ``A`` is not a stack of square matrices, or holds infs or NaNs.
+    TypeError
+        If an input is not numeric (strings, objects).
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order: the JVP is
+    the Frechet derivative ``L(A, dA)`` and the VJP ``L(A^H, g)`` (Al-Mohy & Higham
+    (2009), "Computing the Frechet derivative of the matrix exponential"; the block form
+    of Najfeld & Havel (1995); PyTorch's ``differential_analytic_matrix_function``).
+
+    See Also
+    --------
+    scipy.linalg.expm, expm_frechet
+
+    Examples
+    --------
+    >>> tf.linalg.expm([[0.0, 1.0], [0.0, 0.0]])
+    tensor([[1., 1.],
+            [0., 1.]])
+    """
     a = as_matrix_stack("expm", A)
     if not is_abstract(a) and not bool(_ops.all(_ops.isfinite(a))):  # traced: no data yet
         raise ValueError("tenferro.linalg.expm: array must not contain infs or NaNs")
@@ -266,10 +304,61 @@ def expm(A: ArrayLike) -> Tensor:
 
 def expm_frechet(A: ArrayLike, E: ArrayLike, method: str | None = None,
                  compute_expm: bool = True, check_finite: bool = True) -> Any:
-    """scipy.linalg.expm_frechet: ``(expm(A), L(A, E))``, or ``L(A, E)`` when
-    ``compute_expm`` is false, L the Frechet derivative of expm at A in direction E.
-    ``method`` ('SPS' or 'blockEnlarge') is accepted; both use the block form (module
-    docstring).  Batched; A's and E's batch dims broadcast."""
+    """Frechet derivative of the matrix exponential (scipy.linalg.expm_frechet).
+
+    ``(expm(A), L(A, E))``, or ``L(A, E)`` without ``compute_expm``, where ``L(A, E)``
+    is the derivative of ``expm`` at ``A`` in the direction ``E``; computed from the
+    block identity ``expm([[A, E], [0, A]]) = [[expm(A), L(A, E)], [0, expm(A)]]``
+    (Najfeld & Havel 1995).  Batch dimensions of ``A`` and ``E`` broadcast.
+
+    Parameters
+    ----------
+    A : Tensor or array_like, shape (..., M, M)
+        Where the derivative is taken.
+    E : Tensor or array_like, shape (..., M, M)
+        The direction.
+    method : {None, 'SPS', 'blockEnlarge'}, optional
+        Accepted as scipy's; both use the block form.
+    compute_expm : bool, default True
+        Also return ``expm(A)``.
+    check_finite : bool, default True
+        Raise ValueError if an input holds infs or NaNs (scipy's check).
+
+    Returns
+    -------
+    expm_A : Tensor, shape (..., M, M)
+        ``expm(A)`` (only with ``compute_expm``).
+    expm_frechet_AE : Tensor, shape (..., M, M)
+        ``L(A, E)``.
+
+    Raises
+    ------
+    ValueError
+        If ``method`` is unknown, ``A`` and ``E`` are not square matrices of one shape,
+        or (``check_finite``) an input holds infs or NaNs.
+    TypeError
+        If an input is not numeric (strings, objects).
+
+    Notes
+    -----
+    Differentiable: yes in ``A`` and ``E``, forward and reverse, real and complex, to any
+    order: the block form runs on :func:`expm`'s primitive, so its derivatives are
+    Frechet derivatives of a larger block (Al-Mohy & Higham 2009; each order doubles the
+    block size).
+
+    See Also
+    --------
+    scipy.linalg.expm_frechet, expm
+
+    Examples
+    --------
+    >>> import scipy.linalg
+    >>> A = np.array([[1.0, 2.0], [3.0, 4.0]])
+    >>> E = np.array([[0.0, 1.0], [0.0, 0.0]])
+    >>> expA, L = tf.linalg.expm_frechet(A, E)
+    >>> np.allclose(L, scipy.linalg.expm_frechet(A, E)[1])
+    True
+    """
     if method not in (None, "SPS", "blockEnlarge"):
         raise ValueError("tenferro.linalg.expm_frechet: method must be None, 'SPS' or "
                          "'blockEnlarge', got %r" % (method,))
@@ -286,9 +375,52 @@ def expm_frechet(A: ArrayLike, E: ArrayLike, method: str | None = None,
 
 
 def matrix_power(a: ArrayLike, n: int) -> Tensor:
-    """numpy.linalg.matrix_power: ``a`` [..., m, m] to the integer power n (the identity
-    for n = 0, powers of ``inv(a)`` for n < 0), by repeated squaring.  Ints are promoted
-    to float64 (NumPy keeps them for n >= 0)."""
+    """Integer power of square matrices (numpy.linalg.matrix_power).
+
+    ``a^n`` by repeated squaring: the identity for ``n = 0``, powers of ``inv(a)`` for
+    ``n < 0``.  Batched over leading dimensions.  Ints and bools are promoted to
+    float64 (NumPy keeps integer matrices for ``n >= 0``).
+
+    Parameters
+    ----------
+    a : Tensor or array_like, shape (..., M, M)
+        The matrices.
+    n : int
+        The exponent.
+
+    Returns
+    -------
+    Tensor, shape (..., M, M)
+        ``a`` to the power ``n``.
+
+    Raises
+    ------
+    TypeError
+        If ``n`` is not an integer, or ``a`` is not numeric.
+    ValueError
+        If ``a`` is not a stack of square matrices.
+    LinAlgError
+        If ``n < 0`` and a matrix is singular.
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order: a
+    composition of ``@`` and (for ``n < 0``) :func:`inv`, whose rules it uses.
+
+    See Also
+    --------
+    numpy.linalg.matrix_power, expm, inv
+
+    Examples
+    --------
+    >>> a = [[1.0, 1.0], [0.0, 1.0]]
+    >>> tf.linalg.matrix_power(a, 3)
+    tensor([[1., 3.],
+            [0., 1.]])
+    >>> tf.linalg.matrix_power(a, -1)
+    tensor([[ 1., -1.],
+            [ 0.,  1.]])
+    """
     try:
         n = operator.index(n)
     except TypeError:

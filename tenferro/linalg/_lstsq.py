@@ -191,13 +191,70 @@ def _eps(dt):
 def lstsq(a: ArrayLike, b: ArrayLike, cond: float | None = None, overwrite_a: bool = False,
           overwrite_b: bool = False, check_finite: bool = True,
           lapack_driver: str | None = None) -> tuple[Tensor, Tensor, int, Tensor]:
-    """scipy.linalg.lstsq: ``(x, residues, rank, s)``, x the minimum-norm solution of
-    min ||b - a x||_2, for a [..., m, n] and b [m], [..., m, k] (batch dims broadcast).
-    Singular values <= ``cond`` * s_max count as zero (``cond=None``: the dtype's eps).
-    residues: the squared 2-norms of the columns of b - a x when m > n and the rank is
-    n (for every matrix of a batch), else an empty array; rank an int (an int32 array
-    for a batch); s the singular values of a.  x, residues and s are differentiable
-    (for constant rank)."""
+    """Least-squares solution of ``a x = b`` (scipy.linalg.lstsq).
+
+    ``x`` is the minimum-norm solution of ``min ||b - a x||_2`` (LAPACK's ?gelsd);
+    singular values ``<= cond * s_max`` count as zero.  Batch dimensions of ``a`` and
+    ``b`` broadcast.
+
+    Parameters
+    ----------
+    a : Tensor or array_like, shape (..., M, N)
+        The coefficient matrices.
+    b : Tensor or array_like, shape (..., M, K) or (M,)
+        The right-hand sides.
+    cond : float, optional
+        The relative cutoff for small singular values (default: the dtype's eps).
+    overwrite_a : bool, default False
+        Accepted for scipy's signature and ignored: tenferro never writes its inputs.
+    overwrite_b : bool, default False
+        Accepted for scipy's signature and ignored: tenferro never writes its inputs.
+    check_finite : bool, default True
+        Raise ValueError if an input holds infs or NaNs (scipy's check).
+    lapack_driver : {None, 'gelsd', 'gelss', 'gelsy'}, optional
+        Validated as scipy's; every driver runs ?gelsd.
+
+    Returns
+    -------
+    x : Tensor, shape (..., N, K) or (..., N)
+        The solution.
+    residues : Tensor
+        The squared 2-norms of the columns of ``b - a x`` when M > N and the rank is N
+        (for every matrix of a batch), else an empty array.
+    rank : int or Tensor
+        The effective rank (an int32 tensor for a batch).
+    s : Tensor, shape (..., min(M, N))
+        The singular values of ``a``.
+
+    Raises
+    ------
+    LinAlgError
+        If the SVD does not converge (infs or NaNs with ``check_finite=False``).
+    ValueError
+        If ``lapack_driver`` is unknown, ``b`` does not have M rows, or
+        (``check_finite``) an input holds infs or NaNs.
+    TypeError
+        If an input is not numeric (strings, objects).
+
+    Notes
+    -----
+    Differentiable: yes in ``a`` and ``b`` (``x``, ``residues`` and ``s``), forward and
+    reverse, real and complex, to any order, for constant rank: the derivative along
+    matrices of the same rank (Golub & Pereyra (1973), "The differentiation of
+    pseudo-inverses and nonlinear least squares problems whose variables separate");
+    every pseudo-inverse in the rules is itself a lstsq solve.  ``rank`` is an integer.
+
+    See Also
+    --------
+    scipy.linalg.lstsq, numpy.linalg.lstsq, pinv, solve
+
+    Examples
+    --------
+    >>> a = [[1.0, 0.0], [1.0, 1.0], [1.0, 2.0]]
+    >>> x, residues, rank, s = tf.linalg.lstsq(a, [1.0, 3.0, 5.0])
+    >>> tf.round(x, 6), rank
+    (tensor([1., 2.]), 2)
+    """
     if lapack_driver not in (None, "gelsd", "gelss", "gelsy"):
         raise ValueError("tenferro.linalg.lstsq: lapack_driver must be None, 'gelsd', "
                          "'gelss' or 'gelsy', got %r" % (lapack_driver,))
@@ -238,10 +295,59 @@ def lstsq(a: ArrayLike, b: ArrayLike, cond: float | None = None, overwrite_a: bo
 
 def pinv(a: ArrayLike, *, atol: float | None = None, rtol: float | None = None,
          return_rank: bool = False, check_finite: bool = True) -> Any:
-    """scipy.linalg.pinv: the Moore-Penrose pseudo-inverse [..., n, m] of each
-    a[..., m, n], from its SVD, singular values <= atol + rtol * s_max treated as zero
-    (defaults atol 0, rtol max(m, n) * eps of the dtype).  ``return_rank``: also that
-    rank (an int, an int32 array for a batch).  Differentiable for constant rank."""
+    """Moore-Penrose pseudo-inverse (scipy.linalg.pinv).
+
+    From the SVD of ``a``, singular values ``<= atol + rtol * s_max`` treated as zero.
+    Batched over leading dimensions.
+
+    Parameters
+    ----------
+    a : Tensor or array_like, shape (..., M, N)
+        The matrices.
+    atol : float, optional
+        The absolute cutoff (default 0).
+    rtol : float, optional
+        The relative cutoff (default ``max(M, N) * eps`` of the dtype).
+    return_rank : bool, default False
+        Also return the effective rank.
+    check_finite : bool, default True
+        Raise ValueError if an input holds infs or NaNs (scipy's check).
+
+    Returns
+    -------
+    B : Tensor, shape (..., N, M)
+        The pseudo-inverses, in ``a``'s dtype.
+    rank : int or Tensor
+        The effective rank (int32 tensor for a batch); only with ``return_rank``.
+
+    Raises
+    ------
+    LinAlgError
+        If the SVD does not converge (infs or NaNs with ``check_finite=False``).
+    ValueError
+        If ``atol`` or ``rtol`` is negative, ``a`` is not a stack of matrices, or
+        (``check_finite``) holds infs or NaNs.
+    TypeError
+        If an input is not numeric (strings, objects).
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order, for
+    constant rank: ``dP = -P dA P + P P^H dA^H (I - A P) + (I - P A) dA^H P^H P``
+    (Golub & Pereyra (1973), "The differentiation of pseudo-inverses and nonlinear
+    least squares problems whose variables separate").
+
+    See Also
+    --------
+    scipy.linalg.pinv, numpy.linalg.pinv, lstsq
+
+    Examples
+    --------
+    >>> import scipy.linalg
+    >>> a = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    >>> np.allclose(tf.linalg.pinv(a), scipy.linalg.pinv(a))
+    True
+    """
     a = as_matrix_stack("pinv", a, square=False)
     if check_finite:
         _check_finite("pinv", a)

@@ -399,11 +399,55 @@ def_vjp_rule(solve_p, _solve_vjp)
 
 def lu_factor(a: ArrayLike, overwrite_a: bool = False,
               check_finite: bool = True) -> tuple[Tensor, Tensor]:
-    """scipy.linalg.lu_factor: ``(lu, piv)`` of a[..., m, n], lu [..., m, n] packing the
-    unit-lower L (below the diagonal) and U, piv [..., min(m, n)] the 0-based int32 row
-    interchanges (row i with row piv[i]).  Batched over leading dims; a singular matrix
-    is factored without error (a zero on U's diagonal).  Differentiable w.r.t. ``a``
-    (through lu; piv is an index)."""
+    """LU factorization for :func:`lu_solve` (scipy.linalg.lu_factor).
+
+    ``(lu, piv)``: ``lu`` packs the unit lower ``L`` (below the diagonal) and ``U``;
+    ``piv`` the 0-based int32 row interchanges (row i was swapped with row piv[i]), as
+    scipy's.  A singular matrix is factored without error (a zero on U's diagonal).
+    Batched over leading dimensions.
+
+    Parameters
+    ----------
+    a : Tensor or array_like, shape (..., M, N)
+        The matrices.
+    overwrite_a : bool, default False
+        Accepted for scipy's signature and ignored: tenferro never writes its inputs.
+    check_finite : bool, default True
+        Raise ValueError if an input holds infs or NaNs (scipy's check).
+
+    Returns
+    -------
+    lu : Tensor, shape (..., M, N)
+        L and U packed, in ``a``'s dtype.
+    piv : Tensor, shape (..., min(M, N))
+        The pivot indices, int32.
+
+    Raises
+    ------
+    ValueError
+        If ``a`` is not a stack of matrices, or (``check_finite``) holds infs or NaNs.
+    TypeError
+        If an input is not numeric (strings, objects).
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order, as
+    :func:`lu` (JAX's ``_lu_jvp_rule``, PyTorch's ``linalg_lu_backward``); ``piv`` is
+    an index.
+
+    See Also
+    --------
+    scipy.linalg.lu_factor, lu_solve, lu
+
+    Examples
+    --------
+    >>> lu, piv = tf.linalg.lu_factor([[1.0, 2.0], [3.0, 4.0]])
+    >>> lu
+    tensor([[3.        , 4.        ],
+            [0.33333333, 0.66666667]])
+    >>> piv
+    tensor([1, 1], dtype=int32)
+    """
     a = as_matrix_stack("lu_factor", a, square=False)
     if check_finite:
         _check_finite("lu_factor", a)
@@ -412,11 +456,63 @@ def lu_factor(a: ArrayLike, overwrite_a: bool = False,
 
 def lu(a: ArrayLike, permute_l: bool = False, overwrite_a: bool = False,
        check_finite: bool = True, p_indices: bool = False) -> tuple[Tensor, ...]:
-    """scipy.linalg.lu: ``(p, l, u)`` with ``a = p @ l @ u`` for a[..., m, n] (k =
-    min(m, n)): p [..., m, m] a permutation matrix of a's real dtype, l [..., m, k] unit
-    lower triangular, u [..., k, n] upper triangular.  ``p_indices=True``: p is the int32
-    row indices [..., m] with ``a = l[p] @ u``; ``permute_l=True``: ``(p @ l, u)``.
-    Differentiable in l and u (through ``lu_factor``; p is a constant)."""
+    """LU decomposition with partial pivoting (scipy.linalg.lu).
+
+    ``(p, l, u)`` with ``a = p @ l @ u`` for ``a`` of shape [..., M, N] (K = min(M, N)):
+    ``p`` a permutation matrix in ``a``'s real dtype, ``l`` unit lower triangular, ``u``
+    upper triangular.  A singular matrix is factored without error.  Batched over
+    leading dimensions.
+
+    Parameters
+    ----------
+    a : Tensor or array_like, shape (..., M, N)
+        The matrices.
+    permute_l : bool, default False
+        Return ``(p @ l, u)``.
+    overwrite_a : bool, default False
+        Accepted for scipy's signature and ignored: tenferro never writes its inputs.
+    check_finite : bool, default True
+        Raise ValueError if an input holds infs or NaNs (scipy's check).
+    p_indices : bool, default False
+        Return ``p`` as int32 row indices [..., M] with ``a = l[p] @ u``.
+
+    Returns
+    -------
+    p : Tensor, shape (..., M, M) or (..., M)
+        The permutation (not returned with ``permute_l``).
+    l : Tensor, shape (..., M, K)
+        Unit lower triangular (``p @ l`` with ``permute_l``).
+    u : Tensor, shape (..., K, N)
+        Upper triangular.
+
+    Raises
+    ------
+    ValueError
+        If ``a`` is not a stack of matrices, or (``check_finite``) holds infs or NaNs.
+    TypeError
+        If an input is not numeric (strings, objects).
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order, for square
+    and rectangular ``a``: JAX's ``_lu_jvp_rule`` with L and U padded square
+    (``K = L^-1 P^T dA U^-1``, ``dL = L tril(K, -1)``, ``dU = triu(K) U``) and its
+    transpose (PyTorch's ``linalg_lu_backward``); ``p`` is a constant.
+
+    See Also
+    --------
+    scipy.linalg.lu, lu_factor, lu_solve
+
+    Examples
+    --------
+    >>> a = tf.asarray([[1.0, 2.0], [3.0, 4.0]])
+    >>> p, l, u = tf.linalg.lu(a)
+    >>> u
+    tensor([[3.        , 4.        ],
+            [0.        , 0.66666667]])
+    >>> np.allclose(p @ l @ u, a)
+    True
+    """
     a = as_matrix_stack("lu", a, square=False)
     if check_finite:
         _check_finite("lu", a)
@@ -435,9 +531,58 @@ def lu(a: ArrayLike, permute_l: bool = False, overwrite_a: bool = False,
 
 def lu_solve(lu_and_piv: tuple[ArrayLike, ArrayLike], b: ArrayLike, trans: int = 0,
              overwrite_b: bool = False, check_finite: bool = True) -> Tensor:
-    """scipy.linalg.lu_solve: x with op(A) x = b, A given by ``lu_factor``'s
-    ``(lu, piv)``, op by ``trans`` (0/'N', 1/'T', 2/'C').  LinAlgError (naming the batch
-    index) when U has a zero on its diagonal."""
+    """Solve ``op(A) x = b`` given the LU factorization of ``A`` (scipy.linalg.lu_solve).
+
+    ``A`` is given by :func:`lu_factor`'s ``(lu, piv)``, ``op`` by ``trans``.  Batch
+    dimensions of ``lu`` and ``b`` broadcast.
+
+    Parameters
+    ----------
+    lu_and_piv : tuple of (Tensor, Tensor)
+        ``(lu, piv)`` as returned by :func:`lu_factor` (square ``lu``).
+    b : Tensor or array_like, shape (..., M, K) or (M,)
+        The right-hand sides: a stack of matrices, or a vector (only when 1-D, NumPy 2's
+        rule); batch dimensions broadcast against ``lu``'s.
+    trans : {0, 1, 2, 'N', 'T', 'C'}, default 0
+        Solve with ``A`` (0), ``A^T`` (1) or ``A^H`` (2).
+    overwrite_b : bool, default False
+        Accepted for scipy's signature and ignored: tenferro never writes its inputs.
+    check_finite : bool, default True
+        Raise ValueError if an input holds infs or NaNs (scipy's check).
+
+    Returns
+    -------
+    Tensor, shape of ``b`` (batch dimensions broadcast)
+        The solution ``x``.
+
+    Raises
+    ------
+    LinAlgError
+        If ``U`` has a zero on its diagonal (the batch index is named).
+    ValueError
+        If ``trans`` is invalid, ``piv`` does not fit ``lu`` or holds indices outside
+        ``[0, M)``, the shapes do not fit, or (``check_finite``) an input holds infs or
+        NaNs.
+    TypeError
+        If ``piv`` is not integer (or float) pivots, or an input is not numeric.
+
+    Notes
+    -----
+    Differentiable: yes in ``lu`` and ``b``, forward and reverse, real and complex, to
+    any order: in ``b`` as :func:`solve`; in ``lu``
+    ``g_lu = tril(P^T gA U^H, -1) + triu(L^H P^T gA)`` from ``gA = -gB X^H`` (PyTorch's
+    ``linalg_lu_solve_LU``).
+
+    See Also
+    --------
+    scipy.linalg.lu_solve, lu_factor, solve
+
+    Examples
+    --------
+    >>> lu_piv = tf.linalg.lu_factor([[1.0, 2.0], [3.0, 4.0]])
+    >>> tf.round(tf.linalg.lu_solve(lu_piv, [5.0, 11.0]), 6)
+    tensor([1., 2.])
+    """
     if trans not in _TRANS:
         raise ValueError("tenferro.linalg.lu_solve: trans must be 0, 1, 2, 'N', 'T' or "
                          "'C', got %r" % (trans,))
@@ -594,17 +739,71 @@ _SURE = {dt: 1e4 * _EPS[_REAL.get(dt, dt)] for dt in _PLAIN}
 def solve(a: ArrayLike, b: ArrayLike, lower: bool = False, overwrite_a: bool = False,
           overwrite_b: bool = False, check_finite: bool = True, assume_a: str | None = None,
           transposed: bool = False) -> Tensor:
-    """scipy.linalg.solve: x with a x = b (``a^T x = b`` if ``transposed``).
-    ``assume_a`` as scipy 1.17's: None (the default: scipy detects the structure, which
-    gives the general solution's numbers), 'gen'/'general'/'banded' (LU of the whole
-    matrix), 'diagonal' (only the diagonal is read), 'tridiagonal' (only the three
-    diagonals), 'upper triangular'/'lower triangular' (only that triangle),
-    'sym'/'her' (only the ``lower``/upper triangle, mirrored (conjugated for 'her'),
-    then LU) and 'pos' (``cholesky`` + ``cho_solve`` of that triangle).  ``b`` is
-    [..., n, k] or a vector [n] (a vector only when 1-D); batch dims broadcast.
-    LinAlgError names the first singular (or, for 'pos', non positive definite) matrix;
-    an ill-conditioned one warns with scipy's ``LinAlgWarning``.  ``overwrite_a`` and
-    ``overwrite_b`` are accepted and ignored (the inputs are never modified)."""
+    """Solve the linear system ``a x = b`` (scipy.linalg.solve).
+
+    ``a^T x = b`` with ``transposed``.  ``assume_a`` as scipy 1.17's: None (the default;
+    scipy detects the structure, which gives the general solution's numbers),
+    'gen'/'general'/'banded' (LU of the whole matrix), 'diagonal' (only the diagonal is
+    read), 'tridiagonal' (only the three diagonals), 'upper triangular'/'lower
+    triangular' (only that triangle), 'sym'/'her' (the ``lower`` or upper triangle,
+    mirrored, then LU) and 'pos' (:func:`cholesky` then :func:`cho_solve`).  An
+    ill-conditioned matrix warns with scipy's ``LinAlgWarning`` (eager CPU calls).
+
+    Parameters
+    ----------
+    a : Tensor or array_like, shape (..., M, M)
+        The coefficient matrices.
+    b : Tensor or array_like, shape (..., M, K) or (M,)
+        The right-hand sides: a stack of matrices, or a vector (only when 1-D, NumPy 2's
+        rule); batch dimensions broadcast against ``a``'s.
+    lower : bool, default False
+        For 'sym', 'her' and 'pos': read the lower triangle (else the upper).
+    overwrite_a : bool, default False
+        Accepted for scipy's signature and ignored: tenferro never writes its inputs.
+    overwrite_b : bool, default False
+        Accepted for scipy's signature and ignored: tenferro never writes its inputs.
+    check_finite : bool, default True
+        Raise ValueError if an input holds infs or NaNs (scipy's check).
+    assume_a : str, optional
+        The structure of ``a`` (above).
+    transposed : bool, default False
+        Solve ``a^T x = b``.
+
+    Returns
+    -------
+    Tensor, shape of ``b`` (batch dimensions broadcast)
+        The solution ``x``, in the common dtype of ``a`` and ``b``.
+
+    Raises
+    ------
+    LinAlgError
+        If a matrix is singular (or, for 'pos', not positive definite); the first one
+        is named.  Also when the derivative is taken at an exactly singular matrix.
+    ValueError
+        If ``assume_a`` is not a known structure, the shapes do not fit, or
+        (``check_finite``) an input holds infs or NaNs.
+    TypeError
+        If an input is not numeric (strings, objects).
+
+    Notes
+    -----
+    Differentiable: yes in ``a`` (the part read) and ``b``, forward and reverse, real
+    and complex, to any order: ``dX = A^-1 (dB - dA X)``, ``gB = A^-H gX``, ``gA = -gB
+    X^H`` (Giles (2008), "An extended collection of matrix derivative results for
+    forward and reverse mode automatic differentiation"; PyTorch's ``linalg_solve_jvp``
+    and ``linalg_solve_backward``); first-order derivatives reuse the forward LU
+    factors.
+
+    See Also
+    --------
+    scipy.linalg.solve, numpy.linalg.solve, lu_solve, cho_solve, solve_triangular, lstsq
+
+    Examples
+    --------
+    >>> x = tf.linalg.solve([[3.0, 1.0], [1.0, 2.0]], [9.0, 8.0])
+    >>> tf.round(x, 6)
+    tensor([2., 3.])
+    """
     if (a.__class__ is Tensor and b.__class__ is Tensor and not transposed
             and (assume_a is None or assume_a == "gen") and not _interpreters):
         x = _solve_plain(a, b, check_finite)
@@ -645,9 +844,57 @@ def solve(a: ArrayLike, b: ArrayLike, lower: bool = False, overwrite_a: bool = F
 
 def inv(a: ArrayLike, overwrite_a: bool = False, check_finite: bool = True, *,
         assume_a: str | None = None, lower: bool = False) -> Tensor:
-    """scipy.linalg.inv: the inverse of each matrix (``solve(a, I, assume_a=...,
-    lower=...)``: ``assume_a`` and ``lower`` as scipy 1.17's inv); LinAlgError names the
-    first singular matrix, an ill-conditioned one warns (LinAlgWarning)."""
+    """Inverse of square matrices (scipy.linalg.inv).
+
+    ``solve(a, I)``, with ``assume_a`` and ``lower`` as scipy 1.17's inv (for
+    'diagonal', the inverse of the diagonal part).  An ill-conditioned matrix warns with
+    scipy's ``LinAlgWarning``.  Batched over leading dimensions.
+
+    Parameters
+    ----------
+    a : Tensor or array_like, shape (..., M, M)
+        The matrices.
+    overwrite_a : bool, default False
+        Accepted for scipy's signature and ignored: tenferro never writes its inputs.
+    check_finite : bool, default True
+        Raise ValueError if an input holds infs or NaNs (scipy's check).
+    assume_a : str, optional
+        The structure of ``a``, as :func:`solve`'s (None: general).
+    lower : bool, default False
+        For the triangle-reading structures: read the lower triangle.
+
+    Returns
+    -------
+    Tensor, shape (..., M, M)
+        The inverses, in ``a``'s dtype.
+
+    Raises
+    ------
+    LinAlgError
+        If a matrix is singular (the first one is named).
+    ValueError
+        If ``assume_a`` is not one of scipy's, ``a`` is not square, or
+        (``check_finite``) holds infs or NaNs.
+    TypeError
+        If an input is not numeric (strings, objects).
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order: through
+    :func:`solve`'s rule, i.e. ``dX = -X dA X``, ``gA = -X^H gX X^H`` (Giles (2008), "An
+    extended collection of matrix derivative results for forward and reverse mode
+    automatic differentiation").
+
+    See Also
+    --------
+    scipy.linalg.inv, numpy.linalg.inv, solve, pinv
+
+    Examples
+    --------
+    >>> tf.round(tf.linalg.inv([[4.0, 7.0], [2.0, 6.0]]), 6)
+    tensor([[ 0.6, -0.7],
+            [-0.2,  0.4]])
+    """
     _structure("inv", assume_a, _INV_STRUCTURES)
     a = as_matrix_stack("inv", a)
     if check_finite:
@@ -659,7 +906,50 @@ def inv(a: ArrayLike, overwrite_a: bool = False, check_finite: bool = True, *,
 
 
 def det(a: ArrayLike, overwrite_a: bool = False, check_finite: bool = True) -> Tensor:
-    """scipy.linalg.det: the determinant of each matrix (0 for a singular one), via LU."""
+    """Determinant of square matrices (scipy.linalg.det).
+
+    Computed from the LU factorization; 0 for a singular matrix.  Batched over leading
+    dimensions.
+
+    Parameters
+    ----------
+    a : Tensor or array_like, shape (..., M, M)
+        The matrices.
+    overwrite_a : bool, default False
+        Accepted for scipy's signature and ignored: tenferro never writes its inputs.
+    check_finite : bool, default True
+        Raise ValueError if an input holds infs or NaNs (scipy's check).
+
+    Returns
+    -------
+    Tensor, shape (...)
+        The determinants, in ``a``'s dtype.
+
+    Raises
+    ------
+    ValueError
+        If ``a`` is not a stack of square matrices [..., M, M], or (``check_finite``)
+        holds infs or NaNs.
+    TypeError
+        If an input is not numeric (strings, objects).
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order: ``d det =
+    det tr(A^-1 dA)`` (Giles (2008), "An extended collection of matrix derivative
+    results for forward and reverse mode automatic differentiation"), as the adjugate
+    ``gA = g adj(A)^H`` (PyTorch's ``linalg_det_backward``, JAX's cofactor solve), so it
+    is exact at singular matrices too (built from cofactors there).
+
+    See Also
+    --------
+    scipy.linalg.det, numpy.linalg.det, slogdet
+
+    Examples
+    --------
+    >>> tf.round(tf.linalg.det([[1.0, 2.0], [3.0, 4.0]]), 6)
+    tensor(-2.)
+    """
     a = as_matrix_stack("det", a)
     if check_finite:
         _check_finite("det", a)
@@ -667,8 +957,51 @@ def det(a: ArrayLike, overwrite_a: bool = False, check_finite: bool = True) -> T
 
 
 def slogdet(a: ArrayLike) -> tuple[Tensor, Tensor]:
-    """numpy.linalg.slogdet: ``(sign, logabsdet)``, sign complex (|sign| = 1) for complex
-    input; (0, -inf) for a singular matrix."""
+    """Sign and logarithm of the absolute determinant (numpy.linalg.slogdet).
+
+    ``(sign, logabsdet)`` with ``det = sign * exp(logabsdet)``, without over- or
+    underflow; ``sign`` is complex with ``|sign| = 1`` for complex input, and a singular
+    matrix gives ``(0, -inf)``.  Batched over leading dimensions.
+
+    Parameters
+    ----------
+    a : Tensor or array_like, shape (..., M, M)
+        The matrices.
+
+    Returns
+    -------
+    sign : Tensor, shape (...)
+        In ``a``'s dtype.
+    logabsdet : Tensor, shape (...)
+        Real.
+
+    Raises
+    ------
+    LinAlgError
+        When differentiated at an exactly singular matrix (rather than return NaN).
+    ValueError
+        If ``a`` is not a stack of square matrices.
+    TypeError
+        If an input is not numeric (strings, objects).
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order: through
+    the LU factorization's rule (JAX's ``_lu_jvp_rule``), which gives ``d logabsdet = Re
+    tr(A^-1 dA)`` and ``d sign = i Im tr(A^-1 dA) sign`` (Giles (2008), "An extended
+    collection of matrix derivative results for forward and reverse mode automatic
+    differentiation").
+
+    See Also
+    --------
+    numpy.linalg.slogdet, det
+
+    Examples
+    --------
+    >>> sign, logabsdet = tf.linalg.slogdet([[1.0, 2.0], [3.0, 4.0]])
+    >>> sign, logabsdet
+    (tensor(-1.), tensor(0.69314718))
+    """
     a = as_matrix_stack("slogdet", a)
     rdt = _ops.real(a).dtype if a.dtype.kind == "c" else a.dtype
     if a.shape[-1] == 0:

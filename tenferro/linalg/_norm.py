@@ -199,9 +199,60 @@ def _matrix_norm(x, ord, r, c):
 def norm(a: ArrayLike, ord: float | str | None = None,
          axis: int | tuple[int, int] | None = None, keepdims: bool = False,
          check_finite: bool = True) -> Tensor:
-    """scipy.linalg.norm (= numpy.linalg.norm): a vector norm over an int ``axis`` (or of
-    a 1-D ``a``), a matrix norm over a 2-tuple ``axis`` (or of a 2-D ``a``), or, with
-    ``ord`` and ``axis`` None, the 2-norm of the flattened array.  Real result."""
+    """Matrix or vector norm (scipy.linalg.norm, the same as numpy.linalg.norm).
+
+    A vector norm over an int ``axis`` (or of a 1-D ``a``), a matrix norm over a 2-tuple
+    ``axis`` (or of a 2-D ``a``), or, with ``ord`` and ``axis`` None, the 2-norm of the
+    flattened array.  The result is real.
+
+    Parameters
+    ----------
+    a : Tensor or array_like
+        The input, real or complex (ints and bools become float64).
+    ord : {None, 'fro', 'nuc', inf, -inf, int, float}, optional
+        The order, as NumPy's: for vectors any p (``sum |x|^p ^ (1/p)``, 0 counts the
+        nonzeros, inf the maximum); for matrices 'fro', 'nuc', 1, -1, 2, -2, inf, -inf.
+    axis : int or tuple of two int, optional
+        The vector axis or the matrix axes.
+    keepdims : bool, default False
+        Keep the reduced axes with length 1.
+    check_finite : bool, default True
+        Raise ValueError if an input holds infs or NaNs (scipy's check).
+
+    Returns
+    -------
+    Tensor
+        The norms, in ``a``'s real dtype.
+
+    Raises
+    ------
+    ValueError
+        If ``ord`` is invalid for the norm asked, an axis is out of bounds or repeated,
+        the dimensions do not fit, or (``check_finite``) ``a`` holds infs or NaNs.
+    TypeError
+        If ``axis`` is not None, an int or a tuple of ints, or ``a`` is not numeric.
+    LinAlgError
+        If ``ord`` is 2, -2 or 'nuc' and the SVD does not converge.
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order: the
+    p-norms with finite p > 0 (so 2 and Frobenius) have PyTorch's ``norm_jvp`` and
+    ``norm_backward`` (the gradient at a zero input is 0, not NaN); 2, -2 and 'nuc' go
+    through :func:`svdvals`; inf, -inf, 0, 1 and -1 are compositions of ``abs``,
+    ``max``/``min`` and ``sum`` (ties split the gradient).
+
+    See Also
+    --------
+    scipy.linalg.norm, numpy.linalg.norm, svdvals
+
+    Examples
+    --------
+    >>> tf.linalg.norm([3.0, 4.0])
+    tensor(5.)
+    >>> tf.linalg.norm([[1.0, -2.0], [3.0, 4.0]], ord=1)
+    tensor(6.)
+    """
     if ord is None and axis is None and keepdims is False and type(a) is Tensor \
             and a._ad is None and not _primitive._interpreters:
         d, dev = a._data, a._device

@@ -76,9 +76,69 @@ def_impl(qr_r_p, "cuda", on_cuda("qr_r", "qr", "failed"))
 
 def qr(a: ArrayLike, overwrite_a: bool = False, lwork: int | None = None, mode: str = "full",
        pivoting: bool = False, check_finite: bool = True) -> tuple[Tensor, ...]:
-    """scipy.linalg.qr: ``(Q, R)`` with ``a = Q @ R`` (``mode`` 'full' or 'economic'), or
-    ``(R,)`` (mode 'r').  Batched over leading dims.  ``lwork`` is ignored (the
-    workspace is queried); ``overwrite_a`` is accepted and ignored."""
+    """QR decomposition (scipy.linalg.qr).
+
+    ``(Q, R)`` with ``a = Q @ R``, ``Q`` with orthonormal columns and ``R`` upper
+    triangular (Householder, LAPACK's ?geqrf and ?orgqr/?ungqr), or ``(R,)`` for
+    ``mode='r'``.  Batched over leading dimensions; for ``a`` [..., M, N] and
+    K = min(M, N), ``mode='full'`` gives Q [..., M, M] and R [..., M, N],
+    ``mode='economic'`` Q [..., M, K] and R [..., K, N].
+
+    Parameters
+    ----------
+    a : Tensor or array_like, shape (..., M, N)
+        The matrices.
+    overwrite_a : bool, default False
+        Accepted for scipy's signature and ignored: tenferro never writes its inputs.
+    lwork : int, optional
+        Accepted and ignored (the workspace is queried).
+    mode : {'full', 'economic', 'r'}, default 'full'
+        Which factors, of which shapes (above).
+    pivoting : bool, default False
+        Must be False: column pivoting is not implemented.
+    check_finite : bool, default True
+        Raise ValueError if an input holds infs or NaNs (scipy's check).
+
+    Returns
+    -------
+    Q : Tensor
+        The orthonormal factor (not returned for ``mode='r'``).
+    R : Tensor
+        The upper-triangular factor.
+
+    Raises
+    ------
+    LinAlgError
+        When differentiated at a rank-deficient matrix (an exact zero on R's diagonal).
+    ValueError
+        If ``mode`` is unknown, ``a`` is not a stack of matrices, or (``check_finite``)
+        holds infs or NaNs.
+    NotImplementedError
+        If ``pivoting`` is True or ``mode`` is 'raw'.
+    TypeError
+        If an input is not numeric (strings, objects).
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order, for full
+    rank: JAX's ``qr_jvp_rule`` and PyTorch's ``linalg_qr_backward`` (M >= N), and
+    PyTorch's wide branch for M < N (``A = [X | Y]``, ``X = Q U``).  With
+    ``mode='full'`` and M > N, Q's extra columns are an arbitrary basis of a complement:
+    zero tangents, their cotangent ignored.
+
+    See Also
+    --------
+    scipy.linalg.qr, numpy.linalg.qr, svd
+
+    Examples
+    --------
+    >>> a = tf.asarray([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    >>> q, r = tf.linalg.qr(a, mode="economic")
+    >>> q.shape, r.shape
+    ((3, 2), (2, 2))
+    >>> np.allclose(q @ r, a)
+    True
+    """
     if pivoting:
         raise NotImplementedError("tenferro.linalg.qr: pivoting=True (QR with column "
                                   "pivoting, ?geqp3) is not implemented")

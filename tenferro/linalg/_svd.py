@@ -79,10 +79,74 @@ def svd(a: ArrayLike, full_matrices: bool = ..., *, compute_uv: Literal[False],
 def svd(a: ArrayLike, full_matrices: bool = True, compute_uv: bool = True,
         overwrite_a: bool = False, check_finite: bool = True, lapack_driver: str = "gesdd",
         broadening: float = 1e-12) -> Tensor | tuple[Tensor, Tensor, Tensor]:
-    """scipy.linalg.svd: ``(U, s, Vh)`` with ``a = U[..., :k] * s @ Vh[..., :k, :]``,
-    s descending; ``compute_uv=False`` gives ``s``.  Batched over leading dims.
-    ``lapack_driver``: 'gesdd' (divide and conquer) or 'gesvd' (QR iteration: slower,
-    sometimes more accurate for tiny singular values), as scipy."""
+    """Singular value decomposition (scipy.linalg.svd).
+
+    ``(U, s, Vh)`` with ``a = U[..., :K] * s @ Vh[..., :K, :]`` and the singular values
+    ``s`` descending (K = min(M, N)); ``compute_uv=False`` gives ``s`` alone.  Batched
+    over leading dimensions; ``s`` is real.
+
+    Parameters
+    ----------
+    a : Tensor or array_like, shape (..., M, N)
+        The matrices.
+    full_matrices : bool, default True
+        U [..., M, M] and Vh [..., N, N]; else U [..., M, K] and Vh [..., K, N].
+    compute_uv : bool, default True
+        Return ``(U, s, Vh)``; else only ``s``.
+    overwrite_a : bool, default False
+        Accepted for scipy's signature and ignored: tenferro never writes its inputs.
+    check_finite : bool, default True
+        Raise ValueError if an input holds infs or NaNs (scipy's check).
+    lapack_driver : {'gesdd', 'gesvd'}, default 'gesdd'
+        Divide and conquer (?gesdd) or QR iteration (?gesvd: slower, sometimes more
+        accurate for tiny singular values), as scipy.
+    broadening : float, default 1e-12
+        The eps of the Lorentzian regularisation ``x / (x^2 + eps^2)`` of ``1/x`` for
+        singular-value gaps and small singular values in the derivatives (keeps them
+        finite at repeated or zero singular values).
+
+    Returns
+    -------
+    U : Tensor, shape (..., M, M) or (..., M, K)
+        Left singular vectors as columns (only with ``compute_uv``).
+    s : Tensor, shape (..., K)
+        The singular values, descending, real.
+    Vh : Tensor, shape (..., N, N) or (..., K, N)
+        Right singular vectors as rows (only with ``compute_uv``).
+
+    Raises
+    ------
+    LinAlgError
+        If the SVD does not converge (infs or NaNs with ``check_finite=False``).
+    ValueError
+        If ``lapack_driver`` is unknown, ``a`` is not a stack of matrices, U or Vh would
+        exceed LAPACK's 32-bit indexing, or (``check_finite``) ``a`` holds infs or NaNs.
+    TypeError
+        If ``lapack_driver`` is not a string, or ``a`` is not numeric.
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order: JAX's
+    ``svd_jvp_rule`` and PyTorch's ``svd_backward`` (thin SVD; the formulas of Townsend
+    (2016), "Differentiating the singular value decomposition"), with the gaps
+    ``s_j^2 - s_i^2`` and ``1/s`` broadened as tenferro-rs and BackwardsLinalg.jl
+    (Lorentzian, Liao et al. 2019), so repeated and zero singular values give finite
+    gradients, exact for functions of the singular values, where PyTorch's and JAX's
+    are NaN.  With ``full_matrices=True`` the extra columns of U
+    (rows of Vh) are an arbitrary basis of a complement and get no gradient.
+
+    See Also
+    --------
+    scipy.linalg.svd, numpy.linalg.svd, svdvals, pinv
+
+    Examples
+    --------
+    >>> import scipy.linalg
+    >>> a = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    >>> u, s, vh = tf.linalg.svd(a, full_matrices=False)
+    >>> np.allclose(s, scipy.linalg.svdvals(a)), np.allclose((u * s) @ vh, a)
+    (True, True)
+    """
     if not isinstance(lapack_driver, str):   # scipy's TypeError
         raise TypeError("tenferro.linalg.svd: lapack_driver must be a string ('gesdd' or "
                         "'gesvd'), got %r" % (lapack_driver,))
@@ -106,7 +170,52 @@ def svd(a: ArrayLike, full_matrices: bool = True, compute_uv: bool = True,
 
 def svdvals(a: ArrayLike, overwrite_a: bool = False, check_finite: bool = True,
             broadening: float = 1e-12) -> Tensor:
-    """scipy.linalg.svdvals: the singular values, descending."""
+    """Singular values (scipy.linalg.svdvals).
+
+    The ``s`` of :func:`svd`, descending and real.  Batched over leading dimensions.
+
+    Parameters
+    ----------
+    a : Tensor or array_like, shape (..., M, N)
+        The matrices.
+    overwrite_a : bool, default False
+        Accepted for scipy's signature and ignored: tenferro never writes its inputs.
+    check_finite : bool, default True
+        Raise ValueError if an input holds infs or NaNs (scipy's check).
+    broadening : float, default 1e-12
+        The eps of the Lorentzian regularisation ``x / (x^2 + eps^2)`` of ``1/x`` for
+        singular-value gaps and small singular values in the derivatives (keeps them
+        finite at repeated or zero singular values).
+
+    Returns
+    -------
+    Tensor, shape (..., min(M, N))
+        The singular values, descending.
+
+    Raises
+    ------
+    LinAlgError
+        If the SVD does not converge (infs or NaNs with ``check_finite=False``).
+    ValueError
+        If ``a`` is not a stack of matrices, or (``check_finite``) holds infs or NaNs.
+    TypeError
+        If an input is not numeric (strings, objects).
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order: the
+    gradient is ``U diag(gs) V^H`` (PyTorch's ``svd_backward``, singular values only),
+    the singular vectors recomputed for it; finite at repeated and zero singular values.
+
+    See Also
+    --------
+    scipy.linalg.svdvals, svd, norm
+
+    Examples
+    --------
+    >>> tf.linalg.svdvals([[3.0, 0.0], [0.0, -4.0]])
+    tensor([4., 3.])
+    """
     a = prepared("svdvals", a, check_finite, square=False)
     return svdvals_p.bind(a, broadening=float(broadening), driver="gesdd")
 

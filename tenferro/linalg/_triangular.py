@@ -70,9 +70,61 @@ def_impl(triangular_solve_p, "cuda", on_cuda("triangular_solve", "solve_triangul
 
 def cholesky(a: ArrayLike, lower: bool = False, overwrite_a: bool = False,
              check_finite: bool = True) -> Tensor:
-    """scipy.linalg.cholesky: the upper factor U (A = U^H U) by default, the lower L
-    (A = L L^H) with ``lower=True``; only that triangle of ``a`` is read.  Batched over
-    leading dims; LinAlgError names the first matrix that is not positive definite."""
+    """Cholesky factor of Hermitian positive-definite matrices (scipy.linalg.cholesky).
+
+    The upper factor ``U`` with ``a = U^H U`` by default, the lower ``L`` with
+    ``a = L L^H`` for ``lower=True``; the other triangle of the result is zero.  Only
+    the triangle of ``a`` named by ``lower`` is read (as LAPACK's ?potrf), and the
+    imaginary part of its diagonal is ignored.  Batched over leading dimensions;
+    float32 and complex64 stay single, ints and bools become float64.
+
+    Parameters
+    ----------
+    a : Tensor or array_like, shape (..., M, M)
+        Hermitian positive-definite matrices.
+    lower : bool, default False
+        Return (and read) the lower factor instead of the upper one.
+    overwrite_a : bool, default False
+        Accepted for scipy's signature and ignored: tenferro never writes its inputs.
+    check_finite : bool, default True
+        Raise ValueError if an input holds infs or NaNs (scipy's check).
+
+    Returns
+    -------
+    Tensor, shape (..., M, M)
+        The triangular factor, in ``a``'s dtype.
+
+    Raises
+    ------
+    LinAlgError
+        If a matrix is not positive definite (the message names the first one of the
+        batch).
+    ValueError
+        If ``a`` is not a stack of square matrices [..., M, M], or (``check_finite``)
+        holds infs or NaNs.
+    TypeError
+        If an input is not numeric (strings, objects).
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order (the rules
+    are written with differentiable ops).  JVP from Murray (2016), "Differentiation of
+    the Cholesky decomposition", eq. (7); VJP PyTorch's ``cholesky_backward`` (Murray
+    2016).  The gradient is triangle-only: zero on the unread triangle (PyTorch and JAX
+    return a Hermitian gradient instead; both give the same gradients of parameters
+    that build ``a`` Hermitian).
+
+    See Also
+    --------
+    scipy.linalg.cholesky, numpy.linalg.cholesky, cho_factor, cho_solve
+
+    Examples
+    --------
+    >>> a = tf.asarray([[4.0, 2.0], [2.0, 3.0]])
+    >>> tf.linalg.cholesky(a, lower=True)
+    tensor([[2.        , 0.        ],
+            [1.        , 1.41421356]])
+    """
     a = as_matrix_stack("cholesky", a)
     if check_finite:
         _check_finite("cholesky", a)
@@ -81,14 +133,111 @@ def cholesky(a: ArrayLike, lower: bool = False, overwrite_a: bool = False,
 
 def cho_factor(a: ArrayLike, lower: bool = False, overwrite_a: bool = False,
                check_finite: bool = True) -> tuple[Tensor, bool]:
-    """scipy.linalg.cho_factor: ``(c, lower)`` for :func:`cho_solve` (the unused
-    triangle of ``c`` is zero, where scipy leaves it unspecified)."""
+    """Cholesky factorization for :func:`cho_solve` (scipy.linalg.cholesky's pair form).
+
+    ``(c, lower)`` with ``c`` the factor of :func:`cholesky`; the unused triangle of
+    ``c`` is zero, where scipy leaves it unspecified.  Batched over leading dimensions.
+
+    Parameters
+    ----------
+    a : Tensor or array_like, shape (..., M, M)
+        Hermitian positive-definite matrices; only the triangle named by ``lower`` is
+        read.
+    lower : bool, default False
+        Factor as ``L L^H`` (lower) instead of ``U^H U``.
+    overwrite_a : bool, default False
+        Accepted for scipy's signature and ignored: tenferro never writes its inputs.
+    check_finite : bool, default True
+        Raise ValueError if an input holds infs or NaNs (scipy's check).
+
+    Returns
+    -------
+    c : Tensor, shape (..., M, M)
+        The triangular factor.
+    lower : bool
+        ``lower``, for :func:`cho_solve`.
+
+    Raises
+    ------
+    LinAlgError
+        If a matrix is not positive definite (the first one is named).
+    ValueError
+        If ``a`` is not a stack of square matrices [..., M, M], or (``check_finite``)
+        holds infs or NaNs.
+    TypeError
+        If an input is not numeric (strings, objects).
+
+    Notes
+    -----
+    Differentiable: yes, as :func:`cholesky` (Murray 2016; PyTorch's
+    ``cholesky_backward``), forward and reverse, real and complex, to any order.
+
+    See Also
+    --------
+    scipy.linalg.cho_factor, cholesky, cho_solve
+
+    Examples
+    --------
+    >>> c, lower = tf.linalg.cho_factor([[4.0, 2.0], [2.0, 3.0]])
+    >>> c, lower
+    (tensor([[2.        , 1.        ],
+            [0.        , 1.41421356]]), False)
+    """
     return cholesky(a, lower=lower, check_finite=check_finite), bool(lower)
 
 
 def cho_solve(c_and_lower: tuple[ArrayLike, bool], b: ArrayLike, overwrite_b: bool = False,
               check_finite: bool = True) -> Tensor:
-    """scipy.linalg.cho_solve: x with A x = b from ``(c, lower) = cho_factor(A)``."""
+    """Solve ``A x = b`` given the Cholesky factorization of ``A`` (scipy.linalg.cho_solve).
+
+    Two triangular solves with the factor from :func:`cho_factor`.  ``b`` is a stack
+    of matrices [..., M, K], or a vector [M] (a vector only when 1-D, NumPy 2's rule);
+    batch dimensions broadcast.
+
+    Parameters
+    ----------
+    c_and_lower : tuple of (Tensor, bool)
+        ``(c, lower)`` as returned by :func:`cho_factor`.
+    b : Tensor or array_like, shape (..., M, K) or (M,)
+        The right-hand sides.
+    overwrite_b : bool, default False
+        Accepted for scipy's signature and ignored: tenferro never writes its inputs.
+    check_finite : bool, default True
+        Raise ValueError if an input holds infs or NaNs (scipy's check).
+
+    Returns
+    -------
+    Tensor, shape of ``b`` (batch dimensions broadcast)
+        The solution ``x``, in the common dtype of ``c`` and ``b``.
+
+    Raises
+    ------
+    LinAlgError
+        If ``c`` has a zero on its diagonal.
+    ValueError
+        If the shapes of ``c`` and ``b`` do not fit, or (``check_finite``) an input holds
+        infs or NaNs.
+    TypeError
+        If an input is not numeric (strings, objects).
+
+    Notes
+    -----
+    Differentiable: yes in ``c`` and ``b``, forward and reverse, real and complex, to any
+    order: two :func:`solve_triangular` calls, whose rule is
+    ``dX = op(T)^-1 (dB - op(dT) X)`` (JAX's ``triangular_solve`` rule; PyTorch's
+    ``linalg_solve_triangular_backward``).
+
+    See Also
+    --------
+    scipy.linalg.cho_solve, cho_factor, solve
+
+    Examples
+    --------
+    >>> a = np.array([[4.0, 2.0], [2.0, 3.0]])
+    >>> x = tf.linalg.cho_solve(tf.linalg.cho_factor(a), [2.0, 1.0])
+    >>> np.allclose(a @ np.asarray(x), [2.0, 1.0])
+    True
+    """
     c, lower = c_and_lower
     c, b, vec = rhs("cho_solve", as_matrix_stack("cho_solve", c), b)   # b [..., n, k]
     y = solve_triangular(c, b, trans=0 if lower else 2, lower=lower,
@@ -100,10 +249,60 @@ def cho_solve(c_and_lower: tuple[ArrayLike, bool], b: ArrayLike, overwrite_b: bo
 def solve_triangular(a: ArrayLike, b: ArrayLike, trans: int | str = 0, lower: bool = False,
                      unit_diagonal: bool = False, overwrite_b: bool = False,
                      check_finite: bool = True) -> Tensor:
-    """scipy.linalg.solve_triangular: x with op(a) x = b, op given by ``trans`` (0/'N',
-    1/'T', 2/'C'); only the ``lower`` (or upper) triangle of ``a`` is read.  ``b`` is
-    [..., n, k], or a vector [n] (NumPy 2's rule: a vector only when 1-D); leading batch
-    dims broadcast."""
+    """Solve ``op(a) x = b`` for triangular ``a`` (scipy.linalg.solve_triangular).
+
+    ``op`` is given by ``trans``; only the ``lower`` (or upper) triangle of ``a`` is
+    read.  ``b`` is a stack of matrices [..., M, K], or a vector [M] (a vector only when
+    1-D, NumPy 2's rule); batch dimensions broadcast.
+
+    Parameters
+    ----------
+    a : Tensor or array_like, shape (..., M, M)
+        Triangular matrices.
+    b : Tensor or array_like, shape (..., M, K) or (M,)
+        The right-hand sides.
+    trans : {0, 1, 2, 'N', 'T', 'C'}, default 0
+        Solve with ``a`` (0, 'N'), ``a^T`` (1, 'T') or ``a^H`` (2, 'C').
+    lower : bool, default False
+        Use the lower triangle of ``a`` instead of the upper one.
+    unit_diagonal : bool, default False
+        Take the diagonal of ``a`` as ones (it is not read).
+    overwrite_b : bool, default False
+        Accepted for scipy's signature and ignored: tenferro never writes its inputs.
+    check_finite : bool, default True
+        Raise ValueError if an input holds infs or NaNs (scipy's check).
+
+    Returns
+    -------
+    Tensor, shape of ``b`` (batch dimensions broadcast)
+        The solution ``x``, in the common dtype of ``a`` and ``b``.
+
+    Raises
+    ------
+    LinAlgError
+        If ``a`` has a zero on its diagonal (the first singular matrix is named).
+    ValueError
+        If ``trans`` is not one of the six values, the shapes do not fit, or
+        (``check_finite``) an input holds infs or NaNs.
+    TypeError
+        If an input is not numeric (strings, objects).
+
+    Notes
+    -----
+    Differentiable: yes in ``a`` (its read triangle only) and ``b``, forward and reverse,
+    real and complex, to any order: ``dX = op(T)^-1 (dB - op(dT) X)`` (JAX's
+    ``triangular_solve`` rule); VJP PyTorch's ``linalg_solve_triangular_backward``.
+
+    See Also
+    --------
+    scipy.linalg.solve_triangular, solve, cho_solve
+
+    Examples
+    --------
+    >>> L = tf.asarray([[2.0, 0.0], [1.0, 1.0]])
+    >>> tf.linalg.solve_triangular(L, [4.0, 3.0], lower=True)
+    tensor([2., 1.])
+    """
     if trans not in _TRANS:
         raise ValueError("tenferro.linalg.solve_triangular: trans must be 0, 1, 2, 'N', "
                          "'T' or 'C', got %r" % (trans,))

@@ -30,3 +30,6 @@ from ._pool import avg_pool2d, max_pool2d  # noqa: F401
 __all__: list[str] = ["conv1d", "conv2d", "conv3d", "max_pool2d", "avg_pool2d", "relu",
                       "leaky_relu", "elu", "softplus", "gelu", "silu", "softmax",
                       "log_softmax", "layer_norm", "rms_norm", "affine"]
+
+from ._docs import document as _document  # noqa: E402
+_document(globals())   # the activations' and convolutions' docstrings, one template each

@@ -253,19 +253,92 @@ def _softmax_operand(name, input, dtype):
 
 def softmax(input: ArrayLike, axis: int | tuple[int, ...] | None = None, *,
             dim: int | None = None, dtype: DTypeLike = None) -> Tensor:
-    """torch.nn.functional.softmax: ``exp(x) / sum(exp(x))`` along ``axis`` (default
-    -1, the last; ``dim=`` is accepted as PyTorch's name; a tuple of axes normalizes
-    over them together).  ``dtype`` casts the input first.  tenferro.special.softmax's
-    implementation (one-pass row kernel eagerly on the CPU); real only, as PyTorch's
-    (tenferro.special.softmax takes complex)."""
+    """Softmax along an axis (torch.nn.functional.softmax).
+
+    ``exp(x) / sum(exp(x))`` along ``axis`` (default -1, the last), shifted by the
+    maximum.  tenferro.special.softmax's implementation (a one-pass row kernel eagerly on
+    the CPU); real only, as PyTorch's.
+
+    Parameters
+    ----------
+    input : Tensor or array_like
+        The input, real (ints and bools become float64).
+    axis : int or tuple of int, optional
+        The axis (or axes, normalized together) to normalize over; default -1, the last.
+    dim : int, optional
+        PyTorch's name for ``axis`` (give one of the two).
+    dtype : dtype, optional
+        Cast the input to this float dtype first (as PyTorch's ``dtype=``).
+
+    Returns
+    -------
+    Tensor
+        ``input``'s shape; each slice along ``axis`` sums to 1.
+
+    Raises
+    ------
+    TypeError
+        If ``input`` is complex (use :func:`tenferro.special.softmax`), both ``axis`` and
+        ``dim`` are given, or ``dtype`` is not float32 or float64.
+    AxisError
+        If an axis is out of range.
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, to any order (composed of tenferro's
+    ``exp``, ``sum`` and division, whose rules give ``s * (g - sum(g s))``).
+
+    See Also
+    --------
+    torch.nn.functional.softmax, jax.nn.softmax, tenferro.special.softmax, log_softmax
+
+    Examples
+    --------
+    >>> tf.round(tf.nn.softmax([[1.0, 2.0, 3.0]], dim=1), 6)
+    tensor([[0.090031, 0.244728, 0.665241]])
+    """
     x = _softmax_operand("softmax", input, dtype)
     return _logsumexp.softmax(x, axis=_axis("softmax", axis, dim))
 
 
 def log_softmax(input: ArrayLike, axis: int | tuple[int, ...] | None = None, *,
                 dim: int | None = None, dtype: DTypeLike = None) -> Tensor:
-    """torch.nn.functional.log_softmax: ``x - logsumexp(x)`` along ``axis`` (as
-    :func:`softmax`), tenferro.special.log_softmax's implementation."""
+    """Logarithm of softmax along an axis (torch.nn.functional.log_softmax).
+
+    ``x - logsumexp(x)`` along ``axis`` (default -1), computed as
+    ``(x - max) - log(sum(exp(x - max)))``; tenferro.special.log_softmax's implementation.
+
+    Parameters
+    ----------
+    input, axis, dim, dtype
+        As for :func:`softmax`.
+
+    Returns
+    -------
+    Tensor
+        ``input``'s shape.
+
+    Raises
+    ------
+    TypeError, AxisError
+        As for :func:`softmax` (for complex input use
+        :func:`tenferro.special.log_softmax`).
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, to any order (composed of tenferro's
+    ``exp``, ``sum`` and ``log``: the gradient is ``g - softmax(x) sum(g)``).
+
+    See Also
+    --------
+    torch.nn.functional.log_softmax, jax.nn.log_softmax, tenferro.special.log_softmax,
+    softmax
+
+    Examples
+    --------
+    >>> tf.round(tf.nn.log_softmax([1.0, 2.0, 3.0]), 6)
+    tensor([-2.407606, -1.407606, -0.407606])
+    """
     x = _softmax_operand("log_softmax", input, dtype)
     return _logsumexp.log_softmax(x, axis=_axis("log_softmax", axis, dim))
 
@@ -275,9 +348,48 @@ def _affine(x, scale, shift):
 
 
 def affine(x: ArrayLike, scale: ArrayLike, shift: ArrayLike) -> Tensor:
-    """``x * scale + shift`` with NumPy broadcasting and dtype rules, in one pass over
-    memory: eagerly on the CPU one fused kernel, under ``jit`` fused with its
-    neighbours.  Differentiable in all three (gradients summed over broadcast axes)."""
+    """``x * scale + shift`` in one pass over memory.
+
+    NumPy's broadcasting and dtype rules (the same values as ``x * scale + shift``);
+    eagerly on the CPU one fused kernel instead of two passes and a temporary, under
+    ``jit`` fused with its neighbours.  The usual last step of a normalization layer.
+
+    Parameters
+    ----------
+    x : Tensor or array_like
+        The input.
+    scale : Tensor or array_like
+        The factor, broadcast against ``x``.
+    shift : Tensor or array_like
+        The offset, broadcast against ``x * scale``.
+
+    Returns
+    -------
+    Tensor
+        The broadcast shape, in the operands' promoted dtype.
+
+    Raises
+    ------
+    ValueError
+        If the shapes do not broadcast.
+    TypeError
+        If an operand is not numeric.
+
+    Notes
+    -----
+    Differentiable: yes in all three, forward and reverse, real and complex, to any
+    order: the rules of tenferro's ``multiply`` and ``add`` (gradients summed over
+    broadcast axes).
+
+    See Also
+    --------
+    numpy.multiply, numpy.add, layer_norm
+
+    Examples
+    --------
+    >>> tf.nn.affine([1.0, 2.0], 2.0, [0.5, -1.0])
+    tensor([2.5, 3. ])
+    """
     if type(x) is Tensor and type(scale) is Tensor and type(shift) is Tensor:
         return _kernel.run(_affine, (x, scale, shift), {})
     return _ops.add(_ops.multiply(x, scale), shift)   # array-likes, weak Python scalars

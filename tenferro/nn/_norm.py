@@ -65,10 +65,59 @@ def _bind(rms, x, ndim, weight, bias, eps):
 def layer_norm(input: ArrayLike, normalized_shape: int | Sequence[int],
                weight: ArrayLike | None = None, bias: ArrayLike | None = None,
                eps: float = 1e-5) -> Tensor:
-    """torch.nn.functional.layer_norm: ``(x - mean) / sqrt(var + eps) * weight + bias``,
-    the mean and the (biased) variance taken over the trailing dimensions
-    ``normalized_shape`` (an int: the last one); ``weight`` and ``bias`` have exactly
-    that shape.  Real input only, as PyTorch's."""
+    """Layer normalization over the trailing dimensions (torch.nn.functional.layer_norm).
+
+    ``(x - mean) / sqrt(var + eps) * weight + bias``, the mean and the biased variance
+    taken over the trailing dimensions ``normalized_shape``.  A CPU row kernel (the
+    statistics in double) for float32 and float64; the composition of tenferro's ops
+    elsewhere (and fused under ``jit``).
+
+    Parameters
+    ----------
+    input : Tensor or array_like, shape ``(..., *normalized_shape)``
+        The input, real (ints and bools become float64).
+    normalized_shape : int or sequence of int
+        The trailing dimensions to normalize over (an int: the last one).
+    weight : Tensor or array_like, shape normalized_shape, optional
+        The scale (default 1).
+    bias : Tensor or array_like, shape normalized_shape, optional
+        The shift (default 0).
+    eps : float, default 1e-5
+        Added to the variance.
+
+    Returns
+    -------
+    Tensor
+        ``input``'s shape, in the operands' common dtype.
+
+    Raises
+    ------
+    TypeError
+        If ``input`` is complex (as PyTorch) or not numeric, or ``normalized_shape`` is
+        not an int or a tuple of ints.
+    ValueError
+        If ``normalized_shape`` is empty or does not match the trailing dimensions of
+        ``input``, or ``weight`` or ``bias`` does not have exactly that shape.
+
+    Notes
+    -----
+    Differentiable: yes in ``input``, ``weight`` and ``bias``, forward and reverse, real,
+    to any order: PyTorch's backward formulas (torch/_decomp's
+    ``native_layer_norm_backward``: ``dx = rstd / N (N g - sum(g) - xhat sum(g xhat))``
+    with ``g = ct * weight``) as the rule, bound as a backward primitive (one CPU kernel
+    call) that is itself differentiable; the JVP uses the Jacobian's symmetry.
+
+    See Also
+    --------
+    torch.nn.functional.layer_norm, rms_norm
+
+    Examples
+    --------
+    >>> x = [[1.0, 2.0, 3.0], [0.0, 0.0, 3.0]]
+    >>> tf.round(tf.nn.layer_norm(x, 3), 6)
+    tensor([[-1.224736,  0.      ,  1.224736],
+            [-0.707105, -0.707105,  1.41421 ]])
+    """
     x = operand("layer_norm", input)
     shape, axes = _normalized("layer_norm", x, normalized_shape)
     weight = _param("layer_norm", "weight", weight, shape, x)
@@ -78,10 +127,49 @@ def layer_norm(input: ArrayLike, normalized_shape: int | Sequence[int],
 
 def rms_norm(input: ArrayLike, normalized_shape: int | Sequence[int],
              weight: ArrayLike | None = None, eps: float | None = None) -> Tensor:
-    """torch.nn.functional.rms_norm (PyTorch 2.4): ``x / sqrt(mean(x^2) + eps) *
-    weight``, the mean over the trailing dimensions ``normalized_shape``; ``eps=None``
-    is the machine epsilon of the input's dtype (``tenferro.finfo(dtype).eps``).  Real
-    input only (PyTorch squares complex input without conjugating, which is no norm)."""
+    """Root-mean-square normalization (torch.nn.functional.rms_norm, PyTorch 2.4).
+
+    ``x / sqrt(mean(x^2) + eps) * weight``, the mean over the trailing dimensions
+    ``normalized_shape``.  Real input only (PyTorch squares complex input without
+    conjugating, which is no norm).
+
+    Parameters
+    ----------
+    input, normalized_shape
+        As for :func:`layer_norm`.
+    weight : Tensor or array_like, shape normalized_shape, optional
+        The scale (default 1).
+    eps : float, optional
+        Added to the mean square (default: the machine epsilon of the dtype,
+        ``tenferro.finfo(dtype).eps``, as PyTorch).
+
+    Returns
+    -------
+    Tensor
+        ``input``'s shape, in the operands' common dtype.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As for :func:`layer_norm` (``weight`` only).
+
+    Notes
+    -----
+    Differentiable: yes in ``input`` and ``weight``, forward and reverse, real, to any
+    order, as :func:`layer_norm` with the mean taken as 0 and no ``sum(g)`` (the
+    derivative of PyTorch 2.4's composition ``x * rsqrt(mean(x^2) + eps) * w``).
+
+    See Also
+    --------
+    torch.nn.functional.rms_norm, layer_norm
+
+    Examples
+    --------
+    >>> x = [[1.0, 2.0, 3.0], [0.0, 0.0, 3.0]]
+    >>> tf.round(tf.nn.rms_norm(x, 3), 6)
+    tensor([[0.46291 , 0.92582 , 1.38873 ],
+            [0.      , 0.      , 1.732051]])
+    """
     x = operand("rms_norm", input)
     shape, axes = _normalized("rms_norm", x, normalized_shape)
     weight = _param("rms_norm", "weight", weight, shape, x)

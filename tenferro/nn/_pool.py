@@ -103,18 +103,64 @@ def_batch_rule(argmax_p, lambda args, batched, params, size: bind(argmax_p, args
 def max_pool2d(input: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None,
                padding: IntOrTuple = 0, dilation: IntOrTuple = 1, ceil_mode: bool = False,
                return_indices: bool = False) -> Tensor:
-    """torch.nn.functional.max_pool2d over ``input`` (N, C, H, W) or unbatched (C, H, W).
+    """2-d max pooling (torch.nn.functional.max_pool2d).
 
-    ``kernel_size``, ``stride`` (default: the kernel size), ``padding`` (at most half the
-    kernel; padded elements never win) and ``dilation`` are ints or pairs; ``ceil_mode``
-    rounds the output size up (the last window starts inside the input or its left
-    padding).  ``return_indices=True`` also returns each maximum's flat index into H*W
-    (int64), as PyTorch does.
+    The maximum of each window of ``input`` (N, C, H, W) or unbatched (C, H, W).
+    ``ceil_mode`` rounds the output size up (the last window starts inside the input or
+    its left padding).  Ties and NaN as PyTorch: a window holding NaN gives NaN.
 
-    Ties and NaN, as PyTorch: the derivative goes to one element per window, the first
-    maximum in row-major order (not split among equal elements as tenferro's ``max``
-    reduction does); a window holding NaN gives NaN, and its derivative goes to its last
-    NaN.  Float dtypes only; differentiable to any order.  CPU only."""
+    Parameters
+    ----------
+    input : Tensor, shape (N, C, H, W) or (C, H, W)
+        The input, float32 or float64.
+    kernel_size : int or tuple of two int
+        The window's height and width.
+    stride : int or tuple of two int, optional
+        The step between windows (default: ``kernel_size``).
+    padding : int or tuple of two int, default 0
+        Added on both sides, at most half the kernel; padded elements never win.
+    dilation : int or tuple of two int, default 1
+        The spacing between window taps.
+    ceil_mode : bool, default False
+        Round the output size up instead of down.
+    return_indices : bool, default False
+        Also return each maximum's flat index into H*W (int64), as PyTorch.
+
+    Returns
+    -------
+    Tensor, shape (N, C, H_out, W_out) or (C, H_out, W_out)
+        The maxima, in ``input``'s dtype (and the indices with ``return_indices``).
+
+    Raises
+    ------
+    TypeError
+        If ``input`` is not floating point, or an int argument is not an int.
+    ValueError
+        If ``input`` is not 3-d or 4-d, an int argument is out of range, the padding
+        exceeds half the kernel, or the output would be empty.
+    UnsupportedOperation
+        If ``input`` is on a device other than the CPU.
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, to any order: a gather at each window's
+    argmax (the primitive ``nn.max_pool_argmax``, not differentiable itself) whose rules
+    are ``take_along_axis``'s, so the derivative goes to one element per window, the
+    first maximum in row-major order (or the last NaN), as PyTorch's
+    ``max_pool2d_with_indices_backward`` (tenferro's ``max`` reduction splits ties
+    instead).
+
+    See Also
+    --------
+    torch.nn.functional.max_pool2d, avg_pool2d
+
+    Examples
+    --------
+    >>> x = np.arange(16.0).reshape(1, 1, 4, 4)
+    >>> tf.nn.max_pool2d(x, 2)
+    tensor([[[[ 5.,  7.],
+              [13., 15.]]]])
+    """
     fn = "max_pool2d"
     x = on_cpu(fn, input)
     float_dtype(fn, x, complex_ok=False)
@@ -151,13 +197,55 @@ def avg_pool2d(input: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTup
                padding: IntOrTuple = 0, ceil_mode: bool = False,
                count_include_pad: bool = True, divisor_override: Optional[int] = None
                ) -> Tensor:
-    """torch.nn.functional.avg_pool2d over ``input`` (N, C, H, W) or unbatched (C, H, W).
+    """2-d average pooling (torch.nn.functional.avg_pool2d).
 
-    ``kernel_size``, ``stride`` (default: the kernel size) and ``padding`` (zeros, at
-    most half the kernel) are ints or pairs, ``ceil_mode`` as in :func:`max_pool2d`.
-    Each window's sum is divided by ``divisor_override`` if given, else by its number of
-    elements inside the padded input (``count_include_pad=True``) or inside the input.
-    Float and complex dtypes; linear, differentiable to any order.  CPU only."""
+    The mean of each window of ``input`` (N, C, H, W) or unbatched (C, H, W): each
+    window's sum divided by ``divisor_override`` if given, else by its number of elements
+    inside the padded input (``count_include_pad=True``) or inside the input.
+
+    Parameters
+    ----------
+    input : Tensor, shape (N, C, H, W) or (C, H, W)
+        The input, float or complex.
+    kernel_size, stride
+        As for :func:`max_pool2d`.
+    padding : int or tuple of two int, default 0
+        Added on both sides, at most half the kernel; zeros.
+    ceil_mode : bool, default False
+        Round the output size up instead of down (as :func:`max_pool2d`).
+    count_include_pad : bool, default True
+        Count the padding zeros in each window's divisor.
+    divisor_override : int, optional
+        Divide every window's sum by this instead.
+
+    Returns
+    -------
+    Tensor, shape (N, C, H_out, W_out) or (C, H_out, W_out)
+        The means, in ``input``'s dtype.
+
+    Raises
+    ------
+    TypeError, ValueError, UnsupportedOperation
+        As for :func:`max_pool2d` (but complex input is accepted).
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order: a linear
+    map, the ``nn.conv`` primitive with a kernel of ones per channel (whose VJPs are
+    ``nn.conv`` again, JAX's ``conv_general_dilated`` transposes), divided by the window
+    sizes PyTorch uses.
+
+    See Also
+    --------
+    torch.nn.functional.avg_pool2d, max_pool2d
+
+    Examples
+    --------
+    >>> x = np.arange(16.0).reshape(1, 1, 4, 4)
+    >>> tf.nn.avg_pool2d(x, 2)
+    tensor([[[[ 2.5,  4.5],
+              [10.5, 12.5]]]])
+    """
     fn = "avg_pool2d"
     x = on_cpu(fn, input)
     float_dtype(fn, x)

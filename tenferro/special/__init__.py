@@ -29,3 +29,6 @@ __all__ = ["gammaln", "digamma", "psi", "polygamma", "betaln", "gammainc", "gamm
            "erf", "erfc", "erfcx", "erfinv", "expit", "logit", "log_expit", "xlogy",
            "xlog1py", "entr", "rel_entr", "kl_div", "sinc", "logsumexp", "softmax",
            "log_softmax", "i0", "i0e", "i1", "i1e"]
+
+from ._docs import document as _document  # noqa: E402
+_document(globals())   # the numpydoc docstrings, one template filled per function

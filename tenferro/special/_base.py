@@ -58,7 +58,7 @@ def operands(name, type_rule, *args):
     loop, _ = _resolve("special." + name, type_rule, types)
     out = [_at(a, loop, dev) for a in args]
     if len(out) > 1:
-        broadcast_shapes("tenferro.special." + name, *[a.shape for a in out])
+        broadcast_shapes("special." + name, *[a.shape for a in out])
     return out
 
 

@@ -33,9 +33,9 @@ def _unary(name: str, prim: Primitive, what: str) -> Callable[[ArrayLike], Tenso
 
 
 i0 = _unary("i0", i0_p, "the modified Bessel function of the first kind of order 0")
-i0e = _unary("i0e", i0e_p, "exp(-|x|) i0(x), the exponentially scaled i0")
+i0e = _unary("i0e", i0e_p, "``exp(-|x|) i0(x)``, the exponentially scaled i0")
 i1 = _unary("i1", i1_p, "the modified Bessel function of the first kind of order 1")
-i1e = _unary("i1e", i1e_p, "exp(-|x|) i1(x), the exponentially scaled i1")
+i1e = _unary("i1e", i1e_p, "``exp(-|x|) i1(x)``, the exponentially scaled i1")
 
 
 # i1'(x) = sum_k (2k+1)/2 (x/2)^2k / (k! (k+1)!) to x^6 (DLMF 10.25.2, differentiated):

@@ -63,7 +63,7 @@ def expit(x: ArrayLike) -> Tensor:
 
 
 def log_expit(x: ArrayLike) -> Tensor:
-    """scipy.special.log_expit: log(expit(x)) = -log(1 + exp(-x)), accurate for large |x|."""
+    """scipy.special.log_expit: log(expit(x)) = -log(1 + exp(-x)), accurate for large ``|x|``."""
     x, = operands("log_expit", sc.log_expit, x)
     return eager("log_expit", lambda x: -_ops.logaddexp(0.0, -x), x)
 

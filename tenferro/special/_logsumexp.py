@@ -61,7 +61,7 @@ def logsumexp(a: ArrayLike, axis: AxisLike = None, b: ArrayLike | None = None,
     ``b`` (broadcast against ``a``) weights the terms and may be negative; where it is
     0 the term is left out even if ``a`` is inf or NaN (so the derivative in ``b`` is 0
     there).  A negative sum gives NaN, or with ``return_sign=True`` the pair
-    ``(log|sum|, sign)`` (for complex input the sign is the phase sum/|sum|).  0-d input
+    ``(log|sum|, sign)`` (for complex input the sign is the phase ``sum/|sum|``).  0-d input
     counts as 1-d (``keepdims`` then gives shape (1,)); an empty reduction gives -inf.
     """
     if b is None:
