@@ -13,6 +13,7 @@ it is still there).  Each example's output was checked against NumPy.
 import numpy as np
 
 from .. import _dtypes
+from ._reduction_doc import fill
 
 # -- per-op data ----------------------------------------------------------------------
 # name: (summary, detail or "", derivative f'(x) or the reason of "no" as reST,
@@ -261,8 +262,7 @@ _OTHER = {"sigmoid": "scipy.special.expit", "erf": "scipy.special.erf",
 
 _TEMPLATE = """{summary}
 
-{detail}{follows}: the result has the {shape} and the dtype of NumPy 2's type
-rule on tenferro's dtypes ({dtypes}).{alias}
+{paragraph}
 
 Parameters
 ----------
@@ -282,7 +282,7 @@ Raises
 
 Notes
 -----
-Differentiable: {diff}
+{diff}
 
 See Also
 --------
@@ -342,7 +342,7 @@ def docstring(name, spec, resolve):
     npname = _NUMPY.get(name, name)
     follows = "Follows :func:`numpy.%s`" % npname if npname else "Elementwise"
     aliases = ALIASES.get(name)
-    alias = ("\nAlso available as %s (the same function)."
+    alias = (" Also available as %s (the same function)."
              % ", ".join("``tenferro.%s``" % a for a in aliases)) if aliases else ""
     see = ["numpy.%s" % npname] if npname else []
     see += [s.strip() for s in _OTHER.get(name, "").split(",") if s.strip()]
@@ -369,12 +369,15 @@ def docstring(name, spec, resolve):
         example = ">>> x = tf.asarray(%s)\n>>> tf.%s(x)\n%s" % (ex, public, out)
     raises.append(("RuntimeError", "If ``out`` is given while an input requires grad or "
                    "under a transform."))
+    paragraph = ("%s%s: the result has the %s and the dtype of NumPy 2's type rule on "
+                 "tenferro's dtypes (%s).%s" % (
+                     detail, follows, "broadcast shape of ``x1`` and ``x2``" if binary
+                     else "shape of ``x``", table, alias))
     return _TEMPLATE.format(
-        summary=summary, detail=detail, follows=follows,
-        shape="broadcast shape of ``x1`` and ``x2``" if binary else "shape of ``x``",
-        dtypes=table, alias=alias, params=_BINARY_PARAMS if binary else _UNARY_PARAMS,
+        summary=summary, paragraph=fill(paragraph),
+        params=_BINARY_PARAMS if binary else _UNARY_PARAMS,
         what="The elementwise result" + (" of the broadcast operands" if binary else ""),
-        raises="\n".join("%s\n    %s" % r for r in raises),
-        diff=_differentiable(spec.differentiable, deriv, src, "complex" not in refused,
-                             binary),
+        raises="\n".join("%s\n%s" % (e, fill(t, "    ")) for e, t in raises),
+        diff=fill("Differentiable: " + _differentiable(
+            spec.differentiable, deriv, src, "complex" not in refused, binary)),
         see="\n".join(see), example=example)

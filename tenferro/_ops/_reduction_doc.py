@@ -7,6 +7,7 @@ the Parameters section from the function's own signature and the glossary below
 Each example's output was checked against NumPy.
 """
 import inspect
+import textwrap
 
 _TEMPLATE = """{summary}
 
@@ -233,7 +234,7 @@ ROWS = {
 
 _NAN_BODY = ("Integer and bool input has no NaNs and gives the plain :func:`%s`'s result "
              "(and dtype).")
-_NAN_LIN = ("yes, forward and reverse, real and complex, to any order, as :func:`%s`." + _NANS)
+_NAN_LIN = "yes, as :func:`%s` (forward and reverse, to any order)." + _NANS
 _ALLNAN_WARN = [("RuntimeWarning", "For an all-NaN slice, whose result is NaN, as NumPy.")]
 ROWS.update({
     "nan_to_num": dict(
@@ -426,14 +427,27 @@ def document(fn, name=None):
     row = ROWS[name or fn.__name__]
     params = []
     for p in inspect.signature(fn).parameters:
-        text = row.get("params", {}).get(p) or GLOSSARY[p]
-        params.append("%s : %s" % (p, text))
-    raises = [r for r in row["raises"] if not r[0].endswith("Warning")]
-    warns = [r for r in row["raises"] if r[0].endswith("Warning")]
+        head, text = (row.get("params", {}).get(p) or GLOSSARY[p]).split("\n", 1)
+        params.append("%s : %s\n%s" % (p, head, fill(text, "    ")))
+    raises, warns = {}, {}     # (entries naming one exception are merged)
+    for exc, text in row["raises"]:
+        d = warns if exc.endswith("Warning") else raises
+        d[exc] = (d[exc] + "  " + text) if exc in d else text
+    head, text = row["returns"].split("\n", 1)
     fn.__doc__ = _TEMPLATE.format(
-        params="\n".join(params), raises="\n".join("%s\n    %s" % r for r in raises),
-        warns="\nWarns\n-----\n%s\n" % "\n".join("%s\n    %s" % r for r in warns)
-        if warns else "",
-        **{k: row[k] for k in ("summary", "body", "returns", "diff", "example")},
-        see=row["see"].replace(", ", "\n"))
+        summary=row["summary"], body=fill(row["body"]), params="\n".join(params),
+        returns="%s\n%s" % (head, fill(text, "    ")), raises=_entries(raises),
+        warns="\nWarns\n-----\n%s\n" % _entries(warns) if warns else "",
+        diff=fill("Differentiable: " + row["diff"])[len("Differentiable: "):],
+        see=row["see"].replace(", ", "\n"), example=row["example"])
     return fn
+
+
+def fill(text, indent=""):
+    """``text`` wrapped to 88 columns (after ``indent``)."""
+    return textwrap.fill(" ".join(text.split()), 88, initial_indent=indent,
+                         subsequent_indent=indent, break_on_hyphens=False)
+
+
+def _entries(d):
+    return "\n".join("%s\n%s" % (k, fill(v, "    ")) for k, v in d.items())
