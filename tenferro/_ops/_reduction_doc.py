@@ -326,8 +326,8 @@ ROWS.update({
         returns="Tensor\n    The maxima, in ``a``'s dtype.",
         raises=_AXES + _NOID + _OUT + _ALLNAN_WARN, diff=_NAN_LIN % "max",
         see="numpy.nanmax, max, fmax, nanargmax",
-        example=">>> tf.nanmax(tf.asarray([[1.0, np.nan], [np.nan, np.nan]]), axis=1)\n"
-                "tensor([ 1., nan])"),
+        example=">>> tf.nanmax(tf.asarray([[1.0, np.nan], [np.nan, 3.0]]), axis=1)\n"
+                "tensor([1., 3.])"),
     "nanmin": dict(
         summary="Smallest non-NaN element over ``axis`` (numpy.nanmin).",
         body="An all-NaN slice gives NaN and a RuntimeWarning \"All-NaN slice "
