@@ -10,8 +10,6 @@ catalog's ``differentiable`` flag plus the derivative and the rule's source give
 ``tenferro/autograd/_rules/elementwise.py``; tests/test_docstrings_ops.py checks that
 it is still there).  Each example's output was checked against NumPy.
 """
-import numpy as np
-
 from .. import _dtypes
 from ._reduction_doc import fill
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from .. import _dtypes
 from .._ir import is_abstract
 from ._common import normalize_axes, to_tensor
-from ._reduction_doc import document
+from ._nan_doc import document
 from .conversion import copy_into, store_out
 from .elementwise import conj, imag, isnan, logical_not, multiply, real, sqrt, where
 from .reduction import all as _all, any as _any, argmax, argmin, cumprod, cumsum, max as _max, \

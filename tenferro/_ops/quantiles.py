@@ -28,8 +28,8 @@ from .._ir import is_abstract
 from .._primitive import bind
 from .._tensor import Tensor
 from ._common import normalize_axes, numel, to_tensor
+from ._nan_doc import document
 from ._order_cpu import partition_p, plain
-from ._reduction_doc import document
 from .creation import _default_float, asarray, full
 from .elementwise import ceil, floor, isnan, logical_and, logical_not, remainder, \
     round as _round, where
