@@ -265,7 +265,8 @@ def _with_out(fn):
     wrapper.__wrapped__ = fn
     sig = inspect.signature(fn)
     wrapper.__signature__ = sig.replace(parameters=list(sig.parameters.values()) + [
-        inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None)])
+        inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None,
+                          annotation="Tensor | None")])
     return document(wrapper)
 
 
