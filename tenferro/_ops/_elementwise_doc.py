@@ -300,6 +300,7 @@ _BINARY_PARAMS = """x1, x2 : Tensor, array_like or scalar
 _DTYPES = [_dtypes.bool_, _dtypes.int32, _dtypes.int64, _dtypes.float32, _dtypes.float64,
            _dtypes.complex64, _dtypes.complex128]
 _KIND = {"b": "bool", "i": "integer", "f": "floating", "c": "complex"}
+_NAME = {d: str(d) for d in _DTYPES}   # (str(dtype) is slow: 500 of them at import)
 
 
 def _dtype_table(name, ufunc, n, resolve):
@@ -313,8 +314,8 @@ def _dtype_table(name, ufunc, n, resolve):
             if _KIND[d.kind] not in refused:
                 refused.append(_KIND[d.kind])
             continue
-        key = "unchanged" if out == d else str(out)
-        groups.setdefault(key, []).append(str(d))
+        key = "unchanged" if out == d else _NAME.get(out) or str(out)
+        groups.setdefault(key, []).append(_NAME[d])
     parts = ["%s -> %s" % (", ".join(v), k) if k != "unchanged" else "%s unchanged"
              % ", ".join(v) for k, v in groups.items()]
     return "; ".join(parts), refused

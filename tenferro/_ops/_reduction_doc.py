@@ -7,7 +7,6 @@ the Parameters section from the function's own signature and the glossary below
 Each example's output was checked against NumPy.
 """
 import inspect
-import textwrap
 
 _TEMPLATE = """{summary}
 
@@ -256,9 +255,17 @@ def document(fn, name=None):
 
 
 def fill(text, indent=""):
-    """``text`` wrapped to 88 columns (after ``indent``)."""
-    return textwrap.fill(" ".join(text.split()), 88, initial_indent=indent,
-                         subsequent_indent=indent, break_on_hyphens=False)
+    """``text`` wrapped to 88 columns (after ``indent``), words split at spaces only
+    (textwrap's regular expressions cost import time: hundreds of paragraphs)."""
+    lines, line = [], ""
+    for w in text.split():
+        if line and len(indent) + len(line) + 1 + len(w) > 88:
+            lines.append(indent + line)
+            line = w
+        else:
+            line = line + " " + w if line else w
+    lines.append(indent + line)
+    return "\n".join(lines)
 
 
 def _entries(d):
