@@ -18,18 +18,19 @@ ROWS.update({
              "the imaginary parts alike.  Integer and bool tensors are returned as they "
              "are (copied unless ``copy=False``).",
         params={"copy": "bool, default True\n    Return a new tensor; ``False`` writes the "
-                        "result into ``x`` when it is a Tensor (not one that requires grad) "
-                        "and returns it.",
+                        "result into ``x`` when it is a Tensor (NumPy's in-place form, not "
+                        "recorded for autodiff) and returns it.",
                 "nan": "float, default 0.0\n    The value for NaN.",
                 "posinf": "float or None, default None\n    The value for +inf; None: the "
                           "dtype's largest finite value.",
                 "neginf": "float or None, default None\n    The value for -inf; None: the "
                           "dtype's most negative finite value."},
         returns="Tensor\n    ``x``'s shape and dtype (``x`` itself with ``copy=False``).",
-        raises=[("RuntimeError", "With ``copy=False`` on a tensor that requires grad or "
-                                 "cannot be written.")],
-        diff="yes, forward and reverse, real and complex, to any order: the gradient "
-             "passes the finite elements and is zero at the replaced ones.",
+        raises=[("RuntimeError", "With ``copy=False`` under a transform (``grad``, "
+                                 "``jvp``, ...), which refuses in-place writes.")],
+        diff="yes (with ``copy=True``), forward and reverse, real and complex, to any "
+             "order: the gradient passes the finite elements and is zero at the replaced "
+             "ones.",
         see="numpy.nan_to_num, isnan, isfinite, where",
         example=">>> tf.nan_to_num(tf.asarray([np.nan, np.inf, 1.0]), nan=-1.0, posinf=9.0)"
                 "\ntensor([-1.,  9.,  1.])"),

@@ -244,8 +244,9 @@ def where(condition: ArrayLike, x: ArrayLike, y: ArrayLike) -> Tensor:
     Differentiable: yes in ``x`` and ``y`` (forward and reverse, real and complex, to any
     order): the gradient goes to ``x`` where ``condition`` holds and to ``y`` elsewhere;
     none to ``condition``.  Rule: PyTorch derivatives.yaml (where.self).  The untaken
-    branch still gets a zero gradient, so a NaN or inf it computes (``where(x > 0,
-    log(x), 0)``) turns the gradient NaN, as in PyTorch and JAX: mask the input instead.
+    branch still gets a zero cotangent, and zero times an infinite derivative is NaN:
+    ``where(x > 0, log(x), 0.0)`` has a NaN gradient at ``x = 0``, as in PyTorch and
+    JAX.  Mask the input instead: ``log(where(x > 0, x, 1.0))``.
 
     See Also
     --------
@@ -308,8 +309,8 @@ def clip(x: ArrayLike, min: ArrayLike | None = None, max: ArrayLike | None = Non
 
     Notes
     -----
-    Differentiable: yes, forward and reverse, real, to any order, in ``x`` and in the
-    bounds: the gradient goes to whichever of ``x``, ``min``, ``max`` the output equals
+    Differentiable: yes, forward and reverse, real and complex (NumPy's lexicographic
+    order), to any order, in ``x`` and in the bounds: the gradient goes to whichever of ``x``, ``min``, ``max`` the output equals
     (to ``x`` at a bound, as PyTorch's ``clamp``).  Rule: PyTorch derivatives.yaml
     (clamp.Tensor).
 
