@@ -11,7 +11,7 @@ catalog's ``differentiable`` flag plus the derivative and the rule's source give
 it is still there).  Each example's output was checked against NumPy.
 """
 from .. import _dtypes
-from ._reduction_doc import fill
+from ._reduction_doc import TAIL, fill
 
 # -- per-op data ----------------------------------------------------------------------
 # name: (summary, detail or "", derivative f'(x) or the reason of "no" as reST,
@@ -278,18 +278,7 @@ Raises
 ------
 {raises}
 
-Notes
------
-{diff}
-
-See Also
---------
-{see}
-
-Examples
---------
-{example}
-"""
+""" + TAIL
 
 _UNARY_PARAMS = """x : Tensor or array_like
     The input; lists, scalars and ndarrays are converted as by :func:`asarray`."""

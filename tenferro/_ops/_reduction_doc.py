@@ -24,9 +24,11 @@ Raises
 ------
 {raises}
 {warns}
-Notes
+"""
+#: The sections every generated docstring ends with (the elementwise ones' too).
+TAIL = """Notes
 -----
-Differentiable: {diff}
+{diff}
 
 See Also
 --------
@@ -36,6 +38,7 @@ Examples
 --------
 {example}
 """
+_TEMPLATE += TAIL
 
 _IN = "Tensor or array_like\n    The input; lists, scalars and ndarrays are converted."
 GLOSSARY = {
@@ -249,7 +252,7 @@ def document(fn, name=None):
         summary=row["summary"], body=fill(row["body"]), params="\n".join(params),
         returns="%s\n%s" % (head, fill(text, "    ")), raises=_entries(raises),
         warns="\nWarns\n-----\n%s\n" % _entries(warns) if warns else "",
-        diff=fill("Differentiable: " + row["diff"])[len("Differentiable: "):],
+        diff=fill("Differentiable: " + row["diff"]),
         see=row["see"].replace(", ", "\n"), example=row["example"])
     return fn
 
