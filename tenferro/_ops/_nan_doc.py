@@ -4,7 +4,7 @@ The same template as the reductions' (:mod:`tenferro._ops._reduction_doc`, whose
 glossary and common entries these rows use); importing this module adds the rows.
 """
 from ._reduction_doc import (_AXES, _AXIS1, _INT, _METHOD, _NANS, _NOID, _OUT, _P, _Q,
-                             _Q_RAISES, _SORTED, _WEIGHTS, ROWS)
+                             _Q_RAISES, _SORTED, _WEIGHTS, ROWS, both)
 from ._reduction_doc import document  # noqa: F401  (for nanfunctions and quantiles)
 
 _NAN_BODY = ("Integer and bool input has no NaNs and gives the plain :func:`%s`'s result "
@@ -95,41 +95,27 @@ ROWS.update({
         diff=_NAN_LIN % "std" + "  As :func:`std`, the gradient is NaN where the "
              "deviation is 0.", see="numpy.nanstd, std, nanvar",
         example=">>> tf.nanstd(tf.asarray([1.0, np.nan, 3.0, 5.0]), ddof=1)\ntensor(2.)"),
-    "nanmax": dict(
-        summary="Largest non-NaN element over ``axis`` (numpy.nanmax).",
-        body="An all-NaN slice gives NaN and a RuntimeWarning \"All-NaN slice "
-             "encountered\", as NumPy.  " + _NAN_BODY % "max",
-        returns="Tensor\n    The maxima, in ``a``'s dtype.",
-        raises=_AXES + _NOID + _OUT + _ALLNAN_WARN, diff=_NAN_LIN % "max",
-        see="numpy.nanmax, max, fmax, nanargmax",
-        example=">>> tf.nanmax(tf.asarray([[1.0, np.nan], [np.nan, 3.0]]), axis=1)\n"
-                "tensor([1., 3.])"),
-    "nanmin": dict(
-        summary="Smallest non-NaN element over ``axis`` (numpy.nanmin).",
-        body="An all-NaN slice gives NaN and a RuntimeWarning \"All-NaN slice "
-             "encountered\", as NumPy.  " + _NAN_BODY % "min",
-        returns="Tensor\n    The minima, in ``a``'s dtype.",
-        raises=_AXES + _NOID + _OUT + _ALLNAN_WARN, diff=_NAN_LIN % "min",
-        see="numpy.nanmin, min, fmin, nanargmin",
-        example=">>> tf.nanmin(tf.asarray([1.0, np.nan, -2.0]))\ntensor(-2.)"),
-    "nanargmax": dict(
-        summary="Index of the largest non-NaN element along ``axis`` (numpy.nanargmax).",
-        body="With ``axis=None`` the index is into the flattened tensor.",
-        params={"axis": _AXIS1},
-        returns="Tensor\n    int64 indices: ``a``'s shape without ``axis``.",
-        raises=_AXES + [("ValueError", "If a slice is all NaN or empty, as NumPy.")] + _OUT,
-        diff=_INT, see="numpy.nanargmax, argmax, nanmax",
-        example=">>> tf.nanargmax(tf.asarray([1.0, np.nan, 3.0]))\ntensor(2)"),
-    "nanargmin": dict(
-        summary="Index of the smallest non-NaN element along ``axis`` (numpy.nanargmin).",
-        body="With ``axis=None`` the index is into the flattened tensor.",
-        params={"axis": _AXIS1},
-        returns="Tensor\n    int64 indices: ``a``'s shape without ``axis``.",
-        raises=_AXES + [("ValueError", "If a slice is all NaN or empty, as NumPy.")] + _OUT,
-        diff=_INT, see="numpy.nanargmin, argmin, nanmin",
-        example=">>> tf.nanargmin(tf.asarray([[np.nan, 2.0], [1.0, 0.5]]), axis=1)\n"
-                "tensor([1, 1])"),
 })
+
+ROWS.update(both("nan%(f)s", dict(
+    summary="%(adj)s non-NaN element over ``axis`` (numpy.nan%(f)s).",
+    body="An all-NaN slice gives NaN and a RuntimeWarning \"All-NaN slice encountered\", as "
+         "NumPy.  " + _NAN_BODY % "%(f)s",
+    returns="Tensor\n    The %(pl)s, in ``a``'s dtype.",
+    raises=_AXES + _NOID + _OUT + _ALLNAN_WARN, diff=_NAN_LIN % "%(f)s",
+    see="numpy.nan%(f)s, %(f)s, f%(f)s, nanarg%(f)s"),
+    [">>> tf.nanmax(tf.asarray([[1.0, np.nan], [np.nan, 3.0]]), axis=1)\ntensor([1., 3.])",
+     ">>> tf.nanmin(tf.asarray([1.0, np.nan, -2.0]))\ntensor(-2.)"]))
+ROWS.update(both("nanarg%(f)s", dict(
+    summary="Index of the %(op)s of the non-NaN elements along ``axis`` "
+            "(numpy.nanarg%(f)s).",
+    body="With ``axis=None`` the index is into the flattened tensor.",
+    params={"axis": _AXIS1},
+    returns="Tensor\n    int64 indices: ``a``'s shape without ``axis``.",
+    raises=_AXES + [("ValueError", "If a slice is all NaN or empty, as NumPy.")] + _OUT,
+    diff=_INT, see="numpy.nanarg%(f)s, arg%(f)s, nan%(f)s"),
+    [">>> tf.nanargmax(tf.asarray([1.0, np.nan, 3.0]))\ntensor(2)",
+     ">>> tf.nanargmin(tf.asarray([[np.nan, 2.0], [1.0, 0.5]]), axis=1)\ntensor([1, 1])"]))
 
 _Q_BODY = ("The reduced axes are sorted (NaNs last) and each quantile is one order "
            "statistic or NumPy's linear interpolation between two, as ``method`` says; "

@@ -104,6 +104,21 @@ _SORTED = ("yes in ``a``, forward and reverse, real, to any order: the result is
            "linear interpolation between them, so the gradient reaches exactly the "
            "elements selected (piecewise linear in ``a``; none to ``q``).")
 
+_SIDES = {"max": dict(f="max", adj="Largest", pl="maxima", op="maximum"),
+          "min": dict(f="min", adj="Smallest", pl="minima", op="minimum")}
+
+
+def both(name, row, examples):
+    """The rows of a max/min pair (``name`` and ``row``'s texts with ``%(f)s``, ``%(adj)s``,
+    ``%(pl)s``, ``%(op)s`` for max, maxima, maximum, ...), with their examples."""
+    rows = {}
+    for side, example in zip(("max", "min"), examples):
+        w = _SIDES[side]
+        rows[name % w] = dict({k: v % w if isinstance(v, str) else v for k, v in row.items()},
+                              example=example)
+    return rows
+
+
 ROWS = {
     "sum": dict(
         summary="Sum of the elements over ``axis`` (numpy.sum).",
@@ -127,24 +142,6 @@ ROWS = {
         see="numpy.prod, nanprod, cumprod",
         example=">>> tf.prod(tf.asarray([[1.0, 2.0], [3.0, 4.0]]), axis=1)\n"
                 "tensor([ 2., 12.])"),
-    "max": dict(
-        summary="Largest element over ``axis`` (numpy.max, numpy.amax).",
-        body="A NaN propagates (use :func:`nanmax` to skip NaNs); complex numbers compare "
-             "lexicographically, as NumPy.  Also available as ``tenferro.amax`` (the same "
-             "function).  Unlike NumPy there is no ``initial`` or ``where``.",
-        returns="Tensor\n    The maxima, in ``x``'s dtype.",
-        raises=_AXES + _NOID + _OUT, diff=_CHOOSER, see="numpy.max, nanmax, argmax, maximum",
-        example=">>> x = tf.asarray([[1.0, 5.0], [3.0, 2.0]])\n>>> tf.max(x)\ntensor(5.)\n"
-                ">>> tf.max(x, axis=0)\ntensor([3., 5.])"),
-    "min": dict(
-        summary="Smallest element over ``axis`` (numpy.min, numpy.amin).",
-        body="A NaN propagates (use :func:`nanmin` to skip NaNs); complex numbers compare "
-             "lexicographically, as NumPy.  Also available as ``tenferro.amin`` (the same "
-             "function).  Unlike NumPy there is no ``initial`` or ``where``.",
-        returns="Tensor\n    The minima, in ``x``'s dtype.",
-        raises=_AXES + _NOID + _OUT, diff=_CHOOSER, see="numpy.min, nanmin, argmin, minimum",
-        example=">>> x = tf.asarray([[1.0, 5.0], [3.0, 2.0]])\n>>> tf.min(x, axis=1)\n"
-                "tensor([1., 2.])"),
     "any": dict(
         summary="Whether any element over ``axis`` is true (nonzero) (numpy.any).",
         body="NaN counts as true; an empty slice gives False.",
@@ -157,24 +154,6 @@ ROWS = {
         returns="Tensor\n    A bool tensor.", raises=_AXES + _OUT, diff=_BOOL,
         see="numpy.all, any",
         example=">>> tf.all(tf.asarray([[1, 2], [0, 3]]), axis=1)\ntensor([ True, False])"),
-    "argmax": dict(
-        summary="Index of the first maximum along ``axis`` (numpy.argmax).",
-        body="A NaN counts as the maximum, as in NumPy (use :func:`nanargmax` to skip "
-             "NaNs).  With ``axis=None`` the index is into the flattened tensor.",
-        params={"axis": _AXIS1},
-        returns="Tensor\n    int64 indices: ``x``'s shape without ``axis``.",
-        raises=_AXES + _EMPTY_ARG + _OUT, diff=_INT, see="numpy.argmax, max, nanargmax",
-        example=">>> x = tf.asarray([[1.0, 5.0, 5.0], [3.0, 2.0, 0.0]])\n>>> tf.argmax(x)\n"
-                "tensor(1)\n>>> tf.argmax(x, axis=1)\ntensor([1, 0])"),
-    "argmin": dict(
-        summary="Index of the first minimum along ``axis`` (numpy.argmin).",
-        body="A NaN counts as the minimum, as in NumPy (use :func:`nanargmin` to skip "
-             "NaNs).  With ``axis=None`` the index is into the flattened tensor.",
-        params={"axis": _AXIS1},
-        returns="Tensor\n    int64 indices: ``x``'s shape without ``axis``.",
-        raises=_AXES + _EMPTY_ARG + _OUT, diff=_INT, see="numpy.argmin, min, nanargmin",
-        example=">>> tf.argmin(tf.asarray([[1.0, 5.0, 0.5], [3.0, 2.0, 2.0]]), axis=1)\n"
-                "tensor([2, 1])"),
     "cumsum": dict(
         summary="Cumulative sum along ``axis`` (numpy.cumsum).",
         body="Element ``i`` is the sum of the elements up to and including ``i``.  Bool "
@@ -233,6 +212,28 @@ ROWS = {
         see="numpy.std, var, nanstd",
         example=">>> tf.std(tf.asarray([1.0, 2.0, 3.0, 4.0]), ddof=1)\ntensor(1.29099445)"),
 }
+
+ROWS.update(both("%(f)s", dict(
+    summary="%(adj)s element over ``axis`` (numpy.%(f)s, numpy.a%(f)s).",
+    body="A NaN propagates (use :func:`nan%(f)s` to skip NaNs); complex numbers compare "
+         "lexicographically, as NumPy.  Also available as ``tenferro.a%(f)s`` (the same "
+         "function).  Unlike NumPy there is no ``initial`` or ``where``.",
+    returns="Tensor\n    The %(pl)s, in ``x``'s dtype.",
+    raises=_AXES + _NOID + _OUT, diff=_CHOOSER, see="numpy.%(f)s, nan%(f)s, arg%(f)s, %(op)s"),
+    [">>> x = tf.asarray([[1.0, 5.0], [3.0, 2.0]])\n>>> tf.max(x)\ntensor(5.)\n"
+     ">>> tf.max(x, axis=0)\ntensor([3., 5.])",
+     ">>> x = tf.asarray([[1.0, 5.0], [3.0, 2.0]])\n>>> tf.min(x, axis=1)\ntensor([1., 2.])"]))
+ROWS.update(both("arg%(f)s", dict(
+    summary="Index of the first %(op)s along ``axis`` (numpy.arg%(f)s).",
+    body="A NaN counts as the %(op)s, as in NumPy (use :func:`nanarg%(f)s` to skip NaNs).  "
+         "With ``axis=None`` the index is into the flattened tensor.",
+    params={"axis": _AXIS1}, returns="Tensor\n    int64 indices: ``x``'s shape without "
+                                      "``axis``.",
+    raises=_AXES + _EMPTY_ARG + _OUT, diff=_INT, see="numpy.arg%(f)s, %(f)s, nanarg%(f)s"),
+    [">>> x = tf.asarray([[1.0, 5.0, 5.0], [3.0, 2.0, 0.0]])\n>>> tf.argmax(x)\ntensor(1)\n"
+     ">>> tf.argmax(x, axis=1)\ntensor([1, 0])",
+     ">>> tf.argmin(tf.asarray([[1.0, 5.0, 0.5], [3.0, 2.0, 2.0]]), axis=1)\n"
+     "tensor([2, 1])"]))
 
 
 def document(fn, name=None):
