@@ -104,3 +104,36 @@ def test_dtype_table_follows_the_type_rule():
     assert "bool -> float32; int32, int64 -> float64" in tf.exp.__doc__
     assert "bool" in tf.negative.__doc__.split("Raises")[1].split("Notes")[0]
     assert "complex" in tf.erf.__doc__.split("Raises")[1].split("Notes")[0]
+
+
+# The hand-written and row-made examples of these functions, run by NumPy itself
+# (``tf`` bound to numpy): what the docstring shows must be NumPy's answer.
+_NUMPY_TWINS = sorted(set(reddoc.ROWS) | {
+    "where", "clip", "real", "imag", "angle", "round", "average", "cov", "corrcoef",
+    "bincount", "histogram", "trapezoid", "cross", "polyval", "interp"})
+
+
+@pytest.mark.parametrize("name", _NUMPY_TWINS)
+def test_examples_agree_with_numpy(name):
+    import doctest
+
+    doc = inspect.getdoc(getattr(tf, name))
+    examples = doctest.DocTestParser().get_examples(doc)
+    assert examples
+    env = {"np": np, "tf": np}
+    for ex in examples:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if not ex.want:
+                exec(ex.source, env)
+                continue
+            got = eval(ex.source, env)
+        shown = _shown(ex.want)
+        if isinstance(shown, tuple):
+            assert isinstance(got, tuple) and len(got) == len(shown)
+        else:
+            got, shown = (got,), (shown,)
+        for g, s in zip(got, shown):
+            np.testing.assert_allclose(np.asarray(s), np.asarray(g), rtol=1e-8,
+                                       equal_nan=True)
+            assert np.asarray(g).dtype.kind == np.asarray(s).dtype.kind, (name, ex.source)
