@@ -41,9 +41,54 @@ _CPU_SEARCH_MAX = 1 << 16
 
 def trapezoid(y: ArrayLike, x: ArrayLike | None = None, dx: float = 1.0,
               axis: SupportsIndex = -1) -> Tensor:
-    """Integral of ``y`` along ``axis`` by the trapezoidal rule, at sample points ``x``
-    (1-D along ``axis``, or ``y``'s shape) or spaced ``dx`` apart (NumPy's
-    ``trapezoid``: ``sum(d * (y[1:] + y[:-1]) / 2)``)."""
+    """Integral of ``y`` along ``axis`` by the trapezoidal rule (numpy.trapezoid).
+
+    :math:`\\sum_i (x_{i+1} - x_i) (y_{i+1} + y_i) / 2`, at the sample points ``x`` or
+    spaced ``dx`` apart, in NumPy's order of operations (so it rounds as NumPy's).
+    Fewer than two samples integrate to 0.
+
+    Parameters
+    ----------
+    y : Tensor or array_like
+        The values to integrate (at least 1-D).
+    x : Tensor, array_like or None, default None
+        The sample points: 1-D of ``y``'s length along ``axis``, or of ``y``'s shape.
+        None: spaced ``dx`` apart.
+    dx : float, default 1.0
+        The spacing when ``x`` is None.
+    axis : int, default -1
+        The axis to integrate along.
+
+    Returns
+    -------
+    Tensor
+        ``y``'s shape without ``axis``, in the promoted dtype of ``y``, ``x`` and ``dx``.
+
+    Raises
+    ------
+    ValueError
+        If ``y`` is 0-d, or ``x``'s shape does not broadcast against ``y``'s.
+    AxisError
+        If ``axis`` is out of bounds.
+    DeviceMismatchError
+        If ``x`` is a tensor on another device than ``y`` (a ValueError).
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order, in ``y``
+    and in ``x`` (NumPy's formula written with tenferro's differentiable ops).
+
+    See Also
+    --------
+    numpy.trapezoid, scipy.integrate.trapezoid, cumsum, diff
+
+    Examples
+    --------
+    >>> tf.trapezoid(tf.asarray([1.0, 2.0, 3.0]))
+    tensor(4.)
+    >>> tf.trapezoid(tf.asarray([1.0, 2.0, 3.0]), x=[0.0, 1.0, 3.0])
+    tensor(6.5)
+    """
     y = to_tensor(y)
     if y.ndim == 0:
         raise ValueError("tenferro.trapezoid: y must have at least one dimension, got a 0-d "
@@ -71,10 +116,60 @@ def trapezoid(y: ArrayLike, x: ArrayLike | None = None, dx: float = 1.0,
 
 def cross(a: ArrayLike, b: ArrayLike, axisa: SupportsIndex = -1, axisb: SupportsIndex = -1,
           axisc: SupportsIndex = -1, axis: SupportsIndex | None = None) -> Tensor:
-    """Cross product of 3-vectors (and of 2-vectors, which NumPy 2 deprecates: their
-    z-component, or a 3-vector when the other is one) along ``axisa``/``axisb``,
-    broadcast over the other axes, the result's vectors along ``axisc`` (NumPy's
-    ``cross``; ``axis`` sets all three)."""
+    """Cross product of 3-vectors, :math:`a \\times b` (numpy.cross).
+
+    The vectors lie along ``axisa`` of ``a`` and ``axisb`` of ``b``; the other axes
+    broadcast.  2-vectors (deprecated in NumPy 2, with a DeprecationWarning here too)
+    are taken with a zero z-component: two of them give the scalar z-component of
+    their product.  The result dtype is NumPy's promotion of ``a``'s and ``b``'s.
+
+    Parameters
+    ----------
+    a : Tensor or array_like
+        The first vectors (length 3, or 2).
+    b : Tensor or array_like
+        The second vectors (length 3, or 2).
+    axisa : int, default -1
+        The axis of ``a`` holding the vectors.
+    axisb : int, default -1
+        The axis of ``b`` holding the vectors.
+    axisc : int, default -1
+        The axis of the result holding the vectors (ignored for two 2-vectors).
+    axis : int or None, default None
+        If given, overrides ``axisa``, ``axisb`` and ``axisc``.
+
+    Returns
+    -------
+    Tensor
+        The cross products: the broadcast batch shape with the 3-vectors along
+        ``axisc`` (no vector axis for two 2-vectors).
+
+    Raises
+    ------
+    ValueError
+        If an input is 0-d, a vector length is not 2 or 3, or the batch shapes do not
+        broadcast.
+    TypeError
+        If both inputs are bool.
+    AxisError
+        If an axis is out of bounds.
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order, in ``a``
+    and ``b`` (bilinear: products and differences of the components).
+
+    See Also
+    --------
+    numpy.cross, vdot, outer
+
+    Examples
+    --------
+    >>> tf.cross(tf.asarray([1.0, 0.0, 0.0]), tf.asarray([0.0, 1.0, 0.0]))
+    tensor([0., 0., 1.])
+    >>> tf.cross(tf.asarray([[1, 2, 3]]), tf.asarray([[4, 5, 6]]))
+    tensor([[-3,  6, -3]])
+    """
     if axis is not None:
         axisa = axisb = axisc = axis
     a, b = to_tensor(a), to_tensor(b)
@@ -116,9 +211,45 @@ def cross(a: ArrayLike, b: ArrayLike, axisa: SupportsIndex = -1, axisb: Supports
 
 
 def polyval(p: ArrayLike, x: ArrayLike) -> Tensor:
-    """The polynomial with coefficients ``p`` (highest power first) at ``x``, by
-    Horner's scheme ``y = y * x + p[i]`` from ``y = zeros_like(x)`` (NumPy's
-    ``polyval``: the result dtype is ``x``'s promoted with ``p``'s)."""
+    """Evaluate the polynomial with coefficients ``p`` at ``x`` (numpy.polyval).
+
+    :math:`p_0 x^{n-1} + p_1 x^{n-2} + \\dots + p_{n-1}` (highest power first), by
+    Horner's scheme ``y = y * x + p[i]`` from ``y = zeros_like(x)``, as NumPy; the
+    result dtype is ``x``'s promoted with ``p``'s.
+
+    Parameters
+    ----------
+    p : Tensor or array_like, shape (n,)
+        The coefficients, highest power first.
+    x : Tensor, array_like or scalar
+        Where to evaluate the polynomial.
+
+    Returns
+    -------
+    Tensor
+        The values, of ``x``'s shape.
+
+    Raises
+    ------
+    TypeError
+        If ``p`` is 0-d.
+    DeviceMismatchError
+        If ``p`` and ``x`` are tensors on different devices (a ValueError).
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order, in ``p``
+    and ``x`` (Horner's scheme written with tenferro's ops).
+
+    See Also
+    --------
+    numpy.polyval
+
+    Examples
+    --------
+    >>> tf.polyval(tf.asarray([3.0, 0.0, 1.0]), tf.asarray([0.0, 1.0, 2.0]))
+    tensor([ 1.,  4., 13.])
+    """
     from .creation import zeros_like
 
     p = to_tensor(p)
@@ -164,11 +295,57 @@ def count_le(s, v):
 
 def interp(x: ArrayLike, xp: ArrayLike, fp: ArrayLike, left: ScalarLike | None = None,
            right: ScalarLike | None = None, period: float | None = None) -> Tensor:
-    """Piecewise-linear interpolant of the points (``xp``, ``fp``) at ``x`` (NumPy's
-    ``interp``: ``xp`` increasing, ``left``/``right`` beyond its ends (default
-    ``fp[0]``/``fp[-1]``), or ``period`` for periodic ``x``).  float64 (complex128 for
-    complex ``fp``; the device's default float where it has no float64), differentiable
-    in ``x``, ``xp`` and ``fp``."""
+    """Piecewise-linear interpolation of the points (``xp``, ``fp``) at ``x``
+    (numpy.interp).
+
+    ``xp`` must be increasing (not checked, as in NumPy) unless ``period`` is given,
+    when ``x`` and ``xp`` are reduced modulo it and ``xp`` is sorted.  Beyond the ends
+    the result is ``left`` and ``right``.  The result is float64 (complex128 for complex
+    ``fp``; the device's default float where it has no float64).
+
+    Parameters
+    ----------
+    x : Tensor or array_like
+        Where to evaluate the interpolant.
+    xp : Tensor or array_like, shape (n,)
+        The sample points, increasing.
+    fp : Tensor or array_like, shape (n,)
+        The values at ``xp`` (real or complex).
+    left : scalar or None, default None
+        The value for ``x < xp[0]``; None: ``fp[0]``.
+    right : scalar or None, default None
+        The value for ``x > xp[-1]``; None: ``fp[-1]``.
+    period : float or None, default None
+        The period of ``x`` for periodic interpolation (``left``/``right`` then unused).
+
+    Returns
+    -------
+    Tensor
+        The interpolated values, of ``x``'s shape.
+
+    Raises
+    ------
+    ValueError
+        If ``xp`` or ``fp`` is not 1-D, they differ in length, they are empty, or
+        ``period`` is 0.
+    DeviceMismatchError
+        If the tensors are on different devices (a ValueError).
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, to any order, in ``x``, ``xp`` and ``fp``
+    (real or complex ``fp``; NumPy's formula written with differentiable ops, so
+    piecewise linear in ``x``).
+
+    See Also
+    --------
+    numpy.interp, searchsorted
+
+    Examples
+    --------
+    >>> tf.interp(tf.asarray([0.5, 1.5, 3.0]), [0.0, 1.0, 2.0], [0.0, 10.0, 20.0])
+    tensor([ 5., 15., 20.])
+    """
     from .creation import _default_float
 
     x = to_tensor(x)

@@ -18,6 +18,7 @@ from .._errors import DeviceMismatchError
 from .._primitive import Primitive, bind
 from .._tensor import Tensor, _wrap
 from . import _fastpath
+from ._elementwise_doc import docstring
 from ._common import NotATensor, WEAK, broadcast_shapes, to_tensor
 from .conversion import astype
 
@@ -211,7 +212,53 @@ def _at(x, dtype, dev):
 
 
 def where(condition: ArrayLike, x: ArrayLike, y: ArrayLike) -> Tensor:
-    """Elements of ``x`` where ``condition`` else ``y`` (broadcast, promoted as NumPy)."""
+    """Elements of ``x`` where ``condition`` is true, else of ``y`` (numpy.where).
+
+    The three arguments broadcast against each other; ``x`` and ``y`` are promoted to
+    their common dtype by NumPy 2's rules (Python scalars are weak: ``where(c, x, 0.0)``
+    keeps a float32 ``x`` float32; two Python floats give the device's default float).
+    Unlike NumPy, the one-argument form (``nonzero``) is not offered: use
+    :func:`nonzero`.
+
+    Parameters
+    ----------
+    condition : Tensor or array_like
+        Where true, take ``x``; cast to bool if it is not.
+    x, y : Tensor, array_like or scalar
+        The values to choose from.
+
+    Returns
+    -------
+    Tensor
+        The broadcast shape of the three arguments, the promoted dtype of ``x`` and ``y``.
+
+    Raises
+    ------
+    ValueError
+        If the shapes do not broadcast.
+    DeviceMismatchError
+        If the tensors are on different devices (a ValueError).
+
+    Notes
+    -----
+    Differentiable: yes in ``x`` and ``y`` (forward and reverse, real and complex, to any
+    order): the gradient goes to ``x`` where ``condition`` holds and to ``y`` elsewhere;
+    none to ``condition``.  Rule: PyTorch derivatives.yaml (where.self).  The untaken
+    branch still gets a zero cotangent, and zero times an infinite derivative is NaN:
+    ``where(x > 0, log(x), 0.0)`` has a NaN gradient at ``x = 0``, as in PyTorch and
+    JAX.  Mask the input instead: ``log(where(x > 0, x, 1.0))``.
+
+    See Also
+    --------
+    numpy.where, clip, nonzero
+
+    Examples
+    --------
+    >>> x = tf.asarray([[1.0, -2.0], [3.0, 0.5]])
+    >>> tf.where(x > 0, x, 0.0)
+    tensor([[1. , 0. ],
+            [3. , 0.5]])
+    """
     tensors = [t for t in (condition, x, y) if isinstance(t, Tensor)]
     dev = tensors[0]._device if tensors else None
     for t in tensors:
@@ -232,7 +279,52 @@ def where(condition: ArrayLike, x: ArrayLike, y: ArrayLike) -> Tensor:
 
 
 def clip(x: ArrayLike, min: ArrayLike | None = None, max: ArrayLike | None = None) -> Tensor:
-    """Limit values to [min, max] (NumPy's ``clip``; either bound may be None)."""
+    """Limit the values to the interval ``[min, max]`` (numpy.clip).
+
+    Either bound may be None (no limit on that side) but not both.  Bounds may be
+    tensors, broadcast against ``x``; where ``min > max`` the result is ``max``, as in
+    NumPy.  The result dtype is NumPy 2's promotion of ``x`` and the bounds (a Python
+    scalar bound is weak; an integer bound past an integer dtype's range clips nothing).
+
+    Parameters
+    ----------
+    x : Tensor or array_like
+        The values to clip.
+    min : Tensor, array_like, scalar or None, default None
+        The lower bound.
+    max : Tensor, array_like, scalar or None, default None
+        The upper bound.
+
+    Returns
+    -------
+    Tensor
+        ``minimum(maximum(x, min), max)``, in the broadcast shape of the arguments.
+
+    Raises
+    ------
+    ValueError
+        If both bounds are None, or the shapes do not broadcast.
+    TypeError
+        If the bounds' dtypes do not promote with ``x``'s.
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex (NumPy's lexicographic
+    order), to any order, in ``x`` and in the bounds: the gradient goes to whichever of ``x``, ``min``, ``max`` the output equals
+    (to ``x`` at a bound, as PyTorch's ``clamp``).  Rule: PyTorch derivatives.yaml
+    (clamp.Tensor).
+
+    See Also
+    --------
+    numpy.clip, maximum, minimum
+
+    Examples
+    --------
+    >>> tf.clip(tf.asarray([-1.0, 0.5, 3.0]), 0.0, 1.0)
+    tensor([0. , 0.5, 1. ])
+    >>> tf.clip(tf.asarray([1, 5, 9]), None, 4)
+    tensor([1, 4, 4])
+    """
     if not isinstance(x, Tensor):
         x = to_tensor(x)
     if min is None and max is None:
@@ -258,7 +350,41 @@ def clip(x: ArrayLike, min: ArrayLike | None = None, max: ArrayLike | None = Non
 
 
 def real(x: ArrayLike) -> Tensor:
-    """Real part (the tensor itself for real dtypes, as NumPy returns a view)."""
+    """Real part of complex numbers (numpy.real).
+
+    complex64 gives float32 and complex128 float64; for a real tensor the tensor itself
+    is returned (NumPy returns a view).
+
+    Parameters
+    ----------
+    x : Tensor or array_like
+        The input.
+
+    Returns
+    -------
+    Tensor
+        The real parts, of ``x``'s shape, in the real dtype of ``x``'s dtype.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` cannot be converted to a tensor.
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, to any order (linear); the cotangent
+    returns as a complex tensor with zero imaginary part.  Rule: PyTorch
+    derivatives.yaml (real).
+
+    See Also
+    --------
+    numpy.real, imag, angle, conj
+
+    Examples
+    --------
+    >>> tf.real(tf.asarray([1 + 2j, 0.5 - 3j]))
+    tensor([1. , 0.5])
+    """
     if not isinstance(x, Tensor):
         x = to_tensor(x)
     if x.dtype.kind != "c":
@@ -267,7 +393,40 @@ def real(x: ArrayLike) -> Tensor:
 
 
 def imag(x: ArrayLike) -> Tensor:
-    """Imaginary part (zeros for real dtypes)."""
+    """Imaginary part of complex numbers (numpy.imag).
+
+    complex64 gives float32 and complex128 float64; a real tensor gives zeros of its
+    shape and dtype (a new tensor, where NumPy returns a read-only zero view).
+
+    Parameters
+    ----------
+    x : Tensor or array_like
+        The input.
+
+    Returns
+    -------
+    Tensor
+        The imaginary parts, of ``x``'s shape, in the real dtype of ``x``'s dtype.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` cannot be converted to a tensor.
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, to any order (linear); the cotangent
+    returns as ``1j`` times it.  Rule: PyTorch derivatives.yaml (imag).
+
+    See Also
+    --------
+    numpy.imag, real, angle
+
+    Examples
+    --------
+    >>> tf.imag(tf.asarray([1 + 2j, 0.5 - 3j]))
+    tensor([ 2., -3.])
+    """
     if not isinstance(x, Tensor):
         x = to_tensor(x)
     if x.dtype.kind != "c":
@@ -278,7 +437,46 @@ def imag(x: ArrayLike) -> Tensor:
 
 
 def angle(x: ArrayLike, deg: bool = False) -> Tensor:
-    """Argument of complex numbers (0 or pi for reals), in radians unless ``deg``."""
+    """Argument (phase) of complex numbers, :math:`\\arg z \\in (-\\pi, \\pi]` (numpy.angle).
+
+    Real input gives 0 for positive and pi for negative values; integer and bool input
+    is taken as float64.  The result is in the real dtype of the input.
+
+    Parameters
+    ----------
+    x : Tensor or array_like
+        The complex (or real) numbers.
+    deg : bool, default False
+        Return degrees instead of radians.
+
+    Returns
+    -------
+    Tensor
+        The angles, of ``x``'s shape.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` cannot be converted to a tensor.
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, to any order, for complex input
+    (:math:`\\partial \\arg z` from ``i z / |z|^2``, 0 at 0); zero for real input.  Rule:
+    PyTorch FunctionsManual.cpp angle_backward.
+
+    See Also
+    --------
+    numpy.angle, real, imag, abs
+
+    Examples
+    --------
+    >>> z = tf.asarray([1 + 1j, -2j, -3.0])
+    >>> tf.angle(z)
+    tensor([ 0.78539816, -1.57079633,  3.14159265])
+    >>> tf.angle(z, deg=True)
+    tensor([ 45., -90., 180.])
+    """
     if not isinstance(x, Tensor):
         x = to_tensor(x)
     if x.dtype.kind in "biu":
@@ -369,7 +567,7 @@ def _make_unary(name):
     def f(x, out=None):
         return fast(x, out)
     f.__name__ = f.__qualname__ = name
-    f.__doc__ = "Elementwise ``%s`` (NumPy semantics and dtype rules)." % name
+    f.__doc__ = docstring(name, UNARY[name], _resolve)
     return f
 
 
@@ -396,7 +594,8 @@ def _make_binary(name, dunder=False):
         def f(x1, x2, out=None):
             return fast(x1, x2, out)
     f.__name__ = f.__qualname__ = name
-    f.__doc__ = "Elementwise ``%s`` with broadcasting (NumPy semantics and dtype rules)." % name
+    f.__doc__ = ("The operator form of :func:`tenferro.%s`." % name if dunder
+                 else docstring(name, BINARY[name], _resolve))
     return f
 
 
@@ -441,11 +640,46 @@ _round = _g["round"]
 
 
 def round(x: ArrayLike, decimals: int = 0) -> Tensor:
-    """Round half to even (NumPy's ``round``), optionally to ``decimals`` places.
+    """Round half to even to ``decimals`` places (numpy.round).
 
-    Integer tensors keep their dtype, as in NumPy (``rint`` would give float64):
-    unchanged for ``decimals >= 0``, rounded to a multiple of ``10**-decimals``
-    (half to even, via float64) otherwise.
+    Floats are scaled by :math:`10^{d}`, rounded to the nearest integer (halves to even)
+    and scaled back, as NumPy does; complex numbers round both parts.  Integer tensors
+    keep their dtype, as in NumPy (:func:`rint` would give float64): a copy for
+    ``decimals >= 0``, rounded to a multiple of ``10**-decimals`` (half to even)
+    otherwise.  Bool input gives float32 (NumPy: float16, which tenferro has not).
+
+    Parameters
+    ----------
+    x : Tensor or array_like
+        The values to round.
+    decimals : int, default 0
+        The number of decimal places; negative rounds to tens, hundreds, ...
+
+    Returns
+    -------
+    Tensor
+        The rounded values, of ``x``'s shape and dtype.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` cannot be converted to a tensor.
+
+    Notes
+    -----
+    Differentiable: no, piecewise constant: its derivative is zero almost everywhere,
+    and gradients through it are zero (as PyTorch's).
+
+    See Also
+    --------
+    numpy.round, rint, floor, ceil, trunc
+
+    Examples
+    --------
+    >>> tf.round(tf.asarray([0.125, 2.5, -1.35]), 1)
+    tensor([ 0.1,  2.5, -1.4])
+    >>> tf.round(tf.asarray([15, 25, 1234]), -1)
+    tensor([  20,   20, 1230])
     """
     if not isinstance(x, Tensor):
         x = to_tensor(x)
@@ -461,7 +695,48 @@ def round(x: ArrayLike, decimals: int = 0) -> Tensor:
 
 
 def logsumexp(x: ArrayLike, axis: AxisLike = None, keepdims: bool = False) -> Tensor:
-    """log(sum(exp(x))) computed stably (scipy.special.logsumexp for real input)."""
+    """:math:`\\log \\sum_i e^{x_i}` over ``axis``, without overflow
+    (scipy.special.logsumexp).
+
+    The maximum is subtracted before exponentiating and added back (a slice whose
+    maximum is infinite is not shifted).  Integer and bool input is taken as float64;
+    complex input follows SciPy (the principal log of the complex sum).  Unlike SciPy,
+    there is no ``b`` (weights) or ``return_sign``.
+
+    Parameters
+    ----------
+    x : Tensor or array_like
+        The input.
+    axis : int, tuple of ints or None, default None
+        The axes to reduce; None reduces all.
+    keepdims : bool, default False
+        Keep the reduced axes with size one.
+
+    Returns
+    -------
+    Tensor
+        The reduced tensor, in ``x``'s floating dtype.
+
+    Raises
+    ------
+    AxisError
+        If an axis is out of bounds (an IndexError and ValueError, as NumPy's).
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order (composed
+    of differentiable ops; the gradient is the softmax of ``x``, and the shift carries
+    none).
+
+    See Also
+    --------
+    scipy.special.logsumexp, logaddexp
+
+    Examples
+    --------
+    >>> tf.logsumexp(tf.asarray([[0.0, 0.0], [1000.0, 1000.0]]), axis=1)
+    tensor([6.93147181e-01, 1.00069315e+03])
+    """
     from ._common import normalize_axes
     from .reduction import max as _max, sum as _sum
     from .shape import zero_d_axis

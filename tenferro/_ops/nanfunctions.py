@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from .. import _dtypes
 from .._ir import is_abstract
 from ._common import normalize_axes, to_tensor
+from ._nan_doc import document
 from .conversion import copy_into, store_out
 from .elementwise import conj, imag, isnan, logical_not, multiply, real, sqrt, where
 from .reduction import all as _all, any as _any, argmax, argmin, cumprod, cumsum, max as _max, \
@@ -74,13 +75,6 @@ def _check_inexact(name, dtype):
 
 def nan_to_num(x: ArrayLike, copy: bool = True, nan: float = 0.0,
                posinf: float | None = None, neginf: float | None = None) -> Tensor:
-    """NaN -> ``nan``, +inf -> ``posinf`` (default: the dtype's largest finite value),
-    -inf -> ``neginf`` (default: the most negative), on real and imaginary parts alike;
-    integer and bool tensors are returned as they are (copied unless ``copy=False``).
-
-    ``copy=False`` writes the result into ``x`` when ``x`` is a Tensor (NumPy's in-place
-    form; not for tensors that require grad) and returns it.
-    """
     t = to_tensor(x)
     if not _inexact(t):
         return t.copy() if copy else t   # (an ndarray x is wrapped, not copied)
@@ -110,7 +104,6 @@ def nan_to_num(x: ArrayLike, copy: bool = True, nan: float = 0.0,
 
 def nansum(a: ArrayLike, axis: AxisLike = None, dtype: DTypeLike = None,
            out: Tensor | None = None, keepdims: bool = False) -> Tensor:
-    """Sum treating NaNs as zero (an all-NaN or empty slice sums to 0)."""
     a = to_tensor(a)
     _axes("nansum", a, axis)
     r = _sum(_replace_nan(a, 0)[0], axis=axis, dtype=dtype, keepdims=keepdims)
@@ -119,7 +112,6 @@ def nansum(a: ArrayLike, axis: AxisLike = None, dtype: DTypeLike = None,
 
 def nanprod(a: ArrayLike, axis: AxisLike = None, dtype: DTypeLike = None,
             out: Tensor | None = None, keepdims: bool = False) -> Tensor:
-    """Product treating NaNs as one."""
     a = to_tensor(a)
     _axes("nanprod", a, axis)
     r = prod(_replace_nan(a, 1)[0], axis=axis, dtype=dtype, keepdims=keepdims)
@@ -133,7 +125,6 @@ def _scan_axis(name, a, axis):
 
 def nancumsum(a: ArrayLike, axis: SupportsIndex | None = None, dtype: DTypeLike = None,
               out: Tensor | None = None) -> Tensor:
-    """Cumulative sum treating NaNs as zero (``axis=None``: of the flattened tensor)."""
     a = to_tensor(a)
     _scan_axis("nancumsum", a, axis)
     return _out("nancumsum", cumsum(_replace_nan(a, 0)[0], axis=axis, dtype=dtype), out)
@@ -141,7 +132,6 @@ def nancumsum(a: ArrayLike, axis: SupportsIndex | None = None, dtype: DTypeLike 
 
 def nancumprod(a: ArrayLike, axis: SupportsIndex | None = None, dtype: DTypeLike = None,
                out: Tensor | None = None) -> Tensor:
-    """Cumulative product treating NaNs as one."""
     a = to_tensor(a)
     _scan_axis("nancumprod", a, axis)
     return _out("nancumprod", cumprod(_replace_nan(a, 1)[0], axis=axis, dtype=dtype), out)
@@ -157,8 +147,6 @@ def _count(mask, axis, keepdims, like):
 
 def nanmean(a: ArrayLike, axis: AxisLike = None, dtype: DTypeLike = None,
             out: Tensor | None = None, keepdims: bool = False) -> Tensor:
-    """Mean of the non-NaN elements; an all-NaN (or empty) slice gives NaN and a
-    RuntimeWarning "Mean of empty slice", as NumPy."""
     a = to_tensor(a)
     _axes("nanmean", a, axis)
     arr, mask = _replace_nan(a, 0)
@@ -175,16 +163,12 @@ def nanmean(a: ArrayLike, axis: AxisLike = None, dtype: DTypeLike = None,
 def nanvar(a: ArrayLike, axis: AxisLike = None, dtype: DTypeLike = None,
            out: Tensor | None = None, ddof: float = 0, keepdims: bool = False, *,
            correction: float | None = None) -> Tensor:
-    """Variance of the non-NaN elements, ``sum(|x - mean|^2) / (n - ddof)`` per slice;
-    where ``n - ddof <= 0`` (an all-NaN slice included) NaN and a RuntimeWarning
-    "Degrees of freedom <= 0 for slice.", as NumPy."""
     return _nanvar("nanvar", a, axis, dtype, out, ddof, keepdims, correction, False)
 
 
 def nanstd(a: ArrayLike, axis: AxisLike = None, dtype: DTypeLike = None,
            out: Tensor | None = None, ddof: float = 0, keepdims: bool = False, *,
            correction: float | None = None) -> Tensor:
-    """Standard deviation of the non-NaN elements (the square root of ``nanvar``)."""
     return _nanvar("nanstd", a, axis, dtype, out, ddof, keepdims, correction, True)
 
 
@@ -238,13 +222,11 @@ def _nan_extreme(name, reduce, fill, a, axis, out, keepdims):
 
 def nanmax(a: ArrayLike, axis: AxisLike = None, out: Tensor | None = None,
            keepdims: bool = False) -> Tensor:
-    """Largest non-NaN element; an all-NaN slice gives NaN and a RuntimeWarning."""
     return _nan_extreme("nanmax", _max, float("-inf"), a, axis, out, keepdims)
 
 
 def nanmin(a: ArrayLike, axis: AxisLike = None, out: Tensor | None = None,
            keepdims: bool = False) -> Tensor:
-    """Smallest non-NaN element; an all-NaN slice gives NaN and a RuntimeWarning."""
     return _nan_extreme("nanmin", _min, float("inf"), a, axis, out, keepdims)
 
 
@@ -264,12 +246,13 @@ def _nan_arg(name, reduce, fill, a, axis, out, keepdims):
 
 def nanargmax(a: ArrayLike, axis: SupportsIndex | None = None, out: Tensor | None = None, *,
               keepdims: bool = False) -> Tensor:
-    """Index of the largest non-NaN element; ValueError for an all-NaN slice."""
     return _nan_arg("nanargmax", argmax, float("-inf"), a, axis, out, keepdims)
 
 
 def nanargmin(a: ArrayLike, axis: SupportsIndex | None = None, out: Tensor | None = None, *,
               keepdims: bool = False) -> Tensor:
-    """Index of the smallest non-NaN element; ValueError for an all-NaN slice."""
     return _nan_arg("nanargmin", argmin, float("inf"), a, axis, out, keepdims)
 
+
+for _name in __all__:   # (docstrings: one template with the reductions', _reduction_doc)
+    document(globals()[_name])

@@ -28,6 +28,7 @@ from .._ir import is_abstract
 from .._primitive import bind
 from .._tensor import Tensor
 from ._common import normalize_axes, numel, to_tensor
+from ._nan_doc import document
 from ._order_cpu import partition_p, plain
 from .creation import _default_float, asarray, full
 from .elementwise import ceil, floor, isnan, logical_and, logical_not, remainder, \
@@ -327,30 +328,21 @@ def _weighted(name, flat, w, n, q, nan):
     return s, reshape(_gather(s, idx, rest), q.shape + rest)
 
 
-def _public(name: str, percent: bool, nan: bool, doc: str) -> Callable[..., Tensor]:
+def _public(name: str, percent: bool, nan: bool) -> Callable[..., Tensor]:
     """The public function ``name`` (NumPy's signature) around ``_quantile``."""
     def fn(a, q, axis=None, out=None, overwrite_input=False, method="linear",
            keepdims=False, *, weights=None):
         r = _quantile(name, a, q, axis, method, keepdims, weights, percent, nan)
         return _out(name, r, out)
     fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = doc
-    return fn
+    return document(fn)
 
 
-quantile = _public("quantile", False, False, """The ``q``-th quantiles (``q`` in [0, 1],
-    scalar or 1-D: its dimensions lead the result) of ``a`` over ``axis``, by NumPy's
-    ``method`` (``"linear"``, ``"lower"``, ``"higher"``, ``"nearest"``, ``"midpoint"``,
-    and the nine Hyndman & Fan methods; ``weights``, of ``a``'s shape or along ``axis``,
-    with ``"inverted_cdf"``); NaN in a slice gives NaN.  Differentiable in ``a`` through
-    the sort.""")
-percentile = _public("percentile", True, False, "``quantile`` with ``q`` in percent "
-                     "([0, 100]).")
-nanquantile = _public("nanquantile", False, True, """``quantile`` of the non-NaN elements
-    of each slice; an all-NaN slice gives NaN and a RuntimeWarning "All-NaN slice
-    encountered".""")
-nanpercentile = _public("nanpercentile", True, True, "``nanquantile`` with ``q`` in "
-                        "percent.")
+# (docstrings: one template with the reductions', _reduction_doc)
+quantile = _public("quantile", False, False)
+percentile = _public("percentile", True, False)
+nanquantile = _public("nanquantile", False, True)
+nanpercentile = _public("nanpercentile", True, True)
 
 
 # -- median -------------------------------------------------------------------------------
@@ -388,14 +380,13 @@ def _median(name, a, axis, keepdims, nan):
 
 def median(a: ArrayLike, axis: AxisLike = None, out: Tensor | None = None,
            overwrite_input: bool = False, keepdims: bool = False) -> Tensor:
-    """The median over ``axis`` (the mean of the two middle values for an even count;
-    integers in float64); NaN in a slice gives NaN.  Differentiable through the sort."""
     return _out("median", _median("median", a, axis, keepdims, False), out)
 
 
 def nanmedian(a: ArrayLike, axis: AxisLike = None, out: Tensor | None = None,
               overwrite_input: bool = False, keepdims: bool = False) -> Tensor:
-    """The median of the non-NaN elements of each slice; an all-NaN slice gives NaN and a
-    RuntimeWarning."""
     return _out("nanmedian", _median("nanmedian", a, axis, keepdims, True), out)
 
+
+document(median)
+document(nanmedian)

@@ -6,6 +6,7 @@ one int axis, without ``dtype``/``keepdims``/``out``; the Tensor methods call th
 """
 from __future__ import annotations
 
+import inspect
 from typing import TYPE_CHECKING
 
 from .. import _dtypes
@@ -13,6 +14,7 @@ from .._primitive import Primitive, bind
 from .._tensor import Tensor
 from . import _fastpath
 from ._common import normalize_axes, normalize_axis, numel, to_tensor
+from ._reduction_doc import document
 from .conversion import store_out
 
 if TYPE_CHECKING:
@@ -125,7 +127,7 @@ def _entry(prim, dev, dtype):
     return (out, prim.name in ("max", "min"))
 
 
-def _fast(prim: Primitive, general: Callable[..., Tensor], doc: str,
+def _fast(prim: Primitive, general: Callable[..., Tensor],
           with_dtype: bool = True) -> Callable[..., Tensor]:
     """The public reduction: ``general(x, axis, dtype, keepdims)`` with NumPy's ``out=``,
     behind the compiled fast path (``fn.fast(x, axis, dtype, keepdims, out)``, which the
@@ -143,18 +145,17 @@ def _fast(prim: Primitive, general: Callable[..., Tensor], doc: str,
                out: Tensor | None = None) -> Tensor:
             return fast(x, axis, None, keepdims, out)
     fn.__name__ = fn.__qualname__ = prim.name
-    fn.__doc__ = doc
     fn.fast = fast
-    return fn
+    return document(fn)
 
 
-sum = _fast(sum_p, _sum, "Sum over ``axis`` (pairwise summation; bool and int32 accumulate "
-                         "in int64, as NumPy).")
-prod = _fast(prod_p, _prod, "Product over ``axis`` (bool and int32 accumulate in int64).")
-max = _fast(max_p, _max, "Largest element (NaN propagates, as NumPy's ``max``).", False)
-min = _fast(min_p, _min, "Smallest element (NaN propagates, as NumPy's ``min``).", False)
-any = _fast(any_p, _any, "Whether any element is true.", False)
-all = _fast(all_p, _all, "Whether every element is true.", False)
+# (docstrings: _reduction_doc, one template for the reductions, scans and nan-functions)
+sum = _fast(sum_p, _sum)
+prod = _fast(prod_p, _prod)
+max = _fast(max_p, _max, False)
+min = _fast(min_p, _min, False)
+any = _fast(any_p, _any, False)
+all = _fast(all_p, _all, False)
 
 
 def _arg(prim, name, x, axis, keepdims):
@@ -174,7 +175,6 @@ def _arg(prim, name, x, axis, keepdims):
 
 def argmax(x: ArrayLike, axis: SupportsIndex | None = None,
            keepdims: bool = False) -> Tensor:
-    """Index of the first maximum (a NaN counts as the maximum, as NumPy)."""
     return _arg(argmax_p, "argmax", x, axis, keepdims)
 
 
@@ -206,7 +206,6 @@ def cumprod(x: ArrayLike, axis: SupportsIndex | None = None,
 
 def mean(x: ArrayLike, axis: AxisLike = None, dtype: DTypeLike = None, keepdims: bool = False,
          out: Tensor | None = None) -> Tensor:
-    """Arithmetic mean (integers averaged in float64, as NumPy)."""
     if dtype is None and out is None and keepdims is False and type(x) is Tensor \
             and x.dtype.kind in "fc":
         s = _fastpath.reduced(sum_p, _entry, x, axis)   # the sum the general path takes
@@ -232,7 +231,6 @@ def _divide(s, n):
 
 def var(x: ArrayLike, axis: AxisLike = None, ddof: float = 0, keepdims: bool = False,
         dtype: DTypeLike = None) -> Tensor:
-    """Variance, ``sum(|x - mean|^2) / (n - ddof)`` (two-pass, as NumPy)."""
     from .elementwise import conj, multiply, real, subtract
 
     x = to_tensor(x)
@@ -264,11 +262,15 @@ def _with_out(fn):
         r = fn(x, *args, **kwargs)
         return r if out is None else store_out(fn.__name__, r, out)
     wrapper.__name__ = wrapper.__qualname__ = fn.__name__
-    wrapper.__doc__ = fn.__doc__
     wrapper.__wrapped__ = fn
-    return wrapper
+    sig = inspect.signature(fn)
+    wrapper.__signature__ = sig.replace(parameters=list(sig.parameters.values()) + [
+        inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None,
+                          annotation="Tensor | None")])
+    return document(wrapper)
 
 
+document(mean)
 for _fn in (argmax, argmin, cumsum, cumprod, var, std):
     globals()[_fn.__name__] = _with_out(_fn)
 amax = max

@@ -92,12 +92,65 @@ def average(a: ArrayLike, axis: AxisLike = None, weights: ArrayLike | None = Non
 def average(a: ArrayLike, axis: AxisLike = None, weights: ArrayLike | None = None,
             returned: bool = False, *, keepdims: bool = False
             ) -> Tensor | tuple[Tensor, Tensor]:
-    """Weighted mean ``sum(a * w) / sum(w)`` over ``axis`` (NumPy's ``average``); with
-    ``returned`` also the sum of the weights, broadcast to the result's shape.
+    """Weighted mean :math:`\\sum_i a_i w_i / \\sum_i w_i` over ``axis`` (numpy.average).
 
-    ``weights`` has ``a``'s shape or, with ``axis`` given, the shape of ``a`` along
-    ``axis``.  Integer and bool data are averaged in float64 (the device's default
-    float).
+    Without weights it is :func:`mean`.  Integer and bool data are averaged in float64
+    (the device's default float: float32 where it has no float64); the result dtype is
+    NumPy's promotion of ``a``'s and the weights'.
+
+    Parameters
+    ----------
+    a : Tensor or array_like
+        The data.
+    axis : int, tuple of ints or None, default None
+        The axes to average over; None averages all elements.
+    weights : Tensor, array_like or None, default None
+        One weight per element: of ``a``'s shape or, with ``axis`` given, 1-D of
+        ``a``'s length along ``axis``.  None weighs all elements equally.
+    returned : bool, default False
+        Also return the sum of the weights (the element count without weights).
+    keepdims : bool, default False
+        Keep the averaged axes as axes of size one.
+
+    Returns
+    -------
+    Tensor or tuple of Tensor
+        The averages; with ``returned``, ``(average, sum_of_weights)``, the second
+        broadcast to the first's shape.
+
+    Raises
+    ------
+    ZeroDivisionError
+        If the weights of a slice sum to zero.
+    ValueError
+        If ``weights`` has neither ``a``'s shape nor its length along ``axis``, or an
+        axis is repeated.
+    AxisError
+        If an axis is out of bounds.
+    DeviceMismatchError
+        If ``weights`` is a tensor on another device (a ValueError).
+
+    Warns
+    -----
+    RuntimeWarning
+        "Mean of empty slice" for empty input without weights (the result is NaN).
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order, in ``a``
+    and in ``weights`` (composed of differentiable ops: a sum of products divided by a
+    sum).
+
+    See Also
+    --------
+    numpy.average, mean, nanmean
+
+    Examples
+    --------
+    >>> tf.average(tf.asarray([1.0, 2.0, 3.0, 4.0]), weights=[3, 1, 0, 0])
+    tensor(1.25)
+    >>> tf.average(tf.asarray([[1, 2], [3, 4]]), axis=1, weights=[1, 3], returned=True)
+    (tensor([1.75, 3.75]), tensor([4., 4.]))
     """
     a = to_tensor(a)
     axes = normalize_axes("average", axis, a.ndim)
@@ -153,12 +206,71 @@ def _sample_weights(name, kind, w, n, like):
 def cov(m: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True, bias: bool = False,
         ddof: int | None = None, fweights: ArrayLike | None = None,
         aweights: ArrayLike | None = None, *, dtype: DTypeLike = None) -> Tensor:
-    """Covariance matrix of the variables in the rows of ``m`` (columns if not
-    ``rowvar``), and of ``y``'s; NumPy's ``cov``, with frequency and analytic weights.
+    """Covariance matrix of the variables in the rows of ``m`` and ``y`` (numpy.cov).
 
-    The result is float64 (complex128 for complex data) unless ``dtype`` says otherwise,
-    as NumPy; a single variable gives a 0-d tensor.  Differentiable in ``m``, ``y`` and
-    ``aweights``.
+    Each row of ``m`` (each column, with ``rowvar=False``) is one variable, each column
+    one observation: entry :math:`(i, j)` is
+    :math:`\\sum_k w_k (x_{ik} - \\bar x_i) \\overline{(x_{jk} - \\bar x_j)} / f`, where
+    :math:`f` is ``n - ddof`` without weights (NumPy's weighted normalisation with
+    them).  The result is float64 (complex128 for complex data) unless ``dtype`` says
+    otherwise, as NumPy; a single variable gives a 0-d tensor.
+
+    Parameters
+    ----------
+    m : Tensor or array_like, shape (N, K) or (K,)
+        The variables (rows) and their observations (columns).
+    y : Tensor, array_like or None, default None
+        More variables, in ``m``'s layout, appended to ``m``'s.
+    rowvar : bool, default True
+        Whether the variables are the rows (True) or the columns (False).
+    bias : bool, default False
+        Normalise by ``n`` instead of ``n - 1`` (ignored when ``ddof`` is given).
+    ddof : int or None, default None
+        Delta degrees of freedom: normalise by ``n - ddof``; None: ``1 - bias``.
+    fweights : Tensor, array_like or None, default None
+        Integer frequency weights, one per observation.
+    aweights : Tensor, array_like or None, default None
+        Non-negative analytic (reliability) weights, one per observation.
+    dtype : dtype or None, default None
+        The result dtype; None: float64 or the promotion of the inputs with it.
+
+    Returns
+    -------
+    Tensor, shape (N, N)
+        The covariance matrix (0-d for a single variable).
+
+    Raises
+    ------
+    ValueError
+        If ``m`` or ``y`` has more than two dimensions, ``ddof`` is not an integer, or a
+        weight is negative.
+    TypeError
+        If ``fweights`` is not integer.
+    RuntimeError
+        If a weight tensor is not 1-D or its length is not the number of observations
+        (NumPy's exception types).
+
+    Warns
+    -----
+    RuntimeWarning
+        "Degrees of freedom <= 0 for slice" (the result is then inf or NaN).
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order, in ``m``,
+    ``y`` and ``aweights`` (composed of differentiable ops; ``fweights`` are integers).
+
+    See Also
+    --------
+    numpy.cov, corrcoef, var
+
+    Examples
+    --------
+    >>> tf.cov(tf.asarray([[0.0, 1.0, 2.0], [2.0, 1.0, 0.0]]))
+    tensor([[ 1., -1.],
+            [-1.,  1.]])
+    >>> tf.cov(tf.asarray([1.0, 2.0, 4.0]), bias=True)
+    tensor(1.55555556)
     """
     if ddof is not None and ddof != int(ddof):
         raise ValueError("tenferro.cov: ddof must be integer, got %r" % (ddof,))
@@ -217,8 +329,48 @@ def cov(m: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True, bias: boo
 
 def corrcoef(x: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True, *,
              dtype: DTypeLike = None) -> Tensor:
-    """Pearson correlation coefficients ``cov / sqrt(outer(var, var))``, clipped to
-    [-1, 1] (real and imaginary parts), as NumPy's ``corrcoef``."""
+    """Pearson correlation coefficients of the variables in the rows of ``x`` and ``y``
+    (numpy.corrcoef).
+
+    :math:`R_{ij} = C_{ij} / \\sqrt{C_{ii} C_{jj}}` with :math:`C` from :func:`cov`,
+    clipped to :math:`[-1, 1]` (the real and imaginary parts), as NumPy.
+
+    Parameters
+    ----------
+    x : Tensor or array_like, shape (N, K) or (K,)
+        The variables (rows) and their observations (columns).
+    y : Tensor, array_like or None, default None
+        More variables, in ``x``'s layout.
+    rowvar : bool, default True
+        Whether the variables are the rows (True) or the columns (False).
+    dtype : dtype or None, default None
+        The result dtype; None: float64 or the promotion of the inputs with it.
+
+    Returns
+    -------
+    Tensor, shape (N, N)
+        The correlation matrix (0-d for a single variable: 1, or NaN if it is constant).
+
+    Raises
+    ------
+    ValueError
+        If ``x`` or ``y`` has more than two dimensions.
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order (composed
+    of differentiable ops; zero where the clip is active).
+
+    See Also
+    --------
+    numpy.corrcoef, cov
+
+    Examples
+    --------
+    >>> tf.corrcoef(tf.asarray([[1.0, 2.0, 3.0], [2.0, 4.0, 7.0]]))
+    tensor([[1.        , 0.99339927],
+            [0.99339927, 1.        ]])
+    """
     c = cov(x, y, rowvar, dtype=dtype)
     if c.ndim == 0:
         return c / c
@@ -233,12 +385,51 @@ def corrcoef(x: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True, *,
 # -- counting: bincount, histogram --------------------------------------------------------
 
 def bincount(x: ArrayLike, weights: ArrayLike | None = None, minlength: int = 0) -> Tensor:
-    """Number of occurrences of each value in the non-negative integer tensor ``x``
-    (with ``weights``: their sums), of length ``max(x) + 1`` or ``minlength``.
+    """Number of occurrences of each value in a non-negative integer tensor
+    (numpy.bincount).
 
-    The length depends on the data: ``max(x)`` is read back to the host.  Counts are
-    int64; weighted sums float64 (the device's default float), differentiable in
-    ``weights`` (a ``scatter_add``).
+    Entry ``i`` counts the elements equal to ``i`` (with ``weights``: sums their
+    weights).  The length is ``max(max(x) + 1, minlength)``, so it depends on the data:
+    ``max(x)`` is read back to the host, and the function cannot be traced with an
+    abstract ``x``.
+
+    Parameters
+    ----------
+    x : Tensor or array_like, shape (N,)
+        Non-negative integers (bool is taken as 0 and 1).
+    weights : Tensor, array_like or None, default None
+        One real weight per element of ``x``.
+    minlength : int, default 0
+        The least length of the result.
+
+    Returns
+    -------
+    Tensor, shape (max(max(x) + 1, minlength),)
+        int64 counts, or float64 sums of the weights (the device's default float).
+
+    Raises
+    ------
+    ValueError
+        If ``x`` is not 1-D or has negative values, ``minlength`` is negative, or
+        ``weights`` does not have ``x``'s shape.
+    TypeError
+        If ``x`` is not integer or bool, or ``weights`` is complex.
+
+    Notes
+    -----
+    Differentiable: in ``weights`` yes, forward and reverse, to any order (a
+    ``scatter_add`` of the weights); no in ``x`` (integer input, integer counts).
+
+    See Also
+    --------
+    numpy.bincount, histogram, unique_counts
+
+    Examples
+    --------
+    >>> tf.bincount(tf.asarray([0, 1, 1, 3]))
+    tensor([1, 2, 0, 1])
+    >>> tf.bincount(tf.asarray([0, 1, 1]), weights=[0.5, 1.0, 2.0], minlength=4)
+    tensor([0.5, 3. , 0. , 0. ])
     """
     x = to_tensor(x)
     if x.ndim != 1:
@@ -344,12 +535,63 @@ def _equal_width_positions(v, edges, first, last, nb):
 def histogram(a: ArrayLike, bins: Any = 10, range: tuple[float, float] | None = None,
               density: bool | None = None,
               weights: ArrayLike | None = None) -> tuple[Tensor, Tensor]:
-    """(counts per bin, bin edges) of the flattened ``a``, as NumPy's ``histogram``:
-    ``bins`` equal-width bins over ``range`` (default: ``a``'s min and max, read back to
-    the host) or the given monotonic edges; bins are half-open but the last, which is
-    closed.  Counts are int64, or sums of ``weights`` in its dtype (differentiable in
-    ``weights``); ``density`` normalises to unit integral (float64).  String estimators
-    (``bins="auto"``, ...) are not supported.
+    """Histogram of the flattened ``a``: counts per bin and the bin edges
+    (numpy.histogram).
+
+    ``bins`` equal-width bins over ``range`` (default: ``a``'s minimum and maximum, read
+    back to the host), or the given increasing edges.  Bins are half-open,
+    ``[edge_i, edge_{i+1})``, but the last, which is closed; values outside the range
+    (and NaN) are not counted.  Unlike NumPy, the string estimators (``bins="auto"``,
+    ...) are not supported.
+
+    Parameters
+    ----------
+    a : Tensor or array_like
+        The data (flattened); real.
+    bins : int or sequence of scalars, default 10
+        The number of equal-width bins, or the bin edges (increasing).
+    range : tuple of two floats or None, default None
+        The lower and upper edge for equal-width bins; None: ``(a.min(), a.max())``.
+    density : bool or None, default None
+        Return the probability density (count / total / bin width, integrating to 1)
+        instead of the counts.
+    weights : Tensor, array_like or None, default None
+        One weight per element of ``a``, summed per bin instead of counting.
+
+    Returns
+    -------
+    hist : Tensor, shape (nbins,)
+        int64 counts, the sums of ``weights`` in their dtype, or the density (float64).
+    bin_edges : Tensor, shape (nbins + 1,)
+        The edges (float64 for equal-width bins, the given edges' dtype otherwise).
+
+    Raises
+    ------
+    TypeError
+        If ``a`` is complex or ``bins`` is neither an int nor a sequence.
+    ValueError
+        If ``bins`` is not positive or not increasing, ``range`` is empty or not finite,
+        or ``weights`` does not have ``a``'s shape.
+    NotImplementedError
+        If ``bins`` is a string (an estimator name).
+
+    Notes
+    -----
+    Differentiable: in ``weights`` yes, forward and reverse, to any order (a
+    ``scatter_add`` of the weights into the bins); no in ``a`` (the counts are piecewise
+    constant in the data).
+
+    See Also
+    --------
+    numpy.histogram, bincount, digitize
+
+    Examples
+    --------
+    >>> hist, edges = tf.histogram(tf.asarray([1.0, 2.0, 2.5, 4.0]), bins=3)
+    >>> hist
+    tensor([1, 2, 1])
+    >>> edges
+    tensor([1., 2., 3., 4.])
     """
     a = reshape(to_tensor(a), (-1,))
     if a.dtype.kind == "c":
