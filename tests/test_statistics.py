@@ -159,6 +159,21 @@ def test_nan_to_num_in_place():
     assert tf.nan_to_num(t, copy=False) is t and tf.nan_to_num(t) is not t
 
 
+def test_nan_to_num_in_place_refuses_a_tensor_autodiff_follows():
+    # the write used to go through unrecorded: backward then differentiated the old
+    # values, not the replaced ones (a silent wrong gradient)
+    x = tf.tensor([1.0, 2.0], requires_grad=True)
+    y = tf.log(x - 1.0)                       # -inf at x = 1
+    with pytest.raises(RuntimeError, match="nan_to_num: in-place operation"):
+        tf.nan_to_num(y, copy=False)
+    with pytest.raises(RuntimeError, match="nan_to_num: a leaf tensor"):
+        tf.nan_to_num(x, copy=False)
+    with tf.no_grad():                        # allowed where nothing records, as PyTorch
+        assert tf.nan_to_num(y, copy=False) is y
+    g = tf.grad(lambda v: tf.nan_to_num(2.0 * v).sum())(tf.asarray([np.inf, 2.0]))
+    assert_close(g, [0.0, 2.0])               # zero at the replaced element
+
+
 # -- average, cov, corrcoef ---------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", ["int32", "int64", "float32", "float64", "complex128"])

@@ -26,8 +26,10 @@ ROWS.update({
                 "neginf": "float or None, default None\n    The value for -inf; None: the "
                           "dtype's most negative finite value."},
         returns="Tensor\n    ``x``'s shape and dtype (``x`` itself with ``copy=False``).",
-        raises=[("RuntimeError", "With ``copy=False`` under a transform (``grad``, "
-                                 "``jvp``, ...), which refuses in-place writes.")],
+        raises=[("RuntimeError", "With ``copy=False`` on a tensor autodiff follows (one "
+                                 "that requires grad, outside ``no_grad``, or a value a "
+                                 "transform differentiates): the write could not be "
+                                 "differentiated.")],
         diff="yes (with ``copy=True``), forward and reverse, real and complex, to any "
              "order: the gradient passes the finite elements and is zero at the replaced "
              "ones.",

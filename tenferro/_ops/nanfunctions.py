@@ -18,7 +18,7 @@ from .. import _dtypes
 from .._ir import is_abstract
 from ._common import normalize_axes, to_tensor
 from ._nan_doc import document
-from .conversion import copy_into, store_out
+from .conversion import check_inplace, copy_into, store_out
 from .elementwise import conj, imag, isnan, logical_not, multiply, real, sqrt, where
 from .reduction import all as _all, any as _any, argmax, argmin, cumprod, cumsum, max as _max, \
     mean, min as _min, prod, sum as _sum, var
@@ -96,6 +96,7 @@ def nan_to_num(x: ArrayLike, copy: bool = True, nan: float = 0.0,
         r = fix(t).astype(t.dtype, copy=False)
     if copy or t is not x:
         return r
+    check_inplace("nan_to_num", x)   # a write into a tensor autodiff follows: refused
     copy_into(x, r)
     return x
 
