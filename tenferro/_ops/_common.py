@@ -51,7 +51,7 @@ def normalize_axis(op, axis, ndim):
     try:
         a = axis.__index__()
     except AttributeError:
-        raise TypeError("%s: axis must be an integer, got %r" % (op, axis)) from None
+        raise TypeError("tenferro.%s: axis must be an integer, got %r" % (op, axis)) from None
     if not -ndim <= a < ndim:
         raise AxisError("tenferro.%s: axis %d is out of bounds for a tensor of dimension %d"
                         % (op, a, ndim))
@@ -65,7 +65,7 @@ def normalize_axes(op, axis, ndim):
     if isinstance(axis, (tuple, list)):
         axes = tuple(normalize_axis(op, a, ndim) for a in axis)
         if len(set(axes)) != len(axes):
-            raise ValueError("%s: repeated axis in %r" % (op, tuple(axis)))
+            raise ValueError("tenferro.%s: repeated axis in %r" % (op, tuple(axis)))
         return tuple(sorted(axes))
     return (normalize_axis(op, axis, ndim),)
 
