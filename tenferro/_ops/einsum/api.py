@@ -12,6 +12,7 @@ from ..._primitive import bind, _interpreters
 from ..._tensor import Tensor, _wrap
 from .._common import common_device, normalize_axis, to_tensor
 from ..conversion import ascontiguousarray, store_out
+from ..matmul import operands
 from ..reduction import sum as _sum
 from ..shape import diagonal, permute_dims
 from .cache import cached_pair_plan, cached_plan
@@ -31,13 +32,100 @@ _CASTING = ("no", "equiv", "safe", "same_kind", "unsafe")
 
 def einsum(*args: Any, optimize: Any = "auto", out: Tensor | None = None,
            dtype: DTypeLike = None, casting: str = "safe", order: str = "K") -> Tensor:
-    """Einstein summation with NumPy's grammar (``tenferro.einsum('ij,jk->ik', a, b)``
-    or the interleaved ``einsum(a, [0, 1], b, [1, 2], [0, 2])``), plus diagonal
-    embedding (``'i->ii'``).  ``optimize``: False, "auto", "greedy", "optimal", "dp",
-    an explicit path, ``(algorithm, memory_limit)`` as NumPy, an opt_einsum
-    PathOptimizer or a cotengra optimizer.  ``dtype``, ``casting`` (default "safe")
-    and ``order`` ("K": the layout the contraction produces; "C" or "F": a copy in
-    that order where needed; "A": as "K") mean what they mean in NumPy."""
+    """Einstein summation over labelled axes (NumPy's ``einsum``).
+
+    ``einsum('ij,jk->ik', a, b)`` is ``sum_j a[i, j] b[j, k]``: each operand's axes
+    get one letter, letters shared by operands are multiplied along, letters left out
+    of the output (after ``->``) are summed over.  NumPy's whole grammar is accepted:
+    implicit output (``'ij,jk'``: the letters that appear once, sorted), ``...`` for
+    broadcast leading axes, repeated letters in an operand for diagonals (``'ii->i'``,
+    ``'ii'`` the trace), size-1 axes broadcasting, and the interleaved form
+    ``einsum(a, [0, 1], b, [1, 2], [0, 2])``.  Beyond NumPy, a letter repeated in the
+    output embeds a diagonal (``'i->ii'`` is ``diag``).
+
+    With several operands the contraction runs pair by pair in opt_einsum's order
+    (``optimize``), each pair as one batched matrix product (BLAS on the CPU, the
+    device's kernel elsewhere); the parsed plan is cached per subscripts, shapes,
+    strides, dtypes and device (:func:`einsum_cache_info`).  Unlike NumPy,
+    ``optimize`` defaults to ``"auto"`` (NumPy: False), so large networks are never
+    contracted naively.  Integer operands sum in their own dtype, wrapping as in
+    NumPy; bool operands give ``any``-of-``and`` (summed exactly in int64).
+
+    Parameters
+    ----------
+    *args : str and Tensors, or Tensors and label lists
+        ``subscripts, *operands`` (a string in NumPy's grammar, then one Tensor or
+        array_like per term), or the interleaved ``op0, labels0, op1, labels1, ...,
+        [out_labels]`` with labels lists of ints (or ``Ellipsis``).  The operands must
+        be on one device.
+    optimize : {"auto", "greedy", "optimal", "dp", ...}, bool, list or object, default "auto"
+        The pairwise order: an opt_einsum strategy name, True (``"auto"``), False or
+        None (one pair at a time, cheapest first), an explicit path as
+        :func:`einsum_path` returns it, ``(algorithm, memory_limit)`` as in NumPy, or an
+        opt_einsum ``PathOptimizer`` or cotengra optimizer object.
+    out : Tensor, optional
+        A tensor of the result's shape to write into (and return); the result is cast
+        to its dtype under ``casting``.
+    dtype : dtype, optional
+        Compute in and return this dtype (the operands cast to it under ``casting``);
+        default: the operands' promoted dtype.
+    casting : {"no", "equiv", "safe", "same_kind", "unsafe"}, default "safe"
+        NumPy's rule for the casts ``dtype`` and ``out`` ask for.
+    order : {"K", "A", "C", "F"}, default "K"
+        The result's memory layout: "K" and "A" whatever the contraction produces (a
+        view may be non-contiguous), "C" or "F" a contiguous copy in that order where
+        needed.
+
+    Returns
+    -------
+    Tensor
+        The contraction, with one axis per output letter (0-d when every letter is
+        summed), in ``dtype`` or the operands' promoted dtype; ``out`` when given.
+
+    Raises
+    ------
+    ValueError
+        If the subscripts are malformed, their number of terms differs from the
+        number of operands, a letter has two different sizes, or ``casting`` or
+        ``order`` is not one of the names above.
+    TypeError
+        If an operand (or the result, into ``out``) cannot be cast under ``casting``,
+        or ``optimize=(algorithm, memory_limit)`` has no number as its limit.
+    KeyError
+        If ``optimize`` names an unknown strategy.
+    DeviceMismatchError
+        If the operands are on different devices.
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order: the JVP
+    is the product rule (one einsum per operand with a tangent, as JAX's
+    ``dot_general``), the VJP of an operand the einsum of the cotangent with the
+    other operands conjugated (PyTorch's einsum backward; Giles 2008, "Extended
+    collection of matrix derivative results"), with diagonals, summed-away letters
+    and broadcast axes handled explicitly (``tenferro/autograd/_rules/einsum.py``).
+    Both are einsums again, so they differentiate further.  A differentiated call
+    records one einsum per pairwise step, so the backward pass follows the forward
+    path and reuses its intermediates.
+
+    See Also
+    --------
+    numpy.einsum, einsum_path, tensordot, matmul, opt_einsum.contract
+
+    Examples
+    --------
+    >>> a = tf.asarray([[1.0, 2.0], [3.0, 4.0]])
+    >>> tf.einsum('ij,jk->ik', a, a)
+    tensor([[ 7., 10.],
+            [15., 22.]])
+    >>> tf.einsum('ii', a)
+    tensor(5.)
+    >>> tf.einsum('i->ii', tf.asarray([5.0, 6.0]))
+    tensor([[5., 0.],
+            [0., 6.]])
+    >>> tf.einsum('bij,jk->bik', tf.ones((10, 2, 3)), tf.ones((3, 4))).shape
+    (10, 2, 4)
+    """
     if (len(args) == 3 and optimize.__class__ is str and optimize == "auto" and out is None
             and dtype is None and casting == "safe" and order == "K" and not _interpreters):
         r = _plain_pair(args)
@@ -138,8 +226,61 @@ def _in_order(r, order):
 
 
 def einsum_path(*args: Any, optimize: Any = "greedy") -> tuple[list[Any], str]:
-    """``(path, report)`` as ``numpy.einsum_path``: the pairwise contraction order
-    (``['einsum_path', (i, j), ...]``) and a readable description of it."""
+    """The order in which :func:`einsum` contracts its operands pairwise (NumPy's
+    ``einsum_path``).
+
+    Nothing is computed: the subscripts are parsed and opt_einsum's path finder run
+    on the operands' shapes.  With ``optimize="auto"`` the path is the one
+    :func:`einsum`'s default takes; the default here is NumPy's, "greedy", which is
+    opt_einsum's greedy search (it can pick another order than NumPy's own greedy
+    one: for ``'ij,jk,k->i'`` it multiplies the matrices first, "optimal" and
+    "auto" do not).  The path can be passed back as ``einsum(..., optimize=path)``
+    to fix the order.
+
+    Parameters
+    ----------
+    *args : str and Tensors, or Tensors and label lists
+        The subscripts and operands, as :func:`einsum` takes them.
+    optimize : {"greedy", "optimal", "auto", "dp", ...}, bool, list or object, default "greedy"
+        The strategy, as :func:`einsum`'s ``optimize`` (NumPy's default is "greedy"
+        here too).
+
+    Returns
+    -------
+    path : list
+        ``['einsum_path', (i, j), ...]``: each tuple names the operands (positions in
+        the current list, the intermediate appended at the end) contracted by a step.
+    report : str
+        opt_einsum's description: naive and optimised scaling and FLOP counts, the
+        largest intermediate and each step's subscripts.
+
+    Raises
+    ------
+    ValueError
+        If the subscripts are malformed or do not match the operands.
+    KeyError
+        If ``optimize`` names an unknown strategy.
+    DeviceMismatchError
+        If the operands are on different devices.
+
+    Notes
+    -----
+    Differentiable: no (it returns a path, not values).
+
+    See Also
+    --------
+    numpy.einsum_path, einsum, opt_einsum.contract_path
+
+    Examples
+    --------
+    >>> a, v = tf.ones((50, 50)), tf.ones(50)
+    >>> path, report = tf.einsum_path('ij,jk,k->i', a, a, v, optimize="auto")
+    >>> path    # a @ (a @ v): two matrix-vector products
+    ['einsum_path', (1, 2), (0, 1)]
+    >>> print(report.splitlines()[0].strip())
+    Complete contraction:  ij,jk,k->i
+    >>> _ = tf.einsum('ij,jk,k->i', a, a, v, optimize=path)
+    """
     spec, ops = split_operands(args, "einsum_path")
     ops = [t if isinstance(t, Tensor) else to_tensor(t) for t in ops]
     dev = common_device("einsum_path", ops)
@@ -150,17 +291,64 @@ def einsum_path(*args: Any, optimize: Any = "greedy") -> tuple[list[Any], str]:
 
 # -- contractions on the einsum engine -------------------------------------------------------
 
-def _tensors(op, a, b):
-    a = to_tensor(a)
-    b = to_tensor(b, device=a.device)
-    common_device(op, [a, b])
-    return a, b
-
-
 def tensordot(a: ArrayLike, b: ArrayLike, axes: int | Sequence[Any] = 2) -> Tensor:
-    """NumPy's ``tensordot``: ``axes`` an int N (the last N axes of ``a`` with the first N
-    of ``b``) or a pair of axis sequences; one pairwise step of the einsum engine."""
-    a, b = _tensors("tensordot", a, b)
+    """Sum of products over chosen axes of two tensors (NumPy's ``tensordot``).
+
+    With ``axes=N`` the last ``N`` axes of ``a`` are contracted with the first ``N``
+    of ``b``: ``out[i..., k...] = sum_j... a[i..., j...] b[j..., k...]``; with a pair
+    ``(axes_a, axes_b)`` the listed axes are contracted pairwise, in that order.
+    The result has ``a``'s remaining axes, then ``b``'s.  It runs as one pairwise step
+    of the einsum engine (one batched matrix product, no transposed copies where the
+    strides allow).
+
+    Parameters
+    ----------
+    a : Tensor or array_like
+        The first operand.
+    b : Tensor or array_like
+        The second operand, on the same device.
+    axes : int or (sequence of int, sequence of int), default 2
+        How many trailing axes of ``a`` meet leading axes of ``b``, or the axes of
+        each (an int for one axis; negative axes count from the end).
+
+    Returns
+    -------
+    Tensor
+        Shape ``a``'s uncontracted axes + ``b``'s uncontracted axes, in the promoted
+        dtype.
+
+    Raises
+    ------
+    ValueError
+        If ``axes`` is out of range, the two axis lists differ in length or repeat an
+        axis, or contracted axes differ in size.
+    TypeError
+        If ``axes`` is neither an int nor a pair of axis sequences.
+    AxisError
+        If an axis is out of bounds (a ValueError and IndexError).
+    DeviceMismatchError
+        If the operands are on different devices.
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order (it is
+    an :func:`einsum`; see there for the rules).
+
+    See Also
+    --------
+    numpy.tensordot, einsum, matmul, inner
+
+    Examples
+    --------
+    >>> a = tf.arange(6.0).reshape(2, 3)
+    >>> b = tf.arange(12.0).reshape(3, 4)
+    >>> tf.tensordot(a, b, axes=1)
+    tensor([[20., 23., 26., 29.],
+            [56., 68., 80., 92.]])
+    >>> tf.tensordot(tf.ones((3, 4, 5)), tf.ones((4, 3, 2)), axes=([0, 1], [1, 0])).shape
+    (5, 2)
+    """
+    a, b = operands("tensordot", a, b)
     try:
         n = operator.index(axes)
     except TypeError:
@@ -198,8 +386,49 @@ def tensordot(a: ArrayLike, b: ArrayLike, axes: int | Sequence[Any] = 2) -> Tens
 
 
 def inner(a: ArrayLike, b: ArrayLike) -> Tensor:
-    """NumPy's ``inner``: the sum over the last axes (scalars multiply)."""
-    a, b = _tensors("inner", a, b)
+    """Inner product over the last axes (NumPy's ``inner``).
+
+    ``out[i..., j...] = sum_k a[i..., k] b[j..., k]``: for vectors their dot product,
+    for matrices ``a @ b.T``; no complex conjugation (see :func:`vdot`).  A 0-d
+    operand multiplies the other elementwise.
+
+    Parameters
+    ----------
+    a : Tensor or array_like
+        The first operand.
+    b : Tensor or array_like
+        The second operand, with ``a``'s last dimension (unless one is 0-d), on the
+        same device.
+
+    Returns
+    -------
+    Tensor
+        Shape ``a.shape[:-1] + b.shape[:-1]``, in the promoted dtype.
+
+    Raises
+    ------
+    ValueError
+        If the last dimensions differ.
+    DeviceMismatchError
+        If the operands are on different devices.
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order (an
+    :func:`einsum`).
+
+    See Also
+    --------
+    numpy.inner, vdot, dot, tensordot
+
+    Examples
+    --------
+    >>> tf.inner(tf.asarray([1.0, 2.0, 3.0]), tf.asarray([0.0, 1.0, 0.0]))
+    tensor(2.)
+    >>> tf.inner(tf.ones((2, 3)), tf.ones((4, 3))).shape
+    (2, 4)
+    """
+    a, b = operands("inner", a, b)
     if a.ndim == 0 or b.ndim == 0:
         return a * b
     if a.shape[-1] != b.shape[-1]:
@@ -209,9 +438,53 @@ def inner(a: ArrayLike, b: ArrayLike) -> Tensor:
 
 
 def kron(a: ArrayLike, b: ArrayLike) -> Tensor:
-    """NumPy's ``kron``: the Kronecker product (block ``i`` of the result is
-    ``a[i] * b``), the operands padded to the same number of dimensions."""
-    a, b = _tensors("kron", a, b)
+    """Kronecker product (NumPy's ``kron``).
+
+    The result is made of blocks ``a[i, j, ...] * b``: ``out[i*p + k, j*q + l] =
+    a[i, j] b[k, l]`` for matrices, and the same along every axis for N-D operands,
+    the one with fewer dimensions padded with leading size-1 axes.  It is computed as
+    one einsum (an outer product) and a reshape.
+
+    Parameters
+    ----------
+    a : Tensor or array_like
+        The first operand (the block pattern).
+    b : Tensor or array_like
+        The second operand (the block), on the same device.
+
+    Returns
+    -------
+    Tensor
+        Shape ``a.shape[i] * b.shape[i]`` along each axis (after padding), in the
+        promoted dtype.
+
+    Raises
+    ------
+    DeviceMismatchError
+        If the operands are on different devices.
+    TypeError
+        If an operand cannot be made a tensor.
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order (an
+    :func:`einsum` and a reshape).
+
+    See Also
+    --------
+    numpy.kron, outer, einsum
+
+    Examples
+    --------
+    >>> tf.kron(tf.asarray([1, 2]), tf.asarray([1, 10, 100]))
+    tensor([  1,  10, 100,   2,  20, 200])
+    >>> tf.kron(tf.eye(2), tf.asarray([[1.0, 2.0], [3.0, 4.0]]))
+    tensor([[1., 2., 0., 0.],
+            [3., 4., 0., 0.],
+            [0., 0., 1., 2.],
+            [0., 0., 3., 4.]])
+    """
+    a, b = operands("kron", a, b)
     nd = max(a.ndim, b.ndim)
     a = a.reshape((1,) * (nd - a.ndim) + a.shape)
     b = b.reshape((1,) * (nd - b.ndim) + b.shape)
