@@ -340,3 +340,13 @@ def test_sklearn_array_api_dispatch(name, dtype, sklearn_dispatch):
         want_attr = getattr(ref, attr)
         np.testing.assert_allclose(_np(value), want_attr, rtol=tol, atol=tol, err_msg=attr)
     np.testing.assert_allclose(_np(got), want, rtol=tol, atol=tol)
+
+
+def test_functions_module_lists_its_parts():
+    """tenferro/array_api/_functions.py's literal __all__ (which type checkers read) is
+    the union of its chapter modules' lists and the constants."""
+    from tenferro.array_api import (_data_types, _elementwise, _functions, _manipulation,
+                                    _statistics)
+    parts = [n for m in (_data_types, _elementwise, _manipulation, _statistics)
+             for n in m.__all__]
+    assert sorted(_functions.__all__) == sorted(parts + ["e", "pi", "inf", "nan", "newaxis"])
