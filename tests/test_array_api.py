@@ -350,3 +350,12 @@ def test_functions_module_lists_its_parts():
     parts = [n for m in (_data_types, _elementwise, _manipulation, _statistics)
              for n in m.__all__]
     assert sorted(_functions.__all__) == sorted(parts + ["e", "pi", "inf", "nan", "newaxis"])
+
+
+def test_finfo_iinfo_refuse_the_other_kind_naming_themselves():
+    xp = tf.array_api
+    with pytest.raises(ValueError, match="array_api.finfo: expected a floating or complex"):
+        xp.finfo(xp.int32)
+    with pytest.raises(ValueError, match="array_api.iinfo: expected an integer dtype"):
+        xp.iinfo(xp.ones(2, dtype=xp.float32))
+    assert xp.finfo(xp.complex64).bits == 32 and xp.iinfo(xp.int64).bits == 64
