@@ -18,11 +18,10 @@ def operands(op, a, b):
     """``a`` and ``b`` as tensors on one device: an operand that is not a tensor yet is
     made on the other's device, as the elementwise ops do; tensors on two devices
     raise :class:`DeviceMismatchError` naming ``op``."""
-    if isinstance(b, Tensor) and not isinstance(a, Tensor):
-        b, a = operands(op, b, a)
-        return a, b
-    a = to_tensor(a)
-    b = to_tensor(b, device=a.device)
+    if not isinstance(a, Tensor):
+        a = to_tensor(a, device=b.device if isinstance(b, Tensor) else None)
+    if not isinstance(b, Tensor):
+        b = to_tensor(b, device=a.device)
     if a._device is not b._device:
         raise DeviceMismatchError(op, [a._device, b._device])
     return a, b
