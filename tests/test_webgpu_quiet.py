@@ -46,6 +46,22 @@ def test_verbose_switch_keeps_everything(capfd, monkeypatch):
     assert capfd.readouterr().err == XDG.decode()
 
 
+def test_lines_pass_while_the_block_runs():
+    # written on as they arrive: a process that dies inside discovery (a driver's
+    # abort) still shows what it printed first
+    code = ("import os, time, logging\n"
+            "from tenferro.devices.webgpu.quiet import quiet_discovery\n"
+            "with quiet_discovery(logging.getLogger('x')):\n"
+            "    os.write(2, b'error: XDG_RUNTIME_DIR is invalid or not set in the "
+            "environment.\\nthread panicked: real\\n')\n"
+            "    time.sleep(1.0)\n"
+            "    os._exit(3)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=ROOT, env=dict(os.environ, PYTHONPATH=ROOT), timeout=120)
+    assert out.returncode == 3
+    assert out.stderr == "thread panicked: real\n"
+
+
 def _run(code):
     env = dict(os.environ, PYTHONPATH=ROOT, WGPU_BACKEND_TYPE="Vulkan")
     env.pop("XDG_RUNTIME_DIR", None)   # as on a server or in CI: what makes libwayland talk

@@ -9,16 +9,16 @@ Requesting an adapter prints lines that are no error of the user's program:
   layer) looks for a Wayland display on a machine without a desktop session.
 
 :func:`quiet_discovery` drops exactly these while the adapter and device are opened,
-and nothing else: file descriptor 2 is redirected to a temporary file for that time
-and every other line written there (a driver's real error, a Rust panic, another
-thread's message) is written back to it afterwards, in order; every other record of
+and nothing else: for that time file descriptor 2 is a pipe whose lines a thread
+writes on to the real stderr as they arrive (a driver's real error, a Rust panic,
+another thread's message), leaving out only the lines above; every other record of
 ``wgpu``'s logger passes.  ``TENFERRO_WEBGPU_VERBOSE=1`` turns the filtering off.
 """
 import contextlib
 import logging
 import os
 import sys
-import tempfile
+import threading
 
 # lines written to file descriptor 2 that are dropped (compared after stripping)
 NOISE_LINES = (b"error: XDG_RUNTIME_DIR is invalid or not set in the environment.",)
@@ -33,42 +33,42 @@ class _DropNoise(logging.Filter):
         return not str(record.msg).startswith(NOISE_RECORDS)
 
 
-def _filtered(data):
-    """``data`` (bytes written to fd 2) without the lines in :data:`NOISE_LINES`."""
-    lines = data.splitlines(keepends=True)
-    return b"".join(line for line in lines if line.strip() not in NOISE_LINES)
+def _pump(pipe, dest):
+    """Copy the lines read from ``pipe`` to file descriptor ``dest`` as they come,
+    except the noise, until every writer has closed it."""
+    with os.fdopen(pipe, "rb", buffering=0) as f:
+        for line in f:
+            if line.strip() not in NOISE_LINES:
+                os.write(dest, line)
 
 
 @contextlib.contextmanager
 def _quiet_fd2():
-    """Redirect file descriptor 2 for the block; write back what is not noise."""
+    """File descriptor 2 goes through a pipe for the block: its lines are written on
+    as they arrive, the noise left out (so a crash inside loses no earlier line)."""
     try:
         sys.stderr.flush()
         saved = os.dup(2)
     except (OSError, AttributeError, ValueError):   # no usable fd 2: nothing to filter
         yield
         return
+    r, w = os.pipe()
+    os.dup2(w, 2)
+    os.close(w)
+    pump = threading.Thread(target=_pump, args=(r, saved), name="tenferro-quiet-stderr",
+                            daemon=True)
+    pump.start()
     try:
-        tmp = tempfile.TemporaryFile()
-    except OSError:
-        os.close(saved)
         yield
-        return
-    with tmp:
-        os.dup2(tmp.fileno(), 2)
+    finally:
         try:
-            yield
-        finally:
-            try:
-                sys.stderr.flush()
-            except (AttributeError, ValueError):
-                pass
-            os.dup2(saved, 2)
+            sys.stderr.flush()
+        except (AttributeError, ValueError):
+            pass
+        os.dup2(saved, 2)        # closes the pipe's last writer: the pump sees its end
+        pump.join(timeout=5)
+        if not pump.is_alive():  # (else a child process holds the pipe: leave it be)
             os.close(saved)
-            tmp.seek(0)
-            rest = _filtered(tmp.read())
-            if rest:
-                os.write(2, rest)
 
 
 @contextlib.contextmanager
