@@ -45,7 +45,61 @@ if TYPE_CHECKING:
 
 
 class Tensor:
-    """An n-dimensional array on a device (see :func:`tenferro.tensor` to make one)."""
+    """An n-dimensional array of numbers on a device: tenferro's array type.
+
+    A tensor has a ``shape``, a ``dtype`` (bool, int32, int64, float32, float64,
+    complex64 or complex128: NumPy's dtypes) and a ``device`` (``cpu``, ``cuda:0``,
+    ``webgpu:0``, ...), and behaves like a NumPy ``ndarray``: the operators,
+    indexing (basic and advanced), the methods below, and every ``tenferro``
+    function take it; NumPy functions called on a CPU tensor dispatch to tenferro
+    (``__array_function__``), and ``np.asarray(t)`` is a zero-copy view of a CPU
+    tensor's memory.  Unlike an ndarray it can take part in automatic
+    differentiation (``requires_grad``, ``backward()`` and ``.grad`` as in PyTorch,
+    or the functional transforms :func:`tenferro.grad`, :func:`tenferro.jacfwd`,
+    ...), and it never moves between devices silently (``t.to("cpu")``).
+
+    Tensors are usually made by :func:`tenferro.asarray` (no copy where possible),
+    :func:`tenferro.tensor` (always a copy) or the creation functions
+    (:func:`tenferro.zeros`, :func:`tenferro.arange`, ...); calling the class does
+    what :func:`tenferro.asarray` does, then sets ``requires_grad``.
+
+    Parameters
+    ----------
+    data : array_like or Tensor
+        The values: a Tensor, an ndarray (a CPU ndarray is shared, not copied), a
+        (nested) sequence of numbers or tensors, a scalar, or anything with
+        ``__array__`` or ``__dlpack__``.  A tensor that requires grad or is being
+        traced is refused (a new object cannot take over its derivative).
+    dtype : dtype, optional
+        The dtype (a tenferro/NumPy dtype or its name); default: ``data``'s, or
+        NumPy's default for Python numbers (the device's default, e.g. float32 on
+        WebGPU).
+    device : Device or str, optional
+        Where the values live (``"cpu"``, ``"cuda:0"``, ``"webgpu"``, a
+        :class:`tenferro.devices.Device`); default: ``data``'s device, else the CPU.
+    copy : bool, optional
+        True: always copy; False: never (raise where a copy is needed); None (the
+        default): copy only where needed, as :func:`numpy.asarray`.
+    requires_grad : bool, default False
+        Record the operations on this tensor for :meth:`backward` (floating and
+        complex dtypes only).
+
+    See Also
+    --------
+    tenferro.asarray, tenferro.tensor, numpy.ndarray, torch.Tensor
+
+    Examples
+    --------
+    >>> t = tf.Tensor([[1.0, 2.0], [3.0, 4.0]])
+    >>> t.shape, t.dtype, t.device
+    ((2, 2), dtype('float64'), device('cpu'))
+    >>> (t @ t).sum()
+    tensor(54.)
+    >>> x = tf.Tensor([1.0, 2.0, 3.0], requires_grad=True)
+    >>> (x ** 2).sum().backward()
+    >>> x.grad
+    tensor([2., 4., 6.])
+    """
 
     __slots__ = ("_data", "_device", "_ad", "__weakref__")
     _data: Any     # the driver's device array (a NumPy ndarray on the CPU)
@@ -70,10 +124,14 @@ class Tensor:
     else:
         @property
         def requires_grad(self):
+            """Whether operations on this tensor are recorded for :meth:`backward`
+            (settable on a leaf, as :meth:`requires_grad_`)."""
             return self._ad is not None and self._ad.requires_grad
 
         @property
         def grad(self):
+            """The gradient :meth:`backward` accumulated into this leaf (or a tensor
+            that called :meth:`retain_grad`), else None; assignable."""
             return None if self._ad is None else self._ad.grad
 
     @property
@@ -89,27 +147,34 @@ class Tensor:
 
     @property
     def retains_grad(self) -> bool:
+        """True for a non-leaf tensor whose ``.grad`` is kept (:meth:`retain_grad`)."""
         return self._ad is not None and self._ad.retains_grad
 
     # -- metadata ------------------------------------------------------------------
     @property
     def shape(self) -> tuple[int, ...]:
+        """The size of each axis (a tuple of ints; ``()`` for a 0-d tensor)."""
         return self._data.shape
 
     @property
     def ndim(self) -> int:
+        """The number of axes, ``len(shape)``."""
         return self._data.ndim
 
     @property
     def size(self) -> int:
+        """The number of elements, the product of ``shape`` (an int, as NumPy's)."""
         return self._data.size
 
     @property
     def dtype(self) -> np.dtype[Any]:
+        """The element type, a :class:`numpy.dtype` (``tf.float64`` is NumPy's)."""
         return self._data.dtype
 
     @property
     def device(self) -> DeviceLike:
+        """The :class:`~tenferro.devices.Device` holding the values (``str()`` gives
+        its name, e.g. ``"cpu"`` or ``"webgpu:0"``)."""
         return self._device
 
     @property
@@ -119,10 +184,12 @@ class Tensor:
 
     @property
     def itemsize(self) -> int:
+        """Bytes per element, ``dtype.itemsize``."""
         return self._data.dtype.itemsize
 
     @property
     def nbytes(self) -> int:
+        """Bytes of the elements, ``size * itemsize`` (not of a view's whole buffer)."""
         return self._data.size * self._data.dtype.itemsize
 
     def __len__(self) -> int:
@@ -187,12 +254,15 @@ class Tensor:
         return self._numpy("__dlpack_device__()", True).__dlpack_device__()
 
     def item(self) -> Any:
+        """The value of a one-element tensor as a Python scalar (``float``, ``int``,
+        ``bool`` or ``complex``); ValueError for other sizes."""
         if self.size != 1:
             raise ValueError("Tensor.item: only a tensor with one element can be converted to "
                              "a Python scalar, got shape %s" % (self.shape,))
         return self._host("item()").reshape(()).item()
 
     def tolist(self) -> Any:
+        """The values as nested Python lists of Python scalars (a scalar for 0-d)."""
         return self._host("tolist()").tolist()
 
     def _scalar(self, what):

@@ -340,3 +340,22 @@ def test_sklearn_array_api_dispatch(name, dtype, sklearn_dispatch):
         want_attr = getattr(ref, attr)
         np.testing.assert_allclose(_np(value), want_attr, rtol=tol, atol=tol, err_msg=attr)
     np.testing.assert_allclose(_np(got), want, rtol=tol, atol=tol)
+
+
+def test_functions_module_lists_its_parts():
+    """tenferro/array_api/_functions.py's literal __all__ (which type checkers read) is
+    the union of its chapter modules' lists and the constants."""
+    from tenferro.array_api import (_data_types, _elementwise, _functions, _manipulation,
+                                    _statistics)
+    parts = [n for m in (_data_types, _elementwise, _manipulation, _statistics)
+             for n in m.__all__]
+    assert sorted(_functions.__all__) == sorted(parts + ["e", "pi", "inf", "nan", "newaxis"])
+
+
+def test_finfo_iinfo_refuse_the_other_kind_naming_themselves():
+    xp = tf.array_api
+    with pytest.raises(ValueError, match="array_api.finfo: expected a floating or complex"):
+        xp.finfo(xp.int32)
+    with pytest.raises(ValueError, match="array_api.iinfo: expected an integer dtype"):
+        xp.iinfo(xp.ones(2, dtype=xp.float32))
+    assert xp.finfo(xp.complex64).bits == 32 and xp.iinfo(xp.int64).bits == 64

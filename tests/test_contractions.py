@@ -91,6 +91,34 @@ def test_inner_error():
         tf.inner(tf.ones((3, 4)), tf.ones((2, 5)))
 
 
+def test_vdot_outer_errors_name_the_function():
+    with pytest.raises(ValueError, match=r"vdot: the operands have different numbers of "
+                                         r"elements: shapes \(3,\) and \(2, 2\)"):
+        tf.vdot(tf.ones(3), tf.ones((2, 2)))
+    assert float(tf.vdot(tf.ones((2, 3)), tf.ones(6))) == np.vdot(np.ones((2, 3)), np.ones(6))
+
+
+OTHER = [d for d in tf.devices.available() if d != "cpu"]
+
+
+@pytest.mark.skipif(not OTHER, reason="no device besides the CPU")
+@pytest.mark.parametrize("name", ["matmul", "dot", "vdot", "outer", "inner", "kron",
+                                  "tensordot"])
+def test_products_with_a_device_tensor(name):
+    # an operand that is not a tensor yet goes to the other's device, as in the
+    # elementwise ops; tensors on two devices raise naming the function
+    fn = getattr(tf, name)
+    args = (1,) if name == "tensordot" else ()
+    w, x = tf.asarray(np.float32([1, 2]), device=OTHER[0]), [1.0, 3.0]
+    for a, b in ([x, w], [w, x]):
+        got = fn(a, b, *args)
+        assert str(got.device) == str(w.device)
+        want = getattr(np, name)(*[[1.0, 2.0] if v is w else v for v in (a, b)], *args)
+        np.testing.assert_allclose(got.to("cpu").numpy(), want, rtol=1e-6)
+    with pytest.raises(tf.DeviceMismatchError, match=name):
+        fn(tf.asarray(np.float32([1, 2])), w, *args)
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("sa,sb", [((3,), (4,)), ((2, 3), (4, 5)), ((2, 3), (4,)),
                                    ((3,), (2, 2)), ((2, 1, 3), (1, 4, 2)), ((), (3,)),

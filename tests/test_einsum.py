@@ -815,6 +815,12 @@ def test_cache_clear(fresh_cache):
     assert info.size == 1 and info.hits == 0
 
 
+@pytest.mark.parametrize("bad,exc", [(-1, ValueError), ("many", TypeError), (None, TypeError)])
+def test_cache_resize_errors_name_the_function(fresh_cache, bad, exc):
+    with pytest.raises(exc, match="einsum_cache_resize: maxsize must be"):
+        tf.einsum_cache_resize(bad)
+
+
 def test_cache_resize_bounds_size(fresh_cache):
     tf.einsum_cache_resize(3)
     assert tf.einsum_cache_info().maxsize == 3

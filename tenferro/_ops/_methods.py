@@ -52,14 +52,18 @@ class _Methods:
 
     @property
     def mH(self):
+        """The last two axes swapped and conjugated (conjugate transpose,
+        ``conj(t.mT)``)."""
         return _ops.conj(self.mT)
 
     @property
     def real(self):
+        """The real part (:func:`tenferro.real`; the tensor itself for real dtypes)."""
         return _ops.real(self)
 
     @property
     def imag(self):
+        """The imaginary part (:func:`tenferro.imag`; zeros for real dtypes)."""
         return _ops.imag(self)
 
     def to(self, device=None, dtype=None, copy=False):
@@ -75,38 +79,54 @@ class _Methods:
         return t
 
     def cpu(self):
+        """The tensor on the CPU (``t.to('cpu')``; itself when already there)."""
         return self.to("cpu")
 
     # -- methods that are public ops ---------------------------------------------------
     def astype(self, dtype, copy=True, casting="unsafe"):
+        """A copy cast to ``dtype`` (:func:`tenferro.astype`; ``copy=False`` returns
+        ``self`` when the dtype already matches)."""
         return _ops.astype(self, dtype, copy=copy, casting=casting)
 
     def copy(self):
+        """A copy of the values, in the autodiff graph (:func:`tenferro.copy`)."""
         return _ops.copy(self)
 
     def contiguous(self):
+        """A C-contiguous tensor with these values (``self`` when it already is;
+        PyTorch's ``contiguous``)."""
         return _ops.ascontiguousarray(self)
 
     def is_contiguous(self):
+        """Whether the elements lie in C order without gaps (PyTorch's
+        ``is_contiguous``)."""
         return _ops.is_contiguous(self)
 
     def reshape(self, *shape, copy=None):
+        """The values in a new shape, ``t.reshape(2, 3)`` or ``t.reshape((2, 3))``
+        (:func:`tenferro.reshape`; a view where possible)."""
         if len(shape) == 1 and not isinstance(shape[0], int):
             shape = shape[0]
         return _ops.reshape(self, shape, copy=copy)
 
     def view(self, *shape):
+        """The values in a new shape without copying (PyTorch's ``view``); raises
+        where a copy would be needed."""
         if len(shape) == 1 and not isinstance(shape[0], int):
             shape = shape[0]
         return _ops.reshape(self, shape, copy=False)
 
     def flatten(self):
+        """A 1-D copy of the values in C order (NumPy's ``ndarray.flatten``)."""
         return _ops.reshape(self, (-1,), copy=True)
 
     def ravel(self):
+        """The values as 1-D, a view where possible (:func:`tenferro.ravel`)."""
         return _ops.reshape(self, (-1,))
 
     def transpose(self, *axes):
+        """The axes permuted, reversed by default: ``t.transpose()``,
+        ``t.transpose(1, 0, 2)`` (:func:`tenferro.transpose`; a view)."""
         if not axes:
             axes = None
         elif len(axes) == 1 and not isinstance(axes[0], int):
@@ -114,78 +134,114 @@ class _Methods:
         return _ops.transpose(self, axes)
 
     def permute(self, *axes):
+        """The axes in the order given, ``t.permute(2, 0, 1)`` (PyTorch's
+        ``permute``; :func:`tenferro.permute_dims`)."""
         if len(axes) == 1 and not isinstance(axes[0], int):
             axes = axes[0]
         return _ops.permute_dims(self, axes)
 
     def swapaxes(self, a, b):
+        """Axes ``a`` and ``b`` exchanged (:func:`tenferro.swapaxes`; a view)."""
         return _ops.swapaxes(self, a, b)
 
     def squeeze(self, axis=None):
+        """Size-1 axes removed, all or those in ``axis`` (:func:`tenferro.squeeze`)."""
         return _ops.squeeze(self, axis)
 
     def expand_dims(self, axis):
+        """A size-1 axis inserted at ``axis`` (:func:`tenferro.expand_dims`;
+        ``unsqueeze`` is PyTorch's name)."""
         return _ops.expand_dims(self, axis)
 
     unsqueeze = expand_dims
 
     def broadcast_to(self, shape):
+        """A read-only view broadcast to ``shape`` (:func:`tenferro.broadcast_to`)."""
         return _ops.broadcast_to(self, shape)
 
     def diagonal(self, offset=0, axis1=0, axis2=1):
+        """The ``offset`` diagonal of the (``axis1``, ``axis2``) planes
+        (:func:`tenferro.diagonal`)."""
         return _ops.diagonal(self, offset, axis1, axis2)
 
     def take(self, indices, axis=None):
+        """Elements at ``indices`` along ``axis`` (flattened when None)
+        (:func:`tenferro.take`)."""
         return _ops.take(self, indices, axis)
 
     def conj(self):
+        """The complex conjugate (:func:`tenferro.conj`; the values themselves for
+        real dtypes)."""
         return _ops.conj(self)
 
     def round(self, decimals=0, out=None):
+        """Rounded to ``decimals`` decimals, halves to even
+        (:func:`tenferro.round`)."""
         r = _ops.round(self, decimals)
         return r if out is None else _ops.store_out("round", r, out)
 
     def clip(self, min=None, max=None, out=None):
+        """The values limited to [``min``, ``max``] (:func:`tenferro.clip`)."""
         r = _ops.clip(self, min, max)
         return r if out is None else _ops.store_out("clip", r, out)
 
     def sum(self, axis=None, dtype=None, out=None, keepdims=False):
+        """Sum over ``axis`` (all axes by default) (:func:`tenferro.sum`)."""
         return _R.sum.fast(self, axis, dtype, keepdims, out)
 
     def prod(self, axis=None, dtype=None, out=None, keepdims=False):
+        """Product over ``axis`` (all axes by default) (:func:`tenferro.prod`)."""
         return _R.prod.fast(self, axis, dtype, keepdims, out)
 
     def mean(self, axis=None, dtype=None, out=None, keepdims=False):
+        """Arithmetic mean over ``axis`` (all axes by default)
+        (:func:`tenferro.mean`)."""
         return _R.mean(self, axis, dtype, keepdims, out)
 
     def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+        """Variance over ``axis``, divided by ``N - ddof`` (:func:`tenferro.var`)."""
         return _ops.var(self, axis=axis, ddof=ddof, keepdims=keepdims, dtype=dtype, out=out)
 
     def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+        """Standard deviation over ``axis``, ``sqrt(var)`` (:func:`tenferro.std`)."""
         return _ops.std(self, axis=axis, ddof=ddof, keepdims=keepdims, dtype=dtype, out=out)
 
     def max(self, axis=None, out=None, keepdims=False):
+        """Maximum over ``axis`` (all axes by default; NaN propagates)
+        (:func:`tenferro.max`)."""
         return _R.max.fast(self, axis, None, keepdims, out)
 
     def min(self, axis=None, out=None, keepdims=False):
+        """Minimum over ``axis`` (all axes by default; NaN propagates)
+        (:func:`tenferro.min`)."""
         return _R.min.fast(self, axis, None, keepdims, out)
 
     def argmax(self, axis=None, out=None, keepdims=False):
+        """Index of the first maximum along ``axis`` (of the flattened tensor by
+        default) (:func:`tenferro.argmax`)."""
         return _ops.argmax(self, axis=axis, keepdims=keepdims, out=out)
 
     def argmin(self, axis=None, out=None, keepdims=False):
+        """Index of the first minimum along ``axis`` (of the flattened tensor by
+        default) (:func:`tenferro.argmin`)."""
         return _ops.argmin(self, axis=axis, keepdims=keepdims, out=out)
 
     def any(self, axis=None, out=None, keepdims=False):
+        """Whether any element along ``axis`` is nonzero (:func:`tenferro.any`)."""
         return _R.any.fast(self, axis, None, keepdims, out)
 
     def all(self, axis=None, out=None, keepdims=False):
+        """Whether every element along ``axis`` is nonzero (:func:`tenferro.all`)."""
         return _R.all.fast(self, axis, None, keepdims, out)
 
     def cumsum(self, axis=None, dtype=None, out=None):
+        """Cumulative sum along ``axis`` (of the flattened tensor by default)
+        (:func:`tenferro.cumsum`)."""
         return _ops.cumsum(self, axis=axis, dtype=dtype, out=out)
 
     def cumprod(self, axis=None, dtype=None, out=None):
+        """Cumulative product along ``axis`` (of the flattened tensor by default)
+        (:func:`tenferro.cumprod`)."""
         return _ops.cumprod(self, axis=axis, dtype=dtype, out=out)
 
     # -- in-place writes (PyTorch's names; on a tensor that requires grad only under

@@ -75,6 +75,7 @@ def __getattr__(name: str) -> types.ModuleType:
 
 
 def _array_namespace(self: Tensor, /, *, api_version: str | None = None) -> types.ModuleType:
+    """:mod:`tenferro.array_api`, the Array API namespace of tenferro's tensors."""
     if api_version is not None and api_version not in ("2021.12", "2022.12", "2023.12",
                                                        "2024.12"):
         raise ValueError("Tensor.__array_namespace__: unsupported api_version %r; "
@@ -83,6 +84,8 @@ def _array_namespace(self: Tensor, /, *, api_version: str | None = None) -> type
 
 
 def _to_device(self: Tensor, device: DeviceLike, /, *, stream: None = None) -> Tensor:
+    """The tensor on ``device`` (the Array API standard's name for ``t.to(device)``;
+    ``stream`` must be None: tenferro has no streams)."""
     if stream is not None:
         raise ValueError("Tensor.to_device: tenferro has no streams, got stream=%r"
                          % (stream,))

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .. import _dtypes, devices as _devices
-from ._functions import KINDS
+from ._data_types import KINDS
 
 if TYPE_CHECKING:
     from typing import Any
@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
     from .._tensor import DeviceLike
     from ..devices import Device
-    from ._functions import DTypeKind
+    from ._data_types import DTypeKind
 
 # kind -> the names of tenferro's dtypes of that kind (isdtype's table, applied)
 _KIND_DTYPES = {kind: tuple(d.name for d in _dtypes.DTYPES if d.kind in chars)
@@ -21,19 +21,24 @@ _KIND_DTYPES = {kind: tuple(d.name for d in _dtypes.DTYPES if d.kind in chars)
 
 
 class Info:
-    """What this namespace supports: capabilities, devices and dtypes."""
+    """What this namespace supports: capabilities, devices and dtypes (the standard's
+    inspection object, returned by :func:`__array_namespace_info__`)."""
     __module__ = "tenferro.array_api"
 
     def capabilities(self) -> dict[str, bool | int]:
+        """The optional features: boolean indexing and data-dependent shapes (both
+        supported) and the maximum number of dimensions (64)."""
         # boolean-mask indexing and nonzero/unique_* work (their shapes depend on data);
         # max dimensions: NumPy's limit on the host arrays that hold CPU data
         return {"boolean indexing": True, "data-dependent shapes": True,
                 "max dimensions": 64}
 
     def default_device(self) -> Device:
+        """The device creation functions use without ``device=``: the CPU."""
         return _devices.device("cpu")
 
     def devices(self) -> list[Device]:
+        """The devices available in this process (:func:`tenferro.devices.available`)."""
         return [_devices.device(name) for name in _devices.available()]
 
     def default_dtypes(self, *, device: DeviceLike = None) -> dict[str, np.dtype[Any]]:
@@ -71,4 +76,28 @@ class Info:
 
 
 def __array_namespace_info__() -> Info:
+    """The namespace's inspection object (the standard's ``__array_namespace_info__``).
+
+    Libraries written against the Array API ask it which devices and dtypes tenferro
+    offers: ``capabilities()``, ``default_device()``, ``devices()``,
+    ``default_dtypes(device=...)`` (float32 and int32 on WebGPU, which has no float64)
+    and ``dtypes(device=..., kind=...)``.
+
+    Returns
+    -------
+    Info
+        The inspection object (its methods take no tensors).
+
+    Examples
+    --------
+    >>> info = tf.array_api.__array_namespace_info__()
+    >>> info.default_device()
+    device('cpu')
+    >>> info.default_dtypes()["real floating"]
+    dtype('float64')
+    >>> sorted(info.dtypes(kind="real floating"))
+    ['float32', 'float64']
+    >>> info.capabilities()["data-dependent shapes"]
+    True
+    """
     return Info()

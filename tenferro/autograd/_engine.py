@@ -439,6 +439,8 @@ class _TensorAutograd:
                              lambda self, value: self.requires_grad_(value))
 
     def requires_grad_(self, requires_grad=True):
+        """Start (or stop) recording operations on this leaf for :meth:`backward`, in
+        place; returns the tensor (PyTorch's ``requires_grad_``)."""
         if requires_grad and self.dtype.kind not in "fc":
             raise RuntimeError("requires_grad_: only floating-point and complex tensors can "
                                "require gradients, got dtype %s" % self.dtype)

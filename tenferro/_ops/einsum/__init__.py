@@ -24,13 +24,15 @@ The package, bottom to top (each module imports only those before it):
   one-einsum-per-step form a differentiated call runs);
 - ``primitive``: ``einsum_p``;
 - ``cache``: the plan cache and its statistics;
-- ``api``: ``einsum``, ``einsum_path``, ``tensordot``, ``inner``, ``kron``, ``trace``.
+- ``api``: ``einsum``, ``einsum_path``, ``trace``;
+- ``products``: ``tensordot``, ``inner``, ``kron`` (one einsum each).
 """
-from .api import einsum, einsum_path, tensordot, inner, kron, trace
+from .api import einsum, einsum_path, trace
 from .cache import (EinsumCacheInfo, einsum_cache_info, einsum_cache_clear,  # noqa: F401
                     einsum_cache_resize)
 from .plan import Plan, build_plan  # noqa: F401  (the compiler's passes re-plan einsums)
 from .primitive import einsum_p  # noqa: F401
+from .products import tensordot, inner, kron
 
 __all__ = ["einsum", "einsum_path", "einsum_cache_info", "einsum_cache_clear",
            "einsum_cache_resize", "tensordot", "inner", "kron", "trace"]

@@ -1,8 +1,8 @@
-"""The public einsum functions: ``einsum``, ``einsum_path`` and NumPy's contractions
-built on the einsum engine (``tensordot``, ``inner``, ``kron``, ``trace``)."""
+"""The public einsum functions: ``einsum``, ``einsum_path``, and ``trace`` (NumPy's, a
+diagonal and a sum); NumPy's other contractions on the einsum engine are in
+:mod:`.products`."""
 from __future__ import annotations
 
-import operator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -10,7 +10,7 @@ import numpy as np
 from ... import _dtypes
 from ..._primitive import bind, _interpreters
 from ..._tensor import Tensor, _wrap
-from .._common import common_device, normalize_axis, to_tensor
+from .._common import common_device, to_tensor
 from ..conversion import ascontiguousarray, store_out
 from ..reduction import sum as _sum
 from ..shape import diagonal, permute_dims
@@ -21,8 +21,6 @@ from .primitive import einsum_p
 from .steps import take
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-
     from ..._tensor import ArrayLike, DTypeLike
 
 
@@ -31,13 +29,100 @@ _CASTING = ("no", "equiv", "safe", "same_kind", "unsafe")
 
 def einsum(*args: Any, optimize: Any = "auto", out: Tensor | None = None,
            dtype: DTypeLike = None, casting: str = "safe", order: str = "K") -> Tensor:
-    """Einstein summation with NumPy's grammar (``tenferro.einsum('ij,jk->ik', a, b)``
-    or the interleaved ``einsum(a, [0, 1], b, [1, 2], [0, 2])``), plus diagonal
-    embedding (``'i->ii'``).  ``optimize``: False, "auto", "greedy", "optimal", "dp",
-    an explicit path, ``(algorithm, memory_limit)`` as NumPy, an opt_einsum
-    PathOptimizer or a cotengra optimizer.  ``dtype``, ``casting`` (default "safe")
-    and ``order`` ("K": the layout the contraction produces; "C" or "F": a copy in
-    that order where needed; "A": as "K") mean what they mean in NumPy."""
+    """Einstein summation over labelled axes (NumPy's ``einsum``).
+
+    ``einsum('ij,jk->ik', a, b)`` is ``sum_j a[i, j] b[j, k]``: each operand's axes
+    get one letter, letters shared by operands are multiplied along, letters left out
+    of the output (after ``->``) are summed over.  NumPy's whole grammar is accepted:
+    implicit output (``'ij,jk'``: the letters that appear once, sorted), ``...`` for
+    broadcast leading axes, repeated letters in an operand for diagonals (``'ii->i'``,
+    ``'ii'`` the trace), size-1 axes broadcasting, and the interleaved form
+    ``einsum(a, [0, 1], b, [1, 2], [0, 2])``.  Beyond NumPy, a letter repeated in the
+    output embeds a diagonal (``'i->ii'`` is ``diag``).
+
+    With several operands the contraction runs pair by pair in opt_einsum's order
+    (``optimize``), each pair as one batched matrix product (BLAS on the CPU, the
+    device's kernel elsewhere); the parsed plan is cached per subscripts, shapes,
+    strides, dtypes and device (:func:`einsum_cache_info`).  Unlike NumPy,
+    ``optimize`` defaults to ``"auto"`` (NumPy: False), so large networks are never
+    contracted naively.  Integer operands sum in their own dtype, wrapping as in
+    NumPy; bool operands give ``any``-of-``and`` (summed exactly in int64).
+
+    Parameters
+    ----------
+    *args : str and Tensors, or Tensors and label lists
+        ``subscripts, *operands`` (a string in NumPy's grammar, then one Tensor or
+        array_like per term), or the interleaved ``op0, labels0, op1, labels1, ...,
+        [out_labels]`` with labels lists of ints (or ``Ellipsis``).  The operands must
+        be on one device.
+    optimize : {"auto", "greedy", "optimal", "dp", ...}, bool, list or object, default "auto"
+        The pairwise order: an opt_einsum strategy name, True (``"auto"``), False or
+        None (one pair at a time, cheapest first), an explicit path as
+        :func:`einsum_path` returns it, ``(algorithm, memory_limit)`` as in NumPy, or an
+        opt_einsum ``PathOptimizer`` or cotengra optimizer object.
+    out : Tensor, optional
+        A tensor of the result's shape to write into (and return); the result is cast
+        to its dtype under ``casting``.
+    dtype : dtype, optional
+        Compute in and return this dtype (the operands cast to it under ``casting``);
+        default: the operands' promoted dtype.
+    casting : {"no", "equiv", "safe", "same_kind", "unsafe"}, default "safe"
+        NumPy's rule for the casts ``dtype`` and ``out`` ask for.
+    order : {"K", "A", "C", "F"}, default "K"
+        The result's memory layout: "K" and "A" whatever the contraction produces (a
+        view may be non-contiguous), "C" or "F" a contiguous copy in that order where
+        needed.
+
+    Returns
+    -------
+    Tensor
+        The contraction, with one axis per output letter (0-d when every letter is
+        summed), in ``dtype`` or the operands' promoted dtype; ``out`` when given.
+
+    Raises
+    ------
+    ValueError
+        If the subscripts are malformed, their number of terms differs from the
+        number of operands, a letter has two different sizes, or ``casting`` or
+        ``order`` is not one of the names above.
+    TypeError
+        If an operand (or the result, into ``out``) cannot be cast under ``casting``,
+        or ``optimize=(algorithm, memory_limit)`` has no number as its limit.
+    KeyError
+        If ``optimize`` names an unknown strategy.
+    DeviceMismatchError
+        If the operands are on different devices.
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order: the JVP
+    is the product rule (one einsum per operand with a tangent, as JAX's
+    ``dot_general``), the VJP of an operand the einsum of the cotangent with the
+    other operands conjugated (PyTorch's einsum backward; Giles 2008, "Extended
+    collection of matrix derivative results"), with diagonals, summed-away letters
+    and broadcast axes handled explicitly (``tenferro/autograd/_rules/einsum.py``).
+    Both are einsums again, so they differentiate further.  A differentiated call
+    records one einsum per pairwise step, so the backward pass follows the forward
+    path and reuses its intermediates.
+
+    See Also
+    --------
+    numpy.einsum, einsum_path, tensordot, matmul, opt_einsum.contract
+
+    Examples
+    --------
+    >>> a = tf.asarray([[1.0, 2.0], [3.0, 4.0]])
+    >>> tf.einsum('ij,jk->ik', a, a)
+    tensor([[ 7., 10.],
+            [15., 22.]])
+    >>> tf.einsum('ii', a)
+    tensor(5.)
+    >>> tf.einsum('i->ii', tf.asarray([5.0, 6.0]))
+    tensor([[5., 0.],
+            [0., 6.]])
+    >>> tf.einsum('bij,jk->bik', tf.ones((10, 2, 3)), tf.ones((3, 4))).shape
+    (10, 2, 4)
+    """
     if (len(args) == 3 and optimize.__class__ is str and optimize == "auto" and out is None
             and dtype is None and casting == "safe" and order == "K" and not _interpreters):
         r = _plain_pair(args)
@@ -138,86 +223,67 @@ def _in_order(r, order):
 
 
 def einsum_path(*args: Any, optimize: Any = "greedy") -> tuple[list[Any], str]:
-    """``(path, report)`` as ``numpy.einsum_path``: the pairwise contraction order
-    (``['einsum_path', (i, j), ...]``) and a readable description of it."""
+    """The order in which :func:`einsum` contracts its operands pairwise (NumPy's
+    ``einsum_path``).
+
+    Nothing is computed: the subscripts are parsed and opt_einsum's path finder run
+    on the operands' shapes.  With ``optimize="auto"`` the path is the one
+    :func:`einsum`'s default takes; the default here is NumPy's, "greedy", which is
+    opt_einsum's greedy search (it can pick another order than NumPy's own greedy
+    one: for ``'ij,jk,k->i'`` it multiplies the matrices first, "optimal" and
+    "auto" do not).  The path can be passed back as ``einsum(..., optimize=path)``
+    to fix the order.
+
+    Parameters
+    ----------
+    *args : str and Tensors, or Tensors and label lists
+        The subscripts and operands, as :func:`einsum` takes them.
+    optimize : {"greedy", "optimal", "auto", "dp", ...}, bool, list or object, default "greedy"
+        The strategy, as :func:`einsum`'s ``optimize`` (NumPy's default is "greedy"
+        here too).
+
+    Returns
+    -------
+    path : list
+        ``['einsum_path', (i, j), ...]``: each tuple names the operands (positions in
+        the current list, the intermediate appended at the end) contracted by a step.
+    report : str
+        opt_einsum's description: naive and optimised scaling and FLOP counts, the
+        largest intermediate and each step's subscripts.
+
+    Raises
+    ------
+    ValueError
+        If the subscripts are malformed or do not match the operands.
+    KeyError
+        If ``optimize`` names an unknown strategy.
+    DeviceMismatchError
+        If the operands are on different devices.
+
+    Notes
+    -----
+    Differentiable: no (it returns a path, not values).
+
+    See Also
+    --------
+    numpy.einsum_path, einsum, opt_einsum.contract_path
+
+    Examples
+    --------
+    >>> a, v = tf.ones((50, 50)), tf.ones(50)
+    >>> path, report = tf.einsum_path('ij,jk,k->i', a, a, v, optimize="auto")
+    >>> path    # a @ (a @ v): two matrix-vector products
+    ['einsum_path', (1, 2), (0, 1)]
+    >>> print(report.splitlines()[0].strip())
+    Complete contraction:  ij,jk,k->i
+    >>> _ = tf.einsum('ij,jk,k->i', a, a, v, optimize=path)
+    """
     spec, ops = split_operands(args, "einsum_path")
     ops = [t if isinstance(t, Tensor) else to_tensor(t) for t in ops]
     dev = common_device("einsum_path", ops)
     plan = build_plan(spec, tuple(t.shape for t in ops), tuple(t._data.strides for t in ops),
                       oe_optimize(optimize), dev.driver, _dtypes.result_type(*ops))
     return ["einsum_path"] + list(plan.path), plan.report
-
-
-# -- contractions on the einsum engine -------------------------------------------------------
-
-def _tensors(op, a, b):
-    a = to_tensor(a)
-    b = to_tensor(b, device=a.device)
-    common_device(op, [a, b])
-    return a, b
-
-
-def tensordot(a: ArrayLike, b: ArrayLike, axes: int | Sequence[Any] = 2) -> Tensor:
-    """NumPy's ``tensordot``: ``axes`` an int N (the last N axes of ``a`` with the first N
-    of ``b``) or a pair of axis sequences; one pairwise step of the einsum engine."""
-    a, b = _tensors("tensordot", a, b)
-    try:
-        n = operator.index(axes)
-    except TypeError:
-        try:
-            xa, xb = axes
-        except (TypeError, ValueError):
-            raise TypeError("tenferro.tensordot: axes must be an int or a pair of axis "
-                            "sequences, got %r" % (axes,)) from None
-        xa = [xa] if np.ndim(xa) == 0 else list(xa)
-        xb = [xb] if np.ndim(xb) == 0 else list(xb)
-    else:
-        if n < 0 or n > min(a.ndim, b.ndim):
-            raise ValueError("tenferro.tensordot: axes=%d is out of range for operands of "
-                             "%d and %d dimensions" % (n, a.ndim, b.ndim))
-        xa, xb = list(range(a.ndim - n, a.ndim)), list(range(n))
-    if len(xa) != len(xb):
-        raise ValueError("tenferro.tensordot: axes of a %s and of b %s differ in number"
-                         % (xa, xb))
-    xa = [normalize_axis("tensordot", i, a.ndim) for i in xa]
-    xb = [normalize_axis("tensordot", i, b.ndim) for i in xb]
-    if len(set(xa)) != len(xa) or len(set(xb)) != len(xb):
-        raise ValueError("tenferro.tensordot: repeated axis in axes %r" % (axes,))
-    for i, j in zip(xa, xb):
-        if a.shape[i] != b.shape[j]:
-            raise ValueError("tenferro.tensordot: shape mismatch for sum: axis %d of a "
-                             "(shape %s) has %d elements, axis %d of b (shape %s) has %d"
-                             % (i, a.shape, a.shape[i], j, b.shape, b.shape[j]))
-    la = list(range(a.ndim))
-    lb = list(range(a.ndim, a.ndim + b.ndim))
-    for i, j in zip(xa, xb):
-        lb[j] = la[i]
-    out = [l for i, l in enumerate(la) if i not in xa] + \
-        [l for j, l in enumerate(lb) if j not in xb]
-    return einsum(a, la, b, lb, out)
-
-
-def inner(a: ArrayLike, b: ArrayLike) -> Tensor:
-    """NumPy's ``inner``: the sum over the last axes (scalars multiply)."""
-    a, b = _tensors("inner", a, b)
-    if a.ndim == 0 or b.ndim == 0:
-        return a * b
-    if a.shape[-1] != b.shape[-1]:
-        raise ValueError("tenferro.inner: the last dimensions differ: shapes %s and %s "
-                         "(%d != %d)" % (a.shape, b.shape, a.shape[-1], b.shape[-1]))
-    return tensordot(a, b, ([-1], [-1]))
-
-
-def kron(a: ArrayLike, b: ArrayLike) -> Tensor:
-    """NumPy's ``kron``: the Kronecker product (block ``i`` of the result is
-    ``a[i] * b``), the operands padded to the same number of dimensions."""
-    a, b = _tensors("kron", a, b)
-    nd = max(a.ndim, b.ndim)
-    a = a.reshape((1,) * (nd - a.ndim) + a.shape)
-    b = b.reshape((1,) * (nd - b.ndim) + b.shape)
-    interleaved = [l for i in range(nd) for l in (i, nd + i)]
-    r = einsum(a, list(range(nd)), b, list(range(nd, 2 * nd)), interleaved)
-    return r.reshape(tuple(m * n for m, n in zip(a.shape, b.shape)))
 
 
 def trace(a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1,

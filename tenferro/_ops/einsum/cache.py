@@ -23,12 +23,77 @@ _last = None
 
 
 def einsum_cache_info() -> EinsumCacheInfo:
-    """Hits, misses, current size and bound of the einsum plan cache."""
+    """Statistics of the einsum plan cache (as ``functools.lru_cache``'s ``cache_info``).
+
+    Every :func:`tenferro.einsum` call (and :func:`tensordot`, :func:`inner`,
+    :func:`kron`, which run on it) looks its plan up under its subscripts, optimize
+    strategy, dtype, device driver and each operand's shape, strides and dtype; a
+    miss parses the subscripts and runs opt_einsum's path finder.  Calls with an
+    optimizer object (which may be stateful) are never cached.  ``tf.show_config()``
+    lists this cache among the others.
+
+    Returns
+    -------
+    EinsumCacheInfo
+        A named tuple ``(hits, misses, size, maxsize)``: lookups that found a plan,
+        lookups that built one, plans held now, and the bound (256 by default; see
+        :func:`einsum_cache_resize`).
+
+    Raises
+    ------
+    None
+        It only reads counters.
+
+    Notes
+    -----
+    Differentiable: not applicable (no tensors involved).
+
+    See Also
+    --------
+    einsum_cache_clear, einsum_cache_resize, functools.lru_cache
+
+    Examples
+    --------
+    >>> tf.einsum_cache_clear()
+    >>> a = tf.ones((2, 2))
+    >>> _ = tf.einsum('ij,jk->ik', a, a); _ = tf.einsum('ij,jk->ik', a, a)
+    >>> info = tf.einsum_cache_info()
+    >>> info.hits, info.misses, info.size
+    (1, 1, 1)
+    """
     return EinsumCacheInfo(_stats["hits"], _stats["misses"], len(_cache), _stats["maxsize"])
 
 
 def einsum_cache_clear() -> None:
-    """Forget every cached plan and reset the statistics."""
+    """Empty the einsum plan cache and reset its hit and miss counters.
+
+    Later calls plan again; results do not change (a plan only decides the order and
+    layout of the work).  Useful before measuring :func:`einsum_cache_info`, or to
+    free the plans of many one-off shapes.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    None
+        It cannot fail.
+
+    Notes
+    -----
+    Differentiable: not applicable (no tensors involved).
+
+    See Also
+    --------
+    einsum_cache_info, einsum_cache_resize
+
+    Examples
+    --------
+    >>> tf.einsum_cache_clear()
+    >>> tf.einsum_cache_info()
+    EinsumCacheInfo(hits=0, misses=0, size=0, maxsize=...)
+    """
     global _epoch
     _cache.clear()
     _stats["hits"] = _stats["misses"] = 0
@@ -36,11 +101,50 @@ def einsum_cache_clear() -> None:
 
 
 def einsum_cache_resize(maxsize: int) -> None:
-    """Bound the plan cache to ``maxsize`` entries (0 disables caching)."""
-    if int(maxsize) < 0:
+    """Bound the einsum plan cache to ``maxsize`` plans (least recently used go first).
+
+    Parameters
+    ----------
+    maxsize : int
+        The most plans kept (the default bound is 256); 0 disables caching, so every
+        call plans again.  Plans beyond a smaller bound are dropped at once.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    ValueError
+        If ``maxsize`` is negative.
+    TypeError
+        If ``maxsize`` is not an int (or a number or string ``int()`` takes).
+
+    Notes
+    -----
+    Differentiable: not applicable (no tensors involved).
+
+    See Also
+    --------
+    einsum_cache_info, einsum_cache_clear
+
+    Examples
+    --------
+    >>> old = tf.einsum_cache_info().maxsize
+    >>> tf.einsum_cache_resize(16)
+    >>> tf.einsum_cache_info().maxsize
+    16
+    >>> tf.einsum_cache_resize(old)
+    """
+    try:
+        n = int(maxsize)
+    except (TypeError, ValueError):
+        raise TypeError("tenferro.einsum_cache_resize: maxsize must be an int, got %r"
+                        % (maxsize,)) from None
+    if n < 0:
         raise ValueError("tenferro.einsum_cache_resize: maxsize must be >= 0, got %r" % maxsize)
     global _epoch
-    _stats["maxsize"] = int(maxsize)
+    _stats["maxsize"] = n
     while len(_cache) > _stats["maxsize"]:
         _cache.popitem(last=False)
     _epoch += 1

@@ -28,7 +28,8 @@ Integer-array indexing gathers with one thread per output element and scatter-ad
 with atomics; the core bounds-checks and normalises the indices before binding.
 
 The package, bottom to top (a module imports only modules before it in this list):
-``wgsl_math``, ``wgsl``, ``wgsl_matmul`` (WGSL text); ``context`` (adapter, buffer
+``wgsl_math``, ``wgsl``, ``wgsl_matmul`` (WGSL text); ``quiet`` (discovery without
+wgpu's and Vulkan's noise); ``context`` (adapter, buffer
 pool, pipeline cache, batched encoder); ``array`` (:class:`WGPUArray`, dtype layout,
 transfers); ``render`` (kernel pieces, the elementwise kernel); ``reduce``
 (reductions, scans, argmax/argmin); ``elementwise`` (op bodies, casts, fills);

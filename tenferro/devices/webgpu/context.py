@@ -7,6 +7,7 @@ One context is opened per process, on first use (:func:`get_context`); without
 import struct
 import weakref
 
+from .quiet import quiet_discovery
 from .wgsl import WORKGROUP as WG
 
 MAX_GROUPS_X = 65535  # workgroups in one dimension of a dispatch grid
@@ -271,6 +272,13 @@ def get_context():
         _ctx_error = ("the wgpu package is not installed (pip install tenferro[webgpu]): %s"
                       % e)
         return None
+    with quiet_discovery(wgpu.logger):   # without the lines wgpu and Vulkan print on the way
+        _ctx, _ctx_error = _open(wgpu)
+    return _ctx
+
+
+def _open(wgpu):
+    """``(context, None)``, or ``(None, why not)``."""
     try:
         adapter = wgpu.gpu.request_adapter_sync(power_preference="high-performance")
     except Exception as e:  # no backend / driver at all
@@ -279,13 +287,11 @@ def get_context():
     else:
         err = None
     if adapter is None:
-        _ctx_error = "wgpu found no WebGPU adapter%s" % (": %s" % err if err else "")
-        return None
+        return None, "wgpu found no WebGPU adapter%s" % (": %s" % err if err else "")
     try:
-        _ctx = Context(wgpu, adapter)
+        return Context(wgpu, adapter), None
     except Exception as e:
-        _ctx_error = "could not open the WebGPU device: %s" % e
-    return _ctx
+        return None, "could not open the WebGPU device: %s" % e
 
 
 def unavailable_reason():

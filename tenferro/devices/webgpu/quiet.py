@@ -1,0 +1,87 @@
+"""Quiet device discovery: the known noise of opening a WebGPU adapter is dropped.
+
+Requesting an adapter prints lines that are no error of the user's program:
+
+* ``Forcing backend: Vulkan (6)``: ``wgpu``'s logger (a warning), whenever the user
+  has set ``WGPU_BACKEND_TYPE`` (so they know; ``tf.show_config()`` shows the backend);
+* ``error: XDG_RUNTIME_DIR is invalid or not set in the environment.``: libwayland,
+  written to the process's file descriptor 2 when a Vulkan layer (Mesa's device-select
+  layer) looks for a Wayland display on a machine without a desktop session.
+
+:func:`quiet_discovery` drops exactly these while the adapter and device are opened,
+and nothing else: for that time file descriptor 2 is a pipe whose lines a thread
+writes on to the real stderr as they arrive (a driver's real error, a Rust panic,
+another thread's message), leaving out only the lines above; every other record of
+``wgpu``'s logger passes.  ``TENFERRO_WEBGPU_VERBOSE=1`` turns the filtering off.
+"""
+import contextlib
+import logging
+import os
+import sys
+import threading
+
+# lines written to file descriptor 2 that are dropped (compared after stripping)
+NOISE_LINES = (b"error: XDG_RUNTIME_DIR is invalid or not set in the environment.",)
+# wgpu logger messages that are dropped (their beginning)
+NOISE_RECORDS = ("Forcing backend:",)
+
+
+class _DropNoise(logging.Filter):
+    """Drops the ``wgpu`` logger's records listed in :data:`NOISE_RECORDS`."""
+
+    def filter(self, record):
+        return not str(record.msg).startswith(NOISE_RECORDS)
+
+
+def _pump(pipe, dest):
+    """Copy the lines read from ``pipe`` to file descriptor ``dest`` as they come,
+    except the noise, until every writer has closed it."""
+    with os.fdopen(pipe, "rb", buffering=0) as f:
+        for line in f:
+            if line.strip() not in NOISE_LINES:
+                os.write(dest, line)
+
+
+@contextlib.contextmanager
+def _quiet_fd2():
+    """File descriptor 2 goes through a pipe for the block: its lines are written on
+    as they arrive, the noise left out (so a crash inside loses no earlier line)."""
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, AttributeError, ValueError):   # no usable fd 2: nothing to filter
+        yield
+        return
+    r, w = os.pipe()
+    os.dup2(w, 2)
+    os.close(w)
+    pump = threading.Thread(target=_pump, args=(r, saved), name="tenferro-quiet-stderr",
+                            daemon=True)
+    pump.start()
+    try:
+        yield
+    finally:
+        try:
+            sys.stderr.flush()
+        except (AttributeError, ValueError):
+            pass
+        os.dup2(saved, 2)        # closes the pipe's last writer: the pump sees its end
+        pump.join(timeout=5)
+        if not pump.is_alive():  # (else a child process holds the pipe: leave it be)
+            os.close(saved)
+
+
+@contextlib.contextmanager
+def quiet_discovery(log):
+    """The block (opening a WebGPU adapter and device) without its known noise;
+    ``log``: wgpu's logger (``wgpu.logger``)."""
+    if os.environ.get("TENFERRO_WEBGPU_VERBOSE", "") not in ("", "0"):
+        yield
+        return
+    drop = _DropNoise()
+    log.addFilter(drop)
+    try:
+        with _quiet_fd2():
+            yield
+    finally:
+        log.removeFilter(drop)

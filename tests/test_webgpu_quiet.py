@@ -1,0 +1,88 @@
+"""Quiet by default: opening the WebGPU adapter prints nothing (tenferro/devices/webgpu/quiet.py).
+
+The subprocess tests run for real where a WebGPU adapter exists (in CI: lavapipe, whose
+Vulkan layers print libwayland's ``XDG_RUNTIME_DIR`` error without a desktop session,
+and ``WGPU_BACKEND_TYPE`` makes wgpu log "Forcing backend"); the filter's own tests
+need no adapter.
+"""
+import logging
+import os
+import subprocess
+import sys
+
+import pytest
+
+import tenferro as tf
+from tenferro.devices.webgpu import quiet
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+XDG = b"error: XDG_RUNTIME_DIR is invalid or not set in the environment.\n"
+
+
+LOG = logging.getLogger("tenferro.tests.quiet")   # stands for wgpu's logger
+
+
+def test_noise_on_fd2_is_dropped_and_the_rest_written_back(capfd):
+    with quiet.quiet_discovery(LOG):
+        os.write(2, XDG + b"a real driver error\n" + XDG + b"partial line")
+    err = capfd.readouterr().err
+    assert err == "a real driver error\npartial line"
+
+
+def test_forcing_backend_record_dropped_other_records_kept(caplog):
+    with caplog.at_level(logging.WARNING, logger=LOG.name):
+        with quiet.quiet_discovery(LOG):
+            LOG.warning("Forcing backend: Vulkan (6)")
+            LOG.warning("Invalid value for WGPU_BACKEND_TYPE: 'Vulkn'")
+        LOG.warning("Forcing backend: after discovery")   # the filter is gone
+    assert [r.getMessage() for r in caplog.records] == [
+        "Invalid value for WGPU_BACKEND_TYPE: 'Vulkn'", "Forcing backend: after discovery"]
+
+
+def test_verbose_switch_keeps_everything(capfd, monkeypatch):
+    monkeypatch.setenv("TENFERRO_WEBGPU_VERBOSE", "1")
+    with quiet.quiet_discovery(LOG):
+        os.write(2, XDG)
+    assert capfd.readouterr().err == XDG.decode()
+
+
+def test_lines_pass_while_the_block_runs():
+    # written on as they arrive: a process that dies inside discovery (a driver's
+    # abort) still shows what it printed first
+    code = ("import os, time, logging\n"
+            "from tenferro.devices.webgpu.quiet import quiet_discovery\n"
+            "with quiet_discovery(logging.getLogger('x')):\n"
+            "    os.write(2, b'error: XDG_RUNTIME_DIR is invalid or not set in the "
+            "environment.\\nthread panicked: real\\n')\n"
+            "    time.sleep(1.0)\n"
+            "    os._exit(3)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=ROOT, env=dict(os.environ, PYTHONPATH=ROOT), timeout=120)
+    assert out.returncode == 3
+    assert out.stderr == "thread panicked: real\n"
+
+
+def _run(code):
+    env = dict(os.environ, PYTHONPATH=ROOT, WGPU_BACKEND_TYPE="Vulkan")
+    env.pop("XDG_RUNTIME_DIR", None)   # as on a server or in CI: what makes libwayland talk
+    env.pop("TENFERRO_WEBGPU_VERBOSE", None)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=ROOT, env=env, timeout=300)
+
+
+@pytest.fixture(scope="module")
+def adapter():
+    if tf.devices.get_driver("webgpu").device_count() == 0:
+        pytest.skip("no WebGPU device: %s"
+                    % tf.devices.get_driver("webgpu").unavailable_reason())
+
+
+@pytest.mark.parametrize("code", [
+    "import tenferro as tf; print(tf.devices.available())",
+    "import tenferro as tf; print(tf.asarray([1.0], dtype=tf.float32).to('webgpu'))",
+])
+def test_discovery_prints_nothing_to_stderr(adapter, code):
+    out = _run(code)
+    assert out.returncode == 0, out.stderr
+    assert "webgpu" in out.stdout or "[1.]" in out.stdout, out.stdout
+    assert out.stderr == "", "device discovery printed:\n" + out.stderr
