@@ -52,6 +52,22 @@ def _tensors(op, values, keep_scalars=False):
     return out
 
 
+def _convertible(op, a1, a2):
+    """``a1`` and ``a2`` as tensors, or None where NumPy's ``asarray`` fails too (ragged
+    lists: NumPy's array_equal and array_equiv then answer False); data NumPy holds
+    but tenferro cannot (strings, objects) raise TypeError naming ``op``."""
+    try:
+        return _tensors(op, [a1, a2])
+    except TypeError:
+        try:
+            for a in (a1, a2):
+                if not isinstance(a, Tensor):
+                    np.asarray(a)
+        except (TypeError, ValueError):
+            return None
+        raise
+
+
 def _inexact(t, other):
     """Integer or bool tensor ``t`` in the float type NumPy computes ``t`` and ``other``
     in (float64: the device's default float where it has no float64)."""
@@ -77,7 +93,7 @@ def _check_tolerance(rtol, atol):
     msg = "One of rtol or atol is not valid, atol: %s, rtol: %s" % (atol, rtol)
     mode = np.geterr()["invalid"]
     if mode == "warn":
-        warnings.warn(msg, RuntimeWarning, stacklevel=3)
+        warnings.warn(msg, RuntimeWarning, stacklevel=4)
     elif mode == "raise":
         raise FloatingPointError(msg)
     elif mode == "print":
@@ -149,7 +165,13 @@ def isclose(a: ArrayLike, b: ArrayLike, rtol: ArrayLike = 1e-05, atol: ArrayLike
     >>> tf.isclose([1.0, np.nan], [1.0, np.nan], equal_nan=True)
     tensor([True, True])
     """
-    x, y, rtol, atol = _tensors("isclose", [a, b, rtol, atol], keep_scalars=True)
+    return _close("isclose", a, b, rtol, atol, equal_nan)
+
+
+def _close(op, a, b, rtol, atol, equal_nan):
+    """``isclose`` for ``op`` (named in its errors)."""
+    _check_tolerance(rtol, atol)
+    x, y, rtol, atol = _tensors(op, [a, b, rtol, atol], keep_scalars=True)
     if isinstance(y, _PY_SCALARS):
         if not isinstance(y, complex):
             y = float(y)
@@ -159,15 +181,13 @@ def isclose(a: ArrayLike, b: ArrayLike, rtol: ArrayLike = 1e-05, atol: ArrayLike
         y = _inexact(y, 1.0)
     if isinstance(x, Tensor):
         x = _inexact(x, y)
-    broadcast_shapes("isclose", *[v.shape for v in (x, y, rtol, atol) if isinstance(v, Tensor)])
-    _check_tolerance(rtol, atol)
+    broadcast_shapes(op, *[v.shape for v in (x, y, rtol, atol) if isinstance(v, Tensor)])
     close = less_equal(_abs(x - y), atol + rtol * abs(y))
     finite = isfinite(y) if isinstance(y, Tensor) else cmath.isfinite(y)
     result = logical_or(logical_and(close, finite), equal(x, y))
     if equal_nan:
         result = logical_or(result, logical_and(_isnan(x), _isnan(y)))
     return result
-
 
 def allclose(a: ArrayLike, b: ArrayLike, rtol: ArrayLike = 1e-05, atol: ArrayLike = 1e-08,
              equal_nan: bool = False) -> bool:
@@ -198,7 +218,7 @@ def allclose(a: ArrayLike, b: ArrayLike, rtol: ArrayLike = 1e-05, atol: ArrayLik
     Raises
     ------
     ValueError
-        If the shapes do not broadcast (the message names ``isclose`` and the shapes).
+        If the shapes do not broadcast (the message names ``allclose`` and the shapes).
     DeviceMismatchError
         If the tensors are on different devices.
     ConcretizationError
@@ -221,14 +241,14 @@ def allclose(a: ArrayLike, b: ArrayLike, rtol: ArrayLike = 1e-05, atol: ArrayLik
     >>> tf.allclose([1.0, np.nan], [1.0, np.nan])
     False
     """
-    return _truth(_all(isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)), "allclose")
+    return _truth(_all(_close("allclose", a, b, rtol, atol, equal_nan)), "allclose")
 
 
 def array_equal(a1: ArrayLike, a2: ArrayLike, equal_nan: bool = False) -> bool:
     """Whether ``a1`` and ``a2`` have the same shape and elements (numpy.array_equal).
 
     A Python bool, as NumPy returns: False for different shapes (no error) and for
-    inputs that are not numeric data.  With ``equal_nan``, NaNs in the same places are
+    inputs NumPy cannot make an array of (ragged lists).  With ``equal_nan``, NaNs in the same places are
     equal (a complex number is NaN when either part is).  Reading the answer is a host
     read: it raises ConcretizationError while the inputs are traced into a graph or
     batched by ``vmap`` (unless the shapes already differ).
@@ -251,6 +271,8 @@ def array_equal(a1: ArrayLike, a2: ArrayLike, equal_nan: bool = False) -> bool:
         If the tensors are on different devices.
     ConcretizationError
         Inside ``tenferro.jit``/``make_graph`` tracing or ``tenferro.vmap``.
+    TypeError
+        If an input is data tenferro has no dtype for (strings, objects).
 
     See Also
     --------
@@ -269,10 +291,10 @@ def array_equal(a1: ArrayLike, a2: ArrayLike, equal_nan: bool = False) -> bool:
     >>> tf.array_equal([1, 2], [[1, 2]])
     False
     """
-    try:
-        x, y = _tensors("array_equal", [a1, a2])
-    except TypeError:   # (not numeric data; tensors on different devices still raise)
+    both = _convertible("array_equal", a1, a2)
+    if both is None:
         return False
+    x, y = both
     if x.shape != y.shape:
         return False
     if equal_nan and x is y:   # (NumPy's shortcut: NaN is then in the same places)
@@ -287,7 +309,7 @@ def array_equiv(a1: ArrayLike, a2: ArrayLike) -> bool:
     """Whether ``a1`` and ``a2`` are equal after broadcasting (numpy.array_equiv).
 
     A Python bool, as NumPy returns: False for shapes that do not broadcast (no error)
-    and for inputs that are not numeric data; NaN is never equal.  Reading the answer is
+    and for inputs NumPy cannot make an array of (ragged lists); NaN is never equal.  Reading the answer is
     a host read: it raises ConcretizationError while the inputs are traced into a graph
     or batched by ``vmap``.
 
@@ -307,6 +329,8 @@ def array_equiv(a1: ArrayLike, a2: ArrayLike) -> bool:
         If the tensors are on different devices.
     ConcretizationError
         Inside ``tenferro.jit``/``make_graph`` tracing or ``tenferro.vmap``.
+    TypeError
+        If an input is data tenferro has no dtype for (strings, objects).
 
     See Also
     --------
@@ -323,10 +347,10 @@ def array_equiv(a1: ArrayLike, a2: ArrayLike) -> bool:
     >>> tf.array_equiv([1, 2], [[1, 2, 1, 2]])
     False
     """
-    try:
-        x, y = _tensors("array_equiv", [a1, a2])
-    except TypeError:
+    both = _convertible("array_equiv", a1, a2)
+    if both is None:
         return False
+    x, y = both
     try:
         broadcast_shapes("array_equiv", x.shape, y.shape)
     except ValueError:
