@@ -163,7 +163,7 @@ def isclose(a: ArrayLike, b: ArrayLike, rtol: ArrayLike = 1e-05, atol: ArrayLike
     >>> tf.isclose([1e10, 1e-7], [1.00001e10, 1e-8])
     tensor([ True, False])
     >>> tf.isclose([1.0, np.nan], [1.0, np.nan], equal_nan=True)
-    tensor([True, True])
+    tensor([ True,  True])
     """
     return _close("isclose", a, b, rtol, atol, equal_nan)
 
