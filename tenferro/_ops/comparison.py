@@ -100,6 +100,24 @@ def _check_tolerance(rtol, atol):
         print(msg)
 
 
+# isclose's and allclose's parameters, for their docstrings (filled in at the end)
+_CLOSE_PARAMETERS = """a, b : Tensor or array_like
+        The values to compare; ``b`` is the reference value.
+    rtol : float or Tensor or array_like, default 1e-05
+        The relative tolerance, times ``absolute(b)``.
+    atol : float or Tensor or array_like, default 1e-08
+        The absolute tolerance.
+    equal_nan : bool, default False
+        Whether a NaN in ``a`` is close to a NaN in ``b``."""
+# what the Python-bool functions raise, for their docstrings
+_READ_RAISES = """DeviceMismatchError
+        If the tensors are on different devices.
+    ConcretizationError
+        Inside ``tenferro.jit``/``make_graph`` tracing or ``tenferro.vmap``.
+    TypeError
+        If an input is data tenferro has no dtype for (strings, objects)."""
+
+
 def _truth(t, op):
     """The 0-d bool tensor ``t`` as a Python bool (a host read, named ``op``)."""
     return bool(t._scalar("tenferro.%s" % op))
@@ -120,14 +138,7 @@ def isclose(a: ArrayLike, b: ArrayLike, rtol: ArrayLike = 1e-05, atol: ArrayLike
 
     Parameters
     ----------
-    a, b : Tensor or array_like
-        The values to compare; ``b`` is the reference value.
-    rtol : float or Tensor or array_like, default 1e-05
-        The relative tolerance, times ``absolute(b)``.
-    atol : float or Tensor or array_like, default 1e-08
-        The absolute tolerance.
-    equal_nan : bool, default False
-        Whether a NaN in ``a`` is close to a NaN in ``b``.
+    %(close_parameters)s
 
     Returns
     -------
@@ -142,7 +153,7 @@ def isclose(a: ArrayLike, b: ArrayLike, rtol: ArrayLike = 1e-05, atol: ArrayLike
     DeviceMismatchError
         If the tensors are on different devices.
     TypeError
-        If an input is not numeric data.
+        If an input is data tenferro has no dtype for (strings, objects).
 
     Warns
     -----
@@ -201,14 +212,7 @@ def allclose(a: ArrayLike, b: ArrayLike, rtol: ArrayLike = 1e-05, atol: ArrayLik
 
     Parameters
     ----------
-    a, b : Tensor or array_like
-        The values to compare; ``b`` is the reference value.
-    rtol : float or Tensor or array_like, default 1e-05
-        The relative tolerance, times ``absolute(b)``.
-    atol : float or Tensor or array_like, default 1e-08
-        The absolute tolerance.
-    equal_nan : bool, default False
-        Whether a NaN in ``a`` is close to a NaN in ``b``.
+    %(close_parameters)s
 
     Returns
     -------
@@ -219,12 +223,7 @@ def allclose(a: ArrayLike, b: ArrayLike, rtol: ArrayLike = 1e-05, atol: ArrayLik
     ------
     ValueError
         If the shapes do not broadcast (the message names ``allclose`` and the shapes).
-    DeviceMismatchError
-        If the tensors are on different devices.
-    ConcretizationError
-        Inside ``tenferro.jit``/``make_graph`` tracing or ``tenferro.vmap``.
-    TypeError
-        If an input is not numeric data.
+    %(read_raises)s
 
     See Also
     --------
@@ -248,10 +247,10 @@ def array_equal(a1: ArrayLike, a2: ArrayLike, equal_nan: bool = False) -> bool:
     """Whether ``a1`` and ``a2`` have the same shape and elements (numpy.array_equal).
 
     A Python bool, as NumPy returns: False for different shapes (no error) and for
-    inputs NumPy cannot make an array of (ragged lists).  With ``equal_nan``, NaNs in the same places are
-    equal (a complex number is NaN when either part is).  Reading the answer is a host
-    read: it raises ConcretizationError while the inputs are traced into a graph or
-    batched by ``vmap`` (unless the shapes already differ).
+    inputs NumPy cannot make an array of (ragged lists).  With ``equal_nan``, NaNs in
+    the same places are equal (a complex number is NaN when either part is).  Reading
+    the answer is a host read: it raises ConcretizationError while the inputs are traced
+    into a graph or batched by ``vmap`` (unless the shapes already differ).
 
     Parameters
     ----------
@@ -267,12 +266,7 @@ def array_equal(a1: ArrayLike, a2: ArrayLike, equal_nan: bool = False) -> bool:
 
     Raises
     ------
-    DeviceMismatchError
-        If the tensors are on different devices.
-    ConcretizationError
-        Inside ``tenferro.jit``/``make_graph`` tracing or ``tenferro.vmap``.
-    TypeError
-        If an input is data tenferro has no dtype for (strings, objects).
+    %(read_raises)s
 
     See Also
     --------
@@ -309,9 +303,9 @@ def array_equiv(a1: ArrayLike, a2: ArrayLike) -> bool:
     """Whether ``a1`` and ``a2`` are equal after broadcasting (numpy.array_equiv).
 
     A Python bool, as NumPy returns: False for shapes that do not broadcast (no error)
-    and for inputs NumPy cannot make an array of (ragged lists); NaN is never equal.  Reading the answer is
-    a host read: it raises ConcretizationError while the inputs are traced into a graph
-    or batched by ``vmap``.
+    and for inputs NumPy cannot make an array of (ragged lists); NaN is never equal.
+    Reading the answer is a host read: it raises ConcretizationError while the inputs
+    are traced into a graph or batched by ``vmap``.
 
     Parameters
     ----------
@@ -325,12 +319,7 @@ def array_equiv(a1: ArrayLike, a2: ArrayLike) -> bool:
 
     Raises
     ------
-    DeviceMismatchError
-        If the tensors are on different devices.
-    ConcretizationError
-        Inside ``tenferro.jit``/``make_graph`` tracing or ``tenferro.vmap``.
-    TypeError
-        If an input is data tenferro has no dtype for (strings, objects).
+    %(read_raises)s
 
     See Also
     --------
@@ -356,3 +345,9 @@ def array_equiv(a1: ArrayLike, a2: ArrayLike) -> bool:
     except ValueError:
         return False
     return _truth(_all(equal(x, y)), "array_equiv")
+
+
+for _f in (isclose, allclose, array_equal, array_equiv):
+    if _f.__doc__:   # (None under python -OO)
+        _f.__doc__ = _f.__doc__ % {"close_parameters": _CLOSE_PARAMETERS,
+                                   "read_raises": _READ_RAISES}
