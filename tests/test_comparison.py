@@ -227,6 +227,10 @@ def test_non_numeric_input_names_the_function():
         tf.isclose(["a"], [1.0])
     with pytest.raises(TypeError, match="tenferro.allclose"):
         tf.allclose([1.0], [object()])
+    with pytest.raises(TypeError, match="tenferro.isclose"):
+        tf.isclose([1.0], [1.0], atol="0.1")
+    with pytest.raises(TypeError, match="tenferro.isclose"):
+        tf.isclose([1.0], [1.0], rtol=[[0.1], [0.1, 0.2]])
 
 
 def test_device_mismatch(accel_device):

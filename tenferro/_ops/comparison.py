@@ -87,8 +87,11 @@ def _isnan(v):
 def _check_tolerance(rtol, atol):
     """NumPy's check of the tolerances (under ``np.seterr(invalid=...)``): a warning for
     a NaN or infinite one.  Tensors are not read (their values may be traced)."""
-    host = [np.asarray(t) for t in (atol, rtol) if not isinstance(t, Tensor)]
-    if all(np.all(np.isfinite(h)) for h in host):
+    try:
+        host = [np.asarray(t) for t in (atol, rtol) if not isinstance(t, Tensor)]
+    except (TypeError, ValueError):
+        return   # (not numbers: the conversion to tensors names the function)
+    if all(h.dtype.kind not in "fc" or np.all(np.isfinite(h)) for h in host):
         return
     msg = "One of rtol or atol is not valid, atol: %s, rtol: %s" % (atol, rtol)
     mode = np.geterr()["invalid"]
