@@ -41,6 +41,7 @@ GROUPS = [
     ("tenferro._ops.creation", "Creating tensors"),
     ("tenferro._ops.conversion", "Conversion, copies and devices"),
     ("tenferro._ops.elementwise", "Elementwise functions"),
+    ("tenferro._ops.comparison", "Comparing arrays"),
     ("tenferro._ops.reduction", "Reductions and scans"),
     ("tenferro._ops.nanfunctions", "NaN-aware reductions"),
     ("tenferro._ops.quantiles", "Quantiles"),

@@ -197,6 +197,13 @@ SAMPLES = {
     "numpy.linalg.diagonal": [((B3,), {"offset": 1})],
     "numpy.linalg.trace": [((B3,), {})],
     "numpy.linalg.outer": [((V, V[:2]), {})],
+    # whole-array comparisons (tenferro/_ops/comparison.py)
+    "numpy.isclose": [((A, A + 1e-9), {}), ((N, N), {"equal_nan": True}),
+                      ((C, C[0] * (1 + 1e-6)), {"rtol": 1e-7, "atol": 0.0}), ((Z, Z), {})],
+    "numpy.allclose": [((A, A + 1e-9), {}), ((N, N), {}), ((N, N), {"equal_nan": True})],
+    "numpy.array_equal": [((A, A.copy()), {}), ((A, A[:2]), {}),
+                          ((N, N.copy()), {"equal_nan": True}), ((I, I * 1.0), {})],
+    "numpy.array_equiv": [((V, np.tile(V, (2, 1))), {}), ((V, A), {}), ((A, A + 1), {})],
 }
 SAMPLES.update({
     "numpy.fft.fft": [((V,), {}), ((C,), {"n": 6, "axis": 0, "norm": "ortho"})],

@@ -34,6 +34,7 @@ interp median meshgrid nan_to_num nanargmax nanargmin nancumprod nancumsum nanma
 nanmedian nanmin nanpercentile nanprod nanquantile nanstd nansum nanvar percentile polyval
 quantile repeat roll rot90 searchsorted sort split tile trapezoid unique unique_all
 unique_counts unique_inverse unique_values vsplit vstack
+isclose allclose array_equal array_equiv
 """.split()
 # (the second group: the everyday functions of issue 19, dispatched once they exist)
 

@@ -26,6 +26,7 @@ from .structural import (diff, ediff1d, gradient, roll, repeat, tile, flipud, fl
 from .stacking import (hstack, vstack, dstack, column_stack, split, array_split, hsplit,  # noqa
                        vsplit, dsplit, meshgrid, indices)
 from .matmul import matmul, dot, vdot, outer  # noqa: F401
+from .comparison import isclose, allclose, array_equal, array_equiv  # noqa: F401
 from .einsum import (einsum, einsum_path, einsum_cache_info, einsum_cache_clear,  # noqa
                      einsum_cache_resize, tensordot, inner, kron, trace)
 
@@ -46,10 +47,10 @@ NUMPY_UFUNCS = {k: v for k, v in NUMPY_UFUNCS.items() if v is not None}
 
 if _typing.TYPE_CHECKING:   # the list below, for type checkers (tests/test_packaging.py compares)
     __all__ = [
-        "AxisError", "abs", "absolute", "add", "all", "amax", "amin", "angle",
+        "AxisError", "abs", "absolute", "add", "all", "allclose", "amax", "amin", "angle",
         "any", "append", "arange", "arccos", "arccosh", "arcsin", "arcsinh",
         "arctan", "arctan2", "arctanh", "argmax", "argmin", "argsort", "argwhere",
-        "array_split", "asarray", "ascontiguousarray", "astype", "atan2", "average",
+        "array_equal", "array_equiv", "array_split", "asarray", "ascontiguousarray", "astype", "atan2", "average",
         "bincount", "bitwise_and", "bitwise_invert", "bitwise_left_shift",
         "bitwise_not", "bitwise_or", "bitwise_right_shift", "bitwise_xor",
         "broadcast_arrays", "broadcast_tensors", "broadcast_to", "ceil", "clip",
@@ -64,7 +65,7 @@ if _typing.TYPE_CHECKING:   # the list below, for type checkers (tests/test_pack
         "from_numpy", "from_vec_col_major", "full", "full_like", "gradient",
         "greater", "greater_equal", "histogram", "hsplit", "hstack", "hypot",
         "identity", "imag", "indices", "inner", "insert", "interp", "invert",
-        "is_contiguous", "isfinite", "isinf", "isnan", "kron", "left_shift", "less",
+        "is_contiguous", "isclose", "isfinite", "isinf", "isnan", "kron", "left_shift", "less",
         "less_equal", "linspace", "log", "log10", "log1p", "log2", "logaddexp",
         "logical_and", "logical_not", "logical_or", "logical_xor", "logsumexp",
         "matmul", "matrix_transpose", "max", "maximum", "mean", "median",
@@ -88,4 +89,4 @@ else:
         "store_out", "broadcast_shapes",
         "getitem", "setitem", "conversion", "creation", "elementwise", "shape", "indexing",
         "reduction", "joining", "sorting", "structural", "stacking", "statistics",
-        "nanfunctions", "calculus", "quantiles")]
+        "nanfunctions", "calculus", "quantiles", "comparison")]
