@@ -358,15 +358,6 @@ def get_state() -> dict[str, Any]:
         The PCG64 bit generator's state (``bit_generator.state``: plain Python values,
         picklable).
 
-    Raises
-    ------
-    None
-        Reading the state cannot fail.
-
-    Notes
-    -----
-    Differentiable: no (it reads state).
-
     See Also
     --------
     set_state, seed, numpy.random.PCG64

@@ -39,15 +39,6 @@ def einsum_cache_info() -> EinsumCacheInfo:
         lookups that built one, plans held now, and the bound (256 by default; see
         :func:`einsum_cache_resize`).
 
-    Raises
-    ------
-    None
-        It only reads counters.
-
-    Notes
-    -----
-    Differentiable: not applicable (no tensors involved).
-
     See Also
     --------
     einsum_cache_clear, einsum_cache_resize, functools.lru_cache
@@ -74,15 +65,6 @@ def einsum_cache_clear() -> None:
     Returns
     -------
     None
-
-    Raises
-    ------
-    None
-        It cannot fail.
-
-    Notes
-    -----
-    Differentiable: not applicable (no tensors involved).
 
     See Also
     --------
@@ -119,10 +101,6 @@ def einsum_cache_resize(maxsize: int) -> None:
         If ``maxsize`` is negative.
     TypeError
         If ``maxsize`` is not an int (or a number or string ``int()`` takes).
-
-    Notes
-    -----
-    Differentiable: not applicable (no tensors involved).
 
     See Also
     --------
