@@ -37,15 +37,22 @@ spectra") and stays finite and correct; the last section shows both.
 # the norm, weighted by the fraction of sites left, accumulates :math:`\ln Z / N`),
 # splits it along both diagonals and contracts the four halves around a plaquette.
 # ``svd`` is a parameter so that the last section can swap in another rule.
+#
+# tenferro is imported before SciPy on purpose: ``import tenferro.linalg`` loads
+# SciPy's OpenBLAS, tenferro's BLAS, with a short spin-wait. Loaded first by
+# ``scipy.linalg`` (which ``scipy.integrate`` imports), its idle threads spin for
+# ~0.1 s after each call and compete with tenferro's own threads: the many small SVDs
+# here then run several times slower on two cores (see the performance chapter,
+# "two OpenBLAS copies", and ``tenferro.show_config()``).
 
 import time
 
 import matplotlib.pyplot as plt
 import numpy as np
-from scipy.integrate import quad
 
 import tenferro as tf
 import tenferro.linalg as tl
+from scipy.integrate import quad   # after tenferro.linalg: see above
 
 CHI, STEPS = 8, 30
 

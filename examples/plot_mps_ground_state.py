@@ -34,12 +34,12 @@ import time
 
 import matplotlib.pyplot as plt
 import numpy as np
-import scipy.optimize
-import scipy.sparse as sparse
-from scipy.sparse.linalg import eigsh
 
 import tenferro as tf
 import tenferro.linalg as tl
+import scipy.optimize   # SciPy after tenferro.linalg: see the Ising example
+import scipy.sparse as sparse
+from scipy.sparse.linalg import eigsh
 
 N, D, G = 12, 8, 1.0
 X, Z = np.array([[0.0, 1.0], [1.0, 0.0]]), np.diag([1.0, -1.0])
