@@ -48,7 +48,30 @@ def is_abstract(t: object) -> bool:
 
 
 class Var:
-    """A value of a graph: an input or a node's output."""
+    """A value of a graph: an input or a node's output.
+
+    A variable is its shape and dtype; it has no name of its own (a graph's printout
+    names its variables ``a``, ``b``, ... in order of appearance) and no data.
+
+    Parameters
+    ----------
+    shape : tuple of int
+        The value's shape.
+    dtype : numpy.dtype or str
+        The value's dtype.
+
+    See Also
+    --------
+    Graph, Node, TensorSpec
+
+    Examples
+    --------
+    >>> g = tf.make_graph(tf.sin, tf.TensorSpec((3,)))
+    >>> g.inputs
+    (Var(f64[3]),)
+    >>> g.inputs[0].shape, g.inputs[0].dtype
+    ((3,), dtype('float64'))
+    """
     __slots__ = ("shape", "dtype")
 
     def __init__(self, shape, dtype):
@@ -57,16 +80,51 @@ class Var:
 
     @property
     def aval(self):
+        """``(shape, dtype)``: the abstract value."""
         return self.shape, self.dtype
+
+    def __repr__(self):
+        return "Var(%s)" % _type_text(self)
 
 
 class Node:
-    """One primitive application: ``outputs = prim(*inputs, **params)``; an input is a
-    :class:`Var` or a constant Tensor."""
+    """One primitive application of a graph: ``outputs = prim(*inputs, **params)``.
+
+    Parameters
+    ----------
+    prim : Primitive
+        The primitive applied (:class:`tenferro.autograd.extend.Primitive`).
+    params : dict
+        Its static parameters (axes, dtypes, a checkpoint's sub-graph, ...).
+    inputs : list of Var or Tensor
+        Its operands: a variable of the graph, or a constant tensor.
+    outputs : list of Var
+        The variables it defines (one unless the primitive has several results).
+
+    See Also
+    --------
+    Graph, Var
+
+    Examples
+    --------
+    >>> g = tf.make_graph(lambda x: tf.sin(x) * 2.0, tf.TensorSpec((3,)))
+    >>> g.nodes[1]
+    Node(multiply[out_dtype=float64], inputs=[Var(f64[3]), const(2.0)], outputs=[Var(f64[3])])
+    >>> g.nodes[1].prim.name
+    'multiply'
+    """
     __slots__ = ("prim", "params", "inputs", "outputs")
 
     def __init__(self, prim, params, inputs, outputs):
         self.prim, self.params, self.inputs, self.outputs = prim, params, inputs, outputs
+
+    def __repr__(self):
+        def operand(v):
+            return repr(v) if isinstance(v, Var) else _const_text(v)
+        return "Node(%s, inputs=[%s], outputs=[%s])" % (
+            _head(self, lambda g: "Graph(%d node%s)" % (len(g.nodes), "s"[:len(g.nodes) != 1])),
+            ", ".join(operand(v) for v in self.inputs),
+            ", ".join(operand(v) for v in self.outputs))
 
 
 class Graph:
@@ -122,25 +180,24 @@ class Graph:
         and indented, its variables named on from the enclosing graph's."""
         def name(v):
             if not isinstance(v, Var):
-                return "const%s" % (v.shape,)
+                return _const_text(v)
             if id(v) not in names:
                 names[id(v)] = _var_name(len(names))
             return names[id(v)]
 
         def typed(v):
-            return "%s:%s%s" % (name(v), _short(v.dtype), list(v.shape))
+            return "%s:%s" % (name(v), _type_text(v))
 
         head = " ".join(typed(v) for v in self.in_vars)
         lines = ["%s{ lambda %s ." % (ind, head)]
         for n in self.nodes:
-            params = [kv for kv in sorted(n.params.items()) if kv[0] != "plan"]
-            lhs = "%s    %s = %s" % (ind, " ".join(typed(v) for v in n.outputs), n.prim.name)
+            params = _params(n)
+            lhs = "%s    %s = " % (ind, " ".join(typed(v) for v in n.outputs))
             args = " ".join(name(v) for v in n.inputs)
             if not any(isinstance(v, Graph) for _, v in params):
-                ps = ", ".join("%s=%s" % kv for kv in params)
-                lines.append("%s%s %s" % (lhs, "[%s]" % ps if ps else "", args))
+                lines.append("%s%s %s" % (lhs, _head(n), args))
                 continue
-            lines.append(lhs + "[")
+            lines.append(lhs + n.prim.name + "[")
             for k, v in params:
                 if isinstance(v, Graph):
                     sub = v._lines(names, ind + "      ")
@@ -161,6 +218,42 @@ def _var_name(i):
         i, r = divmod(i - 1, 26)
         s = chr(97 + r) + s
     return s
+
+
+def _params(node):
+    """The parameters a printout shows, sorted by name (a fused group's ``plan`` is the
+    drivers' business)."""
+    return [kv for kv in sorted(node.params.items()) if kv[0] != "plan"]
+
+
+def _head(node, show=str):
+    """``prim[name=value, ...]`` (``show`` formats the values)."""
+    ps = ", ".join("%s=%s" % (k, show(v) if isinstance(v, Graph) else v)
+                   for k, v in _params(node))
+    return node.prim.name + ("[%s]" % ps if ps else "")
+
+
+def _type_text(v):
+    """``f64[2, 3]``: a variable's (or constant's) dtype and shape."""
+    return "%s%s" % (_short(v.dtype), list(v.shape))
+
+
+# constants of at most this many elements are printed by value
+_CONST_SHOWN = 6
+
+
+def _const_text(c):
+    """A constant operand in a printout: by value when small (``const(2.0)``,
+    ``const([1. 2.])``), else by type (``const(f64[100])``)."""
+    try:
+        small = c.size <= _CONST_SHOWN
+        if small:
+            a = np.asarray(c)
+    except Exception:   # a value without host data: show its type
+        small = False
+    if not small:
+        return "const(%s)" % _type_text(c)
+    return "const(%s)" % " ".join(str(a).split())
 
 
 def _short(dt):
