@@ -42,8 +42,31 @@ class AbstractArray:
 
 
 def is_abstract(t: object) -> bool:
-    """Whether tensor ``t`` is being traced into a graph (it has a shape and a dtype but
-    no data yet)."""
+    """Whether tensor ``t`` is being traced into a graph (shape and dtype, no data yet).
+
+    Rules and kernels that read values on the host (a check, a data-dependent shortcut)
+    ask this first: an abstract tensor's values are known only when the program runs.
+
+    Parameters
+    ----------
+    t : Tensor
+        Any tensor.
+
+    Returns
+    -------
+    bool
+        True inside :func:`tenferro.make_graph` (or ``jit``) for a traced value.
+
+    Examples
+    --------
+    >>> from tenferro.autograd.extend import is_abstract
+    >>> is_abstract(tf.ones(2))
+    False
+    >>> seen = []
+    >>> _ = tf.make_graph(lambda v: seen.append(is_abstract(v)) or v, tf.TensorSpec((2,)))
+    >>> seen
+    [True]
+    """
     return getattr(t._data, "abstract", False)
 
 
