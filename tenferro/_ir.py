@@ -151,12 +151,52 @@ class Node:
 
 
 class Graph:
-    """A traced program: input variables, nodes in execution order, outputs (variables
-    or constants, in the pytree structure of the function's result).
+    """A traced program (JAX's jaxpr): input variables, nodes in execution order, outputs.
 
-    This is the data and its printout; calling a graph (:mod:`tenferro.graph`) and its
-    ``grad``/``vjp``/``jvp`` (:mod:`tenferro.autograd`) are attached by the layers that
-    own them."""
+    Made by :func:`tenferro.make_graph` (or ``jit(f).trace``), not by hand.  The
+    outputs are variables or constants, in the pytree structure of the function's
+    result.  ``print(graph)`` shows it in a jaxpr-like form: variables are named ``a``,
+    ``b``, ... with their dtype and shape, constants of up to six elements by value.
+    A graph is a value: graph transforms return new graphs (``graph.grad()``,
+    ``graph.vjp()``, ``graph.jvp()``, attached by :mod:`tenferro.autograd`), and
+    :func:`tenferro.compile` turns one into a :class:`~tenferro.Program`.  Calling a
+    graph runs its nodes eagerly.
+
+    Parameters
+    ----------
+    in_specs : sequence of TensorSpec
+        The inputs' shapes, dtypes and device.
+    in_vars : sequence of Var
+        The input variables.
+    nodes : sequence of Node
+        The primitive applications, in execution order.
+    outs : sequence of Var or Tensor
+        The flat outputs (variables or constants).
+    out_tree : TreeDef
+        The outputs' pytree structure.
+    name : str, default "f"
+        The traced function's name.
+    device : Device, optional
+        The device it was traced for; default the first input's (the CPU without
+        inputs).
+
+    See Also
+    --------
+    make_graph, compile, Node, Var
+
+    Examples
+    --------
+    >>> g = tf.make_graph(lambda x: tf.sin(x) * 2.0, tf.TensorSpec((3,)))
+    >>> print(g)
+    { lambda a:f64[3] .
+        b:f64[3] = sin[out_dtype=float64] a
+        c:f64[3] = multiply[out_dtype=float64] b const(2.0)
+      in (c) }
+    >>> g(tf.zeros(3))
+    tensor([0., 0., 0.])
+    >>> len(g.nodes), g.inputs
+    (2, (Var(f64[3]),))
+    """
 
     def __init__(self, in_specs, in_vars, nodes, outs, out_tree, name="f", device=None):
         self.in_specs = tuple(in_specs)
