@@ -126,6 +126,10 @@ def trace(a: _typing.Any, *args: _typing.Any, **kwargs: _typing.Any) -> _typing.
     AxisError
         If an axis is out of range.
 
+    See Also
+    --------
+    numpy.trace, diagonal, einsum
+
     Notes
     -----
     Differentiable: yes, forward and reverse, real and complex, to any order (a
@@ -134,10 +138,6 @@ def trace(a: _typing.Any, *args: _typing.Any, **kwargs: _typing.Any) -> _typing.
     A callable first argument, ``trace(f, *specs)``, still traces ``f`` into a graph
     (the meaning this name had before it was given back to NumPy's): deprecated, with
     a ``DeprecationWarning``; use :func:`tenferro.make_graph`.
-
-    See Also
-    --------
-    numpy.trace, diagonal, einsum
 
     Examples
     --------

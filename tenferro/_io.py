@@ -70,6 +70,10 @@ def save(file: PathOrFile, obj: Any, *, compressed: bool = False) -> None:
     --------
     load, numpy.save, numpy.savez
 
+    Notes
+    -----
+    Differentiable: no: values are saved without their autodiff state.
+
     Examples
     --------
     >>> import io
@@ -170,6 +174,10 @@ def load(file: PathOrFile, mmap_mode: MmapMode | None = None) -> Tensor | NpzTen
     See Also
     --------
     save, numpy.load
+
+    Notes
+    -----
+    Differentiable: no: the loaded tensors are new leaves (call ``requires_grad_()``).
 
     Examples
     --------

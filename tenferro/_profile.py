@@ -175,9 +175,19 @@ def profile(sync: bool = True) -> Profile:
     Profile
         The recorder, to use as a context manager; ``print(p)`` shows a table.
 
+    Raises
+    ------
+    RuntimeError
+        When the returned profile is entered while it is already open.
+
     See Also
     --------
     Profile
+
+    Notes
+    -----
+    Differentiable: not applicable; profiling changes no value or derivative of what runs in
+    the block.
 
     Examples
     --------

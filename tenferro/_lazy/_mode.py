@@ -178,9 +178,18 @@ def realize(*tensors: Any) -> Any:
     Tensor or tuple or None
         Its argument (several: a tuple of them); None without arguments.
 
+    Raises
+    ------
+    Exception
+        What the recorded operations raise when they are computed.
+
     See Also
     --------
     lazy
+
+    Notes
+    -----
+    Differentiable: yes: it computes what was recorded; the autodiff tape is kept.
 
     Examples
     --------

@@ -259,6 +259,12 @@ def checkpoint(f: Callable[..., Any], *args: Any, preserve_rng_state: bool = Tru
     --------
     checkpoint_sequential, is_checkpointing
 
+    Notes
+    -----
+    Differentiable: yes, reverse (the eager tape, ``vjp``, traced graphs) and forward, to any
+    order: the recomputation is differentiated with the rules of the ops in
+    ``f``.
+
     Examples
     --------
     >>> x = tf.asarray([0.5, 1.0]).requires_grad_()
@@ -345,6 +351,10 @@ def checkpoint_sequential(functions: Sequence[Callable[..., Any]], segments: int
     See Also
     --------
     checkpoint
+
+    Notes
+    -----
+    Differentiable: yes, as :func:`checkpoint`.
 
     Examples
     --------

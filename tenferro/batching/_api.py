@@ -198,6 +198,12 @@ def vmap(f: Callable[P, R], in_axes: Any = 0, out_axes: Any = 0,
     --------
     jacfwd, jit
 
+    Notes
+    -----
+    Differentiable: yes: ``vmap`` composes with ``grad``, ``jvp``, ``vjp`` and
+    ``jacfwd``/``jacrev`` in any order, to any order of derivatives (the
+    batching rules are written in differentiable ops).
+
     Examples
     --------
     >>> xs = tf.asarray([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])

@@ -116,16 +116,16 @@ def einsum(subscripts: str, *operands: Any, client: Any = None,
         If ``subscripts`` does not match the operands, a sliced index is not one of its
         labels, or ``tasks`` is not a positive int.
 
+    See Also
+    --------
+    tenferro.einsum, map
+
     Notes
     -----
     Differentiable: yes, forward and reverse (``tenferro.grad``, ``jvp``,
     ``backward``), to any order: the derivatives run on Dask sliced on the same
     indices; reverse mode computes every needed operand's cotangent in one pass over
     the slices (docs/distributed.md, "Gradients").
-
-    See Also
-    --------
-    tenferro.einsum, map
 
     Examples
     --------

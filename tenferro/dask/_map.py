@@ -241,13 +241,13 @@ def map(f: Callable[..., Any], batches: Iterable[Any], *, client: Any = None,
     ValueError
         If an argument is a Tensor that requires grad (or is traced by a transform).
 
-    Notes
-    -----
-    Differentiable: no; a Tensor that requires grad is refused.
-
     See Also
     --------
     einsum, tenferro.jit, tenferro.vmap
+
+    Notes
+    -----
+    Differentiable: no; a Tensor that requires grad is refused.
 
     Examples
     --------

@@ -558,6 +558,12 @@ def compile(graph: Graph, passes: Sequence[str] | None = None,
     --------
     make_graph, jit, register_pass
 
+    Notes
+    -----
+    Differentiable: yes: a program called on tensors that require grad, or under
+    ``grad``/``jvp``/``vmap``, is differentiated through its graph, to any
+    order; ``graph.grad()``, ``vjp()``, ``jvp()`` give derivative graphs.
+
     Examples
     --------
     >>> def f(x, w):

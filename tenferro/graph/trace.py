@@ -234,6 +234,11 @@ def make_graph(f: Callable[..., Any], *specs: Any) -> Graph:
     --------
     TensorSpec, compile, jit
 
+    Notes
+    -----
+    Differentiable: yes: ``graph.grad()``, ``graph.vjp()`` and ``graph.jvp()`` are graph
+    transforms with the eager rules, composable to any order.
+
     Examples
     --------
     >>> g = tf.make_graph(lambda x, y: (x @ y).sum(), tf.TensorSpec((2, 3)),
