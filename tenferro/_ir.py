@@ -307,12 +307,13 @@ _CONST_SHOWN = 6
 
 def _const_text(c):
     """A constant operand in a printout: by value when small (``const(2.0)``,
-    ``const([1. 2.])``), else by type (``const(f64[100])``)."""
+    ``const([1. 2.])``, copied from any device by its driver), else by type
+    (``const(f64[100])``)."""
     try:
         small = c.size <= _CONST_SHOWN
         if small:
-            a = np.asarray(c)
-    except Exception:   # a value without host data: show its type
+            a = c._device.driver.to_numpy(c._data)
+    except Exception:   # a value without host data (a tracer's): show its type
         small = False
     if not small:
         return "const(%s)" % _type_text(c)

@@ -47,3 +47,12 @@ def test_printout_shows_small_constants_by_value_and_large_by_type():
 def test_printout_of_a_constant_output():
     g = tf.make_graph(lambda x: tf.asarray([1, 2]), tf.TensorSpec((3,)))
     assert str(g).splitlines()[-1] == "  in (const([1 2])) }"
+
+
+def test_printout_shows_a_device_constant_by_value(accel_device):
+    """A small constant on an accelerator is copied to the host for the printout (its
+    driver's to_numpy), not shown by type."""
+    dt = "float32"   # every device has it (WebGPU has no float64)
+    c = tf.asarray([1.0, 2.0], device=accel_device, dtype=dt)
+    g = tf.make_graph(lambda x: x * c, tf.TensorSpec((2,), dt, device=accel_device))
+    assert "const([1. 2.])" in str(g)
