@@ -126,7 +126,9 @@ def _check_maxsize(name, maxsize):
 
 
 def extension_cache(name: str, maxsize: int = 256) -> LRUCache:
-    """The runtime's LRU cache called ``name``, for extensions (tenferro-rs's ``with_extension_caches_mut``).
+    """The runtime's LRU cache called ``name``, for extensions.
+
+    As tenferro-rs's ``with_extension_caches_mut``.
 
     A bounded, thread-safe mapping that forgets its least recently used entry when
     full: the same object for the same name, listed by :func:`cache_stats` and emptied

@@ -88,7 +88,7 @@ def _flatten(x, leaves):
 
 
 def tree_unflatten(treedef, leaves):
-    """The pytree of structure ``treedef`` with the given leaves (``jax.tree_util.tree_unflatten``).
+    """The pytree of structure ``treedef`` with the given leaves (``jax.tree_util``'s).
 
     Parameters
     ----------

@@ -320,8 +320,9 @@ def checkpoint(f: Callable[..., Any], *args: Any, preserve_rng_state: bool = Tru
 
 def checkpoint_sequential(functions: Sequence[Callable[..., Any]], segments: int,
                           input: Any, preserve_rng_state: bool = True) -> Any:
-    """Apply ``functions`` in turn, checkpointing all segments but the last (``torch.utils.checkpoint.checkpoint_sequential``).
+    """Apply ``functions`` in turn, checkpointing all segments but the last.
 
+    As PyTorch's ``torch.utils.checkpoint.checkpoint_sequential``.
     The functions are split in ``segments`` chunks of ``ceil(len(functions) /
     segments)``; each chunk but the last runs under :func:`checkpoint`.  With shrew's
     edge cases: no functions returns ``input`` itself, and more segments than

@@ -29,8 +29,9 @@ _MODES = ("jvp", "vjp")
 
 
 class AdContext:
-    """A set of JVP/VJP rules overriding the registry's for some primitives (tenferro-rs's ``AdContext``).
+    """A set of JVP/VJP rules overriding the registry's for some primitives.
 
+    As tenferro-rs's ``AdContext``.
     Use it as a context manager (``with ctx: ...``; nestable, restored on exceptions),
     where it applies to the eager tape, the functional transforms and the graph
     transforms, or pass it to ``Graph.grad``/``vjp``/``jvp`` (``ctx=``), where it

@@ -378,8 +378,9 @@ def _targets(op, inputs):
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None,
              num_workers=None):
-    """Accumulate the gradients of ``tensors`` into the leaves' ``.grad`` (``torch.autograd.backward``).
+    """Accumulate the gradients of ``tensors`` into the leaves' ``.grad``.
 
+    As PyTorch's ``torch.autograd.backward``.
     Runs one reverse pass of the eager tape from ``tensors`` (weighted by
     ``grad_tensors``) and adds ``d(sum_i <grad_i, tensor_i>)/d leaf`` into the
     ``.grad`` of every leaf that requires grad (or only of ``inputs``).
@@ -457,8 +458,9 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          allow_unused=None, materialize_grads=False, num_workers=None):
-    """The gradients of ``outputs`` with respect to ``inputs`` on the eager tape (``torch.autograd.grad``).
+    """The gradients of ``outputs`` with respect to ``inputs``, on the eager tape.
 
+    As PyTorch's ``torch.autograd.grad``.
     One reverse pass from ``outputs``; the ``.grad`` of the leaves is not touched.
     (The functional ``jax.grad``-like transform is :func:`tenferro.grad`, also
     ``tenferro.autograd.functional_grad``.)

@@ -357,8 +357,9 @@ def _arity(prim, fns, primals):
 
 
 def deflinear(prim: Primitive, transpose: Callable[..., Any]) -> None:
-    """Register both rules of a primitive linear in its first argument (``jax.interpreters.ad.deflinear``).
+    """Register both rules of a primitive linear in its first argument.
 
+    As JAX's ``jax.interpreters.ad.deflinear``.
     The JVP applies the primitive to the tangent; the VJP is ``transpose(ct, *primals,
     out=out, **params)`` (declaring only the keywords it uses).  The other arguments
     have no derivative.
@@ -438,8 +439,9 @@ def zero_derivative(prim: Primitive) -> None:
 
 def def_impl(prim: Primitive, device_type: str,
              fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Register ``fn`` as ``prim``'s kernel on devices of ``device_type`` (JAX's ``register_lowering(..., platform=)``).
+    """Register ``fn`` as ``prim``'s kernel on devices of ``device_type``.
 
+    As JAX's ``register_lowering(..., platform=)``.
     ``fn(*device_arrays, **params)`` takes the device arrays of the inputs (NumPy
     arrays on the CPU) and returns a new device array (a tuple for multiple results).
     It must not return its inputs or views of them (unless the driver's ``view_ops``

@@ -40,8 +40,9 @@ loop_only = set()
 
 
 def def_batch_rule(prim: Primitive, fn: BatchRule) -> BatchRule:
-    """Register ``prim``'s batching rule, used by :func:`tenferro.vmap` (``jax.interpreters.batching.primitive_batchers``).
+    """Register ``prim``'s batching rule, used by :func:`tenferro.vmap`.
 
+    As JAX's ``jax.interpreters.batching.primitive_batchers``.
     ``fn(args, batched, params, size)`` returns the batched output (a tuple for
     multiple results), batch as axis 0 of every output: ``args[i]`` carries the batch
     as its axis 0 where ``batched[i]`` is true and is the same for every example

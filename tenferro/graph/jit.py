@@ -60,7 +60,7 @@ def _is_array(x):
 
 
 class jit:
-    """Compile ``f`` on its first call for each signature, cache the program and run it (``jax.jit``).
+    """Compile ``f`` on its first call per signature, cache the program, run it (``jax.jit``).
 
     On a call with a new signature ``f`` is traced (:func:`make_graph`), compiled
     (:func:`compile`) and the program cached (LRU, ``maxsize``); later calls with the

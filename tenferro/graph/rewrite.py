@@ -153,8 +153,9 @@ def _prim_name(prim):
 
 
 def register_rewrite(prim: Primitive | str, rule: Rule) -> Rule:
-    """Add a rewrite rule for a primitive, applied by the ``simplify`` pass (tinygrad's ``PatternMatcher``).
+    """Add a rewrite rule for a primitive, applied by the ``simplify`` pass.
 
+    As tinygrad's ``PatternMatcher`` maps patterns to replacements.
     ``rule(node, inputs, ctx)`` returns None, or a replacement as
     :func:`rewrite_graph`'s function does, whose outputs equal the node's (shape, dtype
     and values); ``ctx`` is a :class:`RewriteContext`.  The rule goes after those
