@@ -56,3 +56,9 @@ def test_printout_shows_a_device_constant_by_value(accel_device):
     c = tf.asarray([1.0, 2.0], device=accel_device, dtype=dt)
     g = tf.make_graph(lambda x: x * c, tf.TensorSpec((2,), dt, device=accel_device))
     assert "const([1. 2.])" in str(g)
+
+
+def test_tensor_spec_repr_names_a_device_other_than_the_cpu(accel_device):
+    assert repr(tf.TensorSpec((2, 3), "float32")) == "TensorSpec((2, 3), float32)"
+    spec = tf.TensorSpec((2,), "float32", device=accel_device)
+    assert repr(spec) == "TensorSpec((2,), float32, device=%r)" % str(accel_device)

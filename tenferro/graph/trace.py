@@ -85,7 +85,8 @@ class TensorSpec:
         self.device = _device(device if device is not None else "cpu")
 
     def __repr__(self):
-        return "TensorSpec(%s, %s)" % (self.shape, self.dtype)
+        dev = "" if self.device.type == "cpu" else ", device=%r" % str(self.device)
+        return "TensorSpec(%s, %s%s)" % (self.shape, self.dtype, dev)
 
     def __eq__(self, other):
         return (isinstance(other, TensorSpec) and (self.shape, self.dtype, self.device)
