@@ -5,7 +5,9 @@
 (the data of a tensor being traced: metadata without values).  This is vocabulary
 shared by every layer: drivers read graphs (fused groups, :mod:`tenferro._fused`), the
 compiler (:mod:`tenferro.graph`) builds and rewrites them, autodiff transforms them.
-Nothing here runs an op.
+Nothing here runs an op.  A graph prints jaxpr-like (variables named ``a``, ``b``, ...,
+constants of up to six elements by value); a variable's repr is its type
+(``Var(f64[3])``), a node's its primitive, parameters and operands.
 """
 from __future__ import annotations
 
@@ -145,7 +147,7 @@ class Node:
         def operand(v):
             return repr(v) if isinstance(v, Var) else _const_text(v)
         return "Node(%s, inputs=[%s], outputs=[%s])" % (
-            _head(self, lambda g: "Graph(%d node%s)" % (len(g.nodes), "s"[:len(g.nodes) != 1])),
+            _head(self, _graph_summary),
             ", ".join(operand(v) for v in self.inputs),
             ", ".join(operand(v) for v in self.outputs))
 
@@ -294,6 +296,12 @@ def _head(node, show=str):
     ps = ", ".join("%s=%s" % (k, show(v) if isinstance(v, Graph) else v)
                    for k, v in _params(node))
     return node.prim.name + ("[%s]" % ps if ps else "")
+
+
+def _graph_summary(g):
+    """A graph parameter in a node's repr: ``Graph(3 nodes)``."""
+    n = len(g.nodes)
+    return "Graph(%d node%s)" % (n, "" if n == 1 else "s")
 
 
 def _type_text(v):
