@@ -7,6 +7,7 @@ linear algebra.  The Python rendering of the Rust library tenferro-rs.
 __version__ = "0.1.0"
 
 import importlib as _importlib
+import inspect as _inspect
 import os as _os
 import sys as _sys
 import typing as _typing
@@ -92,11 +93,61 @@ if not _threads.have_openmp():
 
 
 def trace(a: _typing.Any, *args: _typing.Any, **kwargs: _typing.Any) -> _typing.Any:
-    """numpy.trace: the sum along a diagonal (``offset``, ``axis1``, ``axis2``, ``dtype``).
+    """The sum along a diagonal of an array (``numpy.trace``).
+
+    For a 2-d ``a``, ``sum(a[i, i + offset])``; for more dimensions the diagonals of
+    the ``(axis1, axis2)`` planes are summed, giving an array of the other axes (a
+    strided diagonal view and one reduction, as einsum's ``'ii->'``).
+
+    Parameters
+    ----------
+    a : Tensor or array_like
+        At least 2-d.
+    offset : int, default 0
+        The diagonal: above the main one for positive values, below for negative.
+    axis1 : int, default 0
+        The first axis of the planes.
+    axis2 : int, default 1
+        The second axis of the planes.
+    dtype : dtype, optional
+        The accumulator's and result's dtype (NumPy's default: ``a``'s, integers and
+        bool widened to int64).
+
+    Returns
+    -------
+    Tensor
+        The sums: 0-d for a 2-d ``a``, else of ``a``'s shape without the two axes.
+
+    Raises
+    ------
+    ValueError
+        If ``a`` has fewer than 2 dimensions, or ``axis1`` and ``axis2`` name the same
+        axis.
+    AxisError
+        If an axis is out of range.
+
+    See Also
+    --------
+    numpy.trace, diagonal, einsum
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse, real and complex, to any order (a
+    diagonal view and a sum, both linear).
 
     A callable first argument, ``trace(f, *specs)``, still traces ``f`` into a graph
-    (the meaning this name had before it was given back to NumPy's): deprecated, use
-    :func:`tenferro.make_graph`."""
+    (the meaning this name had before it was given back to NumPy's): deprecated, with
+    a ``DeprecationWarning``; use :func:`tenferro.make_graph`.
+
+    Examples
+    --------
+    >>> a = tf.asarray([[1.0, 2.0], [3.0, 4.0]])
+    >>> tf.trace(a), tf.trace(a, offset=1)
+    (tensor(5.), tensor(2.))
+    >>> tf.grad(tf.trace)(a)
+    tensor([[1., 0.],
+            [0., 1.]])
+    """
     if callable(a) and not isinstance(a, Tensor):
         import warnings
 
@@ -108,6 +159,9 @@ def trace(a: _typing.Any, *args: _typing.Any, **kwargs: _typing.Any) -> _typing.
                             % sorted(kwargs))
         return make_graph(a, *args)
     return _ops.trace(a, *args, **kwargs)
+
+
+trace.__signature__ = _inspect.signature(_ops.trace)   # numpy.trace's parameters
 
 
 if not _typing.TYPE_CHECKING:   # hidden from type checkers: they flag misspelt names

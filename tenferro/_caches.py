@@ -126,8 +126,55 @@ def _check_maxsize(name, maxsize):
 
 
 def extension_cache(name: str, maxsize: int = 256) -> LRUCache:
-    """The runtime's LRU cache called ``name``, made on first use with ``maxsize``
-    entries (a later call with another ``maxsize`` resizes it)."""
+    """The runtime's LRU cache called ``name``, for extensions.
+
+    As tenferro-rs's ``with_extension_caches_mut``.
+
+    A bounded, thread-safe mapping that forgets its least recently used entry when
+    full: the same object for the same name, listed by :func:`cache_stats` and emptied
+    by :func:`clear_caches`.  Keep in it only what can be recomputed from its key
+    (plans, derived matrices): clearing it at any moment must change no result.
+    ``cache.setdefault(key, make)`` returns the value under ``key``, else stores
+    ``make()`` there.
+
+    Parameters
+    ----------
+    name : str
+        The cache's name (e.g. ``"mylib.plans"``).
+    maxsize : int, default 256
+        The number of entries kept; made with it on first use, a later call with
+        another ``maxsize`` resizes it.
+
+    Returns
+    -------
+    LRUCache
+        The cache (``get``, ``setdefault``, ``[]``, ``in``, ``len``, ``clear``,
+        ``stats``).
+
+    Raises
+    ------
+    TypeError
+        If ``name`` is not a non-empty string.
+    ValueError
+        If ``maxsize`` is not an int >= 0, or ``name`` is one of tenferro's own caches.
+
+    See Also
+    --------
+    cache_stats, clear_caches
+
+    Notes
+    -----
+    Differentiable: not applicable: a cache store.
+
+    Examples
+    --------
+    >>> cache = tf.extension_cache("mylib.squares", maxsize=2)
+    >>> cache.setdefault(3, lambda: 3 ** 2), cache.setdefault(3, lambda: 0)
+    (9, 9)
+    >>> cache.stats()
+    CacheStats(hits=1, misses=1, size=1, maxsize=2, unit='entries')
+    >>> cache.clear()
+    """
     if not isinstance(name, str) or not name:
         raise TypeError("tenferro.extension_cache: name must be a non-empty str, got %r"
                         % (name,))
@@ -196,16 +243,76 @@ def track(group: str, obj: Any = None) -> None:
 
 
 def cache_stats() -> dict[str, CacheStats]:
-    """Every cache tenferro keeps (those of drivers and extensions loaded so far), by
-    name: hits, misses, size, maxsize and unit."""
+    """The statistics of every cache tenferro keeps, by name.
+
+    tenferro's own (einsum plans, jit programs, the CPU buffer cache, drivers' kernel
+    caches) and the extensions' (:func:`extension_cache`), of the drivers and
+    extensions loaded so far.  ``show_config()`` prints them too.
+
+    Returns
+    -------
+    dict of str to CacheStats
+        Named tuples ``(hits, misses, size, maxsize, unit)``; ``hits`` and ``misses``
+        are None where a cache does not count them, ``maxsize`` None where unbounded,
+        ``unit`` ``"entries"`` or ``"bytes"``.
+
+    Raises
+    ------
+    None
+        It reads statistics and does not raise.
+
+    See Also
+    --------
+    clear_caches, extension_cache
+
+    Notes
+    -----
+    Differentiable: not applicable: it reads statistics.
+
+    Examples
+    --------
+    >>> stats = tf.cache_stats()
+    >>> "einsum plans" in stats and "jit programs" in stats
+    True
+    >>> stats["einsum plans"]._fields
+    ('hits', 'misses', 'size', 'maxsize', 'unit')
+    """
     with _lock:
         items = sorted(_store.items())
     return {name: stats() for name, (stats, _) in items}
 
 
 def clear_caches() -> None:
-    """Empty every cache (the next calls recompute what they need; results are the
-    same)."""
+    """Empty every cache tenferro keeps: compiled programs, plans, buffers, kernels.
+
+    The next calls recompute what they need; results are the same.  Frees memory (the
+    CPU buffer cache) and forces retracing of ``jit`` functions.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    None
+        It empties caches and does not raise.
+
+    See Also
+    --------
+    cache_stats
+
+    Notes
+    -----
+    Differentiable: not applicable; results (values and derivatives) are the same after it.
+
+    Examples
+    --------
+    >>> f = tf.jit(lambda x: x + 1)
+    >>> _ = f(tf.ones(2))
+    >>> tf.clear_caches()
+    >>> f.cache_info().size
+    0
+    """
     with _lock:
         clears = [c for _, c in _store.values()]
     for c in clears:

@@ -68,7 +68,38 @@ def numpy_blas_spin():
 
 
 def show_config() -> None:
-    """Print version, compiler, OpenMP status, thread counts, BLAS/LAPACK and devices."""
+    """Print tenferro's build and runtime configuration (``numpy.show_config``).
+
+    The version, compiler, OpenMP status, thread counts, BLAS/LAPACK, the caches and
+    every available device with its properties: what to paste into a bug report.
+    Looking for devices loads their runtimes.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    None
+        It prints what it finds; a device that fails to load is left out.
+
+    See Also
+    --------
+    get_num_threads, tenferro.devices.available, cache_stats
+
+    Notes
+    -----
+    Differentiable: not applicable: it prints the configuration.
+
+    Examples
+    --------
+    >>> tf.show_config()
+    tenferro ...
+      python: ...
+      openmp: ...
+      devices:
+        cpu ...
+    """
     c = config()
     lines = ["tenferro %s" % c["tenferro"],
              "  python:    %s on %s" % (c["python"], c["platform"]),

@@ -40,7 +40,49 @@ def save(file: PathOrFile, obj: Any, *, compressed: bool = False) -> None:
     ``np.savez_compressed``).  The values are saved, in their dtype and layout: a tensor
     on another device is copied to the host first (the one transfer, explicit here), and
     ``requires_grad``, ``.grad`` and the autodiff graph are not saved.  A tensor being
-    traced has no value to save (``ConcretizationError``).  Nothing is pickled.
+    traced has no value to save (``ConcretizationError``).  Nothing is pickled: the
+    files are NumPy's, readable by ``np.load``.
+
+    Parameters
+    ----------
+    file : str, path-like or binary file object
+        Where to write.
+    obj : Tensor or array_like or dict of str to Tensor
+        One tensor (``.npy``) or named tensors (``.npz``).
+    compressed : bool, default False
+        Deflate the ``.npz`` archive's members (a dict only).
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    ValueError
+        If ``compressed`` is given for a single tensor, or the path's extension names
+        the other format.
+    TypeError
+        If a name of a dict is not a string.
+    ConcretizationError
+        If a tensor is being traced.
+
+    See Also
+    --------
+    load, numpy.save, numpy.savez
+
+    Notes
+    -----
+    Differentiable: no: values are saved without their autodiff state.
+
+    Examples
+    --------
+    >>> import io
+    >>> buf = io.BytesIO()
+    >>> tf.save(buf, {"w": tf.ones((2, 2)), "b": tf.zeros(2)})
+    >>> _ = buf.seek(0)
+    >>> with tf.load(buf) as d:
+    ...     sorted(d), d["b"]
+    (['b', 'w'], tensor([0., 0.]))
     """
     if isinstance(obj, Mapping):
         _save_npz(file, obj, compressed)
@@ -107,6 +149,44 @@ def load(file: PathOrFile, mmap_mode: MmapMode | None = None) -> Tensor | NpzTen
     complex128; byte-swapped data is converted to native order, except under mmap)
     are loaded -- others raise, naming the dtype -- and nothing is unpickled: an
     object array raises ValueError.
+
+    Parameters
+    ----------
+    file : str, path-like or binary file object
+        What to read.
+    mmap_mode : {None, "r", "r+", "c"}, optional
+        Memory-map an ``.npy`` file named by a path instead of reading it.
+
+    Returns
+    -------
+    Tensor or NpzTensors
+        The tensor (on the CPU) of an ``.npy`` file, or the mapping of an ``.npz``
+        archive's tensors.
+
+    Raises
+    ------
+    ValueError
+        If the file is neither ``.npy`` nor ``.npz``, holds a dtype tenferro does not
+        have or objects, or ``mmap_mode`` is invalid or not applicable.
+    OSError
+        If the file cannot be read (``FileNotFoundError``, ...).
+
+    See Also
+    --------
+    save, numpy.load
+
+    Notes
+    -----
+    Differentiable: no: the loaded tensors are new leaves (call ``requires_grad_()``).
+
+    Examples
+    --------
+    >>> import io
+    >>> buf = io.BytesIO()
+    >>> tf.save(buf, tf.arange(3.0))
+    >>> _ = buf.seek(0)
+    >>> tf.load(buf)
+    tensor([0., 1., 2.])
     """
     if mmap_mode is not None and mmap_mode not in _MMAP_MODES:
         raise ValueError("tenferro.load: mmap_mode must be None or one of %s, got %r"

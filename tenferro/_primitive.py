@@ -107,13 +107,45 @@ class Trace:
 
 
 class Tracer(Tensor):
-    """A value being differentiated by a functional transform.
+    """A value being differentiated (or batched) by a functional transform.
 
-    It behaves as a Tensor whose data is its primal's (shape, dtype and device are the
-    primal's), and every operation on it is seen by its transform.  Reading its values
-    on the host (``float(x)``, ``.item()``, ``np.asarray(x)``, a NumPy function) would
-    cut the derivative (a silent zero), so it raises ``ConcretizationError``; read
-    ``stop_gradient(x)`` where a constant is meant.
+    What ``f`` receives inside ``tf.grad(f)``, ``tf.jvp``, ``tf.vmap``: it behaves as a
+    Tensor whose data is its primal's (shape, dtype and device are the primal's), and
+    every operation on it is seen by its transform.  Reading its values on the host
+    (``float(x)``, ``.item()``, ``np.asarray(x)``, a NumPy function) would cut the
+    derivative (a silent zero), so it raises ``ConcretizationError``; read
+    ``stop_gradient(x)`` where a constant is meant.  Tracers are made by the
+    transforms, not by users (the constructor is Tensor's).
+
+    Parameters
+    ----------
+    data : array_like
+        As :class:`~tenferro.Tensor` (unused by the transforms, which build tracers
+        directly).
+    dtype : dtype, optional
+        As :class:`~tenferro.Tensor`.
+    device : Device or str, optional
+        As :class:`~tenferro.Tensor`.
+    copy : bool, optional
+        As :class:`~tenferro.Tensor`.
+    requires_grad : bool, default False
+        As :class:`~tenferro.Tensor`.
+
+    Attributes
+    ----------
+    primal : Tensor
+        The value it stands for (itself a tracer under nested transforms).
+
+    Examples
+    --------
+    >>> seen = []
+    >>> _ = tf.grad(lambda x: seen.append(type(x).__name__) or x * x)(tf.asarray(2.0))
+    >>> seen
+    ['VJPTracer']
+    >>> tf.grad(lambda x: float(x) * x)(tf.asarray(2.0))
+    Traceback (most recent call last):
+    ...
+    tenferro._errors.ConcretizationError: tenferro.grad/vjp (a reverse-mode transform): ...
     """
 
     __slots__ = ("_trace", "primal")
@@ -179,9 +211,71 @@ _TRANSFORMS = {"vjp": "grad/vjp (a reverse-mode transform)",
 
 # -- primitives ----------------------------------------------------------------------------
 
+class _InstanceDoc:
+    """``__doc__`` of a class whose instances have their own: the class's docstring read
+    on the class, the instance's ``_doc`` slot read on an instance."""
+
+    def __init__(self, text):
+        self.text = text
+
+    def __get__(self, obj, cls=None):
+        return self.text if obj is None else obj._doc
+
+    def __set__(self, obj, value):
+        obj._doc = value
+
+
 class Primitive:
     __slots__ = ("name", "abstract_eval", "jvp", "vjp", "transpose", "differentiable",
-                 "nondiff_reason", "multiple_results", "impl", "zero_derivative", "__doc__")
+                 "nondiff_reason", "multiple_results", "impl", "zero_derivative", "_doc")
+    __doc__ = _InstanceDoc("""An operation known to every transform (``jax.core.Primitive``).
+
+    Every tenferro operation binds a primitive: eagerly it runs the kernel registered
+    for the inputs' device (:func:`~tenferro.autograd.extend.def_impl`); under a
+    transform it is processed by the transform (the derivative rules, the batching
+    rule, the shape rule for tracing).  Creating one registers it by name.  The
+    instance's ``__doc__`` is its ``doc``.
+
+    Parameters
+    ----------
+    name : str
+        A name unique in the registry (it names the primitive in errors and graphs).
+    abstract_eval : callable, optional
+        The shape rule: ``abstract_eval(*(shape, dtype) pairs, **params)`` returns the
+        output's ``(shape, dtype)`` (a tuple of them for multiple results); needed to
+        trace the primitive into a graph.
+    differentiable : bool, default True
+        Whether it has derivatives (integer-valued and piecewise-constant ones do not).
+    nondiff_reason : str, optional
+        Why not, for the error a transform raises.
+    multiple_results : bool, default False
+        Whether it returns a tuple of tensors.
+    doc : str, optional
+        A one-line description.
+
+    Raises
+    ------
+    ValueError
+        If a primitive of that name is already registered.
+
+    See Also
+    --------
+    bind, def_impl, defjvp, defvjp, def_batch_rule
+
+    Examples
+    --------
+    >>> from tenferro.autograd import extend
+    >>> softplus_p = extend.Primitive("softplus_demo", lambda x: x)  # shape, dtype kept
+    >>> _ = extend.def_impl(softplus_p, "cpu", lambda x: np.logaddexp(0.0, x))
+    >>> _ = extend.defjvp(softplus_p, lambda t, x: t * tf.sigmoid(x))
+    >>> _ = extend.defvjp(softplus_p, lambda ct, x: ct * tf.sigmoid(x))
+    >>> x = tf.asarray([0.0, 1.0])
+    >>> tf.round(softplus_p.bind(x), 6)
+    tensor([0.693147, 1.313262])
+    >>> tf.grad(lambda v: softplus_p.bind(v).sum())(tf.asarray([0.0]))
+    tensor([0.5])
+    >>> del extend.registry["softplus_demo"]   # (unregister this example's primitive)
+    """)
 
     def __init__(self, name, abstract_eval=None, *, differentiable=True,
                  nondiff_reason=None, multiple_results=False, doc=None):
@@ -208,17 +302,22 @@ class Primitive:
         return "Primitive(%r)" % self.name
 
     def bind(self, *args, **params):
+        """Apply the primitive to tensors ``args`` with parameters ``params`` (see
+        :func:`bind`)."""
         return bind(self, args, params)
 
     def def_abstract_eval(self, fn):
+        """Set the shape rule (usable as a decorator)."""
         self.abstract_eval = fn
         return fn
 
     def def_jvp(self, fn):
+        """Set the full JVP rule (as :func:`~tenferro.autograd.extend.def_jvp_rule`)."""
         self.jvp = fn
         return fn
 
     def def_vjp(self, fn):
+        """Set the full VJP rule (as :func:`~tenferro.autograd.extend.def_vjp_rule`)."""
         self.vjp = fn
         return fn
 
@@ -270,11 +369,39 @@ def with_rules(prim):
 
 
 def bind(prim: Primitive, args: Sequence[Any], params: dict[str, Any]) -> Any:
-    """Apply ``prim`` to tensors ``args``.
+    """Apply ``prim`` to tensors ``args`` (``jax.core.Primitive.bind``).
 
     The highest-level active trace owning one of the arguments (autodiff levels,
-    tracers) processes the application; with none, it runs eagerly on the device and,
-    when an argument takes part in eager autodiff, is recorded on the tape.
+    ``vmap``, a graph being traced) processes the application; with none, it runs
+    eagerly on the arguments' device and, when an argument takes part in eager
+    autodiff, is recorded on the tape.  ``prim.bind(*args, **params)`` is the same.
+
+    Parameters
+    ----------
+    prim : Primitive
+        The primitive.
+    args : sequence of Tensor
+        Its inputs, all on one device.
+    params : dict
+        Its static parameters (passed to the kernel and the rules as keywords).
+
+    Returns
+    -------
+    Tensor or tuple of Tensor
+        The result (a tuple for a multiple-results primitive).
+
+    Raises
+    ------
+    DeviceMismatchError
+        If the inputs are on different devices.
+    NotImplementedError
+        If no kernel is registered for the device (raised by the driver).
+
+    Examples
+    --------
+    >>> from tenferro.autograd.extend import bind, registry
+    >>> bind(registry["add"], (tf.ones(2), tf.ones(2)), {"out_dtype": np.dtype("float64")})
+    tensor([2., 2.])
     """
     if _interpreters:
         top = None

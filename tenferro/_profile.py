@@ -46,15 +46,42 @@ _depth = threading.local()   # per thread: inside a recorded op (nested ops not 
 
 
 class Profile:
-    """What a profile recorded: ``stats``, ``{(op, device, within): [calls, seconds,
-    bytes]}`` (``within``: None, or the program row a step belongs to).
+    """What a profile recorded: calls, time and bytes per operation and device.
 
-    ``sync`` (default True): after each op on a device that runs asynchronously
-    (WebGPU, CUDA) wait for it, so an op's time is its submission and its execution;
-    with False, the time is the host's (submission only) and the device's work lands
-    in whatever op next waits for it (a host read).  Opening a profile with ``sync``
-    first waits for the devices in use: work queued before the block is not counted
-    in its first op."""
+    Made by :func:`profile` and used as a context manager.  ``p.stats`` is
+    ``{(op, device, within): [calls, seconds, bytes]}`` (``within``: None, or the
+    program row a step of a compiled program belongs to); :meth:`rows`, :meth:`calls`
+    and :meth:`table` (also ``print(p)``) read it.  ``p.wall_s`` is the wall time with
+    the profile open.
+
+    Parameters
+    ----------
+    sync : bool, default True
+        After each op on a device that runs asynchronously (WebGPU, CUDA) wait for it,
+        so an op's time is its submission and its execution; with False the time is
+        the host's (submission only) and the device's work lands in whatever op next
+        waits for it (a host read).  Opening a profile with ``sync`` first waits for the
+        devices in use: work queued before the block is not counted in its first op.
+
+    Raises
+    ------
+    RuntimeError
+        If the profile is entered while already open.
+
+    See Also
+    --------
+    profile
+
+    Examples
+    --------
+    >>> x = tf.ones(1000)
+    >>> with tf.Profile() as p:
+    ...     y = tf.sin(x) * 2.0
+    >>> sorted((r["op"], r["device"], r["calls"]) for r in p.rows())
+    [('multiply', 'cpu', 1), ('sin', 'cpu', 1)]
+    >>> p.calls("sin"), p.calls("multiply", "cpu")
+    (1, 1)
+    """
 
     def __init__(self, sync: bool = True):
         self.sync = bool(sync)
@@ -131,9 +158,51 @@ class Profile:
 
 
 def profile(sync: bool = True) -> Profile:
-    """``with tenferro.profile() as p: ...``: record every op run in the block (any
-    thread) into ``p``; see :class:`Profile`.  Nestable: an op counts in every open
-    profile."""
+    """Record every operation run in a ``with`` block: ``with tenferro.profile() as p: ...``.
+
+    Every eager op, compiled program (and its steps) and kernel call run in the block,
+    in any thread, is counted with its time and the bytes it read and wrote.  Nestable:
+    an op counts in every open profile.  Profiling changes no result; off, it costs
+    nothing.
+
+    Parameters
+    ----------
+    sync : bool, default True
+        Wait for asynchronous devices after each op (see :class:`Profile`).
+
+    Returns
+    -------
+    Profile
+        The recorder, to use as a context manager; ``print(p)`` shows a table.
+
+    Raises
+    ------
+    RuntimeError
+        When the returned profile is entered while it is already open.
+
+    See Also
+    --------
+    Profile
+
+    Notes
+    -----
+    Differentiable: not applicable; profiling changes no value or derivative of what runs in
+    the block.
+
+    Examples
+    --------
+    >>> x = tf.ones(1000)
+    >>> with tf.profile() as p:
+    ...     y = tf.sin(x)
+    ...     z = tf.sin(y) * 2.0
+    >>> p.calls("sin"), p.calls("multiply")
+    (2, 1)
+    >>> print(p)
+    op device calls total ms mean us bytes
+    ...
+    total 3 ...
+    (wall time with the profile open: ... ms)
+    """
     return Profile(sync)
 
 

@@ -250,7 +250,7 @@ def test_printout_nests_the_segment():
         "          d:f64[2] = sin[out_dtype=float64] c",
         "        in (d) }",
         "    ] a",
-        "    e:f64[2] = multiply[out_dtype=float64] b const()",
+        "    e:f64[2] = multiply[out_dtype=float64] b const(2.0)",
         "  in (e) }"]
 
 

@@ -160,10 +160,48 @@ def _stand_in_data(a):
 
 
 def realize(*tensors: Any) -> Any:
-    """Compute the given lazy tensors now, with what is scheduled with them (live
-    tensors computed by the same operations); returns its argument (several: a tuple).
-    With no argument: every pending tensor of this thread's lazy block (outside one,
-    every pending tensor).  Other values, and tensors that are not lazy, pass through."""
+    """Compute lazy tensors now (tinygrad's ``realize``).
+
+    The given lazy tensors are computed together with what is scheduled with them
+    (live tensors computed by the same operations), through one compiled program per
+    device; they become plain tensors.  Other values, and tensors that are not lazy,
+    pass through.
+
+    Parameters
+    ----------
+    *tensors : Tensor
+        The tensors to compute.  None given: every pending tensor of this thread's
+        lazy block (outside one, every pending tensor).
+
+    Returns
+    -------
+    Tensor or tuple or None
+        Its argument (several: a tuple of them); None without arguments.
+
+    Raises
+    ------
+    Exception
+        What the recorded operations raise when they are computed.
+
+    See Also
+    --------
+    lazy
+
+    Notes
+    -----
+    Differentiable: yes: it computes what was recorded; the autodiff tape is kept.
+
+    Examples
+    --------
+    >>> x = tf.ones(3)
+    >>> with tf.lazy():
+    ...     y = tf.sin(x) * 2.0 + 1.0       # recorded, not computed
+    ...     z = tf.realize(y)               # computed now
+    >>> z is y, type(y).__name__
+    (True, 'Tensor')
+    >>> tf.round(y, 6)
+    tensor([2.682942, 2.682942, 2.682942])
+    """
     if tensors:
         entries = [tensor_entry(t) for t in tensors]
         realize_entries([e for e in entries if e is not None])
@@ -196,13 +234,36 @@ def is_lazy_mode() -> bool:
 
 
 class lazy:
-    """``with tenferro.lazy():`` (or ``@tenferro.lazy()``): this thread records the
-    operations it runs and computes them when needed: on :func:`tenferro.realize`, on
-    a host read (``numpy()``, ``float()``, ``print``, ``bool``, ``tolist``, an eager
-    operation outside lazy mode), before an in-place write to what they read, and on
-    leaving the block (everything still live and pending, through one compiled program
-    per device).  Nested blocks join the outermost one; ``lazy(False)`` runs its block
-    eagerly."""
+    """Lazy mode: record operations and compute them when needed (tinygrad's laziness).
+
+    ``with tenferro.lazy():`` (or ``@tenferro.lazy()``): this thread records the
+    operations it runs (shapes and dtypes are checked at once) and computes them when
+    needed: on :func:`tenferro.realize`, on a host read (``numpy()``, ``float()``,
+    ``print``, ``bool``, ``tolist``, an eager operation outside lazy mode), before an
+    in-place write to what they read, and on leaving the block (everything still live
+    and pending, through one compiled program per device, with the compiler's passes
+    and fusion).  Results equal eager ones; autodiff works as eagerly.  Nested blocks
+    join the outermost one.  See docs/lazy.md.
+
+    Parameters
+    ----------
+    enabled : bool, default True
+        False runs the block eagerly (inside a lazy block too).
+
+    See Also
+    --------
+    realize, jit
+
+    Examples
+    --------
+    >>> x = tf.ones(3)
+    >>> with tf.lazy():
+    ...     y = tf.exp(x) * 2.0
+    ...     type(y).__name__                # pending
+    'LazyTensor'
+    >>> tf.round(y, 6)                      # computed on leaving the block
+    tensor([5.436564, 5.436564, 5.436564])
+    """
 
     def __init__(self, enabled: bool = True) -> None:
         self.enabled = bool(enabled)

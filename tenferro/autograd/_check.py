@@ -40,10 +40,48 @@ check_p.vjp.uses_out = False
 
 def check(x: Tensor, ok: bool | np.bool_ | Tensor, error: type[BaseException],
           message: str) -> Tensor:
-    """``x``, once ``ok`` holds; else ``error(message)`` is raised.  ``ok`` is a Python or
-    NumPy bool, or a bool tensor (all of whose elements must be true).  A tensor
-    condition is tested now when its value is known, and when the program runs when
-    it is being traced (then the returned value, not ``x``, carries the check: use it)."""
+    """``x``, once ``ok`` holds; else ``error(message)`` is raised, also in traced programs.
+
+    A value-dependent error for rules and ops (e.g. "this input has no derivative")
+    that stays an error under :func:`tenferro.make_graph` and ``jit``: a tensor
+    condition is tested now when its value is known, and when the program runs when it
+    is being traced -- then the returned value, not ``x``, carries the check: go on
+    with it.
+
+    Parameters
+    ----------
+    x : Tensor
+        The guarded value.
+    ok : bool or Tensor
+        A Python or NumPy bool, or a bool tensor all of whose elements must be true.
+    error : type
+        The exception class to raise.
+    message : str
+        Its message.
+
+    Returns
+    -------
+    Tensor
+        ``x`` (a new tensor on ``x``'s data when traced).
+
+    Raises
+    ------
+    error
+        If the condition fails (now, or when the traced program runs).
+    TypeError
+        If ``ok`` is a tensor that is not bool.
+
+    Examples
+    --------
+    >>> from tenferro.autograd.extend import check
+    >>> x = tf.asarray([1.0, 4.0])
+    >>> check(x, x > 0, ValueError, "x must be positive")
+    tensor([1., 4.])
+    >>> check(x, x > 2, ValueError, "x must be > 2")
+    Traceback (most recent call last):
+    ...
+    ValueError: x must be > 2
+    """
     if isinstance(ok, Tensor):
         if ok.dtype != np.dtype(bool):
             raise TypeError("tenferro.check: the condition must be a bool tensor, got "

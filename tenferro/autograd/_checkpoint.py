@@ -36,10 +36,34 @@ _rng_lock = threading.RLock()
 
 
 def is_checkpointing() -> bool:
-    """Whether this thread runs a checkpointed function again to recompute its
-    intermediates for backward (shrew's ``is_checkpointing``).  False in the first,
-    forward run of the function, in all other code and in other threads; inside a
-    traced graph the function is traced once, and this is False then too."""
+    """Whether this thread is re-running a checkpointed function for backward.
+
+    shrew's ``is_checkpointing``: True while :func:`checkpoint` recomputes a function's
+    intermediates during the backward pass; False in the first, forward run of the
+    function, in all other code and in other threads.  Inside a traced graph the
+    function is traced once, and this is False then too.  Useful to skip side effects
+    (logging, counters) during the recomputation.
+
+    Returns
+    -------
+    bool
+        True inside a recomputation on this thread.
+
+    See Also
+    --------
+    checkpoint
+
+    Examples
+    --------
+    >>> seen = []
+    >>> def f(v):
+    ...     seen.append(tf.autograd.is_checkpointing())
+    ...     return tf.sin(v)
+    >>> x = tf.asarray([1.0, 2.0]).requires_grad_()
+    >>> tf.checkpoint(f, x).sum().backward()
+    >>> seen                                  # the forward run, then the recomputation
+    [False, True]
+    """
     return getattr(_local, "depth", 0) > 0
 
 
@@ -197,18 +221,59 @@ def _traced_checkpoint(f, args, trace):
 
 
 def checkpoint(f: Callable[..., Any], *args: Any, preserve_rng_state: bool = True) -> Any:
-    """``f(*args)`` without keeping its intermediates for backward: they are recomputed
-    when the gradient is needed (memory for compute).  ``f`` takes and returns tensors
-    (a tensor or a tuple of tensors).  Draws from ``tenferro.random``'s global generator
-    inside ``f`` are replayed identically during the recomputation.  Tensors ``f``
-    closes over that require grad receive their gradients as without the checkpoint
-    (``f``'s first run notes them; the recomputation differentiates with respect to
-    them too).
+    """``f(*args)`` without keeping its intermediates for backward (``torch.utils.checkpoint``).
 
-    Inside :func:`tenferro.make_graph` (and ``jit``; also under functional transforms there)
-    ``f`` becomes one ``checkpoint`` node of the graph, and the graph's backward part
-    recomputes ``f``'s intermediates from its inputs.  Under the eager functional
-    transforms (``grad``, ``jvp``, ...) ``f`` is simply called.
+    Gradient checkpointing trades compute for memory: the intermediates of ``f`` are
+    dropped after the forward run and recomputed when the gradient is needed.  Draws
+    from ``tenferro.random``'s global generator inside ``f`` are replayed identically
+    during the recomputation.  Tensors ``f`` closes over that require grad receive
+    their gradients as without the checkpoint.
+
+    Inside :func:`tenferro.make_graph` (and ``jit``; also under functional transforms
+    there) ``f`` becomes one ``checkpoint`` node of the graph (JAX's
+    ``jax.checkpoint``), and the graph's backward part recomputes ``f``'s
+    intermediates from its inputs.  Under the eager functional transforms (``grad``,
+    ``jvp``, ...) and without grad, ``f`` is simply called.
+
+    Parameters
+    ----------
+    f : callable
+        Takes tensors and returns a tensor or a tuple of tensors.
+    *args : Tensor
+        Its positional arguments (close over other values).
+    preserve_rng_state : bool, default True
+        Replay the global random generator's state in the recomputation.
+
+    Returns
+    -------
+    Tensor or tuple of Tensor
+        ``f(*args)``; its ``grad_fn`` is a ``CheckpointBackward`` node.
+
+    Raises
+    ------
+    TypeError
+        If an argument is not a tensor, or ``f`` returns something other than a tensor
+        or a tuple of tensors.
+
+    See Also
+    --------
+    checkpoint_sequential, is_checkpointing
+
+    Notes
+    -----
+    Differentiable: yes, reverse (the eager tape, ``vjp``, traced graphs) and forward, to any
+    order: the recomputation is differentiated with the rules of the ops in
+    ``f``.
+
+    Examples
+    --------
+    >>> x = tf.asarray([0.5, 1.0]).requires_grad_()
+    >>> y = tf.checkpoint(lambda v: tf.sin(v) * v, x)
+    >>> y.grad_fn
+    <CheckpointBackward>
+    >>> y.sum().backward()
+    >>> tf.round(x.grad, 6)                  # sin(x) + x cos(x)
+    tensor([0.918217, 1.381773])
     """
     trace = _graph_trace()
     if trace is not None:
@@ -255,11 +320,50 @@ def checkpoint(f: Callable[..., Any], *args: Any, preserve_rng_state: bool = Tru
 
 def checkpoint_sequential(functions: Sequence[Callable[..., Any]], segments: int,
                           input: Any, preserve_rng_state: bool = True) -> Any:
-    """Run ``functions`` (callables applied in turn) in ``segments`` chunks of
-    ``ceil(len(functions) / segments)``, each chunk but the last under
-    :func:`checkpoint` (PyTorch's ``checkpoint_sequential``, with shrew's edge cases: no
-    functions returns ``input`` itself, and more segments than functions puts one
-    function in each segment)."""
+    """Apply ``functions`` in turn, checkpointing all segments but the last.
+
+    As PyTorch's ``torch.utils.checkpoint.checkpoint_sequential``.
+    The functions are split in ``segments`` chunks of ``ceil(len(functions) /
+    segments)``; each chunk but the last runs under :func:`checkpoint`.  With shrew's
+    edge cases: no functions returns ``input`` itself, and more segments than
+    functions puts one function in each segment.
+
+    Parameters
+    ----------
+    functions : sequence of callable
+        One-argument functions, applied in order (a model's layers).
+    segments : int
+        The number of chunks (at least 1).
+    input : Tensor
+        The first function's argument.
+    preserve_rng_state : bool, default True
+        As in :func:`checkpoint`.
+
+    Returns
+    -------
+    Tensor
+        The last function's result.
+
+    Raises
+    ------
+    ValueError
+        If ``segments`` is not a positive int.
+
+    See Also
+    --------
+    checkpoint
+
+    Notes
+    -----
+    Differentiable: yes, as :func:`checkpoint`.
+
+    Examples
+    --------
+    >>> x = tf.asarray([1.0, 2.0]).requires_grad_()
+    >>> y = tf.checkpoint_sequential([tf.sin, tf.cos, tf.exp], 2, x)
+    >>> bool(tf.all(y == tf.exp(tf.cos(tf.sin(x)))))
+    True
+    """
     functions = list(functions)
     if isinstance(segments, bool) or not hasattr(segments, "__index__") \
             or segments.__index__() < 1:

@@ -29,12 +29,52 @@ _MODES = ("jvp", "vjp")
 
 
 class AdContext:
-    """``AdContext(rules=None, parent=None)``: ``rules`` maps a primitive (or its
-    registered name) to ``{"jvp": fn, "vjp": fn}`` (either key may be left out).
+    """A set of JVP/VJP rules overriding the registry's for some primitives.
 
-    Use it as a context manager (``with ctx: ...``; nestable, restored on exceptions)
-    or pass it to ``Graph.grad``/``vjp``/``jvp`` (``ctx=``), where it alone (with its
-    parents) overrides the registry, whatever context is entered around the call.
+    As tenferro-rs's ``AdContext``.
+    Use it as a context manager (``with ctx: ...``; nestable, restored on exceptions),
+    where it applies to the eager tape, the functional transforms and the graph
+    transforms, or pass it to ``Graph.grad``/``vjp``/``jvp`` (``ctx=``), where it
+    alone (with its parents) overrides the registry, whatever context is entered
+    around the call.  A rule it lacks is looked up in ``parent``, then in the contexts
+    it is nested in, then in the registry.  The rules are fixed when an operation is
+    recorded.  Overriding a rule of a piecewise-constant primitive (``floor``,
+    ``sign``) makes it differentiable: e.g. a straight-through estimator.
+
+    Parameters
+    ----------
+    rules : dict, optional
+        Maps a primitive (or its registered name) to ``{"jvp": fn, "vjp": fn}`` (either
+        key may be left out); the rules have the signatures of
+        :func:`tenferro.autograd.extend.def_jvp_rule` and ``def_vjp_rule``.
+    parent : AdContext, optional
+        A context whose rules apply where this one has none.
+
+    Raises
+    ------
+    TypeError
+        If ``rules`` is not a dict, a rule is not callable, or ``parent`` is not an
+        AdContext.
+    ValueError
+        If a primitive's rules are not a dict with keys ``"jvp"`` and/or ``"vjp"``.
+    KeyError
+        If a primitive name is not registered.
+
+    See Also
+    --------
+    tenferro.autograd.extend.def_vjp_rule
+
+    Examples
+    --------
+    >>> ste = tf.AdContext({"sign": {"vjp": lambda ct, primals, out, params, needs: (ct,)}})
+    >>> ste
+    AdContext(sign: ['vjp'])
+    >>> x = tf.asarray([-2.0, 3.0])
+    >>> with ste:                            # straight-through: d sign(x)/dx := 1
+    ...     tf.grad(lambda v: tf.sign(v).sum())(x)
+    tensor([1., 1.])
+    >>> tf.grad(lambda v: tf.sign(v).sum())(x)
+    tensor([0., 0.])
     """
 
     def __init__(self, rules=None, parent=None):

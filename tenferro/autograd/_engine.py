@@ -52,7 +52,37 @@ def _set_mode(enabled):
 
 
 def is_grad_enabled() -> bool:
-    """Whether eager operations on tensors that require grad are recorded."""
+    """Whether eager operations on tensors that require grad are recorded (this thread).
+
+    As ``torch.is_grad_enabled``.  Grad mode is per thread and on by default; it is
+    switched by :class:`no_grad`, :class:`enable_grad` and :class:`set_grad_enabled`.
+
+    Returns
+    -------
+    bool
+        The current thread's grad mode.
+
+    Raises
+    ------
+    None
+        It reads a setting and does not raise.
+
+    See Also
+    --------
+    no_grad, set_grad_enabled
+
+    Notes
+    -----
+    Differentiable: not applicable: a setting, it computes no values.
+
+    Examples
+    --------
+    >>> tf.is_grad_enabled()
+    True
+    >>> with tf.no_grad():
+    ...     tf.is_grad_enabled()
+    False
+    """
     return _mode.enabled
 
 
@@ -76,22 +106,80 @@ class _GradModeContext:
 
 
 class no_grad(_GradModeContext):
-    """Do not record eager operations (a context manager or a decorator).
+    """Do not record eager operations: a context manager or a decorator (``torch.no_grad``).
 
-    Functional transforms (``grad``, ``jvp``, ...) are not affected: they differentiate
-    what they are given; use :func:`tenferro.stop_gradient` to cut them.
+    Inside, results of operations on tensors that require grad do not require grad
+    and get no ``grad_fn``: no tape is kept (less memory, for evaluation or for
+    updating parameters in place).  The previous mode is restored on exit.  Grad mode
+    is per thread.  Functional transforms (``grad``, ``jvp``, ...) are not affected:
+    they differentiate what they are given; use :func:`tenferro.stop_gradient` to cut
+    them.
+
+    See Also
+    --------
+    enable_grad, set_grad_enabled, is_grad_enabled
+
+    Examples
+    --------
+    >>> x = tf.asarray([1.0, 2.0]).requires_grad_()
+    >>> with tf.no_grad():
+    ...     y = x * 2
+    >>> y.requires_grad
+    False
+    >>> @tf.no_grad()
+    ... def step(p):
+    ...     return p - 0.1
+    >>> step(x).requires_grad
+    False
     """
     _value = False
 
 
 class enable_grad(_GradModeContext):
-    """Record eager operations again inside a :class:`no_grad` block."""
+    """Record eager operations again inside a :class:`no_grad` block (``torch.enable_grad``).
+
+    A context manager or a decorator; the previous mode is restored on exit.
+
+    See Also
+    --------
+    no_grad, set_grad_enabled
+
+    Examples
+    --------
+    >>> x = tf.asarray(1.0).requires_grad_()
+    >>> with tf.no_grad():
+    ...     with tf.enable_grad():
+    ...         y = x * 2
+    >>> y.requires_grad
+    True
+    """
     _value = True
 
 
 class set_grad_enabled(_GradModeContext):
-    """``set_grad_enabled(mode)``: set grad mode now; as a context manager or a
-    decorator, restore the previous mode afterwards."""
+    """Set grad mode on or off (``torch.set_grad_enabled``).
+
+    Called alone it sets this thread's mode now; used as a context manager or a
+    decorator it restores the previous mode afterwards.
+
+    Parameters
+    ----------
+    mode : bool
+        Record eager operations (True) or not (False).
+
+    See Also
+    --------
+    no_grad, enable_grad, is_grad_enabled
+
+    Examples
+    --------
+    >>> x = tf.asarray(1.0).requires_grad_()
+    >>> with tf.set_grad_enabled(False):
+    ...     (x * 2).requires_grad
+    False
+    >>> tf.is_grad_enabled()
+    True
+    """
 
     def __init__(self, mode):
         self._value = bool(mode)
@@ -290,8 +378,57 @@ def _targets(op, inputs):
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None,
              num_workers=None):
-    """Accumulate the gradients of ``tensors`` into the ``.grad`` of the leaves
-    (``num_workers``: threads for the pass, see :func:`set_backward_workers`)."""
+    """Accumulate the gradients of ``tensors`` into the leaves' ``.grad``.
+
+    As PyTorch's ``torch.autograd.backward``.
+    Runs one reverse pass of the eager tape from ``tensors`` (weighted by
+    ``grad_tensors``) and adds ``d(sum_i <grad_i, tensor_i>)/d leaf`` into the
+    ``.grad`` of every leaf that requires grad (or only of ``inputs``).
+    ``t.backward()`` is ``backward(t)``.
+
+    Parameters
+    ----------
+    tensors : Tensor or sequence of Tensor
+        The roots: tensors with a ``grad_fn`` (or leaves that require grad).
+    grad_tensors : Tensor or sequence of Tensor, optional
+        The cotangent of each root, of its shape; may be omitted for real scalars
+        (ones).
+    retain_graph : bool, optional
+        Keep the graph's saved tensors for another backward; default ``create_graph``.
+    create_graph : bool, default False
+        Record the backward pass itself, for higher-order derivatives.
+    inputs : Tensor or sequence of Tensor, optional
+        Accumulate only into these tensors (non-leaves included).
+    num_workers : int, optional
+        Threads for the pass (independent branches run in parallel, with the serial
+        pass's results bit for bit); default :func:`get_backward_workers`.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    RuntimeError
+        If a root does not require grad, a non-scalar root has no gradient, the graph
+        was already freed by an earlier backward, or ``inputs`` is empty.
+    ValueError
+        If the number of gradients differs from the number of tensors.
+    TypeError
+        If a root or input is not a tensor, or a complex gradient is given for a real
+        output.
+
+    See Also
+    --------
+    tenferro.autograd.grad, Tensor.backward
+
+    Examples
+    --------
+    >>> x = tf.asarray([1.0, 2.0]).requires_grad_()
+    >>> tf.autograd.backward((x * x).sum())
+    >>> x.grad
+    tensor([2., 4.])
+    """
     workers = _parallel.workers("backward", num_workers)
     tensors = _as_tuple(tensors)
     grads = _as_tuple(grad_tensors) if grad_tensors is not None else (None,) * len(tensors)
@@ -321,8 +458,58 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          allow_unused=None, materialize_grads=False, num_workers=None):
-    """The gradients of ``outputs`` with respect to ``inputs`` (``.grad`` untouched;
-    ``num_workers``: threads for the pass, see :func:`set_backward_workers`)."""
+    """The gradients of ``outputs`` with respect to ``inputs``, on the eager tape.
+
+    As PyTorch's ``torch.autograd.grad``.
+    One reverse pass from ``outputs``; the ``.grad`` of the leaves is not touched.
+    (The functional ``jax.grad``-like transform is :func:`tenferro.grad`, also
+    ``tenferro.autograd.functional_grad``.)
+
+    Parameters
+    ----------
+    outputs : Tensor or sequence of Tensor
+        The roots: tensors with a ``grad_fn``.
+    inputs : Tensor or sequence of Tensor
+        The tensors to differentiate with respect to (leaves or not).
+    grad_outputs : Tensor or sequence of Tensor, optional
+        The cotangent of each output; may be omitted for real scalars (ones).
+    retain_graph : bool, optional
+        Keep the graph for another pass; default ``create_graph``.
+    create_graph : bool, default False
+        Record the pass, so that the gradients can be differentiated again.
+    allow_unused : bool, optional
+        Return None for an input the outputs do not depend on instead of raising
+        (default ``materialize_grads``).
+    materialize_grads : bool, default False
+        Return zeros instead of None for unused inputs.
+    num_workers : int, optional
+        Threads for the pass; default :func:`get_backward_workers`.
+
+    Returns
+    -------
+    Tensor or tuple of Tensor
+        One gradient per input, shaped like it; a lone tensor when ``inputs`` is one.
+
+    Raises
+    ------
+    RuntimeError
+        If an output or input does not require grad, a non-scalar output has no
+        ``grad_outputs``, or an input is unused without ``allow_unused``.
+    ValueError
+        If the number of ``grad_outputs`` differs from the number of outputs.
+    TypeError
+        If an output or input is not a tensor.
+
+    See Also
+    --------
+    backward, tenferro.grad
+
+    Examples
+    --------
+    >>> x = tf.asarray([1.0, 2.0]).requires_grad_()
+    >>> tf.autograd.grad((x ** 3).sum(), x)
+    tensor([ 3., 12.])
+    """
     workers = _parallel.workers("autograd.grad", num_workers)
     single = isinstance(inputs, Tensor)
     outputs = _as_tuple(outputs)

@@ -142,7 +142,33 @@ class VJPTrace(Trace):
 
 
 def stop_gradient(x: ArrayLike) -> Tensor:
-    """``x``'s value with no derivative at any level (eager tape and transforms)."""
+    """``x``'s value with no derivative at any level (JAX's ``jax.lax.stop_gradient``).
+
+    Every tensor leaf of ``x`` is detached: the eager tape does not record through it,
+    and every functional transform (``grad``, ``jvp``, ``vmap`` of them, at any nesting)
+    treats it as a constant.  Inside a traced function the value stays in the graph;
+    only its derivative is cut.
+
+    Parameters
+    ----------
+    x : Tensor or pytree of Tensor
+        The value(s); non-tensor leaves are returned as they are.
+
+    Returns
+    -------
+    Tensor or pytree of Tensor
+        The same values, sharing ``x``'s data, with no derivative.
+
+    See Also
+    --------
+    Tensor.detach, no_grad
+
+    Examples
+    --------
+    >>> f = lambda x: tf.stop_gradient(x) * x
+    >>> tf.grad(f)(tf.asarray(3.0))      # d/dx (c * x) with c = 3
+    tensor(3.)
+    """
     from ._engine import detach
 
     flat, tree = tree_flatten(x)
@@ -217,9 +243,46 @@ def _strip(x, trace):
 # -- reverse mode ----------------------------------------------------------------------------
 
 def vjp(f: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
-    """``(f(*primals), vjp_fn)``: ``vjp_fn(ct)`` maps an output cotangent (same structure as
-    the output) to the tuple of input cotangents.  With ``has_aux``, ``f`` returns
-    ``(output, aux)`` and the result is ``(output, vjp_fn, aux)``."""
+    """The output of ``f`` and its vector-Jacobian product function (JAX's ``jax.vjp``).
+
+    ``f`` runs once, recording; ``vjp_fn(ct)`` then maps a cotangent ``ct`` of the
+    output (the same pytree structure, shapes and dtypes) to the cotangents of every
+    primal, ``ct @ J``, by reverse mode.  ``vjp_fn`` may be called many times.  For
+    complex values tenferro follows PyTorch's convention (docs/autodiff.md).
+
+    Parameters
+    ----------
+    f : callable
+        A function of tensors (or pytrees of them) returning a tensor or a pytree.
+    *primals : Tensor or pytree of Tensor
+        The point; floating-point or complex (Python and NumPy numbers are converted).
+    has_aux : bool, default False
+        ``f`` returns ``(output, aux)``; ``aux`` is returned as is, not differentiated.
+
+    Returns
+    -------
+    tuple
+        ``(output, vjp_fn)``, or ``(output, vjp_fn, aux)`` with ``has_aux``;
+        ``vjp_fn(ct)`` returns a tuple with one cotangent per primal.
+
+    Raises
+    ------
+    TypeError
+        If a primal is not a tensor or number, or has an integer or bool dtype; if
+        ``has_aux`` and ``f`` does not return a pair.
+    ValueError
+        If ``vjp_fn`` gets a cotangent whose structure or shape differs from the output's.
+
+    See Also
+    --------
+    jvp, grad, tenferro.autograd.grad
+
+    Examples
+    --------
+    >>> out, vjp_fn = tf.vjp(tf.sin, tf.asarray(0.0))
+    >>> vjp_fn(tf.asarray(2.0))
+    (tensor(2.),)
+    """
     flat, in_tree = tree_flatten(primals)
     flat = [_as_tensor("vjp", v, "primals") for v in flat]
     with VJPTrace() as trace:
@@ -268,10 +331,47 @@ def _check_like(op, what, c, o, i):
 
 def value_and_grad(f: Callable[P, Any], argnums: int | Sequence[int] = 0,
                    has_aux: bool = False) -> Callable[P, tuple[Any, Any]]:
-    """``f``'s value and its gradient with respect to the ``argnums`` arguments.
+    """A function returning ``f``'s value and its gradient (JAX's ``jax.value_and_grad``).
 
-    ``f`` must return a real scalar.  For complex inputs the gradient follows tenferro's
-    convention, ``dL/dRe z + i dL/dIm z`` (PyTorch's; JAX's is its conjugate)."""
+    ``f`` must return a real floating-point scalar.  The gradient is taken with respect
+    to the ``argnums`` positional arguments by one reverse pass.  For complex inputs it
+    follows tenferro's convention, ``dL/dRe z + i dL/dIm z`` (PyTorch's; JAX's is its
+    conjugate).  Nestable with every other transform.
+
+    Parameters
+    ----------
+    f : callable
+        The function to differentiate; keyword arguments are passed through and not
+        differentiated.
+    argnums : int or sequence of int, default 0
+        Which positional arguments to differentiate (negative counts from the end).
+    has_aux : bool, default False
+        ``f`` returns ``(value, aux)``; the result is then ``((value, aux), grads)``.
+
+    Returns
+    -------
+    callable
+        ``g(*args, **kwargs) -> (value, grads)``: ``grads`` is shaped like the argument
+        for an int ``argnums``, a tuple of those for a sequence.
+
+    Raises
+    ------
+    TypeError
+        When called: if ``f`` does not return a real floating-point 0-d tensor, or a
+        differentiated argument is an integer or bool.
+    ValueError
+        When called: if ``argnums`` is out of range for the arguments given.
+
+    See Also
+    --------
+    grad, vjp
+
+    Examples
+    --------
+    >>> f = lambda x: (x ** 2).sum()
+    >>> tf.value_and_grad(f)(tf.asarray([1.0, 2.0, 3.0]))
+    (tensor(14.), tensor([2., 4., 6.]))
+    """
     def wrapped(*args, **kwargs):
         nums = _argnums("grad", argnums, len(args))
         args = list(args)
@@ -302,7 +402,49 @@ def value_and_grad(f: Callable[P, Any], argnums: int | Sequence[int] = 0,
 
 def grad(f: Callable[P, Any], argnums: int | Sequence[int] = 0,
          has_aux: bool = False) -> Callable[P, Any]:
-    """The gradient of a real-scalar function (JAX's ``grad``; nestable)."""
+    """The gradient of a real-scalar function, as a function (JAX's ``jax.grad``).
+
+    ``tf.grad(f)(x)`` is ``df/dx`` at ``x``, by reverse mode; ``tf.grad(tf.grad(f))``
+    and any composition with ``jvp``, ``vmap``, ``jacfwd`` work to any order.  This is
+    ``tenferro.grad`` (also ``tenferro.autograd.functional_grad``);
+    ``tenferro.autograd.grad`` is PyTorch's ``torch.autograd.grad`` on the eager tape.
+    Complex inputs get ``dL/dRe z + i dL/dIm z`` (PyTorch's convention).
+
+    Parameters
+    ----------
+    f : callable
+        The function; it must return a real floating-point scalar (0-d tensor).
+    argnums : int or sequence of int, default 0
+        Which positional arguments to differentiate.
+    has_aux : bool, default False
+        ``f`` returns ``(value, aux)``; the result is then ``(grads, aux)``.
+
+    Returns
+    -------
+    callable
+        ``g(*args, **kwargs)`` returning the gradient (shaped like the argument), a
+        tuple of them for a sequence ``argnums``.
+
+    Raises
+    ------
+    TypeError
+        When called: if ``f`` does not return a real floating-point scalar, or a
+        differentiated argument is an integer or bool (pass ``1.0``, not ``1``).
+    ValueError
+        When called: if ``argnums`` is out of range.
+
+    See Also
+    --------
+    value_and_grad, jacrev, hessian, tenferro.autograd.grad
+
+    Examples
+    --------
+    >>> f = lambda x: (x ** 2).sum()
+    >>> tf.grad(f)(tf.asarray([1.0, 2.0, 3.0]))
+    tensor([2., 4., 6.])
+    >>> tf.grad(tf.grad(tf.sin))(tf.asarray(0.0))   # second derivative
+    tensor(-0.)
+    """
     vg = value_and_grad(f, argnums, has_aux)
 
     def wrapped(*args, **kwargs):
@@ -322,8 +464,46 @@ def _name(wrapped, what, f):
 
 def jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any],
         has_aux: bool = False) -> tuple[Any, ...]:
-    """``(f(*primals), J t)``: the output and its directional derivative along
-    ``tangents`` (same structure, shapes and dtypes as ``primals``), by forward mode."""
+    """The output of ``f`` and its directional derivative, by forward mode (``jax.jvp``).
+
+    Returns ``(f(*primals), J t)``: the Jacobian-vector product along ``tangents``,
+    computed alongside ``f`` in one pass.
+
+    Parameters
+    ----------
+    f : callable
+        A function of tensors (or pytrees of them).
+    primals : tuple or list
+        The positional arguments of ``f``: the point.
+    tangents : tuple or list
+        The direction: the same structure, shapes and (floating-point or complex)
+        dtypes as ``primals``.
+    has_aux : bool, default False
+        ``f`` returns ``(output, aux)``; the result is then ``(output, tangent, aux)``.
+
+    Returns
+    -------
+    tuple
+        ``(output, output_tangent)`` (``+ (aux,)`` with ``has_aux``), the tangent shaped
+        like the output.
+
+    Raises
+    ------
+    TypeError
+        If ``primals`` or ``tangents`` is not a tuple or list, a primal is an integer,
+        or a tangent's dtype does not fit its primal.
+    ValueError
+        If the tangents' structure or shapes differ from the primals'.
+
+    See Also
+    --------
+    vjp, linearize, jacfwd
+
+    Examples
+    --------
+    >>> tf.jvp(tf.sin, (tf.asarray(0.0),), (tf.asarray(2.0),))
+    (tensor(0.), tensor(2.))
+    """
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise TypeError("tenferro.jvp: primals and tangents must be tuples or lists (of the "
                         "function's positional arguments), got %s and %s"
@@ -345,10 +525,38 @@ def jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any],
 
 
 def linearize(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[..., Any]]:
-    """``(f(*primals), f_jvp)`` with ``f_jvp(*tangents)`` the JVP at ``primals``.
+    """The output of ``f`` and its linearization at ``primals`` (``jax.linearize``).
 
     Eager tenferro re-runs ``f`` in forward mode for each call of ``f_jvp``; the traced
-    graphs of :mod:`tenferro.graph` evaluate the primal once."""
+    graphs of :mod:`tenferro.graph` (``Graph.jvp``) evaluate the primal once.
+
+    Parameters
+    ----------
+    f : callable
+        A function of tensors.
+    *primals : Tensor or pytree of Tensor
+        The point (floating-point or complex).
+
+    Returns
+    -------
+    tuple
+        ``(f(*primals), f_jvp)`` with ``f_jvp(*tangents)`` the JVP at ``primals``.
+
+    Raises
+    ------
+    TypeError
+        If a primal is not a tensor or number, or is an integer or bool.
+
+    See Also
+    --------
+    jvp
+
+    Examples
+    --------
+    >>> y, f_jvp = tf.linearize(tf.exp, tf.asarray(0.0))
+    >>> y, f_jvp(tf.asarray(3.0))
+    (tensor(1.), tensor(3.))
+    """
     flat, tree = tree_flatten(primals)
     primals = tree_unflatten(tree, [_as_tensor("linearize", p, "primals") for p in flat])
     out = f(*primals)
@@ -359,9 +567,40 @@ def linearize(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[..., 
 
 
 def hvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) -> Any:
-    """Hessian-vector product of a real-scalar ``f`` (forward-over-reverse): the JVP of
-    ``grad(f)`` with respect to all ``primals`` along ``tangents``.  Returns a tuple
-    like ``primals``."""
+    """Hessian-vector product of a real-scalar function, forward over reverse.
+
+    The JVP of ``grad(f)`` (with respect to all ``primals``) along ``tangents``:
+    ``H v`` without forming ``H``, at the cost of a few gradient evaluations.
+
+    Parameters
+    ----------
+    f : callable
+        A function returning a real floating-point scalar.
+    primals : sequence
+        The positional arguments of ``f``: the point.
+    tangents : sequence
+        The vectors ``v``, shaped like ``primals``.
+
+    Returns
+    -------
+    tuple of Tensor
+        ``H v``, one tensor per primal (shaped like it).
+
+    Raises
+    ------
+    TypeError
+        If ``f`` does not return a real scalar or a primal is an integer.
+
+    See Also
+    --------
+    hessian, jvp, grad
+
+    Examples
+    --------
+    >>> f = lambda x: (x ** 3).sum()          # H = diag(6 x)
+    >>> tf.hvp(f, (tf.asarray([1.0, 2.0]),), (tf.ones(2),))
+    (tensor([ 6., 12.]),)
+    """
     primals, tangents = tuple(primals), tuple(tangents)
     g = grad(f, argnums=tuple(range(len(primals))))
     return jvp(g, primals, tangents)[1]
@@ -398,9 +637,46 @@ def _jac_block(rows, lead, trail):
 
 def jacrev(f: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
            holomorphic: bool = False) -> Callable[..., Any]:
-    """The Jacobian by reverse mode: the VJP of each output, batched (``vmap``) over the
-    basis of its cotangents; for output shape ``O`` and input shape ``I`` each block has
-    shape ``O + I``."""
+    """The Jacobian by reverse mode, as a function (``jax.jacrev``).
+
+    One VJP per output element, batched with ``vmap`` over the basis of the output's
+    cotangents: efficient when the outputs are fewer than the inputs.  For an output of
+    shape ``O`` and an input of shape ``I`` the block has shape ``O + I``.
+
+    Parameters
+    ----------
+    f : callable
+        The function.
+    argnums : int or sequence of int, default 0
+        Which positional arguments to differentiate.
+    has_aux : bool, default False
+        ``f`` returns ``(output, aux)``; the result is then ``(jacobian, aux)``.
+    holomorphic : bool, default False
+        ``f`` is holomorphic in complex inputs: return the complex Jacobian.  Without it
+        complex inputs or outputs raise.
+
+    Returns
+    -------
+    callable
+        ``jac(*args, **kwargs)``: the Jacobian blocks, in the output's pytree structure
+        (and the ``argnums`` structure within).
+
+    Raises
+    ------
+    TypeError
+        When called: for integer or bool inputs or outputs, for complex values without
+        ``holomorphic=True``, or real ones with it.
+
+    See Also
+    --------
+    jacfwd, hessian, vjp
+
+    Examples
+    --------
+    >>> tf.jacrev(lambda x: x[:2] * x[1:])(tf.asarray([1.0, 2.0, 3.0]))
+    tensor([[2., 1., 0.],
+            [0., 3., 2.]])
+    """
     def wrapped(*args, **kwargs):
         nums = _argnums("jacrev", argnums, len(args))
         g, dyn = _split(lambda *a: f(*a, **kwargs), args, nums)
@@ -434,8 +710,44 @@ def _inner(in_tree, blocks, argnums):
 
 def jacfwd(f: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
            holomorphic: bool = False) -> Callable[..., Any]:
-    """The Jacobian by forward mode: the JVP along each input, batched (``vmap``) over
-    the basis of its tangents (blocks ``O + I``)."""
+    """The Jacobian by forward mode, as a function (``jax.jacfwd``).
+
+    One JVP per input element, batched with ``vmap`` over the basis of the input's
+    tangents: efficient when the inputs are fewer than the outputs.  Blocks have shape
+    ``O + I`` as :func:`jacrev`'s.
+
+    Parameters
+    ----------
+    f : callable
+        The function.
+    argnums : int or sequence of int, default 0
+        Which positional arguments to differentiate.
+    has_aux : bool, default False
+        ``f`` returns ``(output, aux)``; the result is then ``(jacobian, aux)``.
+    holomorphic : bool, default False
+        ``f`` is holomorphic in complex inputs: return the complex Jacobian.
+
+    Returns
+    -------
+    callable
+        ``jac(*args, **kwargs)``: the Jacobian blocks, in the output's pytree structure.
+
+    Raises
+    ------
+    TypeError
+        When called: for integer or bool inputs or outputs, for complex values without
+        ``holomorphic=True``, or real ones with it.
+
+    See Also
+    --------
+    jacrev, jvp
+
+    Examples
+    --------
+    >>> tf.jacfwd(tf.sin)(tf.asarray([0.0, 0.0]))
+    tensor([[1., 0.],
+            [0., 1.]])
+    """
     def wrapped(*args, **kwargs):
         nums = _argnums("jacfwd", argnums, len(args))
         g, dyn = _split(lambda *a: f(*a, **kwargs), args, nums)
@@ -475,5 +787,40 @@ def jacfwd(f: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: boo
 
 def hessian(f: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
             holomorphic: bool = False) -> Callable[..., Any]:
-    """The Hessian of a scalar function: ``jacfwd(jacrev(f))`` (forward over reverse)."""
+    """The Hessian of a real-scalar function: ``jacfwd(jacrev(f))`` (``jax.hessian``).
+
+    Forward over reverse.  For an input of shape ``I`` the Hessian has shape ``I + I``.
+
+    Parameters
+    ----------
+    f : callable
+        A function returning a scalar.
+    argnums : int or sequence of int, default 0
+        Which positional arguments to differentiate (a sequence gives the nested blocks
+        ``H[i][j]``).
+    has_aux : bool, default False
+        ``f`` returns ``(value, aux)``; the result is then ``(hessian, aux)``.
+    holomorphic : bool, default False
+        As in :func:`jacrev`.
+
+    Returns
+    -------
+    callable
+        ``h(*args, **kwargs)`` returning the Hessian.
+
+    Raises
+    ------
+    TypeError
+        When called: for integer inputs, or complex ones without ``holomorphic``.
+
+    See Also
+    --------
+    hvp, jacfwd, jacrev
+
+    Examples
+    --------
+    >>> tf.hessian(lambda x: (x ** 3).sum())(tf.asarray([1.0, 2.0]))
+    tensor([[ 6.,  0.],
+            [ 0., 12.]])
+    """
     return jacfwd(jacrev(f, argnums, has_aux, holomorphic), argnums, has_aux, holomorphic)

@@ -46,13 +46,60 @@ _OLD_MODES = {"fwd": "jvp", "rev": "vjp"}
 def gradcheck(f, args, modes=("jvp", "vjp"), order=2, eps=None, atol=None, rtol=None, seed=0):
     """Check the derivatives of ``f`` at ``args`` against finite differences.
 
-    ``f(*args)`` returns a tensor or a tuple of tensors; ``args`` are floating-point or
-    complex tensors.  ``modes``: any of ``"jvp"`` (forward mode), ``"vjp"`` (functional
-    reverse mode) and ``"eager"`` (``backward`` on the tape).  ``order``: derivatives up
-    to this order are checked (order 2 checks every mode's derivative function in every
-    mode).  ``eps``, ``atol``, ``rtol`` default to :data:`TOLERANCES` for the lowest
-    precision involved.  Returns True or raises :class:`GradcheckError` naming mode,
-    order and value.
+    As ``torch.autograd.gradcheck`` and ``jax.test_util.check_grads``: for random
+    directions ``t`` the central difference ``(f(x + h t) - f(x - h t)) / 2h`` must
+    match forward mode elementwise, and reverse mode must be its adjoint,
+    ``Re <g, t> == Re <c, J t>`` for a random output cotangent ``c`` (for complex
+    values PyTorch's convention), without forming a Jacobian.  Higher orders check the
+    derivative functions themselves in the same way, so rules of rules are covered.
+
+    Parameters
+    ----------
+    f : callable
+        ``f(*args)`` returns a tensor or a tuple of tensors.
+    args : Tensor or tuple of Tensor
+        The point: floating-point or complex tensors (prefer float64: the tolerances
+        for float32 are loose).
+    modes : tuple of str, default ("jvp", "vjp")
+        Any of ``"jvp"`` (forward mode), ``"vjp"`` (functional reverse mode) and
+        ``"eager"`` (``backward`` on the tape).
+    order : int, default 2
+        Check derivatives up to this order (order 2 checks every mode's derivative
+        function in every mode).
+    eps : float, optional
+        The finite-difference step; default by dtype (float64: 1e-6, float32: 4e-3).
+    atol : float, optional
+        Absolute tolerance; default by dtype (float64: 1e-6, float32: 2e-3).
+    rtol : float, optional
+        Relative tolerance; default by dtype (float64: 1e-5, float32: 2e-3).
+    seed : int, default 0
+        Seed of the random directions.
+
+    Returns
+    -------
+    bool
+        True when every check passes.
+
+    Raises
+    ------
+    GradcheckError
+        (an ``AssertionError``) naming the mode, the order and the values that disagree.
+    TypeError
+        If an argument is not a floating-point or complex tensor.
+    ValueError
+        If a mode is unknown or ``order < 1``.
+
+    See Also
+    --------
+    grad, jvp, vjp
+
+    Examples
+    --------
+    >>> x = tf.asarray([0.3, -1.2])
+    >>> tf.autograd.gradcheck(lambda v: tf.sin(v) * v, (x,))
+    True
+    >>> tf.autograd.gradcheck(tf.exp, x, modes=("jvp", "vjp", "eager"), order=1)
+    True
     """
     if isinstance(args, Tensor):
         args = (args,)

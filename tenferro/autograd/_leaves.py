@@ -25,9 +25,40 @@ def note(t) -> None:
 
 
 def clear_grads() -> None:
-    """Set ``.grad`` to None on every live tensor made with ``requires_grad=True`` (or
-    ``requires_grad_()``): PyTorch's ``optimizer.zero_grad(set_to_none=True)`` over all
-    of them, or tenferro-rs's ``clear_grads``."""
+    """Set ``.grad`` to None on every live tensor made to require grad.
+
+    Every tensor given ``requires_grad=True`` (or ``requires_grad_()``) and still
+    alive: PyTorch's ``optimizer.zero_grad(set_to_none=True)`` over all of them, or
+    tenferro-rs's ``EagerRuntime::clear_grads``.  Gradients kept on intermediate
+    tensors by ``retain_grad()`` are left alone.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    None
+        It does not raise.
+
+    See Also
+    --------
+    Tensor.zero_grad
+
+    Notes
+    -----
+    Differentiable: not applicable: it clears the leaves' ``.grad``.
+
+    Examples
+    --------
+    >>> w = tf.asarray([1.0, 2.0]).requires_grad_()
+    >>> (w * w).sum().backward()
+    >>> w.grad
+    tensor([2., 4.])
+    >>> tf.clear_grads()
+    >>> w.grad is None
+    True
+    """
     with _lock:
         ts = list(_leaves)
     for t in ts:

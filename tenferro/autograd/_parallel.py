@@ -41,17 +41,73 @@ def workers(op: str, num_workers: int | None) -> int:
 
 
 def get_backward_workers() -> int:
-    """Threads an eager backward pass runs on when ``num_workers`` is not given."""
+    """Threads an eager backward pass runs on when ``num_workers`` is not given.
+
+    Returns
+    -------
+    int
+        The process-wide setting (1, serial, by default).
+
+    Raises
+    ------
+    None
+        It reads a setting and does not raise.
+
+    See Also
+    --------
+    set_backward_workers, backward_workers
+
+    Notes
+    -----
+    Differentiable: not applicable: a setting, it computes no values.
+
+    Examples
+    --------
+    >>> tf.get_backward_workers()
+    1
+    """
     return _workers
 
 
 def set_backward_workers(n: int | None) -> None:
-    """Run eager backward passes on ``n`` threads (``None`` or 1: serially, the default).
+    """Run eager backward passes on ``n`` threads (ferrotorch's ``backward_parallel``).
 
-    The results are those of the serial pass, bit for bit.  It pays on graphs with
-    independent heavy branches on the CPU; keep ``n`` times the kernels' thread count
-    (:func:`tenferro.num_threads`) within the cores, as the workers do not divide it.
-    See docs/autodiff.md, "Parallel backward"."""
+    Independent branches of the backward graph run on the calling thread and ``n - 1``
+    threads started for the pass.  The results are those of the serial pass, bit for
+    bit.  It pays on graphs with independent heavy branches on the CPU; keep ``n``
+    times the kernels' thread count (:func:`tenferro.num_threads`) within the cores,
+    as the workers do not divide it.  See docs/autodiff.md, "Parallel backward".
+
+    Parameters
+    ----------
+    n : int or None
+        Threads, from 1 to the machine's thread limit; None or 1: serial (the default).
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    ValueError
+        If ``n`` is not an int in range.
+
+    See Also
+    --------
+    backward_workers, get_backward_workers
+
+    Notes
+    -----
+    Differentiable: not applicable: a setting; the gradients are the serial pass's,
+    bit for bit.
+
+    Examples
+    --------
+    >>> tf.set_backward_workers(2)
+    >>> tf.get_backward_workers()
+    2
+    >>> tf.set_backward_workers(None)
+    """
     global _workers
     n = 1 if n is None else _checked("set_backward_workers", n)
     with _lock:
@@ -60,7 +116,37 @@ def set_backward_workers(n: int | None) -> None:
 
 @contextlib.contextmanager
 def backward_workers(n: int | None) -> Iterator[None]:
-    """Context manager: ``with tenferro.backward_workers(2): loss.backward()``."""
+    """Context manager: run eager backward passes on ``n`` threads inside the block.
+
+    As :func:`set_backward_workers`, restoring the previous setting on exit.
+
+    Parameters
+    ----------
+    n : int or None
+        Threads for the passes inside the block; None or 1: serial.
+
+    Yields
+    ------
+    None
+
+    Raises
+    ------
+    ValueError
+        If ``n`` is not an int in range.
+
+    Notes
+    -----
+    Differentiable: not applicable: a setting; the gradients are the serial pass's,
+    bit for bit.
+
+    Examples
+    --------
+    >>> x = tf.asarray([1.0, 2.0]).requires_grad_()
+    >>> with tf.backward_workers(2):
+    ...     (tf.sin(x) * tf.cos(x)).sum().backward()
+    >>> tf.get_backward_workers()
+    1
+    """
     global _workers
     old = _workers
     set_backward_workers(n)

@@ -113,7 +113,38 @@ _FREED = ("tenferro: trying to backward through the graph a second time (or to u
 
 
 cdef class Node:
-    """A recorded primitive application (``tensor.grad_fn``)."""
+    """A recorded primitive application of the eager tape (PyTorch's ``grad_fn``).
+
+    Every eagerly bound primitive with an input that requires grad gets a node: the
+    primitive, its parameters, the inputs (and outputs) its VJP rule reads, and per
+    input an edge to the node that produced it.  ``tensor.grad_fn`` is the node that
+    made ``tensor``; ``node.next_functions`` walks the graph towards the leaves.  Nodes
+    are created by the tape (``Node(prim, params, primals, out, edges, nout=1)``), not
+    by users.
+
+    Attributes
+    ----------
+    prim : Primitive
+        The primitive applied.
+    params : dict
+        Its static parameters.
+    primals : tuple of Tensor
+        The inputs saved for its VJP rule.
+    out : object
+        The outputs saved for the rule (device arrays), or None.
+    edges : tuple
+        Per input, ``(node, output index)`` of its producer, or None where no gradient
+        flows.
+    nout : int
+        The number of outputs.
+
+    Examples
+    --------
+    >>> x = tf.asarray([1.0, 2.0]).requires_grad_()
+    >>> y = (x * x).sum()
+    >>> y.grad_fn, y.grad_fn.next_functions
+    (<SumBackward>, ((<MultiplyBackward>, 0),))
+    """
 
     cdef public object prim
     cdef public object params
@@ -131,6 +162,7 @@ cdef class Node:
 
     @property
     def name(self):
+        """PyTorch's style of name: ``MultiplyBackward`` for ``multiply``."""
         return "".join(p.capitalize() for p in self.prim.name.split("_")) + "Backward"
 
     def __repr__(self):
@@ -149,6 +181,8 @@ cdef class Node:
         return self.primals
 
     cpdef outputs(self, create_graph):
+        """The outputs saved for the VJP rule (as tensors in autodiff with
+        ``create_graph``)."""
         return self.out
 
     cpdef apply(self, cts, needs, create_graph):
@@ -197,6 +231,7 @@ cdef class Node:
         return res
 
     def check_unmodified(self):
+        """Raise if a saved tensor was modified in place since it was recorded."""
         outs = () if self.out is None else self.out if type(self.out) is tuple else (self.out,)
         for i, t in enumerate(tuple(self.primals) + tuple(outs)):
             d = getattr(t, "_data", t)
@@ -210,6 +245,7 @@ cdef class Node:
                     % (what, self.name, d.shape))
 
     cpdef release(self):
+        """Free the saved tensors (after a backward pass without ``retain_graph``)."""
         self.primals = self.out = None
         self.freed = True
 

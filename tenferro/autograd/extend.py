@@ -69,32 +69,118 @@ __all__ = ["Primitive", "bind", "defjvp", "defvjp", "def_jvp_rule", "def_vjp_rul
 
 
 def is_differentiated(*tensors: "Tensor") -> bool:
-    """Whether an operation on any of ``tensors`` can itself be differentiated: one is a
-    tracer of an active transform, or grad mode is on and one requires grad.
+    """Whether an operation on any of ``tensors`` can itself be differentiated.
 
-    A rule may take a shortcut that is exact but not differentiable -- e.g. solve with
-    an LU factorization saved as an extra output of the primitive, treated as a
-    constant -- only when this is false for the inputs that shortcut depends on; when
-    it is true, the rule must be written in differentiable ops (PyTorch's rules make
-    the same choice with ``GradMode::is_enabled()``)."""
+    True when one is a tracer of an active transform (``grad``, ``jvp``, ``vmap``, a
+    graph trace), or grad mode is on and one requires grad.  A rule may take a shortcut
+    that is exact but not differentiable -- e.g. solve with an LU factorization saved as
+    an extra output of the primitive, treated as a constant -- only when this is false
+    for the inputs that shortcut depends on; when it is true, the rule must be written
+    in differentiable ops (PyTorch's rules make the same choice with
+    ``GradMode::is_enabled()``).
+
+    Parameters
+    ----------
+    *tensors : Tensor
+        The values the shortcut would depend on.
+
+    Returns
+    -------
+    bool
+        Whether any of them is being differentiated.
+
+    Examples
+    --------
+    >>> from tenferro.autograd.extend import is_differentiated
+    >>> x = tf.asarray([1.0, 4.0])
+    >>> is_differentiated(x)
+    False
+    >>> seen = []
+    >>> _ = tf.grad(lambda v: seen.append(is_differentiated(v)) or v.sum())(x)
+    >>> seen
+    [True]
+    """
     tape = _primitive.state.enabled
     return any(t._trace is not None or (tape and t.requires_grad) for t in tensors)
 
 
 def def_jvp_rule(prim: Primitive, fn: JvpRule) -> JvpRule:
-    """Register the full JVP rule ``fn(tangents, primals, out, params) -> tangent``
-    (``tangents`` has ``None`` for zero tangents; return ``None`` for a zero output
-    tangent, a tuple for multiple-result primitives)."""
+    """Register ``prim``'s full JVP (forward-mode) rule.
+
+    ``fn(tangents, primals, out, params) -> tangent``: ``tangents`` has one entry per
+    primal, ``None`` for a zero tangent; return ``None`` for a zero output tangent, a
+    tuple for multiple-result primitives.  Written with tenferro ops, the rule is
+    itself differentiable.  :func:`defjvp` builds one from per-argument rules.
+
+    Parameters
+    ----------
+    prim : Primitive
+        The primitive.
+    fn : callable
+        The rule.
+
+    Returns
+    -------
+    callable
+        ``fn`` (usable as a decorator).
+
+    See Also
+    --------
+    defjvp, def_vjp_rule
+
+    Examples
+    --------
+    >>> from tenferro.autograd import extend
+    >>> p = extend.Primitive("scale_demo", lambda x, *, k: x)
+    >>> _ = extend.def_impl(p, "cpu", lambda x, *, k: x * k)
+    >>> _ = extend.def_jvp_rule(p, lambda tangents, primals, out, params:
+    ...                         tangents[0] * params["k"])
+    >>> tf.jvp(lambda v: p.bind(v, k=3.0), (tf.ones(2),), (tf.ones(2),))[1]
+    tensor([3., 3.])
+    >>> del tf.autograd.extend.registry['scale_demo']   # (unregister this example's primitive)
+    """
     prim.jvp = fn
     return fn
 
 
 def def_vjp_rule(prim: Primitive, fn: VjpRule) -> VjpRule:
-    """Register the full VJP rule ``fn(ct, primals, out, params, needs) -> cotangents``
-    (one entry per primal, ``None`` where ``needs[i]`` is false or the cotangent is
-    zero; ``ct`` is a tuple, with ``None`` for zero cotangents, for multiple-result
-    primitives).  Set ``fn.uses_out = False`` when the rule ignores ``out``: the eager
-    tape then does not keep the output alive for it."""
+    """Register ``prim``'s full VJP (reverse-mode) rule.
+
+    ``fn(ct, primals, out, params, needs) -> cotangents``: one entry per primal,
+    ``None`` where ``needs[i]`` is false or the cotangent is zero; ``ct`` is a tuple
+    (with ``None`` for zero cotangents) for multiple-result primitives.  For complex
+    values the rule follows tenferro's (PyTorch's) convention: for holomorphic ``f``
+    the VJP is ``ct * conj(f'(z))``.  Set ``fn.uses_out = False`` when the rule ignores
+    ``out``: the eager tape then does not keep the output alive for it.
+    :func:`defvjp` builds one from per-argument rules.
+
+    Parameters
+    ----------
+    prim : Primitive
+        The primitive.
+    fn : callable
+        The rule.
+
+    Returns
+    -------
+    callable
+        ``fn``.
+
+    See Also
+    --------
+    defvjp, def_jvp_rule
+
+    Examples
+    --------
+    >>> from tenferro.autograd import extend
+    >>> p = extend.Primitive("scale_demo", lambda x, *, k: x)
+    >>> _ = extend.def_impl(p, "cpu", lambda x, *, k: x * k)
+    >>> _ = extend.def_vjp_rule(p, lambda ct, primals, out, params, needs:
+    ...                         (ct * params["k"],))
+    >>> tf.grad(lambda v: p.bind(v, k=3.0).sum())(tf.ones(2))
+    tensor([3., 3.])
+    >>> del tf.autograd.extend.registry['scale_demo']   # (unregister this example's primitive)
+    """
     prim.vjp = fn
     return fn
 
@@ -125,7 +211,46 @@ def _caller(fn):
 
 
 def defjvp(prim: Primitive, *fns: ArgRule) -> JvpRule:
-    """Per-argument JVP rules (see the module docstring)."""
+    """Register ``prim``'s JVP rule from one rule per argument (``jax.interpreters.ad.defjvp``).
+
+    ``fns[i](t, *primals, out=out, **params)`` returns argument ``i``'s contribution to
+    the output tangent for its tangent ``t``; the contributions are summed, and
+    arguments with a zero tangent are skipped.  A rule declares only the keywords it
+    uses (``out``, parameters).  ``None`` marks an argument without derivative (an
+    index, a mask).
+
+    Parameters
+    ----------
+    prim : Primitive
+        The primitive.
+    *fns : callable or None
+        One rule per argument.
+
+    Returns
+    -------
+    callable
+        The full JVP rule registered.
+
+    Raises
+    ------
+    TypeError
+        When the rule runs: if the primitive is applied to another number of arguments,
+        or a tangent is given for an argument without derivative.
+
+    See Also
+    --------
+    defvjp, def_jvp_rule
+
+    Examples
+    --------
+    >>> from tenferro.autograd import extend
+    >>> softplus_p = extend.Primitive("softplus_demo", lambda x: x)
+    >>> _ = extend.def_impl(softplus_p, "cpu", lambda x: np.logaddexp(0.0, x))
+    >>> _ = extend.defjvp(softplus_p, lambda t, x: t * tf.sigmoid(x))
+    >>> tf.jvp(softplus_p.bind, (tf.asarray(0.0),), (tf.asarray(1.0),))[1]
+    tensor(0.5)
+    >>> del tf.autograd.extend.registry['softplus_demo']   # (unregister this example's primitive)
+    """
     return def_jvp_rule(prim, _per_argument_jvp(prim, fns))
 
 
@@ -156,7 +281,44 @@ def _per_argument_jvp(prim, fns):
 
 
 def defvjp(prim: Primitive, *fns: ArgRule) -> VjpRule:
-    """Per-argument VJP rules (see the module docstring)."""
+    """Register ``prim``'s VJP rule from one rule per argument (``jax.interpreters.ad.defvjp``).
+
+    ``fns[i](ct, *primals, out=out, **params)`` returns the cotangent of argument ``i``
+    for the output cotangent ``ct`` (called only for arguments that need it).  A rule
+    declares only the keywords it uses; one that does not take ``out`` lets the eager
+    tape free the output.  ``None`` marks an argument without derivative.
+
+    Parameters
+    ----------
+    prim : Primitive
+        The primitive.
+    *fns : callable or None
+        One rule per argument.
+
+    Returns
+    -------
+    callable
+        The full VJP rule registered.
+
+    Raises
+    ------
+    TypeError
+        When the rule runs: if the primitive is applied to another number of arguments.
+
+    See Also
+    --------
+    defjvp, def_vjp_rule
+
+    Examples
+    --------
+    >>> from tenferro.autograd import extend
+    >>> softplus_p = extend.Primitive("softplus_demo", lambda x: x)
+    >>> _ = extend.def_impl(softplus_p, "cpu", lambda x: np.logaddexp(0.0, x))
+    >>> _ = extend.defvjp(softplus_p, lambda ct, x: ct * tf.sigmoid(x))
+    >>> tf.grad(lambda v: softplus_p.bind(v).sum())(tf.asarray([0.0, 0.0]))
+    tensor([0.5, 0.5])
+    >>> del tf.autograd.extend.registry['softplus_demo']   # (unregister this example's primitive)
+    """
     return def_vjp_rule(prim, _per_argument_vjp(prim, fns))
 
 
@@ -195,9 +357,38 @@ def _arity(prim, fns, primals):
 
 
 def deflinear(prim: Primitive, transpose: Callable[..., Any]) -> None:
-    """Rules of a primitive linear in its (single differentiable, first) argument:
-    the JVP applies the primitive to the tangent; the VJP is ``transpose(ct, *primals,
-    out=out, **params)`` (declaring only the keywords it uses)."""
+    """Register both rules of a primitive linear in its first argument.
+
+    As JAX's ``jax.interpreters.ad.deflinear``.
+    The JVP applies the primitive to the tangent; the VJP is ``transpose(ct, *primals,
+    out=out, **params)`` (declaring only the keywords it uses).  The other arguments
+    have no derivative.
+
+    Parameters
+    ----------
+    prim : Primitive
+        A primitive linear in its first argument.
+    transpose : callable
+        The transpose (adjoint) map.
+
+    Returns
+    -------
+    None
+
+    See Also
+    --------
+    defjvp, defvjp
+
+    Examples
+    --------
+    >>> from tenferro.autograd import extend
+    >>> p = extend.Primitive("scale_demo", lambda x, *, k: x)
+    >>> _ = extend.def_impl(p, "cpu", lambda x, *, k: x * k)
+    >>> extend.deflinear(p, lambda ct, x, *, k: p.bind(ct, k=k))
+    >>> tf.grad(lambda v: p.bind(v, k=3.0).sum())(tf.ones(2))
+    tensor([3., 3.])
+    >>> del tf.autograd.extend.registry['scale_demo']   # (unregister this example's primitive)
+    """
     def jvp(tangents, primals, out, params):
         t = tangents[0]
         if t is None:
@@ -214,20 +405,76 @@ def deflinear(prim: Primitive, transpose: Callable[..., Any]) -> None:
 
 
 def zero_derivative(prim: Primitive) -> None:
-    """Mark a float-valued primitive whose derivative is zero almost everywhere
-    (floor, sign, ...): the eager tape gives zero gradients through it, as PyTorch."""
+    """Mark a float-valued primitive whose derivative is zero almost everywhere.
+
+    For piecewise-constant functions (``floor``, ``sign``, ...), created with
+    ``differentiable=False``: the eager tape then passes zero gradients through it, as
+    PyTorch does, while the functional transforms still raise (use an
+    :class:`~tenferro.autograd.AdContext` for a straight-through gradient).
+
+    Parameters
+    ----------
+    prim : Primitive
+        The primitive.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> from tenferro.autograd import extend
+    >>> p = extend.Primitive("round_demo", lambda x: x, differentiable=False,
+    ...                      nondiff_reason="piecewise constant")
+    >>> _ = extend.def_impl(p, "cpu", np.round)
+    >>> extend.zero_derivative(p)
+    >>> x = tf.asarray([0.4, 1.6]).requires_grad_()
+    >>> p.bind(x).sum().backward()
+    >>> x.grad
+    tensor([0., 0.])
+    >>> del tf.autograd.extend.registry['round_demo']   # (unregister this example's primitive)
+    """
     prim.zero_derivative = True
 
 
 def def_impl(prim: Primitive, device_type: str,
              fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Register ``fn`` (device arrays in, device array out, ``**params``) as the
-    implementation of ``prim`` on devices of ``device_type`` (e.g. ``"cpu"``).  It
-    must return new device arrays, not its inputs or views of them (unless the
-    driver's ``view_ops`` lists ``prim``): a compiled program may write into a
-    result's buffer once no later step reads it.
+    """Register ``fn`` as ``prim``'s kernel on devices of ``device_type``.
 
-    Registration only records: it loads no driver and imports no device library, so an
-    extension may register for ``"cuda"`` next to ``"cpu"`` at no import cost.  The
-    driver finds the registration when it loads (or at once, when already loaded)."""
+    As JAX's ``register_lowering(..., platform=)``.
+    ``fn(*device_arrays, **params)`` takes the device arrays of the inputs (NumPy
+    arrays on the CPU) and returns a new device array (a tuple for multiple results).
+    It must not return its inputs or views of them (unless the driver's ``view_ops``
+    lists ``prim``): a compiled program may write into a result's buffer once no later
+    step reads it.  Registration only records: it loads no driver and imports no
+    device library, so an extension may register for ``"cuda"`` next to ``"cpu"`` at no
+    import cost.  The driver finds the registration when it loads.
+
+    Parameters
+    ----------
+    prim : Primitive
+        The primitive.
+    device_type : str
+        ``"cpu"``, ``"cuda"``, ``"webgpu"`` or a third-party driver's type.
+    fn : callable
+        The kernel.
+
+    Returns
+    -------
+    callable
+        ``fn``.
+
+    See Also
+    --------
+    Primitive, tenferro.devices.Driver
+
+    Examples
+    --------
+    >>> from tenferro.autograd import extend
+    >>> p = extend.Primitive("softplus_demo", lambda x: x)
+    >>> _ = extend.def_impl(p, "cpu", lambda x: np.logaddexp(0.0, x))
+    >>> tf.round(p.bind(tf.asarray([0.0, 1.0])), 6)
+    tensor([0.693147, 1.313262])
+    >>> del tf.autograd.extend.registry['softplus_demo']   # (unregister this example's primitive)
+    """
     return _primitive.def_impl(prim, device_type, fn)

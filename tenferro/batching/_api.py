@@ -156,19 +156,67 @@ def _output(path, o, ax, trace, size):
 
 def vmap(f: Callable[P, R], in_axes: Any = 0, out_axes: Any = 0,
          axis_size: int | None = None, *, fallback: str | None = None) -> Callable[P, R]:
-    """``f`` mapped over an axis of its arguments (JAX's ``jax.vmap``): ``vmap(f)(xs)`` is
-    ``stack([f(x) for x in xs])``, computed as one batched call of each primitive.
+    """``f`` mapped over an axis of its arguments (``jax.vmap``, ``torch.vmap``).
 
-    ``in_axes``: for each positional argument, the axis mapped (an int, negative counted
-    from the end) or None (the argument is the same for every example); an int or None
-    applies to all arguments, a tuple gives one entry per positional argument, and each
-    entry may be a pytree prefix (tuples, lists, dicts) of its argument.  Keyword
-    arguments are mapped along axis 0.  ``out_axes``: where the batch axis goes in each
-    output, likewise a pytree prefix of the output (None: the output must not depend on
-    the mapped inputs).  ``axis_size``: the batch size, needed when every in_axes is
-    None.  ``fallback="loop"``: primitives without a batching rule are applied once per
-    example instead of raising.  Nestable, and composes with ``grad``, ``jvp``, ``vjp``,
-    ``jit`` and ``checkpoint`` in any order (docs/vmap.md)."""
+    ``vmap(f)(xs)`` is ``stack([f(x) for x in xs])``, computed as one batched call of
+    each primitive (its batching rule).  Nestable, and composes with ``grad``,
+    ``jvp``, ``vjp``, ``jit`` and ``checkpoint`` in any order (docs/vmap.md).
+
+    Parameters
+    ----------
+    f : callable
+        A function of tensors (pytrees of them) written for one example.
+    in_axes : int or None or tuple, default 0
+        For each positional argument, the axis mapped (negative counted from the end)
+        or None (the argument is the same for every example); an int or None applies to
+        all arguments, a tuple gives one entry per positional argument, and each entry
+        may be a pytree prefix (tuples, lists, dicts) of its argument.  Keyword
+        arguments are mapped along axis 0.
+    out_axes : int or None or pytree, default 0
+        Where the batch axis goes in each output, likewise a pytree prefix of the output
+        (None: the output must not depend on the mapped inputs).
+    axis_size : int, optional
+        The batch size, needed when every ``in_axes`` is None.
+    fallback : {None, "loop"}, default None
+        ``"loop"``: primitives without a batching rule are applied once per example
+        instead of raising.
+
+    Returns
+    -------
+    callable
+        The batched function, with ``f``'s arguments (with the batch axes added).
+
+    Raises
+    ------
+    TypeError
+        If ``f`` is not callable, or ``in_axes``/``out_axes`` are malformed.
+    ValueError
+        If ``fallback`` is not None or ``"loop"``; when called, if the mapped axes have
+        different sizes or an axis is out of range.
+
+    See Also
+    --------
+    jacfwd, jit
+
+    Notes
+    -----
+    Differentiable: yes: ``vmap`` composes with ``grad``, ``jvp``, ``vjp`` and
+    ``jacfwd``/``jacrev`` in any order, to any order of derivatives (the
+    batching rules are written in differentiable ops).
+
+    Examples
+    --------
+    >>> xs = tf.asarray([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    >>> tf.vmap(lambda x: x @ x)(xs)                    # one dot product per row
+    tensor([ 5., 25., 61.])
+    >>> w = tf.asarray([1.0, -1.0])
+    >>> tf.vmap(lambda x, w: (x * w).sum(), in_axes=(0, None))(xs, w)
+    tensor([-1., -1., -1.])
+    >>> tf.vmap(tf.grad(lambda x: (x ** 2).sum()))(xs)   # per-example gradients
+    tensor([[ 2.,  4.],
+            [ 6.,  8.],
+            [10., 12.]])
+    """
     if not callable(f):
         raise TypeError("tenferro.vmap: expected a function, got %s" % type(f).__name__)
     if fallback not in _FALLBACKS:

@@ -40,15 +40,79 @@ loop_only = set()
 
 
 def def_batch_rule(prim: Primitive, fn: BatchRule) -> BatchRule:
-    """Register ``fn(args, batched, params, size) -> out`` as ``prim``'s batching rule
-    (see the module docstring)."""
+    """Register ``prim``'s batching rule, used by :func:`tenferro.vmap`.
+
+    As JAX's ``jax.interpreters.batching.primitive_batchers``.
+    ``fn(args, batched, params, size)`` returns the batched output (a tuple for
+    multiple results), batch as axis 0 of every output: ``args[i]`` carries the batch
+    as its axis 0 where ``batched[i]`` is true and is the same for every example
+    otherwise; ``size`` is the batch size.  A primitive with no rule raises under
+    ``vmap`` (or is looped over with ``fallback="loop"``).
+
+    Parameters
+    ----------
+    prim : Primitive
+        The primitive.
+    fn : callable
+        The rule.
+
+    Returns
+    -------
+    callable
+        ``fn``.
+
+    See Also
+    --------
+    batch_elementwise, def_batch_loop
+
+    Examples
+    --------
+    >>> from tenferro.autograd import extend
+    >>> p = extend.Primitive("scale_demo", lambda x, *, k: x)
+    >>> _ = extend.def_impl(p, "cpu", lambda x, *, k: x * k)
+    >>> _ = extend.def_batch_rule(p, lambda args, batched, params, size:
+    ...                           p.bind(args[0], **params))   # elementwise: as is
+    >>> tf.vmap(lambda v: p.bind(v, k=2.0))(tf.ones((2, 3)))
+    tensor([[2., 2., 2.],
+            [2., 2., 2.]])
+    >>> del extend.registry['scale_demo']   # (unregister this example's primitive)
+    """
     rules[prim] = fn
     return fn
 
 
 def def_batch_loop(prim: Primitive) -> None:
-    """Declare ``prim`` loop-only: under ``vmap`` it is applied once per example and the
-    results stacked (for primitives whose output shape depends on the values)."""
+    """Declare ``prim`` loop-only under :func:`tenferro.vmap`.
+
+    It is then applied once per example and the results stacked (for primitives whose
+    output shape depends on the values, or that have no batched kernel).  Any batching
+    rule registered before is dropped.
+
+    Parameters
+    ----------
+    prim : Primitive
+        The primitive.
+
+    Returns
+    -------
+    None
+
+    See Also
+    --------
+    def_batch_rule
+
+    Examples
+    --------
+    >>> from tenferro.autograd import extend
+    >>> p = extend.Primitive("round_demo", lambda x: x, differentiable=False,
+    ...                      nondiff_reason="piecewise constant")
+    >>> _ = extend.def_impl(p, "cpu", np.round)
+    >>> extend.def_batch_loop(p)
+    >>> tf.vmap(p.bind)(tf.asarray([[0.4, 1.6], [2.2, 3.7]]))
+    tensor([[0., 2.],
+            [2., 4.]])
+    >>> del extend.registry['round_demo']   # (unregister this example's primitive)
+    """
     loop_only.add(prim)
     rules.pop(prim, None)
 
@@ -175,8 +239,36 @@ def align(x, rank):
 
 
 def batch_elementwise(prim: Primitive) -> BatchRule:
-    """Register the rule of a primitive that broadcasts its inputs NumPy-style and applies
-    elementwise (parameters unchanged): batched inputs are aligned by :func:`align`."""
+    """Register the batching rule of a NumPy-broadcasting elementwise primitive.
+
+    Batched inputs get size-1 axes after their batch axis so that they broadcast
+    against the unbatched ones; the parameters are unchanged.
+
+    Parameters
+    ----------
+    prim : Primitive
+        A primitive that broadcasts its inputs NumPy-style and applies elementwise.
+
+    Returns
+    -------
+    callable
+        The rule registered.
+
+    See Also
+    --------
+    def_batch_rule
+
+    Examples
+    --------
+    >>> from tenferro.autograd import extend
+    >>> p = extend.Primitive("softplus_demo", lambda x: x)
+    >>> _ = extend.def_impl(p, "cpu", lambda x: np.logaddexp(0.0, x))
+    >>> _ = extend.batch_elementwise(p)
+    >>> tf.vmap(p.bind)(tf.zeros((2, 1)))
+    tensor([[0.69314718],
+            [0.69314718]])
+    >>> del extend.registry['softplus_demo']   # (unregister this example's primitive)
+    """
     def rule(args, batched, params, size):
         rank = max(a.ndim - b for a, b in zip(args, batched))
         return bind(prim, tuple(align(a, rank) if b else a for a, b in zip(args, batched)),

@@ -63,36 +63,82 @@ def _as_operands(operands):
 def einsum(subscripts: str, *operands: Any, client: Any = None,
            slices: Sequence[Any] | None = None, optimize: Any = "greedy",
            target_size: int | None = None, tasks: int | None = None) -> Tensor:
-    """``tenferro.einsum(subscripts, *operands)`` contracted on Dask.
+    """``tenferro.einsum(subscripts, *operands)`` contracted on Dask, sliced over workers.
 
-    ``subscripts``: tenferro.einsum's (NumPy's) string grammar, ellipsis, repeated
-    labels (diagonals), size-1 broadcasting and repeated output labels included; an
-    operand's diagonals and the labels only it carries are taken by a local einsum
-    before the distributed contraction (slicing such a label is a no-op).
-
-    The contraction order is opt_einsum's (``optimize``: "greedy", "optimal", "dp", an
-    explicit path...) or a cotengra optimizer's (``cotengra.HyperOptimizer``: its
-    contraction tree, and with ``slicing_opts`` the indices that tree slices).
-    ``slices`` names the indices to slice (letters of ``subscripts``); without it,
-    ``target_size`` (a number of elements) slices indices greedily until the largest
-    intermediate of one slice fits; with neither, nothing is sliced (or what the
-    cotengra tree slices).  Each slice is contracted with ``tenferro.einsum``; a Dask task
+    A tensor-network contraction too large for one machine's memory or time is sliced
+    on some indices: each slice is contracted with ``tenferro.einsum``; a Dask task
     contracts a run of consecutive slices and sums them (indices contracted away) or
     stacks them (indices of the output), and the tasks' results are summed by a tree
-    of additions and placed into the result.  ``tasks``: about how many such tasks (at
-    most; default four per worker thread of ``client``, the local scheduler's thread
-    count without one; the number of slices gives one task per slice); the result does
-    not depend on it.  ``client``: a ``distributed.Client`` (operands scattered once to
-    every worker), or None for Dask's default local scheduler.  A worker that dies
+    of additions and placed into the result.  The result equals
+    ``tenferro.einsum(subscripts, *operands)`` (to rounding).
+
+    The contraction order is opt_einsum's or a cotengra optimizer's (its contraction
+    tree, and with ``slicing_opts`` the indices that tree slices).  A worker that dies
     mid-run costs a retry of its tasks (Dask's), or of the whole call where every copy
     of the operands died with the workers; what Dask gives up on (``KilledWorker``
     past ``distributed.scheduler.allowed-failures``, no worker) raises Dask's exception
     with a message naming this function.
 
-    Differentiable (``tenferro.grad``, ``jvp``, ``backward``, higher orders): the
-    derivatives run on Dask sliced on the same indices; reverse mode computes every
-    needed operand's cotangent in one pass over the slices (docs/distributed.md,
-    "Gradients")."""
+    Parameters
+    ----------
+    subscripts : str
+        tenferro.einsum's (NumPy's) grammar: ellipsis, repeated labels (diagonals),
+        size-1 broadcasting and repeated output labels included.  An operand's
+        diagonals and the labels only it carries are taken by a local einsum before the
+        distributed contraction (slicing such a label is a no-op).
+    *operands : Tensor or array_like
+        The operands (CPU tensors, or arrays).
+    client : distributed.Client, optional
+        The cluster (operands are scattered once to every worker); None: Dask's
+        default local scheduler.
+    slices : str or sequence of str, optional
+        The indices to slice (letters of ``subscripts``).
+    optimize : str or list or cotengra optimizer, default "greedy"
+        opt_einsum's ``"greedy"``, ``"optimal"``, ``"dp"``, an explicit path, or a
+        ``cotengra.HyperOptimizer``.
+    target_size : int, optional
+        Without ``slices``: slice indices greedily until the largest intermediate of
+        one slice has at most this many elements.  With neither, nothing is sliced (or
+        what the cotengra tree slices).
+    tasks : int, optional
+        About how many tasks (at most; default four per worker thread of ``client``,
+        the local scheduler's thread count without one); the result does not depend
+        on it.
+
+    Returns
+    -------
+    Tensor
+        The contraction, on the CPU.
+
+    Raises
+    ------
+    ValueError
+        If ``subscripts`` does not match the operands, a sliced index is not one of its
+        labels, or ``tasks`` is not a positive int.
+
+    See Also
+    --------
+    tenferro.einsum, map
+
+    Notes
+    -----
+    Differentiable: yes, forward and reverse (``tenferro.grad``, ``jvp``,
+    ``backward``), to any order: the derivatives run on Dask sliced on the same
+    indices; reverse mode computes every needed operand's cotangent in one pass over
+    the slices (docs/distributed.md, "Gradients").
+
+    Examples
+    --------
+    >>> import tenferro.dask
+    >>> a = tf.asarray(np.arange(6.0).reshape(2, 3))
+    >>> b = tf.ones((3, 4))
+    >>> tenferro.dask.einsum("ij,jk->ik", a, b, slices="j")
+    tensor([[ 3.,  3.,  3.,  3.],
+            [12., 12., 12., 12.]])
+    >>> tf.grad(lambda x: tenferro.dask.einsum("ij,jk->", x, b, slices="j"))(a)
+    tensor([[4., 4., 4.],
+            [4., 4., 4.]])
+    """
     ops = _as_operands(operands)
     if tasks is not None:
         if isinstance(tasks, bool) or not isinstance(tasks, (int, np.integer)) or tasks < 1:

@@ -202,26 +202,61 @@ def _tasks(shipped, packed, client):
 
 def map(f: Callable[..., Any], batches: Iterable[Any], *, client: Any = None,
         jit: bool = True) -> list[Any]:
-    """``[f(*b) for b in batches]`` with each call a Dask task: on the workers of
-    ``client`` (a ``distributed.Client``), or, with ``client=None``, on Dask's default
-    scheduler as ``dask.compute`` picks it (the threads of this process, or the Client
-    made the default).
+    """``[f(*b) for b in batches]`` with each call a Dask task (as ``dask.bag.map``).
 
-    Each item of ``batches`` is one call's arguments: a tuple is the arguments, anything
-    else (a Tensor, an array, a list, a dict) the one argument; pytrees of Tensors,
-    NumPy arrays and Python scalars, as ``tenferro.jit`` takes them.  Tensor and array
-    leaves reach ``f`` as CPU Tensors; the results, in the order of ``batches``, are
-    what ``f`` returns, its Tensors on the CPU.
+    The calls run on the workers of ``client``, or, with ``client=None``, on Dask's
+    default scheduler as ``dask.compute`` picks it (the threads of this process, or the
+    Client made the default).  What ``f`` raises reaches the caller with a note naming
+    the batch.
 
-    ``jit=True`` compiles ``f`` with ``tenferro.jit`` on each worker, once per input
-    signature (a Python scalar is part of the signature: sweep a value as a 0-d tensor
-    to compile once); ``f`` travels once per worker.  ``jit=False`` calls ``f``
-    eagerly, for an ``f`` that jit cannot trace; a ``tenferro.jit`` object is compiled
-    on the workers with its own options.
+    Parameters
+    ----------
+    f : callable
+        The function; it may call ``tenferro.grad``, ``value_and_grad`` and linalg
+        itself.
+    batches : iterable
+        One item per call: a tuple is the call's arguments, anything else (a Tensor, an
+        array, a list, a dict) its one argument; pytrees of Tensors, NumPy arrays and
+        Python scalars, as ``tenferro.jit`` takes them.  Tensor and array leaves reach
+        ``f`` as CPU Tensors.
+    client : distributed.Client, optional
+        The cluster; None: Dask's default scheduler.
+    jit : bool, default True
+        Compile ``f`` with ``tenferro.jit`` on each worker, once per input signature (a
+        Python scalar is part of the signature: sweep a value as a 0-d tensor to
+        compile once); ``f`` travels once per worker.  False calls ``f`` eagerly, for
+        an ``f`` that jit cannot trace; a ``tenferro.jit`` object is compiled on the
+        workers with its own options.
 
-    Not differentiable: a Tensor that requires grad (or is traced by a transform) is
-    refused; ``f`` may call ``tenferro.grad``, ``value_and_grad`` and linalg itself.
-    What ``f`` raises reaches the caller with a note naming the batch."""
+    Returns
+    -------
+    list
+        What ``f`` returns for each batch, in the order of ``batches`` (its Tensors on
+        the CPU).
+
+    Raises
+    ------
+    TypeError
+        If ``f`` is not callable or ``batches`` is not iterable.
+    ValueError
+        If an argument is a Tensor that requires grad (or is traced by a transform).
+
+    See Also
+    --------
+    einsum, tenferro.jit, tenferro.vmap
+
+    Notes
+    -----
+    Differentiable: no; a Tensor that requires grad is refused.
+
+    Examples
+    --------
+    >>> import tenferro.dask
+    >>> tenferro.dask.map(lambda x: (x ** 2).sum(), [tf.ones(3), tf.arange(3.0)])
+    [tensor(3.), tensor(5.)]
+    >>> tenferro.dask.map(lambda x, s: x * s, [(tf.ones(2), 2.0), (tf.ones(2), 3.0)])
+    [tensor([2., 2.]), tensor([3., 3.])]
+    """
     if not callable(f):
         raise TypeError("%s: f must be callable, got %s" % (NAME, type(f).__name__))
     try:

@@ -50,7 +50,37 @@ def _entry_points():
 
 
 def get_driver(kind: str) -> Driver:
-    """The driver object for a device type (``"cpu"``, ``"webgpu"``, ...)."""
+    """The driver object for a device type, loaded on first use.
+
+    Found as the module ``tenferro.devices.<kind>`` (tenferro's own drivers) or an
+    entry point ``<kind>`` in the group ``tenferro.devices`` (third-party drivers).
+    One driver serves every device of its type.
+
+    Parameters
+    ----------
+    kind : str
+        The device type: ``"cpu"``, ``"cuda"``, ``"webgpu"`` or a third-party one.
+
+    Returns
+    -------
+    Driver
+        The driver.
+
+    Raises
+    ------
+    ValueError
+        If no driver of that type exists (the message lists the known types).
+
+    See Also
+    --------
+    device, known_device_types
+
+    Examples
+    --------
+    >>> drv = tf.devices.get_driver("cpu")
+    >>> drv.name, drv.supports("add", np.dtype("float64"))
+    ('cpu', True)
+    """
     with _lock:
         drv = _drivers.get(kind)
         if drv is None:
@@ -63,7 +93,25 @@ def get_driver(kind: str) -> Driver:
 
 
 def known_device_types() -> list[str]:
-    """Device types tenferro can look for (not all need be present on this machine)."""
+    """The device types tenferro has a driver for (not all need be present on this machine).
+
+    tenferro's own (``cpu``, ``cuda``, ``webgpu``) and the third-party drivers
+    installed as entry points.  :func:`available` lists the devices actually usable.
+
+    Returns
+    -------
+    list of str
+        The type names, sorted.
+
+    See Also
+    --------
+    available, get_driver
+
+    Examples
+    --------
+    >>> "cpu" in tf.devices.known_device_types()
+    True
+    """
     names = {m.name for m in pkgutil.iter_modules(__path__)
              if not m.name.startswith("_") and m.name not in _BUILTIN_SKIP}
     try:
@@ -74,10 +122,46 @@ def known_device_types() -> list[str]:
 
 
 def device(spec: str | Device = "cpu") -> Device:
-    """Return the :class:`Device` named by ``spec`` (a string, or a Device).
+    """The :class:`Device` named by ``spec`` (``torch.device``).
 
-    ``tenferro.device("cpu")``, ``tenferro.device("cuda:1")``.  Raises ValueError for
-    an unknown type and RuntimeError for a known driver with no such device here.
+    A name is ``"<type>"`` or ``"<type>:<index>"``: ``"cpu"``, ``"cuda:1"``,
+    ``"webgpu"``.  Devices are unique objects (``device("cpu") is device("cpu")``);
+    tensors are created on one with ``device=`` and moved with ``Tensor.to``.
+
+    Parameters
+    ----------
+    spec : str or Device, default "cpu"
+        The name (a Device is returned as is).
+
+    Returns
+    -------
+    Device
+        The device.
+
+    Raises
+    ------
+    ValueError
+        If the type is unknown or the index malformed.
+    RuntimeError
+        If the driver is known but this machine has no such device (the message says
+        why, e.g. a missing runtime).
+    TypeError
+        If ``spec`` is neither a string nor a Device.
+
+    See Also
+    --------
+    available, Device
+
+    Notes
+    -----
+    Differentiable: not applicable: it returns a device object.
+
+    Examples
+    --------
+    >>> tf.device("cpu")
+    device('cpu')
+    >>> tf.ones(2, device="cpu").device is tf.device("cpu")
+    True
     """
     if isinstance(spec, Device):
         return spec
@@ -109,7 +193,26 @@ def device(spec: str | Device = "cpu") -> Device:
 
 
 def available() -> list[str]:
-    """Names of the devices usable on this machine, e.g. ``['cpu', 'webgpu']``."""
+    """The names of the devices usable on this machine.
+
+    Every device of every known type whose driver loads and finds it, e.g. ``['cpu',
+    'cuda:0', 'webgpu:0']``.  Looking may load the device runtimes (and print their
+    start-up messages).
+
+    Returns
+    -------
+    list of str
+        Device names, for :func:`device`.
+
+    See Also
+    --------
+    device, known_device_types
+
+    Examples
+    --------
+    >>> "cpu" in tf.devices.available()
+    True
+    """
     out = []
     for kind in known_device_types():
         try:

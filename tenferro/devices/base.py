@@ -21,6 +21,7 @@ driver is only compute and memory.
 """
 from __future__ import annotations
 
+import inspect
 from typing import Any, Callable, Dict, FrozenSet, Mapping, Optional, Protocol, Tuple, Union
 
 import numpy as np
@@ -34,7 +35,36 @@ Implementation = Callable[..., Any]
 
 
 class DeviceArray(Protocol):
-    """The ndarray-like metadata every driver's storage has (a structural type)."""
+    """The ndarray-like metadata every driver's storage has (a structural type).
+
+    A device array is a driver's own storage object: NumPy arrays on the CPU, device
+    buffers elsewhere.  Everything above the driver reads only these attributes; a
+    tensor's device array is its ``_data``.  This is a :class:`typing.Protocol`: it is
+    not instantiated, a driver's class just has the attributes.
+
+    Attributes
+    ----------
+    shape : tuple of int
+        The shape.
+    dtype : numpy.dtype
+        The dtype.
+    strides : tuple of int
+        The strides, in bytes.
+    ndim : int
+        The number of axes.
+    size : int
+        The number of elements.
+
+    See Also
+    --------
+    Driver
+
+    Examples
+    --------
+    >>> data = tf.ones((2, 3))._data          # the CPU driver's device arrays are ndarrays
+    >>> data.shape, data.dtype, data.strides
+    ((2, 3), dtype('float64'), (24, 8))
+    """
 
     shape: Tuple[int, ...]
     dtype: np.dtype
@@ -43,8 +73,52 @@ class DeviceArray(Protocol):
     size: int
 
 
+# (a Protocol is not instantiated: its signature is empty, not Protocol's *args, **kwargs)
+DeviceArray.__signature__ = inspect.Signature()
+
+
 class Driver:
-    """Base class for device drivers (subclass it, set ``name``, fill ``implementations``)."""
+    """Base class for device drivers: subclass it, set ``name``, fill ``implementations``.
+
+    A driver is one object per device type (:func:`get_driver`).  It owns memory
+    (``empty``, ``from_numpy``, ``to_numpy``, ``synchronize``) and compute: the
+    ``implementations`` dict maps a primitive name to a callable taking the inputs'
+    device arrays and the primitive's parameters; extensions add to it with
+    :func:`tenferro.autograd.extend.def_impl`.  Everything else (dtype promotion,
+    broadcasting, argument checks, autodiff) lives above the driver.  A third-party
+    driver is found through an entry point in the group ``tenferro.devices``
+    (docs/devices.md).
+
+    Attributes
+    ----------
+    name : str
+        The device type this driver serves (``"cpu"``, ``"webgpu"``, ...).
+    dtypes : frozenset of numpy.dtype
+        The dtypes its tensors can hold.
+    implementations : dict
+        Primitive name -> implementation.
+    default_dtypes : dict
+        The dtype per kind (``"b"``, ``"i"``, ``"f"``, ``"c"``) tensors get when nothing
+        fixes one (a device without float64 picks float32).
+    view_ops : frozenset of str
+        Primitives whose implementation may return views of its inputs.
+    inplace_ops : frozenset of str
+        Primitives whose implementation also takes ``out=`` (for in-place reuse in
+        compiled programs).
+
+    See Also
+    --------
+    Device, get_driver, DeviceArray
+
+    Examples
+    --------
+    >>> drv = tf.device("cpu").driver
+    >>> drv.name, drv.device_count()
+    ('cpu', 1)
+    >>> d = drv.from_numpy(np.arange(3.0), tf.device("cpu"))
+    >>> drv.to_numpy(d)
+    array([0., 1., 2.])
+    """
 
     #: The device type this driver serves ("cpu", "webgpu", ...).
     name: Optional[str] = None
@@ -86,6 +160,7 @@ class Driver:
         return 0
 
     def unavailable_reason(self) -> str:
+        """Why this machine has no device of this type (a missing runtime, ...)."""
         return "no %s device found" % self.name
 
     def info(self, index: int = 0) -> Dict[str, Any]:
@@ -94,26 +169,32 @@ class Driver:
 
     # -- memory ------------------------------------------------------------------
     def empty(self, shape: Tuple[int, ...], dtype: np.dtype, device: Device) -> DeviceArray:
+        """A new, uninitialised device array on ``device``."""
         raise NotImplementedError
 
     def full(self, shape: Tuple[int, ...], dtype: np.dtype, value: Any,
              device: Device) -> DeviceArray:
+        """A new device array on ``device`` filled with ``value``."""
         out = self.empty(shape, dtype, device)
         fill = self.from_numpy(np.full((), value, dtype), device)
         self.lookup("assign", device, dtype)(out, fill)
         return out
 
     def from_numpy(self, array: np.ndarray, device: Device) -> DeviceArray:
+        """A device array on ``device`` holding a copy of ``array`` (host to device)."""
         raise NotImplementedError
 
     def to_numpy(self, data: DeviceArray) -> np.ndarray:
+        """A NumPy array holding ``data``'s values (device to host)."""
         raise NotImplementedError
 
     def synchronize(self, device: Device) -> None:
+        """Wait until the work queued on ``device`` has finished."""
         pass
 
     # -- ops -----------------------------------------------------------------------
     def supports(self, op: str, dtype: np.dtype) -> bool:
+        """Whether primitive ``op`` runs here on inputs of ``dtype``."""
         return op in self.implementations and dtype in self.dtypes
 
     def __reduce__(self):   # by name: the registered driver of the unpickling process
@@ -135,7 +216,32 @@ class Driver:
 
 
 class Device:
-    """A concrete device: a driver plus an index.  Obtain with ``tenferro.device(name)``."""
+    """A concrete device: a driver plus an index (``torch.device``).
+
+    Obtain one with :func:`tenferro.device` (``tf.device("cuda:0")``); each name has
+    one Device object, which tensors hold and ops compare by identity.  A device
+    compares equal to its name (``tf.device("cpu") == "cpu"``) and pickles by name.
+
+    Parameters
+    ----------
+    driver : Driver
+        The driver of its type.
+    type : str
+        The device type (``"cpu"``, ``"cuda"``, ``"webgpu"``).
+    index : int, default 0
+        Which device of that type.
+
+    See Also
+    --------
+    device, Driver
+
+    Examples
+    --------
+    >>> d = tf.device("cpu")
+    >>> d, d.type, d.index, d == "cpu"
+    (device('cpu'), 'cpu', 0, True)
+    >>> d.synchronize()
+    """
 
     __slots__ = ("driver", "type", "index", "_name", "_fast")
 
@@ -169,4 +275,5 @@ class Device:
         return device, (self._name,)
 
     def synchronize(self) -> None:
+        """Wait until the work queued on this device has finished (a no-op on the CPU)."""
         self.driver.synchronize(self)

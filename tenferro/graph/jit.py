@@ -60,27 +60,73 @@ def _is_array(x):
 
 
 class jit:
-    """``jit(f, static_argnums=(), static_argnames=())``: trace ``f`` on the first call
-    for each signature, compile, cache the program (LRU, ``maxsize``) and run it.
+    """Compile ``f`` on its first call per signature, cache the program, run it (``jax.jit``).
+
+    On a call with a new signature ``f`` is traced (:func:`make_graph`), compiled
+    (:func:`compile`) and the program cached (LRU, ``maxsize``); later calls with the
+    same signature run the cached program.  A jitted function is differentiable and
+    composes with ``grad``, ``vmap`` and the other transforms.
 
     The signature is the pytree structure of the positional and keyword arguments; for
     each tensor, NumPy array or NumPy scalar leaf (the traced inputs) its shape, dtype
     and device; every leaf of an immutable value type (Python numbers, strings, None,
     slices, dtypes) by type and value (``1``, ``1.0`` and ``True`` apart, ``0.0`` and
     ``-0.0`` apart): such a leaf is static, as are the arguments named by
-    ``static_argnums``/``static_argnames`` (whole arguments, hashed into the key;
-    ValueError when one is not hashable); and the AdContext in force.  Any other leaf
-    (a set, an arbitrary object) raises TypeError unless its argument is declared
-    static.  Values ``f`` closes over are read when it is traced, as in JAX.
+    ``static_argnums``/``static_argnames``; and the AdContext in force.  Values ``f``
+    closes over are read when it is traced, as in JAX; a closed-over tensor written in
+    place afterwards makes the call raise.  ``jit(static_argnums=...)`` without ``f``
+    is a decorator.
 
-    ``cache_info()`` gives (hits, misses, size, maxsize); ``trace(*args, **kwargs)``
-    the Graph ``f`` traces to for those arguments, ``lower(*args, **kwargs)`` the
-    compiled Program a call with them runs.  ``passes`` and ``reuse``: as for
-    :func:`compile`.  ``jit(static_argnums=...)`` without ``f`` is a decorator."""
+    Parameters
+    ----------
+    f : callable, optional
+        A function of tensors (and static values) returning a pytree of tensors;
+        without it, ``jit(...)`` returns a decorator.
+    maxsize : int, default 64
+        The number of programs kept (least recently used dropped first).
+    passes : sequence of str, optional
+        The compiler passes, as for :func:`compile`.
+    reuse : bool, default True
+        As for :func:`compile`.
+    static_argnums : int or sequence of int, default ()
+        Positional arguments that are static: hashed into the key, not traced.
+    static_argnames : str or sequence of str, default ()
+        Keyword arguments that are static.
 
-    def __new__(cls, f=None, *args, **kwargs):
-        if f is None:
-            return lambda g: cls(g, *args, **kwargs)
+    Raises
+    ------
+    TypeError
+        If ``f`` is not callable; when called, for a leaf that is neither a tensor nor
+        a value type in an argument not declared static.
+    ValueError
+        When called, if a static argument is not hashable.
+
+    See Also
+    --------
+    compile, make_graph, vmap
+
+    Examples
+    --------
+    >>> f = tf.jit(lambda x, s=1.0: (tf.sin(x) * s).sum())
+    >>> f(tf.zeros(3)), f(tf.ones(3) * 0.0, 2.0), f(tf.zeros(3))
+    (tensor(0.), tensor(0.), tensor(0.))
+    >>> f.cache_info()
+    CacheInfo(hits=1, misses=2, size=2, maxsize=64)
+    >>> print(f.trace(tf.zeros(3), 2.0))
+    { lambda a:f64[3] .
+        b:f64[3] = sin[out_dtype=float64] a
+        c:f64[3] = multiply[out_dtype=float64] b const(2.0)
+        d:f64[] = sum[axes=(0,), out_dtype=float64] c
+      in (d) }
+    >>> g = tf.jit(tf.grad(lambda w: (w ** 2).sum()))
+    >>> g(tf.asarray([1.0, 2.0]))
+    tensor([2., 4.])
+    """
+
+    def __new__(cls, f=None, maxsize=64, passes=None, reuse=True, static_argnums=(),
+                static_argnames=()):
+        if f is None:   # jit(static_argnums=...) as a decorator
+            return lambda g: cls(g, maxsize, passes, reuse, static_argnums, static_argnames)
         return object.__new__(cls)
 
     def __init__(self, f: Callable[..., Any], maxsize: int = 64, passes: Any = None,
@@ -254,10 +300,12 @@ class jit:
         return self._lookup(args, kwargs)[0]
 
     def cache_info(self):
+        """``(hits, misses, size, maxsize)`` of the program cache, a named tuple."""
         return collections.namedtuple("CacheInfo", "hits misses size maxsize")(
             self.hits, self.misses, len(self._cache), self.maxsize)
 
     def cache_clear(self):
+        """Drop every cached program (the next call traces again) and zero the counts."""
         with self._lock:
             self._cache.clear()
         self._fast = None

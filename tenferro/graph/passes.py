@@ -239,19 +239,61 @@ def _install(passes, optional):
 
 def register_pass(name: str, fn: Pass, *, before: str | None = None, after: str | None = None,
                   default: bool = True, replace: bool = False) -> Pass:
-    """Register compiler pass ``fn`` (a function ``Graph -> Graph`` returning a new
-    graph) under ``name``; returns ``fn``.
+    """Register a compiler pass: a function ``Graph -> Graph`` returning a new graph.
 
-    It runs just before the pass named ``before`` or just after the one named ``after``
-    (at most one of them; neither: last, after ``fuse`` -- a pass that rewrites
-    elementwise nodes wants ``before="fuse"``, as fusion hides them in groups).  With
-    ``default`` (the default) it joins ``PASSES``: every program compiled from then on
-    with the default passes (``tenferro.compile(graph)``, ``tenferro.jit(f)``) runs it,
-    as the built-in ones do; with ``default=False`` only a ``compile(graph,
-    passes=(..., name))`` that names it does.  A name already registered is a
-    ValueError unless ``replace`` (the new function then takes the old one's place,
-    unless ``before`` or ``after`` says otherwise); so is an unknown ``before`` or
-    ``after``."""
+    The built-in passes are ``fold``, ``simplify``, ``transpose``, ``plans``, ``cse``,
+    ``dce`` and ``fuse`` (docs/traced.md); a pass is written with
+    :func:`rewrite_graph` and must not modify its input.  With ``default`` the pass
+    joins ``PASSES``: every program compiled from then on with the default passes
+    (``tenferro.compile(graph)``, ``tenferro.jit(f)``) runs it; with ``default=False``
+    only a ``compile(graph, passes=(..., name))`` that names it does.
+
+    Parameters
+    ----------
+    name : str
+        The pass's name.
+    fn : callable
+        The pass.
+    before : str, optional
+        Run just before the pass of this name (a pass that rewrites elementwise nodes
+        wants ``before="fuse"``, as fusion hides them in groups).
+    after : str, optional
+        Run just after the pass of this name.  Neither: last, after ``fuse``.
+    default : bool, default True
+        Join the default passes.
+    replace : bool, default False
+        Replace a pass of the same name (in its place, unless ``before`` or ``after``
+        says otherwise).
+
+    Returns
+    -------
+    callable
+        ``fn``.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is registered and not ``replace``, both ``before`` and ``after``
+        are given, or the pass they name is unknown.
+    TypeError
+        If ``name`` is not a string or ``fn`` is not callable.
+
+    See Also
+    --------
+    unregister_pass, registered_passes, rewrite_graph, register_rewrite
+
+    Examples
+    --------
+    >>> def count_nodes(graph):
+    ...     print("nodes:", len(graph.nodes))
+    ...     return graph
+    >>> _ = tf.graph.register_pass("count", count_nodes, default=False)
+    >>> g = tf.make_graph(lambda x: tf.sin(x) * 1.0, tf.TensorSpec((2,)))
+    >>> p = tf.compile(g, passes=("count", "simplify", "count"))
+    nodes: 2
+    nodes: 1
+    >>> tf.graph.unregister_pass("count")
+    """
     if not isinstance(name, str) or not callable(fn):
         raise TypeError("register_pass(name, fn): a string and a function, got %r, %r"
                         % (name, fn))
@@ -281,8 +323,32 @@ def register_pass(name: str, fn: Pass, *, before: str | None = None, after: str 
 
 
 def unregister_pass(name: str) -> None:
-    """Remove the pass registered as ``name`` (not a built-in one: those are switched
-    off with ``compile(graph, passes=...)``); ValueError for an unknown name."""
+    """Remove a pass added by :func:`register_pass`.
+
+    Built-in passes cannot be removed: switch them off with ``compile(graph,
+    passes=...)``.
+
+    Parameters
+    ----------
+    name : str
+        The pass's name.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    ValueError
+        If no such pass is registered, or it is built in.
+
+    Examples
+    --------
+    >>> _ = tf.graph.register_pass("noop", lambda graph: graph, default=False)
+    >>> tf.graph.unregister_pass("noop")
+    >>> "noop" in tf.graph.registered_passes()
+    False
+    """
     builtin = dict(_BUILTIN)
     with _lock:
         passes, optional, _ = _registry
@@ -295,14 +361,46 @@ def unregister_pass(name: str) -> None:
 
 
 def registered_passes() -> tuple[str, ...]:
-    """The names of every registered pass, in run order (``PASSES`` and those registered
-    with ``default=False``)."""
+    """The names of every registered pass, in run order.
+
+    ``PASSES`` (the default ones) and those registered with ``default=False``.
+
+    Returns
+    -------
+    tuple of str
+        The names.
+
+    Examples
+    --------
+    >>> tf.graph.registered_passes()
+    ('fold', 'simplify', 'transpose', 'plans', 'cse', 'dce', 'fuse')
+    """
     return tuple(_registry[0])
 
 
 def lookup_passes(names: Iterable[str] | None = None) -> tuple[tuple[str, Pass], ...]:
-    """The ``(name, function)`` of each pass ``compile`` runs for ``names`` (None: the
-    default passes, ``PASSES``), in that order; ValueError naming the unknown ones."""
+    """The passes ``compile`` runs for ``names``, as ``(name, function)`` pairs in that order.
+
+    Parameters
+    ----------
+    names : iterable of str, optional
+        Pass names; None: the default passes, ``PASSES``.
+
+    Returns
+    -------
+    tuple of (str, callable)
+        The passes.
+
+    Raises
+    ------
+    ValueError
+        Naming the unknown passes.
+
+    Examples
+    --------
+    >>> [name for name, fn in tf.graph.lookup_passes(["dce", "cse"])]
+    ['dce', 'cse']
+    """
     table, _, defaults = _registry
     names = defaults if names is None else tuple(names)
     unknown = [p for p in names if p not in table]

@@ -27,17 +27,49 @@ __all__ = ["Program", "MemoryPlan", "compile"]
 
 
 class Program:
-    """A compiled graph: run it with ``program(*inputs)`` as many times as needed.
+    """A compiled graph (tenferro-rs's GraphExecutor): run it with ``program(*inputs)`` many times.
+
+    Made by :func:`compile` (or ``jit``): the graph after the compiler passes, run by
+    one generated Python function per device that calls the kernels.  It runs on the
+    device of its inputs (any device whose driver has its primitives), and is
+    differentiable: a call with inputs that require grad, or under ``grad``/``jvp``/
+    ``vmap``, runs the graph through the transforms.
 
     With ``reuse`` (the default) a run drops each intermediate value after its last use,
     so that its buffer returns to the allocator, and writes an elementwise result into
     an input that dies at that step when it has the result's shape and dtype (in place,
     where the device's driver allows it: ``Driver.inplace_ops``); ``reuse=False`` keeps
     every intermediate to the end of the run.  :meth:`memory_plan` reports the figures.
-
     Every output is a new buffer, as eager ops return new tensors: an output that would
-    share memory with an input, a constant or another output (see :func:`_aliased`) is
-    copied on the way out (those copies are not in :meth:`memory_plan`)."""
+    share memory with an input, a constant or another output is copied on the way out.
+
+    Parameters
+    ----------
+    graph : Graph
+        The traced program.
+    passes : sequence of str, optional
+        The compiler passes to run, in order; None: the default ones (``PASSES``).
+    reuse : bool, default True
+        Free intermediates early and write in place.
+
+    Raises
+    ------
+    ValueError
+        If a pass name is unknown.
+
+    See Also
+    --------
+    compile, jit, make_graph
+
+    Examples
+    --------
+    >>> g = tf.make_graph(lambda x: (tf.sin(x) * 2.0).sum(), tf.TensorSpec((3,)))
+    >>> p = tf.graph.Program(g)
+    >>> p(tf.zeros(3)), p.runs
+    (tensor(0.), 1)
+    >>> p.passes
+    ('fold', 'simplify', 'transpose', 'plans', 'cse', 'dce', 'fuse')
+    """
 
     def __init__(self, graph, passes=None, reuse=True):
         steps = lookup_passes(passes)
@@ -331,30 +363,53 @@ def _own_outputs(out, flags):
 class MemoryPlan(collections.namedtuple(
         "MemoryPlan", "ops live_bytes inplace_steps peak_bytes peak_step input_bytes "
                       "output_bytes no_reuse_peak_bytes")):
-    """The buffers of one run of a :class:`Program` (``Program.memory_plan``), from
-    the shapes and dtypes of its values (constants are not counted).
+    """The buffers of one run of a :class:`Program`, from its values' shapes and dtypes.
 
-    * ``ops``: the primitive of each step;
-    * ``live_bytes``: per step, the bytes of the buffers alive while it runs (its
-      inputs and its output included): the program inputs, and every buffer made
-      since that a later step, an output or a live view still uses;
-    * ``inplace_steps``: the steps that write their result into an input's buffer
-      (``inplace``: how many);
-    * ``peak_bytes``, ``peak_step``: the largest ``live_bytes`` and its first step
-      (``input_bytes`` and None for a program without steps);
-    * ``input_bytes``: the program inputs' bytes;
-    * ``output_bytes``: the bytes of the buffers the outputs keep alive, inputs'
-      excepted (a view keeps the whole buffer it views);
-    * ``no_reuse_peak_bytes``: the peak when every intermediate is kept to the end of
-      the run and none is written in place (``reuse=False``).
+    Returned by ``Program.memory_plan()`` (a named tuple); ``print`` shows a table.
+    Constants are not counted.  A view (``Driver.view_ops``) shares its input's
+    buffer; a device-independent primitive (e.g. einsum) may return views of its
+    inputs, so its result is counted as a new buffer that also keeps its inputs'
+    buffers alive.
 
-    A view (``Driver.view_ops``) shares its input's buffer; a device-independent
-    primitive (e.g. einsum) may return views of its inputs, so its result is counted
-    as a new buffer that also keeps its inputs' buffers alive."""
+    Parameters
+    ----------
+    ops : tuple of str
+        The primitive of each step.
+    live_bytes : tuple of int
+        Per step, the bytes of the buffers alive while it runs (its inputs and its
+        output included): the program inputs, and every buffer made since that a later
+        step, an output or a live view still uses.
+    inplace_steps : tuple of int
+        The steps that write their result into an input's buffer.
+    peak_bytes : int
+        The largest ``live_bytes`` (``input_bytes`` for a program without steps).
+    peak_step : int or None
+        Its first step (None without steps).
+    input_bytes : int
+        The program inputs' bytes.
+    output_bytes : int
+        The bytes of the buffers the outputs keep alive, inputs' excepted (a view keeps
+        the whole buffer it views).
+    no_reuse_peak_bytes : int
+        The peak when every intermediate is kept to the end of the run and none is
+        written in place (``reuse=False``).
+
+    See Also
+    --------
+    Program.memory_plan
+
+    Examples
+    --------
+    >>> g = tf.make_graph(lambda x: tf.exp(tf.sin(x).sum()), tf.TensorSpec((100,)))
+    >>> m = tf.compile(g, passes=()).memory_plan()
+    >>> m.ops, m.input_bytes, m.peak_bytes, m.output_bytes
+    (('sin', 'sum', 'exp'), 800, 1608, 8)
+    """
     __slots__ = ()
 
     @property
     def inplace(self):
+        """How many steps write in place."""
         return len(self.inplace_steps)
 
     def __str__(self):
@@ -470,9 +525,57 @@ def _liveness(graph, driver, reuse):
 
 def compile(graph: Graph, passes: Sequence[str] | None = None,
             reuse: bool = True) -> Program:
-    """A :class:`Program` from ``graph`` after the compiler ``passes``: the names of
-    registered passes, run in that order (None: the default ones, ``PASSES`` as it is
-    when compiling; :mod:`.passes`).  ``reuse``: see :class:`Program`."""
+    """Compile a graph into a :class:`Program`, to run many times (tenferro-rs's GraphCompiler).
+
+    The compiler passes rewrite the graph (constant folding, algebraic simplification,
+    transpose folding, shared einsum plans, CSE, dead-code elimination, elementwise
+    fusion: docs/traced.md); the program runs the result with memory reuse.
+
+    Parameters
+    ----------
+    graph : Graph
+        From :func:`make_graph` (or a graph transform: ``graph.grad()``, ...).
+    passes : sequence of str, optional
+        The names of registered passes, run in that order; None: the default ones,
+        ``PASSES`` as it is when compiling.  ``passes=()`` runs the graph as traced.
+    reuse : bool, default True
+        Free intermediates after their last use and write elementwise results in place
+        (see :class:`Program`).
+
+    Returns
+    -------
+    Program
+        The compiled program.
+
+    Raises
+    ------
+    TypeError
+        If ``graph`` is not a Graph.
+    ValueError
+        If a pass name is unknown.
+
+    See Also
+    --------
+    make_graph, jit, register_pass
+
+    Notes
+    -----
+    Differentiable: yes: a program called on tensors that require grad, or under
+    ``grad``/``jvp``/``vmap``, is differentiated through its graph, to any
+    order; ``graph.grad()``, ``vjp()``, ``jvp()`` give derivative graphs.
+
+    Examples
+    --------
+    >>> def f(x, w):
+    ...     return (tf.tanh(x @ w) ** 2).sum()
+    >>> g = tf.make_graph(f, tf.TensorSpec((5, 3)), tf.TensorSpec((3, 4)))
+    >>> p = tf.compile(g)
+    >>> p(tf.zeros((5, 3)), tf.ones((3, 4)))
+    tensor(0.)
+    >>> dw = tf.compile(g.grad(1))                    # a graph of the gradient
+    >>> dw(tf.zeros((5, 3)), tf.ones((3, 4))).shape
+    (3, 4)
+    """
     if not isinstance(graph, Graph):
         raise TypeError("tenferro.compile: expected a Graph (from tenferro.make_graph), got %s"
                         % type(graph).__name__)

@@ -37,9 +37,36 @@ __all__ = ["Splice", "rewrite_graph", "RewriteContext", "register_rewrite",
 
 
 class Splice:
-    """What a rewrite puts in place of a node: the nodes of ``graph`` (a traced
-    replacement, e.g. from :func:`~tenferro.graph.make_graph`) with its inputs bound to
-    ``args``; its outputs replace the node's."""
+    """What a rewrite puts in place of a node: the nodes of a traced graph.
+
+    Returned by the function given to :func:`rewrite_graph` (or by a rewrite rule):
+    the nodes of ``graph`` with its inputs bound to ``args``; its outputs replace the
+    node's (same shapes and dtypes).
+
+    Parameters
+    ----------
+    graph : Graph
+        The replacement, e.g. from :func:`~tenferro.make_graph`.
+    args : sequence of Var or Tensor
+        The values its inputs are bound to (usually the node's inputs).
+
+    See Also
+    --------
+    rewrite_graph
+
+    Examples
+    --------
+    >>> cube = tf.make_graph(lambda v: v * v * v, tf.TensorSpec((3,)))
+    >>> g = tf.make_graph(lambda x: x ** 3.0, tf.TensorSpec((3,)))
+    >>> h = tf.graph.rewrite_graph(
+    ...     g, lambda node, inputs: tf.graph.Splice(cube, inputs[:1])
+    ...     if node.prim.name == "power" else None)
+    >>> print(h)
+    { lambda a:f64[3] .
+        b:f64[3] = multiply[out_dtype=float64] a a
+        c:f64[3] = multiply[out_dtype=float64] b a
+      in (c) }
+    """
     __slots__ = ("graph", "args")
 
     def __init__(self, graph, args):
@@ -47,12 +74,41 @@ class Splice:
 
 
 def rewrite_graph(graph: Graph, fn: Callable[[Node, list[Any]], Any]) -> Graph:
-    """A new graph with every node passed through ``fn(node, inputs)``, its inputs
-    already substituted: ``fn`` returns None to keep the node (with those inputs), a
-    new :class:`~tenferro.graph.Node` to put in its place, a :class:`Splice` (whose
+    """A new graph with every node passed through ``fn``: the helper passes are written with.
+
+    ``fn(node, inputs)`` gets each node in order with its inputs already substituted
+    (by the rewrites before it) and returns None to keep the node (with those inputs),
+    a new :class:`~tenferro.graph.Node` to put in its place, a :class:`Splice` (whose
     nodes are passed through ``fn`` in turn), or the values (Vars or constant Tensors)
-    that replace its outputs (none: the node is dropped).  The input graph is not
-    modified."""
+    that replace its outputs (an empty list drops a node without outputs used).  The
+    input graph is not modified.
+
+    Parameters
+    ----------
+    graph : Graph
+        The graph.
+    fn : callable
+        ``fn(node, inputs) -> None | Node | Splice | list``.
+
+    Returns
+    -------
+    Graph
+        The rewritten graph (same inputs, device and output structure).
+
+    See Also
+    --------
+    Splice, register_pass, register_rewrite
+
+    Examples
+    --------
+    >>> g = tf.make_graph(lambda x: tf.exp(tf.sin(x)), tf.TensorSpec((2,)))
+    >>> h = tf.graph.rewrite_graph(   # drop the sin: exp(x)
+    ...     g, lambda node, inputs: inputs[:1] if node.prim.name == "sin" else None)
+    >>> print(h)
+    { lambda a:f64[2] .
+        b:f64[2] = exp[out_dtype=float64] a
+      in (b) }
+    """
     subst = {}
 
     def sub(v):
@@ -97,10 +153,49 @@ def _prim_name(prim):
 
 
 def register_rewrite(prim: Primitive | str, rule: Rule) -> Rule:
-    """Add ``rule`` to the rules of primitive ``prim`` (a Primitive or its name, e.g.
-    ``"multiply"`` or ``"linalg.solve"``), after those already there; the ``simplify``
-    pass applies it from then on (in every program compiled with it).  Returns
-    ``rule``; ValueError if it is already a rule of ``prim``."""
+    """Add a rewrite rule for a primitive, applied by the ``simplify`` pass.
+
+    As tinygrad's ``PatternMatcher`` maps patterns to replacements.
+    ``rule(node, inputs, ctx)`` returns None, or a replacement as
+    :func:`rewrite_graph`'s function does, whose outputs equal the node's (shape, dtype
+    and values); ``ctx`` is a :class:`RewriteContext`.  The rule goes after those
+    already there; every program compiled with ``simplify`` from then on applies it.
+
+    Parameters
+    ----------
+    prim : Primitive or str
+        The primitive or its name (``"multiply"``, ``"linalg.solve"``).
+    rule : callable
+        The rule.
+
+    Returns
+    -------
+    callable
+        ``rule``.
+
+    Raises
+    ------
+    ValueError
+        If ``rule`` is already a rule of ``prim``.
+    TypeError
+        If ``rule`` is not callable.
+
+    See Also
+    --------
+    unregister_rewrite, rewrite_rules, register_pass
+
+    Examples
+    --------
+    >>> def double_negation(node, inputs, ctx):      # -(-x) -> x
+    ...     src = ctx.producer(inputs[0])
+    ...     if src is not None and src.prim.name == "negative":
+    ...         return [src.inputs[0]]
+    >>> _ = tf.graph.register_rewrite("negative", double_negation)
+    >>> g = tf.make_graph(lambda x: tf.exp(-(-x)), tf.TensorSpec((2,)))
+    >>> [n.prim.name for n in tf.compile(g, passes=("simplify", "dce")).graph.nodes]
+    ['exp']
+    >>> tf.graph.unregister_rewrite("negative", double_negation)
+    """
     name = _prim_name(prim)
     if not callable(rule):
         raise TypeError("register_rewrite: the rule must be callable, got %r" % (rule,))
@@ -113,7 +208,32 @@ def register_rewrite(prim: Primitive | str, rule: Rule) -> Rule:
 
 
 def unregister_rewrite(prim: Primitive | str, rule: Rule) -> None:
-    """Remove ``rule`` from the rules of ``prim``; ValueError if it is not one of them."""
+    """Remove a rule added by :func:`register_rewrite`.
+
+    Parameters
+    ----------
+    prim : Primitive or str
+        The primitive or its name.
+    rule : callable
+        The rule.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    ValueError
+        If ``rule`` is not one of ``prim``'s rules.
+
+    Examples
+    --------
+    >>> rule = lambda node, inputs, ctx: None
+    >>> _ = tf.graph.register_rewrite("sin", rule)
+    >>> tf.graph.unregister_rewrite("sin", rule)
+    >>> tf.graph.rewrite_rules("sin")
+    ()
+    """
     name = _prim_name(prim)
     with _lock:
         rules = _RULES.get(name, ())
@@ -129,15 +249,52 @@ def unregister_rewrite(prim: Primitive | str, rule: Rule) -> None:
 
 def rewrite_rules(prim: Primitive | str | None = None
                   ) -> tuple[Rule, ...] | dict[str, tuple[Rule, ...]]:
-    """The rules of ``prim`` (a tuple, in the order they are tried), or, with no
-    argument, a dict of every primitive name that has rules to its rules."""
+    """The rewrite rules of a primitive, or of all of them.
+
+    Parameters
+    ----------
+    prim : Primitive or str, optional
+        The primitive or its name.
+
+    Returns
+    -------
+    tuple or dict
+        ``prim``'s rules in the order they are tried; with no argument, a dict of every
+        primitive name that has rules to its rules (the built-in ones included).
+
+    Examples
+    --------
+    >>> "multiply" in tf.graph.rewrite_rules()
+    True
+    >>> tf.graph.rewrite_rules("sin")
+    ()
+    """
     if prim is None:
         return dict(_RULES)
     return _RULES.get(_prim_name(prim), ())
 
 
 class RewriteContext:
-    """What a rule sees besides its node: :meth:`producer` and ``device`` (the graph's)."""
+    """What a rewrite rule sees besides its node: the nodes producing values, and the device.
+
+    Made by the ``simplify`` pass, one per graph.
+
+    Parameters
+    ----------
+    device : Device
+        The graph's device (``ctx.device``).
+
+    See Also
+    --------
+    register_rewrite
+
+    Examples
+    --------
+    >>> g = tf.make_graph(tf.sin, tf.TensorSpec((2,)))
+    >>> ctx = tf.graph.RewriteContext(g.device)
+    >>> ctx.device, ctx.producer(g.inputs[0])      # a graph input: no producer
+    (device('cpu'), None)
+    """
     __slots__ = ("device", "_producers")
 
     def __init__(self, device):

@@ -37,8 +37,39 @@ __all__ = ["TensorSpec", "make_graph", "trace_graph", "as_spec"]
 
 
 class TensorSpec:
-    """A symbolic input of :func:`trace`: a shape and a dtype (and, optionally, the
-    device the program will run on; CPU by default)."""
+    """A symbolic input of :func:`make_graph`: a shape and a dtype (``jax.ShapeDtypeStruct``).
+
+    Optionally the device the program will run on (the CPU by default).  Specs compare
+    equal when shape, dtype and device do.
+
+    Parameters
+    ----------
+    shape : tuple of int
+        The input's shape.
+    dtype : dtype or str, default "float64"
+        The input's dtype.
+    device : Device or str, optional
+        The device (default ``"cpu"``).
+
+    Raises
+    ------
+    TypeError
+        If ``shape`` is not a sequence of ints, or ``dtype`` is not a dtype tenferro has.
+    ValueError
+        If a dimension is negative.
+
+    See Also
+    --------
+    make_graph
+
+    Examples
+    --------
+    >>> spec = tf.TensorSpec((2, 3), "float32")
+    >>> spec
+    TensorSpec((2, 3), float32)
+    >>> tf.make_graph(lambda x: x.sum(), spec).outputs
+    (Var(f32[]),)
+    """
     __slots__ = ("shape", "dtype", "device")
 
     def __init__(self, shape, dtype="float64", device=None):
@@ -54,7 +85,8 @@ class TensorSpec:
         self.device = _device(device if device is not None else "cpu")
 
     def __repr__(self):
-        return "TensorSpec(%s, %s)" % (self.shape, self.dtype)
+        dev = "" if self.device.type == "cpu" else ", device=%r" % str(self.device)
+        return "TensorSpec(%s, %s%s)" % (self.shape, self.dtype, dev)
 
     def __eq__(self, other):
         return (isinstance(other, TensorSpec) and (self.shape, self.dtype, self.device)
@@ -167,11 +199,59 @@ def _run_node(node, env):
 
 
 def make_graph(f: Callable[..., Any], *specs: Any) -> Graph:
-    """The :class:`~tenferro._ir.Graph` of the function ``f`` applied to symbolic inputs
-    (JAX's ``make_jaxpr``): each of ``specs`` is a :class:`TensorSpec` or an example
-    tensor/array (only its shape, dtype and device are used).  Python control flow runs
-    at trace time; data-dependent control flow raises
-    :class:`~tenferro.ConcretizationError` naming the operation."""
+    """The :class:`~tenferro.Graph` of ``f`` applied to symbolic inputs (``jax.make_jaxpr``).
+
+    ``f`` runs once on tracers that have a shape and a dtype but no data; every
+    primitive it binds is recorded.  Python control flow runs at trace time (loops are
+    unrolled); tensors created inside ``f`` and tensors it closes over become
+    constants.  Reading a traced value on the host (``bool(x > 0)``, ``float(x)``)
+    raises :class:`~tenferro.ConcretizationError` naming the operation.
+
+    Parameters
+    ----------
+    f : callable
+        A function of tensors returning a tensor or a pytree of them.
+    *specs : TensorSpec or Tensor or array_like
+        One per positional argument of ``f``: a spec, or an example tensor or array
+        (only its shape, dtype and device are used).
+
+    Returns
+    -------
+    Graph
+        The traced program; ``print`` it, transform it (``grad``, ``vjp``, ``jvp``),
+        :func:`compile` it.
+
+    Raises
+    ------
+    ConcretizationError
+        If ``f`` reads a traced value on the host, or binds a primitive with a
+        data-dependent output shape (``nonzero``).
+    DeviceMismatchError
+        If the specs are on different devices.
+    TenferroError
+        If ``f`` moves a value to another device.
+
+    See Also
+    --------
+    TensorSpec, compile, jit
+
+    Notes
+    -----
+    Differentiable: yes: ``graph.grad()``, ``graph.vjp()`` and ``graph.jvp()`` are graph
+    transforms with the eager rules, composable to any order.
+
+    Examples
+    --------
+    >>> g = tf.make_graph(lambda x, y: (x @ y).sum(), tf.TensorSpec((2, 3)),
+    ...                   tf.TensorSpec((3, 4)))
+    >>> print(g)
+    { lambda a:f64[2, 3] b:f64[3, 4] .
+        c:f64[2, 4] = matmul a b
+        d:f64[] = sum[axes=(0, 1), out_dtype=float64] c
+      in (d) }
+    >>> g(tf.ones((2, 3)), tf.ones((3, 4)))
+    tensor(24.)
+    """
     return trace_graph(f, specs)[0]
 
 

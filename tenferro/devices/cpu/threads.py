@@ -134,16 +134,70 @@ def _resolve():
 
 
 def get_num_threads() -> int:
-    """Threads tenferro's CPU kernels may use (1 when built without OpenMP)."""
+    """The number of threads tenferro's CPU kernels may use (``torch.get_num_threads``).
+
+    Returns
+    -------
+    int
+        The thread count in force (1 when built without OpenMP).  The default is the
+        number of cores (``OMP_NUM_THREADS`` where set).
+
+    Raises
+    ------
+    None
+        It reads a setting and does not raise.
+
+    See Also
+    --------
+    set_num_threads, num_threads, show_config
+
+    Notes
+    -----
+    Differentiable: not applicable: a setting, it computes no values.
+
+    Examples
+    --------
+    >>> tf.get_num_threads() >= 1
+    True
+    """
     return current
 
 
 def set_num_threads(n: int | None) -> None:
-    """Set the thread count for tenferro's kernels and BLAS; ``None`` restores the default.
+    """Set the thread count of tenferro's CPU kernels and BLAS (``torch.set_num_threads``).
 
-    Negative ``n`` counts back from the number of cores, as in scikit-learn
-    (-1: all cores, -2: all but one; at least 1).  ``abs(n)`` must be at most
-    :func:`max_threads` (max(1024, the number of cores)).
+    Process-wide.  Negative ``n`` counts back from the number of cores, as in
+    scikit-learn (-1: all cores, -2: all but one; at least 1).
+
+    Parameters
+    ----------
+    n : int or None
+        The thread count (``abs(n)`` at most max(1024, the number of cores)); None
+        restores the default.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    ValueError
+        If ``n`` is 0, not an int, or out of range.
+
+    See Also
+    --------
+    num_threads, get_num_threads
+
+    Notes
+    -----
+    Differentiable: not applicable: a setting, it computes no values.
+
+    Examples
+    --------
+    >>> tf.set_num_threads(1)
+    >>> tf.get_num_threads()
+    1
+    >>> tf.set_num_threads(None)     # the default again
     """
     global _num_threads
     if n is not None:
@@ -180,7 +234,35 @@ def _sync_blas():
 
 @contextlib.contextmanager
 def num_threads(n: int | None) -> Iterator[None]:
-    """Context manager: ``with tenferro.num_threads(1): ...``."""
+    """Context manager: tenferro's kernels and BLAS on ``n`` threads inside the block.
+
+    As :func:`set_num_threads`, restoring the previous setting on exit.
+
+    Parameters
+    ----------
+    n : int or None
+        The thread count (negative: counted back from the number of cores; None: the
+        default).
+
+    Yields
+    ------
+    None
+
+    Raises
+    ------
+    ValueError
+        If ``n`` is 0, not an int, or out of range.
+
+    Notes
+    -----
+    Differentiable: not applicable: a setting, it computes no values.
+
+    Examples
+    --------
+    >>> with tf.num_threads(1):
+    ...     tf.get_num_threads()
+    1
+    """
     global _num_threads
     old = _num_threads
     set_num_threads(n)
