@@ -162,10 +162,6 @@ def extension_cache(name: str, maxsize: int = 256) -> LRUCache:
     --------
     cache_stats, clear_caches
 
-    Notes
-    -----
-    Differentiable: not applicable: a cache store.
-
     Examples
     --------
     >>> cache = tf.extension_cache("mylib.squares", maxsize=2)
@@ -256,18 +252,9 @@ def cache_stats() -> dict[str, CacheStats]:
         are None where a cache does not count them, ``maxsize`` None where unbounded,
         ``unit`` ``"entries"`` or ``"bytes"``.
 
-    Raises
-    ------
-    None
-        It reads statistics and does not raise.
-
     See Also
     --------
     clear_caches, extension_cache
-
-    Notes
-    -----
-    Differentiable: not applicable: it reads statistics.
 
     Examples
     --------
@@ -292,18 +279,9 @@ def clear_caches() -> None:
     -------
     None
 
-    Raises
-    ------
-    None
-        It empties caches and does not raise.
-
     See Also
     --------
     cache_stats
-
-    Notes
-    -----
-    Differentiable: not applicable; results (values and derivatives) are the same after it.
 
     Examples
     --------

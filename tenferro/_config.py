@@ -78,18 +78,9 @@ def show_config() -> None:
     -------
     None
 
-    Raises
-    ------
-    None
-        It prints what it finds; a device that fails to load is left out.
-
     See Also
     --------
     get_num_threads, tenferro.devices.available, cache_stats
-
-    Notes
-    -----
-    Differentiable: not applicable: it prints the configuration.
 
     Examples
     --------

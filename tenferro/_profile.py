@@ -184,11 +184,6 @@ def profile(sync: bool = True) -> Profile:
     --------
     Profile
 
-    Notes
-    -----
-    Differentiable: not applicable; profiling changes no value or derivative of what runs in
-    the block.
-
     Examples
     --------
     >>> x = tf.ones(1000)

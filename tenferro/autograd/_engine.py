@@ -62,18 +62,9 @@ def is_grad_enabled() -> bool:
     bool
         The current thread's grad mode.
 
-    Raises
-    ------
-    None
-        It reads a setting and does not raise.
-
     See Also
     --------
     no_grad, set_grad_enabled
-
-    Notes
-    -----
-    Differentiable: not applicable: a setting, it computes no values.
 
     Examples
     --------

@@ -36,18 +36,9 @@ def clear_grads() -> None:
     -------
     None
 
-    Raises
-    ------
-    None
-        It does not raise.
-
     See Also
     --------
     Tensor.zero_grad
-
-    Notes
-    -----
-    Differentiable: not applicable: it clears the leaves' ``.grad``.
 
     Examples
     --------

@@ -48,18 +48,9 @@ def get_backward_workers() -> int:
     int
         The process-wide setting (1, serial, by default).
 
-    Raises
-    ------
-    None
-        It reads a setting and does not raise.
-
     See Also
     --------
     set_backward_workers, backward_workers
-
-    Notes
-    -----
-    Differentiable: not applicable: a setting, it computes no values.
 
     Examples
     --------
@@ -96,11 +87,6 @@ def set_backward_workers(n: int | None) -> None:
     --------
     backward_workers, get_backward_workers
 
-    Notes
-    -----
-    Differentiable: not applicable: a setting; the gradients are the serial pass's,
-    bit for bit.
-
     Examples
     --------
     >>> tf.set_backward_workers(2)
@@ -133,11 +119,6 @@ def backward_workers(n: int | None) -> Iterator[None]:
     ------
     ValueError
         If ``n`` is not an int in range.
-
-    Notes
-    -----
-    Differentiable: not applicable: a setting; the gradients are the serial pass's,
-    bit for bit.
 
     Examples
     --------

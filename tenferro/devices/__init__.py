@@ -152,10 +152,6 @@ def device(spec: str | Device = "cpu") -> Device:
     --------
     available, Device
 
-    Notes
-    -----
-    Differentiable: not applicable: it returns a device object.
-
     Examples
     --------
     >>> tf.device("cpu")

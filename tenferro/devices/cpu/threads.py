@@ -142,18 +142,9 @@ def get_num_threads() -> int:
         The thread count in force (1 when built without OpenMP).  The default is the
         number of cores (``OMP_NUM_THREADS`` where set).
 
-    Raises
-    ------
-    None
-        It reads a setting and does not raise.
-
     See Also
     --------
     set_num_threads, num_threads, show_config
-
-    Notes
-    -----
-    Differentiable: not applicable: a setting, it computes no values.
 
     Examples
     --------
@@ -187,10 +178,6 @@ def set_num_threads(n: int | None) -> None:
     See Also
     --------
     num_threads, get_num_threads
-
-    Notes
-    -----
-    Differentiable: not applicable: a setting, it computes no values.
 
     Examples
     --------
@@ -252,10 +239,6 @@ def num_threads(n: int | None) -> Iterator[None]:
     ------
     ValueError
         If ``n`` is 0, not an int, or out of range.
-
-    Notes
-    -----
-    Differentiable: not applicable: a setting, it computes no values.
 
     Examples
     --------
