@@ -11,6 +11,12 @@ import sys
 import warnings
 
 import tenferro
+# SciPy's OpenBLAS is tenferro's BLAS: loaded by tenferro first, it gets tenferro's short
+# thread spin.  The gallery runs every example in this process, and an example that
+# imports scipy.optimize or scikit-learn first would otherwise load it with OpenBLAS's
+# long default spin, whose idle threads then slow tenferro's kernels several-fold
+# (docs/performance.md, "BLAS-bound calls beside NumPy").
+import tenferro.linalg  # noqa: E402,F401
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
