@@ -129,6 +129,7 @@ def check(out, ref, what):
 
 
 timings = {}      # (size, device, mode) -> seconds per call
+first_call = {}   # the same, for the first call (jit: tracing and compiling)
 for size_name, (n, d, k) in SIZES.items():
     arrays = [rng.standard_normal((n, d)), rng.standard_normal((n, 1)),
               rng.standard_normal((d, k)) / np.sqrt(d), np.zeros(k),
@@ -141,7 +142,10 @@ for size_name, (n, d, k) in SIZES.items():
         device = tf.device(dev)
         repeat = 30 if n < 1000 else (3 if dev == "webgpu" else 7)
         for mode, fn in (("eager", step), ("jit", fast_step)):
+            t0 = time.perf_counter()
             out = fn(*args)                                  # warm-up / compile
+            device.synchronize()
+            first_call[size_name, dev, mode] = time.perf_counter() - t0
             check(out, ref, f"{dev} {mode} {size_name}")
             results[dev, mode] = out
             timings[size_name, dev, mode] = median_time(fn, args, device, repeat)
@@ -187,7 +191,9 @@ assert n_fused >= 2
 # time is mostly Python dispatch per operation; the compiled program removes it and
 # the speed-up is large. At the large size the matrix products do the work on every
 # path alike and compiling saves only the dispatch and the fused elementwise passes
-# over memory, a smaller share.
+# over memory, a smaller share. Compiling has a one-time cost, the first call; a
+# training loop or an optimiser calling the same function thousands of times repays it
+# quickly, a function called once does not.
 
 small, large = SIZES
 e_s, j_s = timings[small, "cpu", "eager"], timings[small, "cpu", "jit"]
@@ -196,6 +202,9 @@ print(f"CPU, small: eager {1e6 * e_s:.0f} us = about {1e6 * e_s / len(traced.nod
       f"per operation; jit {1e6 * j_s:.0f} us ({e_s / j_s:.1f}x)")
 print(f"CPU, large: eager {1e3 * e_l:.1f} ms, jit {1e3 * j_l:.1f} ms ({e_l / j_l:.2f}x): "
       f"the products dominate")
+compile_s = first_call[small, "cpu", "jit"]
+print(f"the first jit call (trace, passes, code generation) took {1e3 * compile_s:.1f} ms: "
+      f"paid back after about {compile_s / (e_s - j_s):.0f} calls at the small size")
 assert j_s < e_s
 
 # %%

@@ -34,6 +34,7 @@ errors of the Gauss-Newton covariance estimate.
 # ``simulate`` unrolls ``N_STEPS`` RK4 steps with a Python loop and stacks the states:
 # eagerly every step runs op by op; traced, the loop becomes one graph.
 
+# sphinx_gallery_thumbnail_number = 2
 import time
 
 import matplotlib.pyplot as plt
