@@ -87,13 +87,14 @@ def elementwise_fusion(graph):
             units[id(g)] = g
     if not units:
         return graph
-    groups = [c for g in units.values() for c in _split(graph, g)]
+    readers = _readers(graph)
+    groups = [c for g in units.values() for c in _split(graph, g, readers)]
     while True:
         # Each group is convex, but two can still depend on each other through members
         # no path joins inside either (B -> m in C, and o in C -> B, with no path from
         # m to o): fused, they would form a cycle.  The groups left unordered are
         # unfused, lowest first, until the rest orders.
-        order, stuck = _rebuild(graph, groups)
+        order, stuck = _rebuild(graph, groups, readers)
         if order is not None:
             return order
         groups = [g for i, g in enumerate(groups) if i != stuck]
@@ -126,7 +127,21 @@ def _drop_conflicts(nodes, n, cands, producer, deps):
     return cands
 
 
-def _boundary(graph, members):
+def _readers(graph):
+    """id(var) -> the indices of the nodes reading it, with -1 for a graph output (one
+    pass over the graph, so that a group's boundary costs its own size, not the graph's)."""
+    readers = {}
+    for o in graph.outs:
+        if isinstance(o, Var):
+            readers.setdefault(id(o), []).append(-1)
+    for k, n in enumerate(graph.nodes):
+        for i in n.inputs:
+            if isinstance(i, Var):
+                readers.setdefault(id(i), []).append(k)
+    return readers
+
+
+def _boundary(graph, members, readers):
     """(external inputs, outputs) of a group of node indices."""
     nodes = graph.nodes
     inside = {id(v) for j in members for v in nodes[j].outputs}
@@ -137,25 +152,22 @@ def _boundary(graph, members):
             if key not in inside and key not in seen:
                 seen.add(key)
                 ins.append(i)
-    used_outside = {id(o) for o in graph.outs if isinstance(o, Var)}
     mset = set(members)
-    for k, n in enumerate(nodes):
-        if k not in mset:
-            used_outside.update(id(i) for i in n.inputs if isinstance(i, Var))
-    outs = [nodes[j].outputs[0] for j in members if id(nodes[j].outputs[0]) in used_outside]
+    outs = [nodes[j].outputs[0] for j in members
+            if any(r not in mset for r in readers.get(id(nodes[j].outputs[0]), ()))]
     return ins, outs
 
 
-def _split(graph, members):
+def _split(graph, members, readers):
     """The group, cut into consecutive runs (convex, as the group is) that each fit the
     kernel's operand limit; runs of one node stay unfused."""
-    ins, outs = _boundary(graph, members)
+    ins, outs = _boundary(graph, members, readers)
     if len(ins) + len(outs) <= MAX_OPERANDS:
         return [members]
     if len(members) < 4:
         return []
     h = len(members) // 2
-    runs = _split(graph, members[:h]) + _split(graph, members[h:])
+    runs = _split(graph, members[:h], readers) + _split(graph, members[h:], readers)
     nodes = graph.nodes
     for r in runs:   # a reduction stays with the run computing what it reduces
         last = nodes[r[-1]]
@@ -165,7 +177,7 @@ def _split(graph, members):
     return [r for r in runs if len(r) > 1]
 
 
-def _rebuild(graph, groups):
+def _rebuild(graph, groups, readers):
     """(The graph with each group replaced by a fused node, in a topological order,
     None), or (None, the index of a group left unordered) where the fused nodes would
     form a cycle."""
@@ -173,7 +185,7 @@ def _rebuild(graph, groups):
     unit_of = {}
     fused = []
     for g in groups:
-        ins, outs = _boundary(graph, g)
+        ins, outs = _boundary(graph, g, readers)
         sub_in = [Var(i.shape, i.dtype) for i in ins]
         ren = {id(i): v for i, v in zip(ins, sub_in)}
         sub_nodes = [Node(nodes[j].prim, nodes[j].params,

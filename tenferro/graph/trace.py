@@ -166,7 +166,15 @@ def as_spec(x):
         return x
     if isinstance(x, Tensor):
         return TensorSpec(x.shape, x.dtype, x.device)
-    a = np.asarray(x)
+    try:
+        a = np.asarray(x)
+    except ValueError:   # ragged nesting
+        a = None
+    if a is None or a.dtype == object:
+        raise TypeError("tenferro.make_graph: an input must be a TensorSpec, a tensor or "
+                        "numeric array data, got %s; pass one per positional argument "
+                        "(for nested arguments, tenferro.jit(f).trace(*args) traces a "
+                        "pytree)" % type(x).__name__)
     return TensorSpec(a.shape, a.dtype)
 
 
