@@ -88,6 +88,10 @@ sphinx_gallery_conf = {
     "show_memory": False,
     "image_scrapers": ("matplotlib",),
     "within_subsection_order": "FileNameSortKey",
+    # sphinx-gallery skips an example whose source did not change since its last run;
+    # tests/test_docs_build.py sets this so that every example runs against the
+    # tenferro being tested
+    "run_stale_examples": os.environ.get("TENFERRO_DOCS_RUN_ALL") == "1",
 }
 warnings.filterwarnings("ignore", category=UserWarning,
                         message="Matplotlib is currently using agg")
