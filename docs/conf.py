@@ -82,7 +82,6 @@ sphinx_gallery_conf = {
     "download_all_examples": False,
     "remove_config_comments": True,
     "matplotlib_animations": False,
-    "reference_url": {"tenferro": None},
     "abort_on_example_error": True,    # an example that raises fails the build
     "only_warn_on_example_error": False,
     "show_memory": False,
