@@ -1,0 +1,54 @@
+"""tenferro.random's argument checks say what their docstrings' Raises sections say.
+
+Found by the docstring audit (issue 23): a negative ``scale`` with a complex dtype was
+accepted (the docstring promises ValueError), a complex ``loc`` with a real dtype and a
+negative ``size`` raised NumPy's messages, which do not name the function.
+"""
+import numpy as np
+import pytest
+
+import tenferro as tf
+
+
+@pytest.mark.parametrize("dtype", [tf.float64, tf.complex128])
+def test_normal_negative_scale(dtype):
+    with pytest.raises(ValueError, match="tenferro.random.normal: scale"):
+        tf.random.normal(0.0, -1.0, size=2, dtype=dtype)
+    g = tf.random.default_rng(0)
+    with pytest.raises(ValueError, match="tenferro.random.normal: scale"):
+        g.normal(0.0, -1.0, size=2, dtype=dtype)
+
+
+def test_normal_nan_scale_as_numpy():
+    assert np.isnan(np.asarray(tf.random.normal(0.0, float("nan"))))
+
+
+def test_normal_complex_loc():
+    with pytest.raises(TypeError, match="tenferro.random.normal: a complex loc"):
+        tf.random.normal(1j, size=2)
+    z = np.asarray(tf.random.default_rng(1).normal(1j, 0.0, size=2, dtype=tf.complex128))
+    assert np.array_equal(z, [1j, 1j])
+
+
+@pytest.mark.parametrize("call", [
+    lambda: tf.random.normal(size=(2, -1)),
+    lambda: tf.random.standard_normal(-1),
+    lambda: tf.random.uniform(size=-3),
+    lambda: tf.random.random((-1,)),
+    lambda: tf.random.integers(0, 3, size=-2),
+])
+def test_negative_size_names_the_function(call):
+    with pytest.raises(ValueError, match=r"tenferro\.random\.\w+: negative dimensions"):
+        call()
+
+
+@pytest.mark.parametrize("dtype", [tf.float64, tf.complex128])
+def test_uniform_high_below_low(dtype):
+    with pytest.raises(ValueError, match="tenferro.random.uniform: high must be >= low"):
+        tf.random.uniform(1.0, 0.0, size=2, dtype=dtype)
+
+
+def test_sizes_still_accepted():
+    assert tf.random.normal(size=np.int64(3)).shape == (3,)
+    assert tf.random.uniform(size=(0, 2)).shape == (0, 2)
+    assert tf.random.normal().shape == ()
