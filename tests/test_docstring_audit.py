@@ -1,8 +1,11 @@
-"""tenferro.random's argument checks say what their docstrings' Raises sections say.
+"""Behaviour the docstrings promise, where the docstring audit of issue 23 found the
+code did otherwise (each test names what was wrong).
 
-Found by the docstring audit (issue 23): a negative ``scale`` with a complex dtype was
-accepted (the docstring promises ValueError), a complex ``loc`` with a real dtype and a
-negative ``size`` raised NumPy's messages, which do not name the function.
+- tenferro.random: a negative ``scale`` with a complex dtype was accepted (the Raises
+  section promises ValueError); a complex ``loc`` with a real dtype and a negative
+  ``size`` raised NumPy's messages, which do not name the function.
+- tenferro.array_api.vecdot: an out-of-range ``axis`` raised a bare IndexError (the
+  docstring says ValueError).
 """
 import numpy as np
 import pytest
@@ -52,3 +55,18 @@ def test_sizes_still_accepted():
     assert tf.random.normal(size=np.int64(3)).shape == (3,)
     assert tf.random.uniform(size=(0, 2)).shape == (0, 2)
     assert tf.random.normal().shape == ()
+
+
+@pytest.mark.parametrize("axis", [2, -3, 5])
+def test_vecdot_axis_out_of_range(axis):
+    xp = tf.array_api
+    with pytest.raises(ValueError, match="tenferro.array_api.vecdot: axis .* out of range"):
+        xp.vecdot(xp.ones((2, 2)), xp.ones((2, 2)), axis=axis)
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1, -2])
+def test_vecdot_axis_in_range(axis):
+    xp = tf.array_api
+    x = np.arange(6.0).reshape(2, 3)[:, :2]
+    np.testing.assert_allclose(np.asarray(xp.vecdot(tf.asarray(x), tf.asarray(x), axis=axis)),
+                               np.vecdot(x, x, axis=axis))
