@@ -939,7 +939,10 @@ def det(a: ArrayLike, overwrite_a: bool = False, check_finite: bool = True) -> T
     det tr(A^-1 dA)`` (Giles (2008), "An extended collection of matrix derivative
     results for forward and reverse mode automatic differentiation"), as the adjugate
     ``gA = g adj(A)^H`` (PyTorch's ``linalg_det_backward``, JAX's cofactor solve), so it
-    is exact at singular matrices too (built from cofactors there).
+    is exact at singular matrices too (built from cofactors where the computed
+    determinant is exactly 0).  A matrix singular only up to rounding (a determinant
+    of order 1e-16) takes the ``det A^-1`` branch: first derivatives stay accurate,
+    second and higher ones lose digits.
 
     See Also
     --------
