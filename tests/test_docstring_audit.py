@@ -70,3 +70,11 @@ def test_vecdot_axis_in_range(axis):
     x = np.arange(6.0).reshape(2, 3)[:, :2]
     np.testing.assert_allclose(np.asarray(xp.vecdot(tf.asarray(x), tf.asarray(x), axis=axis)),
                                np.vecdot(x, x, axis=axis))
+
+
+def test_det_second_derivative_exact_at_an_exactly_singular_matrix():
+    # linalg.det's docstring: exact derivatives (cofactors) where the computed
+    # determinant is exactly 0; this matrix's LU gives det == 0 exactly.
+    a = tf.asarray([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.5, 1.0, 0.3]])
+    assert float(np.asarray(tf.linalg.det(a))) == 0.0
+    assert tf.autograd.gradcheck(tf.linalg.det, (a,), order=2)
