@@ -34,6 +34,14 @@ def _float_dtype(op: str, dtype: DTypeLike, device: DeviceLike) -> np.dtype[Any]
     return d
 
 
+def _check_size(op: str, size: SizeLike) -> None:
+    """NumPy's check of ``size=``, with the function named in the message."""
+    shape = () if size is None else (size,) if isinstance(size, (int, np.integer)) else size
+    if any(int(n) < 0 for n in shape):
+        raise ValueError("tenferro.random.%s: negative dimensions are not allowed, got size %r"
+                         % (op, size))
+
+
 class Generator:
     """A seeded source of random tensors (numpy.random.Generator's methods).
 
@@ -87,6 +95,12 @@ class Generator:
     def normal(self, loc: complex = 0.0, scale: float = 1.0, size: SizeLike = None,
                dtype: DTypeLike = None, device: DeviceLike = None) -> Tensor:
         d = _float_dtype("normal", dtype, device)
+        _check_size("normal", size)
+        if scale < 0:
+            raise ValueError("tenferro.random.normal: scale must be >= 0, got %r" % (scale,))
+        if isinstance(loc, complex) and d.kind != "c":
+            raise TypeError("tenferro.random.normal: a complex loc needs a complex dtype, got %s"
+                            % d)
         if d.kind == "c":
             re = self._rng.standard_normal(size)
             im = self._rng.standard_normal(size)
@@ -101,6 +115,10 @@ class Generator:
     def uniform(self, low: float = 0.0, high: float = 1.0, size: SizeLike = None,
                 dtype: DTypeLike = None, device: DeviceLike = None) -> Tensor:
         d = _float_dtype("uniform", dtype, device)
+        _check_size("uniform", size)
+        if high < low:
+            raise ValueError("tenferro.random.uniform: high must be >= low, got low=%r, high=%r"
+                             % (low, high))
         if d.kind == "c":
             z = self._rng.uniform(low, high, size) + 1j * self._rng.uniform(low, high, size)
             return asarray(np.asarray(z, dtype=d), device=device)
@@ -117,6 +135,7 @@ class Generator:
             else _device(device).driver.default_dtypes["i"]
         if d.kind not in "iu":
             raise TypeError("tenferro.random.integers: expected an integer dtype, got %s" % d)
+        _check_size("integers", size)
         a = self._rng.integers(low, high, size, dtype=d, endpoint=endpoint)
         return asarray(np.asarray(a), device=device)
 
@@ -167,6 +186,7 @@ Examples
 _SIZE = "size : int or tuple of int, optional\n    The output shape (None: one value)."
 _FLOAT = ("The result's float or complex dtype (default: the device's default float).",
           "TypeError\n    If ``dtype`` is not a float or complex dtype.")
+_NEG_SIZE = "\nValueError\n    If ``size`` has a negative entry."
 _REPARAM = ("  For a reparameterised sample write ``loc + scale * standard_normal(shape)`` "
             "with tensor ``loc`` and ``scale``: its gradient in them is exact.")
 _SAMPLERS = {
@@ -174,29 +194,32 @@ _SAMPLERS = {
         summary="Samples of the normal (Gaussian) distribution.",
         extended="For a complex dtype, circular complex normals with ``E|z - loc|^2 = "
                  "scale^2`` (real and imaginary parts each of variance ``scale^2 / 2``).",
-        params="loc : float or complex, default 0.0\n    The mean.\nscale : float, default "
+        params="loc : float or complex, default 0.0\n    The mean (complex only with a complex "
+               "``dtype``).\nscale : float, default "
                "1.0\n    The standard deviation, >= 0.\n" + _SIZE,
-        dtype=_FLOAT[0], raises=_FLOAT[1] + "\nValueError\n    If ``scale`` is negative.",
+        dtype=_FLOAT[0], raises=_FLOAT[1][:-1] + ", or ``loc`` is complex and ``dtype`` is not.\nValueError\n"
+               "    If ``scale`` is negative or ``size`` has a negative entry.",
         reparam=_REPARAM, call="normal(size=3)",
         output="tensor([ 0.1257, -0.1321,  0.6404])"),
     "standard_normal": dict(
         summary="Samples of the standard normal distribution (mean 0, variance 1).",
         extended="``normal(0.0, 1.0, size, dtype, device)``; complex dtypes give circular "
                  "complex normals with ``E|z|^2 = 1``.",
-        params=_SIZE, dtype=_FLOAT[0], raises=_FLOAT[1], reparam=_REPARAM,
+        params=_SIZE, dtype=_FLOAT[0], raises=_FLOAT[1] + _NEG_SIZE, reparam=_REPARAM,
         call="standard_normal(size=3)", output="tensor([ 0.1257, -0.1321,  0.6404])"),
     "uniform": dict(
         summary="Samples of the uniform distribution on ``[low, high)``.",
         extended="For a complex dtype the real and imaginary parts are each uniform.",
         params="low : float, default 0.0\n    The lower bound (included).\nhigh : float, "
                "default 1.0\n    The upper bound (excluded).\n" + _SIZE,
-        dtype=_FLOAT[0], raises=_FLOAT[1] + "\nValueError\n    If ``high < low``.",
+        dtype=_FLOAT[0], raises=_FLOAT[1] + "\nValueError\n    If ``high < low`` or ``size`` has a negative "
+               "entry.",
         reparam="  For a reparameterised sample write ``low + (high - low) * random(shape)``.",
         call="uniform(-1.0, 1.0, size=3)", output="tensor([ 0.2739, -0.4604, -0.9181])"),
     "random": dict(
         summary="Samples of the uniform distribution on ``[0, 1)``.",
         extended="``uniform(0.0, 1.0, size, dtype, device)``.", params=_SIZE,
-        dtype=_FLOAT[0], raises=_FLOAT[1], reparam="", call="random(3)",
+        dtype=_FLOAT[0], raises=_FLOAT[1] + _NEG_SIZE, reparam="", call="random(3)",
         output="tensor([0.637 , 0.2698, 0.041 ])"),
     "integers": dict(
         summary="Random integers from ``[low, high)``, or ``[0, low)`` with one bound.",
@@ -205,7 +228,7 @@ _SAMPLERS = {
                "None).\nhigh : int, optional\n    The exclusive upper bound.\n" + _SIZE,
         dtype="The result's integer dtype (default: the device's default integer).",
         raises="TypeError\n    If ``dtype`` is not an integer dtype.\nValueError\n    If "
-               "``low >= high``.",
+               "``low >= high`` or ``size`` has a negative entry.",
         reparam="", call="integers(0, 10, size=5)", output="tensor([8, 6, 5, 2, 3])"),
 }
 

@@ -336,12 +336,13 @@ def docstring(name, spec, resolve):
     see += [s.strip() for s in _OTHER.get(name, "").split(",") if s.strip()]
     raises = []
     if refused:
-        raises.append(("TypeError", "If %s %s (not supported), or ``out`` is not a "
-                       "tensor or cannot hold the result's dtype."
-                       % ("an operand is" if binary else "``x`` is", " or ".join(refused))))
+        raises.append(("TypeError", "If %s %s (not supported) or not numeric (strings, "
+                       "objects), or ``out`` is not a tensor or cannot hold the result's "
+                       "dtype." % ("an operand is" if binary else "``x`` is",
+                                   " or ".join(refused))))
     else:
-        raises.append(("TypeError", "If ``out`` is not a tensor or cannot hold the "
-                       "result's dtype."))
+        raises.append(("TypeError", "If an input is not numeric (strings, objects), or "
+                       "``out`` is not a tensor or cannot hold the result's dtype."))
     if binary:
         raises += [
             ("ValueError", "If the shapes do not broadcast, or ``out``'s shape is not the "

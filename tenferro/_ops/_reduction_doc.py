@@ -80,7 +80,8 @@ _WEIGHTS = ("Tensor, array_like or None, default None\n    Sample weights of ``a
 _AXES = [("AxisError", "If an axis is out of bounds (an IndexError and a ValueError, as "
                        "NumPy's)."),
          ("ValueError", "If an axis is repeated, or ``out``'s shape is not the result's.")]
-_OUT = [("TypeError", "If ``out`` is not a tensor or cannot hold the result's dtype.")]
+_OUT = [("TypeError", "If the input is not numeric (strings, objects), or ``out`` is not "
+          "a tensor or cannot hold the result's dtype.")]
 _NOID = [("ValueError", "If a reduced axis has length zero (the reduction has no "
                         "identity), as NumPy.")]
 _EMPTY_ARG = [("ValueError", "If the tensor (or a slice) is empty.")]

@@ -500,8 +500,9 @@ def unique_all(x: ArrayLike) -> UniqueAllResult:
 
 _UNIQUE_DOC = """The Array API's ``{name}``: {what} of the flattened ``x``.
 
-``unique(x, {args}equal_nan=False)``: the values are sorted and each NaN counts
-as a distinct value, as the Array API asks (``numpy.{name}`` likewise).{more}
+``unique(x, {args}equal_nan=False)``: each NaN counts as a distinct value, as the
+Array API asks, and the values are sorted (the Array API leaves their order
+unspecified; NumPy's ``numpy.{name}`` no longer sorts them since NumPy 2.3).{more}
 
 Parameters
 ----------

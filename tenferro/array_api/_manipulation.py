@@ -169,7 +169,10 @@ def vecdot(x1: Tensor, x2: Tensor, /, *, axis: int = -1) -> Tensor:
     >>> xp.vecdot(xp.asarray([1j, 2.0]), xp.asarray([1j, 1.0]))
     tensor(3.+0.j)
     """
-    if min(x1.ndim, x2.ndim) < -axis or x1.shape[axis] != x2.shape[axis]:
+    if not -min(x1.ndim, x2.ndim) <= axis < min(x1.ndim, x2.ndim):
+        raise ValueError("tenferro.array_api.vecdot: axis %d is out of range for shapes %s "
+                         "and %s" % (axis, x1.shape, x2.shape))
+    if x1.shape[axis] != x2.shape[axis]:
         raise ValueError("tenferro.array_api.vecdot: axis %d has sizes %s and %s"
                          % (axis, x1.shape, x2.shape))
     prod = _ops.multiply(_ops.conj(x1), x2)

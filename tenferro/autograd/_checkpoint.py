@@ -253,7 +253,8 @@ def checkpoint(f: Callable[..., Any], *args: Any, preserve_rng_state: bool = Tru
     ------
     TypeError
         If an argument is not a tensor, or ``f`` returns something other than a tensor
-        or a tuple of tensors.
+        or a tuple of tensors (checked when the call is recorded: with no input that
+        requires grad, ``f`` is simply called).
 
     See Also
     --------

@@ -491,7 +491,8 @@ def jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any],
     ------
     TypeError
         If ``primals`` or ``tangents`` is not a tuple or list, a primal is an integer,
-        or a tangent's dtype does not fit its primal.
+        or a tangent is an integer or bool, or complex for a real primal (a tangent of
+        another floating precision is cast to its primal's dtype, unlike JAX).
     ValueError
         If the tangents' structure or shapes differ from the primals'.
 

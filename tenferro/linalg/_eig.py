@@ -162,6 +162,9 @@ def eig(a: ArrayLike, b: ArrayLike | None = None, left: bool = False, right: boo
         If ``homogeneous_eigvals`` is True.
     TypeError
         If an input is not numeric (strings, objects).
+    UnsupportedOperation
+        If an input is on a device without a kernel for it (the WebGPU driver has no
+        LAPACK routines; move the data with ``.to('cpu')``).
 
     Notes
     -----
@@ -219,6 +222,9 @@ def eigvals(a: ArrayLike, b: ArrayLike | None = None, overwrite_a: bool = False,
     ------
     LinAlgError, ValueError, NotImplementedError, TypeError
         As for :func:`eig`.
+    UnsupportedOperation
+        If an input is on a device without a kernel for it (the WebGPU driver has no
+        LAPACK routines; move the data with ``.to('cpu')``).
 
     Notes
     -----

@@ -161,6 +161,9 @@ def eigh(a: ArrayLike, b: ArrayLike | None = None, *, lower: bool = True,
         problem, or (``check_finite``) an input holds infs or NaNs.
     TypeError
         If a subset is not two numbers, or an input is not numeric.
+    UnsupportedOperation
+        If an input is on a device without a kernel for it (the WebGPU driver has no
+        LAPACK routines; move the data with ``.to('cpu')``).
 
     Notes
     -----
@@ -215,6 +218,9 @@ def eigvalsh(a: ArrayLike, b: ArrayLike | None = None, *, lower: bool = True,
     ------
     LinAlgError, ValueError, TypeError
         As for :func:`eigh`.
+    UnsupportedOperation
+        If an input is on a device without a kernel for it (the WebGPU driver has no
+        LAPACK routines; move the data with ``.to('cpu')``).
 
     Notes
     -----

@@ -278,6 +278,9 @@ def expm(A: ArrayLike) -> Tensor:
         If ``A`` is not a stack of square matrices, or holds infs or NaNs.
     TypeError
         If an input is not numeric (strings, objects).
+    UnsupportedOperation
+        If an input is on a device without a kernel for it (the WebGPU driver has no
+        LAPACK routines; move the data with ``.to('cpu')``).
 
     Notes
     -----
@@ -338,6 +341,9 @@ def expm_frechet(A: ArrayLike, E: ArrayLike, method: str | None = None,
         or (``check_finite``) an input holds infs or NaNs.
     TypeError
         If an input is not numeric (strings, objects).
+    UnsupportedOperation
+        If an input is on a device without a kernel for it (the WebGPU driver has no
+        LAPACK routines; move the data with ``.to('cpu')``).
 
     Notes
     -----

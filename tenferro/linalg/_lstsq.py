@@ -235,6 +235,9 @@ def lstsq(a: ArrayLike, b: ArrayLike, cond: float | None = None, overwrite_a: bo
         (``check_finite``) an input holds infs or NaNs.
     TypeError
         If an input is not numeric (strings, objects).
+    UnsupportedOperation
+        If an input is on a device without a kernel for it (the WebGPU driver has no
+        LAPACK routines; move the data with ``.to('cpu')``).
 
     Notes
     -----
@@ -329,6 +332,9 @@ def pinv(a: ArrayLike, *, atol: float | None = None, rtol: float | None = None,
         (``check_finite``) holds infs or NaNs.
     TypeError
         If an input is not numeric (strings, objects).
+    UnsupportedOperation
+        If an input is on a device without a kernel for it (the WebGPU driver has no
+        LAPACK routines; move the data with ``.to('cpu')``).
 
     Notes
     -----

@@ -428,6 +428,9 @@ def lu_factor(a: ArrayLike, overwrite_a: bool = False,
         If ``a`` is not a stack of matrices, or (``check_finite``) holds infs or NaNs.
     TypeError
         If an input is not numeric (strings, objects).
+    UnsupportedOperation
+        If an input is on a device without a kernel for it (the WebGPU driver has no
+        LAPACK routines; move the data with ``.to('cpu')``).
 
     Notes
     -----
@@ -491,6 +494,9 @@ def lu(a: ArrayLike, permute_l: bool = False, overwrite_a: bool = False,
         If ``a`` is not a stack of matrices, or (``check_finite``) holds infs or NaNs.
     TypeError
         If an input is not numeric (strings, objects).
+    UnsupportedOperation
+        If an input is on a device without a kernel for it (the WebGPU driver has no
+        LAPACK routines; move the data with ``.to('cpu')``).
 
     Notes
     -----
@@ -565,6 +571,9 @@ def lu_solve(lu_and_piv: tuple[ArrayLike, ArrayLike], b: ArrayLike, trans: int =
         NaNs.
     TypeError
         If ``piv`` is not integer (or float) pivots, or an input is not numeric.
+    UnsupportedOperation
+        If an input is on a device without a kernel for it (the WebGPU driver has no
+        LAPACK routines; move the data with ``.to('cpu')``).
 
     Notes
     -----
@@ -784,6 +793,9 @@ def solve(a: ArrayLike, b: ArrayLike, lower: bool = False, overwrite_a: bool = F
         (``check_finite``) an input holds infs or NaNs.
     TypeError
         If an input is not numeric (strings, objects).
+    UnsupportedOperation
+        If an input is on a device without a kernel for it (the WebGPU driver has no
+        LAPACK routines; move the data with ``.to('cpu')``).
 
     Notes
     -----
@@ -877,6 +889,9 @@ def inv(a: ArrayLike, overwrite_a: bool = False, check_finite: bool = True, *,
         (``check_finite``) holds infs or NaNs.
     TypeError
         If an input is not numeric (strings, objects).
+    UnsupportedOperation
+        If an input is on a device without a kernel for it (the WebGPU driver has no
+        LAPACK routines; move the data with ``.to('cpu')``).
 
     Notes
     -----
@@ -932,6 +947,9 @@ def det(a: ArrayLike, overwrite_a: bool = False, check_finite: bool = True) -> T
         holds infs or NaNs.
     TypeError
         If an input is not numeric (strings, objects).
+    UnsupportedOperation
+        If an input is on a device without a kernel for it (the WebGPU driver has no
+        LAPACK routines; move the data with ``.to('cpu')``).
 
     Notes
     -----
@@ -939,7 +957,10 @@ def det(a: ArrayLike, overwrite_a: bool = False, check_finite: bool = True) -> T
     det tr(A^-1 dA)`` (Giles (2008), "An extended collection of matrix derivative
     results for forward and reverse mode automatic differentiation"), as the adjugate
     ``gA = g adj(A)^H`` (PyTorch's ``linalg_det_backward``, JAX's cofactor solve), so it
-    is exact at singular matrices too (built from cofactors there).
+    is exact at singular matrices too (built from cofactors where the computed
+    determinant is exactly 0).  A matrix singular only up to rounding (a determinant
+    of order 1e-16) takes the ``det A^-1`` branch: first derivatives stay accurate,
+    second and higher ones lose digits.
 
     See Also
     --------
@@ -983,6 +1004,9 @@ def slogdet(a: ArrayLike) -> tuple[Tensor, Tensor]:
         If ``a`` is not a stack of square matrices.
     TypeError
         If an input is not numeric (strings, objects).
+    UnsupportedOperation
+        If an input is on a device without a kernel for it (the WebGPU driver has no
+        LAPACK routines; move the data with ``.to('cpu')``).
 
     Notes
     -----

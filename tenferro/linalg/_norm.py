@@ -233,6 +233,9 @@ def norm(a: ArrayLike, ord: float | str | None = None,
         If ``axis`` is not None, an int or a tuple of ints, or ``a`` is not numeric.
     LinAlgError
         If ``ord`` is 2, -2 or 'nuc' and the SVD does not converge.
+    UnsupportedOperation
+        If an input is on a device without a kernel for it (the WebGPU driver has no
+        LAPACK routines; move the data with ``.to('cpu')``).
 
     Notes
     -----

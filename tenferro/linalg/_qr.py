@@ -117,6 +117,9 @@ def qr(a: ArrayLike, overwrite_a: bool = False, lwork: int | None = None, mode: 
         If ``pivoting`` is True or ``mode`` is 'raw'.
     TypeError
         If an input is not numeric (strings, objects).
+    UnsupportedOperation
+        If an input is on a device without a kernel for it (the WebGPU driver has no
+        LAPACK routines; move the data with ``.to('cpu')``).
 
     Notes
     -----

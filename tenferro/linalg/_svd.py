@@ -123,6 +123,9 @@ def svd(a: ArrayLike, full_matrices: bool = True, compute_uv: bool = True,
         exceed LAPACK's 32-bit indexing, or (``check_finite``) ``a`` holds infs or NaNs.
     TypeError
         If ``lapack_driver`` is not a string, or ``a`` is not numeric.
+    UnsupportedOperation
+        If an input is on a device without a kernel for it (the WebGPU driver has no
+        LAPACK routines; move the data with ``.to('cpu')``).
 
     Notes
     -----
@@ -200,6 +203,9 @@ def svdvals(a: ArrayLike, overwrite_a: bool = False, check_finite: bool = True,
         If ``a`` is not a stack of matrices, or (``check_finite``) holds infs or NaNs.
     TypeError
         If an input is not numeric (strings, objects).
+    UnsupportedOperation
+        If an input is on a device without a kernel for it (the WebGPU driver has no
+        LAPACK routines; move the data with ``.to('cpu')``).
 
     Notes
     -----
