@@ -128,6 +128,15 @@ def test_not_positive_definite_names_the_matrix():
     assert issubclass(tl.LinAlgError, ValueError)
 
 
+def test_inv_of_a_singular_matrix_names_inv():
+    with pytest.raises(tf.LinAlgError, match=r"^tenferro.linalg.inv: the matrix is singular"):
+        tl.inv(tf.zeros((2, 2)))
+    with pytest.raises(tf.LinAlgError, match=r"^tenferro.linalg.inv: matrix 1 of the batch"):
+        tl.inv(tf.stack([tf.eye(2), tf.zeros((2, 2))]))
+    with pytest.raises(tf.LinAlgError, match=r"^tenferro.linalg.solve: the matrix is singular"):
+        tl.solve(tf.zeros((2, 2)), tf.ones(2))
+
+
 def test_singular_triangle_and_bad_arguments():
     a = np.triu(np.ones((3, 3)))
     a[1, 1] = 0

@@ -166,10 +166,14 @@ def test_like_creators_take_array_likes():
 def test_full_infers_dtype():
     for v in (1, 1.5, True, 2j):
         assert_close(tf.full((2,), v), np.full((2,), v))
-    with pytest.raises(ValueError, match=r"zeros: negative dimensions are not allowed"):
+    with pytest.raises(ValueError, match=r"^tenferro.zeros: negative dimensions are not allowed"):
         tf.zeros((2, -1))
-    with pytest.raises(TypeError, match="full: expected a shape"):
+    with pytest.raises(TypeError, match="^tenferro.full: expected a shape"):
         tf.full("ab", 1)
+    for make, name in ((lambda: tf.eye(-1), "eye"), (lambda: tf.eye(2, -3), "eye"),
+                       (lambda: tf.identity(-1), "identity")):
+        with pytest.raises(ValueError, match=r"^tenferro.%s: negative dimensions" % name):
+            make()
 
 
 def test_arange_linspace_eye():

@@ -133,8 +133,10 @@ def test_axis_errors():
         tf.vmap(lambda a: a, in_axes=0)(2.0)
     with pytest.raises(ValueError, match="out of range"):
         tf.vmap(lambda a: a, out_axes=-3)(_t(3))
-    with pytest.raises(ValueError, match="out_axes is None"):
+    with pytest.raises(ValueError, match=r"out_axes is None for output, but"):
         tf.vmap(lambda a: a, out_axes=None)(_t(3))
+    with pytest.raises(ValueError, match=r"out_axes is None for output\[1\], but"):
+        tf.vmap(lambda a: (a, a), out_axes=(0, None))(_t(3))
     with pytest.raises(ValueError, match="length 1"):
         tf.vmap(f, in_axes=(0,))(_t(3), _t(3))
     with pytest.raises(TypeError, match="in_axes must be an int"):

@@ -90,10 +90,12 @@ def shape_tuple(op, shape):
     try:
         shape = tuple(int(s.__index__()) for s in shape)
     except (AttributeError, TypeError):
-        raise TypeError("%s: expected a shape (tuple of ints), got %r" % (op, shape)) from None
+        raise TypeError("tenferro.%s: expected a shape (tuple of ints), got %r"
+                        % (op, shape)) from None
     for s in shape:
         if s < 0:
-            raise ValueError("%s: negative dimensions are not allowed, got shape %s" % (op, shape))
+            raise ValueError("tenferro.%s: negative dimensions are not allowed, got shape %s"
+                             % (op, shape))
     return shape
 
 

@@ -766,6 +766,7 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype: DTypeLike = None,
     tensor([[0., 1., 0.],
             [0., 0., 1.]])
     """
+    shape_tuple("eye", (N, N if M is None else M))   # NumPy's message names no function
     a = np.eye(N, M, k, dtype=_dtypes.dtype(dtype) if dtype is not None
                else _default_float(device))
     return asarray(a, device=device)
@@ -811,6 +812,7 @@ def identity(n: int, dtype: DTypeLike = None, device: DeviceLike = None) -> Tens
     tensor([[1, 0],
             [0, 1]])
     """
+    shape_tuple("identity", (n, n))
     return eye(n, dtype=dtype, device=device)
 
 

@@ -142,7 +142,7 @@ def _output(path, o, ax, trace, size):
     if isinstance(o, BatchTracer) and o._trace is trace:
         v = o.val
         if ax is None:
-            raise ValueError("tenferro.vmap: out_axes is None for output %s, but it depends "
+            raise ValueError("tenferro.vmap: out_axes is None for %s, but it depends "
                              "on the mapped inputs (it has a batch axis)" % path)
         ax = _normalize("out_axes", path, ax, v, v.ndim)
         return v if ax == 0 else moveaxis(v, 0, ax)

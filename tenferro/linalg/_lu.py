@@ -45,6 +45,7 @@ from ..devices.cpu import threads as _threads
 from .._kernels import _elementwise as _ew, _lapack
 from .._kernels._alloc import empty as _empty
 from .._ops._common import to_tensor
+from .._errors import LinAlgError
 from .._primitive import _interpreters
 from .._tensor import Tensor, _wrap
 from .._ops.matmul import broadcast_batch
@@ -694,7 +695,13 @@ _EPS = {np.dtype(np.float32): np.finfo(np.float32).eps,
 def _solve_checked(op, a, b):
     """solve_p's X for a general a (LinAlgError if singular, LinAlgWarning if
     ill-conditioned, as scipy)."""
-    x, lu, _ = solve_p.bind(a, b)
+    try:
+        x, lu, _ = solve_p.bind(a, b)
+    except LinAlgError as e:   # the kernel names solve; inv's caller called inv
+        prefix = "tenferro.linalg.solve:"
+        if op == "solve" or not str(e).startswith(prefix):
+            raise
+        raise LinAlgError("tenferro.linalg.%s:%s" % (op, str(e)[len(prefix):])) from None
     _warn_ill_conditioned(op, a, lu)
     return x
 

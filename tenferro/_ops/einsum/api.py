@@ -291,4 +291,7 @@ def trace(a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1,
     """NumPy's ``trace``: sums of the diagonals of the (axis1, axis2) planes (a strided
     diagonal view and one reduction, as einsum's ``'ii->'``)."""
     a = to_tensor(a)
+    if a.ndim < 2:
+        raise ValueError("tenferro.trace: expected at least 2 dimensions, got shape %s"
+                         % (a.shape,))
     return _sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
