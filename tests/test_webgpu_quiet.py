@@ -86,3 +86,55 @@ def test_discovery_prints_nothing_to_stderr(adapter, code):
     assert out.returncode == 0, out.stderr
     assert "webgpu" in out.stdout or "[1.]" in out.stdout, out.stdout
     assert out.stderr == "", "device discovery printed:\n" + out.stderr
+
+
+def test_discovery_from_two_threads_restores_fd2_without_stalling():
+    # two threads discovering at once (their blocks overlap, not nested): fd 2 must end
+    # as it began, each thread's lines must pass, and nobody waits for a pipe that the
+    # other thread still holds open
+    import threading
+    import time
+    before = os.fstat(2)
+    a_in = threading.Event()
+
+    def first():
+        with quiet.quiet_discovery(LOG):
+            a_in.set()
+            time.sleep(0.5)      # the second thread enters meanwhile (or waits)
+
+    def second():
+        a_in.wait(timeout=10)
+        with quiet.quiet_discovery(LOG):
+            time.sleep(1.0)      # and leaves after the first
+
+    t0 = time.monotonic()
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    took = time.monotonic() - t0
+    after = os.fstat(2)
+    assert (after.st_dev, after.st_ino) == (before.st_dev, before.st_ino)
+    assert took < 4.0, took
+
+
+def test_pump_survives_a_broken_stderr():
+    # the real stderr gone (a closed pipe): the pump keeps draining, so a writer inside
+    # the block never blocks on a full pipe
+    code = ("import os, logging\n"
+            "from tenferro.devices.webgpu.quiet import quiet_discovery\n"
+            "with quiet_discovery(logging.getLogger('x')):\n"
+            "    for _ in range(64):\n"
+            "        os.write(2, b'x' * 4095 + b'\\n')\n"
+            "print('done', flush=True)\n")
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, cwd=ROOT, env=dict(os.environ, PYTHONPATH=ROOT))
+    p.stderr.close()
+    try:
+        out, _ = p.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        raise AssertionError("writing to stderr inside quiet_discovery hung")
+    assert b"done" in out

@@ -33,26 +33,49 @@ class _DropNoise(logging.Filter):
         return not str(record.msg).startswith(NOISE_RECORDS)
 
 
+# fd 2 is one per process: blocks of threads discovering at once are run one after the
+# other (overlapping, each would restore what the other had redirected and leave fd 2
+# a pipe for good); a thread may nest them
+_fd2_lock = threading.RLock()
+
+
 def _pump(pipe, dest):
     """Copy the lines read from ``pipe`` to file descriptor ``dest`` as they come,
-    except the noise, until every writer has closed it."""
+    except the noise, until every writer has closed it.  It drains the pipe to the end
+    even when ``dest`` fails (a closed stderr), so no writer blocks on a full pipe."""
     with os.fdopen(pipe, "rb", buffering=0) as f:
         for line in f:
             if line.strip() not in NOISE_LINES:
-                os.write(dest, line)
+                try:
+                    os.write(dest, line)
+                except OSError:
+                    pass
 
 
 @contextlib.contextmanager
 def _quiet_fd2():
     """File descriptor 2 goes through a pipe for the block: its lines are written on
     as they arrive, the noise left out (so a crash inside loses no earlier line)."""
+    with _fd2_lock:
+        with _redirected_fd2():
+            yield
+
+
+@contextlib.contextmanager
+def _redirected_fd2():
+    """:func:`_quiet_fd2` without its lock."""
     try:
         sys.stderr.flush()
         saved = os.dup(2)
     except (OSError, AttributeError, ValueError):   # no usable fd 2: nothing to filter
         yield
         return
-    r, w = os.pipe()
+    try:
+        r, w = os.pipe()
+    except OSError:                                  # out of file descriptors
+        os.close(saved)
+        yield
+        return
     os.dup2(w, 2)
     os.close(w)
     pump = threading.Thread(target=_pump, args=(r, saved), name="tenferro-quiet-stderr",
