@@ -138,3 +138,46 @@ def test_pump_survives_a_broken_stderr():
         p.communicate()
         raise AssertionError("writing to stderr inside quiet_discovery hung")
     assert b"done" in out
+
+
+def test_a_child_forked_during_discovery_can_discover():
+    # a thread forks while another holds the discovery lock: the child gets a free lock
+    import threading
+    if not hasattr(os, "fork"):
+        pytest.skip("no fork")
+    inside, done = threading.Event(), threading.Event()
+
+    def hold():
+        with quiet.quiet_discovery(LOG):
+            inside.set()
+            done.wait(timeout=30)
+
+    t = threading.Thread(target=hold)
+    t.start()
+    inside.wait(timeout=10)
+    try:
+        import warnings
+        with warnings.catch_warnings():   # (3.12+: fork of a threaded process warns)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
+        if pid == 0:   # the child: a discovery must not wait for the parent's thread
+            code = 1
+            try:
+                with quiet.quiet_discovery(LOG):
+                    code = 0
+            finally:
+                os._exit(code)
+        deadline = __import__("time").monotonic() + 20
+        while True:
+            got, status = os.waitpid(pid, os.WNOHANG)
+            if got:
+                break
+            if __import__("time").monotonic() > deadline:
+                os.kill(pid, 9)
+                os.waitpid(pid, 0)
+                raise AssertionError("the forked child hung on the discovery lock")
+            __import__("time").sleep(0.05)
+        assert os.waitstatus_to_exitcode(status) == 0
+    finally:
+        done.set()
+        t.join(timeout=30)

@@ -4,6 +4,7 @@ bind-group caches, and the batched command encoder every kernel is recorded into
 One context is opened per process, on first use (:func:`get_context`); without
 ``wgpu`` or an adapter there is none and :func:`unavailable_reason` says why.
 """
+import os
 import struct
 import threading
 import weakref
@@ -261,6 +262,17 @@ class Context:
 _ctx = None
 _ctx_error = None
 _ctx_lock = threading.Lock()   # one discovery, even when threads ask at once
+
+
+def _new_lock():
+    """A fresh lock in a forked child (the parent's may have been held by another of
+    its threads at the fork, and would never be released in the child)."""
+    global _ctx_lock
+    _ctx_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_new_lock)
 
 
 def get_context():

@@ -39,6 +39,16 @@ class _DropNoise(logging.Filter):
 _fd2_lock = threading.RLock()
 
 
+def _new_lock():
+    """A fresh lock in a forked child (another thread of the parent may hold it)."""
+    global _fd2_lock
+    _fd2_lock = threading.RLock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_new_lock)
+
+
 def _pump(pipe, dest):
     """Copy the lines read from ``pipe`` to file descriptor ``dest`` as they come,
     except the noise, until every writer has closed it.  It drains the pipe to the end
