@@ -181,3 +181,48 @@ def test_a_child_forked_during_discovery_can_discover():
     finally:
         done.set()
         t.join(timeout=30)
+
+
+def _fd2_identity():
+    st = os.fstat(2)
+    return st.st_dev, st.st_ino
+
+
+def test_fd2_restored_when_the_stderr_object_fails_to_flush(monkeypatch):
+    # sys.stderr replaced by an object whose flush fails at the block's end (a broken
+    # pipe): fd 2 is still restored and discovery does not fail on it
+    class Failing:
+        calls = 0
+
+        def write(self, s):
+            return len(s)
+
+        def flush(self):
+            Failing.calls += 1
+            if Failing.calls > 1:
+                raise BrokenPipeError("stderr is gone")
+
+    before = _fd2_identity()
+    monkeypatch.setattr(sys, "stderr", Failing())
+    with quiet.quiet_discovery(LOG):
+        pass
+    monkeypatch.undo()
+    assert _fd2_identity() == before
+
+
+def test_fd2_untouched_when_the_pump_cannot_start(monkeypatch):
+    # no thread to drain the pipe (thread limit reached): the block runs unfiltered
+    # rather than with fd 2 a pipe nobody reads (a hang once it fills)
+    import threading
+
+    def refuse(self):
+        raise RuntimeError("can't start new thread")
+
+    before = _fd2_identity()
+    monkeypatch.setattr(threading.Thread, "start", refuse)
+    ran = False
+    with quiet.quiet_discovery(LOG):
+        ran = True
+        during = _fd2_identity()
+    monkeypatch.undo()
+    assert ran and during == before and _fd2_identity() == before

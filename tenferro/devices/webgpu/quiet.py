@@ -73,11 +73,13 @@ def _quiet_fd2():
 
 @contextlib.contextmanager
 def _redirected_fd2():
-    """:func:`_quiet_fd2` without its lock."""
+    """:func:`_quiet_fd2` without its lock.  Whatever fails on the way (no usable fd 2,
+    no file descriptors or thread left, a failing ``sys.stderr``), the block still runs
+    (unfiltered where the pipe could not be set up) and fd 2 ends as it began."""
     try:
-        sys.stderr.flush()
+        _flush_stderr()
         saved = os.dup(2)
-    except (OSError, AttributeError, ValueError):   # no usable fd 2: nothing to filter
+    except OSError:                                  # no usable fd 2: nothing to filter
         yield
         return
     try:
@@ -86,22 +88,34 @@ def _redirected_fd2():
         os.close(saved)
         yield
         return
-    os.dup2(w, 2)
-    os.close(w)
     pump = threading.Thread(target=_pump, args=(r, saved), name="tenferro-quiet-stderr",
                             daemon=True)
-    pump.start()
+    try:
+        pump.start()        # before fd 2 is the pipe: never a pipe that nobody reads
+    except RuntimeError:                             # no thread left
+        for fd in (r, w, saved):
+            os.close(fd)
+        yield
+        return
+    os.dup2(w, 2)
+    os.close(w)
     try:
         yield
     finally:
-        try:
-            sys.stderr.flush()
-        except (AttributeError, ValueError):
-            pass
+        _flush_stderr()
         os.dup2(saved, 2)        # closes the pipe's last writer: the pump sees its end
         pump.join(timeout=5)
         if not pump.is_alive():  # (else a child process holds the pipe: leave it be)
             os.close(saved)
+
+
+def _flush_stderr():
+    """Flush ``sys.stderr`` (its text goes to fd 2 before fd 2 changes), whatever
+    object it is; its failure is not discovery's."""
+    try:
+        sys.stderr.flush()
+    except Exception:
+        pass
 
 
 @contextlib.contextmanager
