@@ -98,6 +98,19 @@ def test_vdot_outer_errors_name_the_function():
     assert float(tf.vdot(tf.ones((2, 3)), tf.ones(6))) == np.vdot(np.ones((2, 3)), np.ones(6))
 
 
+
+@pytest.mark.parametrize("a,b", [([True, False], [True, True]), ([False, True], [True, False]),
+                                 ([True, False], np.float32([1.5, 2.0])),
+                                 (np.int32([1, 2]), np.float32([3, 4]))])
+def test_vdot_of_real_operands_keeps_numpys_dtype(a, b):
+    # conj of a real operand is the operand itself: NumPy's vdot does not promote
+    # bool (conj's int8) or widen int32 x float32
+    want = np.vdot(np.asarray(a), np.asarray(b))
+    got = tf.vdot(tf.asarray(a), tf.asarray(b))
+    assert got.dtype == tf.dtype(np.asarray(want).dtype)
+    assert got.numpy() == want
+
+
 OTHER = [d for d in tf.devices.available() if d != "cpu"]
 
 

@@ -163,6 +163,21 @@ def test_like_creators_take_array_likes():
         e = tf.empty_like(x)
         assert e.shape == np.shape(x) and e.dtype == np.empty_like(x).dtype
 
+
+@pytest.mark.skipif("webgpu" not in [d.split(":")[0] for d in tf.devices.available()],
+                    reason="no WebGPU device")
+def test_like_creators_of_host_data_with_dtype_for_a_device():
+    """An array_like ``x`` only gives the shape when ``dtype`` is given: its float64
+    data is not sent to a device that has no float64 (it raised), as with a Tensor x."""
+    x = np.ones((2, 3))
+    for fn in (tf.zeros_like, tf.ones_like, tf.empty_like):
+        r = fn(x, dtype="float32", device="webgpu")
+        assert r.shape == (2, 3) and r.dtype == tf.float32 and r.device.type == "webgpu"
+    r = tf.full_like(x, 2.0, dtype="float32", device="webgpu")
+    np.testing.assert_array_equal(r.to("cpu").numpy(), np.full((2, 3), 2.0, np.float32))
+    assert tf.zeros_like(tf.asarray(x), dtype="float32", device="webgpu").shape == (2, 3)
+
+
 def test_full_infers_dtype():
     for v in (1, 1.5, True, 2j):
         assert_close(tf.full((2,), v), np.full((2,), v))

@@ -524,7 +524,9 @@ def ones(shape: ShapeLike, dtype: DTypeLike = None, device: DeviceLike = None) -
 
 def _like(x, dtype, device, shape):
     if not isinstance(x, Tensor):   # array_like, as NumPy's *_like accept
-        x = asarray(x, device=device)
+        # with a dtype given, x gives only its shape: read on the host, not sent to the
+        # device (which may lack x's dtype); else the device's defaults apply to it
+        x = asarray(x) if dtype is not None else asarray(x, device=device)
     return (x.shape if shape is None else shape,
             x.dtype if dtype is None else dtype,
             x.device if device is None else device)

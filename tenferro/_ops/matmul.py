@@ -241,7 +241,10 @@ def vdot(a: ArrayLike, b: ArrayLike) -> Tensor:
     if a.size != b.size:
         raise ValueError("tenferro.vdot: the operands have different numbers of elements: "
                          "shapes %s and %s (%d != %d)" % (a.shape, b.shape, a.size, b.size))
-    return matmul(conj(a.reshape(-1)), b.reshape(-1))
+    a = a.reshape(-1)
+    if a.dtype.kind == "c":   # (conj of a real operand would promote bool to an integer)
+        a = conj(a)
+    return matmul(a, b.reshape(-1))
 
 
 def outer(a: ArrayLike, b: ArrayLike) -> Tensor:

@@ -4,7 +4,9 @@ bind-group caches, and the batched command encoder every kernel is recorded into
 One context is opened per process, on first use (:func:`get_context`); without
 ``wgpu`` or an adapter there is none and :func:`unavailable_reason` says why.
 """
+import os
 import struct
+import threading
 import weakref
 
 from .quiet import quiet_discovery
@@ -259,6 +261,18 @@ class Context:
 
 _ctx = None
 _ctx_error = None
+_ctx_lock = threading.Lock()   # one discovery, even when threads ask at once
+
+
+def _new_lock():
+    """A fresh lock in a forked child (the parent's may have been held by another of
+    its threads at the fork, and would never be released in the child)."""
+    global _ctx_lock
+    _ctx_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_new_lock)
 
 
 def get_context():
@@ -266,15 +280,23 @@ def get_context():
     global _ctx, _ctx_error
     if _ctx is not None or _ctx_error is not None:
         return _ctx
+    with _ctx_lock:
+        if _ctx is None and _ctx_error is None:
+            _discover()
+    return _ctx
+
+
+def _discover():
+    """Sets ``_ctx`` or ``_ctx_error``."""
+    global _ctx, _ctx_error
     try:
         import wgpu
     except ImportError as e:
         _ctx_error = ("the wgpu package is not installed (pip install tenferro[webgpu]): %s"
                       % e)
-        return None
+        return
     with quiet_discovery(wgpu.logger):   # without the lines wgpu and Vulkan print on the way
         _ctx, _ctx_error = _open(wgpu)
-    return _ctx
 
 
 def _open(wgpu):
