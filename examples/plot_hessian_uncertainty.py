@@ -33,8 +33,9 @@ against a parametric bootstrap whose refits use SciPy alone (Efron & Tibshirani 
 # %%
 # Data
 # ----
-# Eighty samples over five periods; the noise is drawn as :math:`L_R z` with
-# :math:`L_R` the Cholesky factor of the correlation matrix.
+# Eighty samples over nearly four periods (:math:`\omega t` up to 24); the noise is
+# drawn as :math:`L_R z` with :math:`L_R` the Cholesky factor of the correlation
+# matrix.
 
 import matplotlib.pyplot as plt
 import numpy as np
