@@ -39,12 +39,12 @@ the posterior are asserted to agree.
 import matplotlib.pyplot as plt
 from matplotlib.colors import BoundaryNorm
 import numpy as np
-import scipy.optimize
-from sklearn.gaussian_process import GaussianProcessRegressor
-from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
 
 import tenferro as tf
 import tenferro.linalg as tl
+import scipy.optimize   # SciPy and scikit-learn after tenferro.linalg: see the Ising example
+from sklearn.gaussian_process import GaussianProcessRegressor
+from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
 
 rng = np.random.default_rng(0)
 

@@ -39,11 +39,11 @@ import time
 
 import matplotlib.pyplot as plt
 import numpy as np
-import scipy.integrate
-import scipy.optimize
 
 import tenferro as tf
 import tenferro.linalg as tl
+import scipy.integrate   # SciPy after tenferro.linalg: see the Ising example
+import scipy.optimize
 
 T_END, N_STEPS = 12.0, 120
 DT = T_END / N_STEPS
