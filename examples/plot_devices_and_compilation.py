@@ -19,7 +19,7 @@ dominates, and less so for large ones, where the matrix products dominate.
 
 *Read the timings with care.* In CI, and on machines without a GPU, the WebGPU
 adapter is Mesa's lavapipe (``llvmpipe``): a software Vulkan driver that runs the
-shaders on the CPU. Its bars measure that emulation, not a GPU. The CUDA host
+shaders on the CPU. Its timings measure that emulation, not a GPU. The CUDA host
 simulator (``TENFERRO_CUDA_SIMULATOR=1``, a test harness that runs the CUDA kernels
 on the CPU) is detected and not timed.
 """
@@ -82,7 +82,7 @@ if any(d.startswith("webgpu") for d in available):
     devices.append(("webgpu", label))
 else:
     print("webgpu: not available on this machine (pip install 'tenferro[webgpu]' and a "
-          "Vulkan, Metal or D3D12 driver); its bars are skipped")
+          "Vulkan, Metal or D3D12 driver); its timings are skipped")
 if any(d.startswith("cuda") for d in available):
     info = tf.devices.get_driver("cuda").info(0)
     if str(info.get("arch", "")).startswith("sm_"):
@@ -92,32 +92,33 @@ if any(d.startswith("cuda") for d in available):
         print("cuda: the host simulator (TENFERRO_CUDA_SIMULATOR=1) runs the CUDA kernels "
               "on the CPU for testing; not timed")
 else:
-    print("cuda: no GPU on this machine; its bars are skipped")
+    print("cuda: no GPU on this machine; its timings are skipped")
 
 # %%
 # Timing
 # ------
 # Two sizes of the same program: a small batch (64 examples, 16 inputs, 32 hidden
 # units), where each operation does little work, and a large one (2048 x 256 x 256),
-# where the three matrix products of the forward pass and the three of the backward
+# where the two matrix products of the forward pass and the three of the backward
 # pass dominate. Each configuration is run once to warm up (the first call of
 # ``fast_step`` traces and compiles; WebGPU compiles its shaders), then timed as the
-# median of several calls, each waiting for the device to finish
-# (:meth:`~tenferro.devices.Device.synchronize`). Every result is compared with the
-# NumPy reference.
+# best of several calls, each waiting for the device to finish
+# (:meth:`~tenferro.devices.Device.synchronize`): the best, not the median, because
+# on a shared machine other processes slow some calls several-fold. Every result is
+# compared with the NumPy reference.
 
 SIZES = {"small: 64 x 16 x 32": (64, 16, 32), "large: 2048 x 256 x 256": (2048, 256, 256)}
 rng = np.random.default_rng(0)
 
 
-def median_time(fn, args, device, repeat):
+def best_time(fn, args, device, repeat):
     times = []
     for _ in range(repeat):
         t0 = time.perf_counter()
         fn(*args)
         device.synchronize()
         times.append(time.perf_counter() - t0)
-    return float(np.median(times))
+    return float(np.min(times))
 
 
 def check(out, ref, what):
@@ -148,7 +149,7 @@ for size_name, (n, d, k) in SIZES.items():
             first_call[size_name, dev, mode] = time.perf_counter() - t0
             check(out, ref, f"{dev} {mode} {size_name}")
             results[dev, mode] = out
-            timings[size_name, dev, mode] = median_time(fn, args, device, repeat)
+            timings[size_name, dev, mode] = best_time(fn, args, device, repeat)
     # all devices and modes agree with each other as well as with NumPy
     cpu_val = results["cpu", "eager"][0].item()
     for key, (val, _) in results.items():
@@ -168,8 +169,9 @@ for size_name, (n, d, k) in SIZES.items():
 # compiled program (``fast_step.lower(...).graph``) is what runs: the elementwise
 # chains (bias, ``tanh`` and the ``1 - h**2`` its derivative needs; the residual,
 # its square and their sum) have become ``fused_elementwise`` nodes, each one kernel
-# that keeps its intermediates in cache, and the transposes feeding products are
-# read in place by the matrix-product kernel.
+# that keeps its intermediates in cache. The transposes feeding products
+# (``permute_dims``, still listed) are views, not copies: the matrix-product kernel
+# reads them in place.
 
 n, d, k = SIZES["small: 64 x 16 x 32"]
 params = (tf.zeros((d, k), dtype=tf.float32), tf.zeros(k, dtype=tf.float32),
@@ -191,7 +193,7 @@ assert n_fused >= 2
 # time is mostly Python dispatch per operation; the compiled program removes it and
 # the speed-up is large. At the large size the matrix products do the work on every
 # path alike and compiling saves only the dispatch and the fused elementwise passes
-# over memory, a smaller share. Compiling has a one-time cost, the first call; a
+# over memory, a smaller share (here within the timing noise, either way). Compiling has a one-time cost, the first call; a
 # training loop or an optimiser calling the same function thousands of times repays it
 # quickly, a function called once does not.
 
@@ -208,21 +210,32 @@ print(f"the first jit call (trace, passes, code generation) took {1e3 * compile_
 assert j_s < e_s
 
 # %%
-# The bar chart
-# -------------
-# Median time per call of the loss and gradient, log scale, one panel per size.
+# The chart
+# ---------
+# Best time per call of the loss and gradient, one panel per size, on a log scale
+# (so equal ratios look equal). Each device's eager and jit times are two points
+# joined by a line: its slope is the jit speed-up. Points rather than bars, because
+# a bar's length on a log axis depends on where the axis happens to start.
 
 fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
-width = 0.38
 for ax, size_name in zip(axes, SIZES):
     x = np.arange(len(devices))
-    for m, (mode, color) in enumerate((("eager", "C0"), ("jit", "C1"))):
-        vals = [1e3 * timings[size_name, dev, mode] for dev, _ in devices]
-        bars = ax.bar(x + (m - 0.5) * width, vals, width, color=color, label=mode)
-        ax.bar_label(bars, labels=[f"{v:.3g}" for v in vals], fontsize=8, padding=2)
+    vals = {mode: np.array([1e3 * timings[size_name, dev, mode] for dev, _ in devices])
+            for mode in ("eager", "jit")}
+    for i in x:
+        ax.plot([i - 0.15, i + 0.15], [vals["eager"][i], vals["jit"][i]], color="0.6",
+                lw=1, zorder=1)
+    for mode, color, marker, dx, ha in (("eager", "C0", "o", -0.15, "right"),
+                                        ("jit", "C1", "s", 0.15, "left")):
+        ax.scatter(x + dx, vals[mode], color=color, marker=marker, s=50, zorder=2,
+                   label=mode)
+        for i, v in zip(x, vals[mode]):
+            ax.annotate(f"{v:.3g} ms", (i + dx, v), xytext=(-6 if ha == "right" else 6, 0),
+                        textcoords="offset points", ha=ha, va="center", fontsize=8)
     ax.set_xticks(x, [label for _, label in devices], fontsize=8)
+    ax.set_xlim(-0.7, len(devices) - 0.3)
     ax.set_yscale("log")
-    ax.set_ylabel("ms per loss + gradient (median)")
+    ax.set_ylabel("ms per loss + gradient (best, log scale)")
     ax.set_title(size_name)
     ax.margins(y=0.25)
     ax.legend()

@@ -39,12 +39,12 @@ the posterior are asserted to agree.
 import matplotlib.pyplot as plt
 from matplotlib.colors import BoundaryNorm
 import numpy as np
-import scipy.optimize
-from sklearn.gaussian_process import GaussianProcessRegressor
-from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
 
 import tenferro as tf
 import tenferro.linalg as tl
+import scipy.optimize   # SciPy and scikit-learn after tenferro.linalg: see the Ising example
+from sklearn.gaussian_process import GaussianProcessRegressor
+from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
 
 rng = np.random.default_rng(0)
 
@@ -206,7 +206,8 @@ fig.tight_layout()
 # Cholesky. The maximum is sharp for these data; with fewer or noisier data a second
 # basin can appear at long length scales, where the data are explained as noise
 # (Rasmussen & Williams, fig. 5.5). L-BFGS-B's path from the initial guess is drawn in
-# orange.
+# orange, projected on this slice (the iterates move the signal variance too, so the
+# path need not follow the contours drawn here).
 
 log_ell = np.linspace(np.log(0.05), np.log(20.0), 60)
 log_s = np.linspace(np.log(1e-3), np.log(3.0), 60)
@@ -225,7 +226,7 @@ cs = ax.contourf(log_ell, log_s, surface, levels=levels, extend="min", cmap="vir
 ax.contour(log_ell, log_s, surface, levels=levels, colors="k", linewidths=0.3)
 fig.colorbar(cs, ax=ax, label="log marginal likelihood", ticks=levels[::3],
              format="%.1f")
-ax.plot(path[:, 1], path[:, 2], ".-", color="C1", lw=1.5, ms=5, label="L-BFGS-B path")
+ax.plot(path[:, 1], path[:, 2], ".-", color="C1", lw=1.5, ms=5, label="L-BFGS-B path (projected)")
 ax.plot(*theta_opt[1:], "r*", ms=14, label="optimum (tenferro)")
 ax.plot(*theta_sk[1:], "kx", ms=9, mew=2, label="optimum (scikit-learn)")
 ax.set_xlabel(r"$\log \ell$ (length scale)")

@@ -169,6 +169,7 @@ ax1.plot(temps, f_trg, "o", ms=5, label="$f$, TRG")
 ax1.plot(fine, exact_fine[:, 1], "k--", lw=1, label="$u$, Onsager")
 ax1.plot(temps, u_ad, "s", ms=5, label=r"$u = \partial(\beta f)/\partial\beta$, AD")
 ax1.axvline(T_C, color="grey", lw=0.8, ls=":")
+ax1.text(T_C, ax1.get_ylim()[0], " $T_c$", va="bottom", fontsize=9)
 ax1.set_xlabel("temperature $T$ ($J = k_B = 1$)")
 ax1.set_ylabel("energy per site")
 ax1.set_title("TRG ($\\chi = %d$) vs exact" % CHI)
@@ -178,7 +179,7 @@ ax2.semilogy(temps, np.abs(u_ad - u_exact), "s-", ms=4, label="$|u_{AD} - u_{exa
 ax2.semilogy(temps, np.abs(u_ad - u_fd), "^-", ms=4,
              label="$|u_{AD} - u_{finite\\ diff.}|$")
 ax2.axvline(T_C, color="grey", lw=0.8, ls=":")
-ax2.text(T_C, ax2.get_ylim()[1], " $T_c$", va="top", fontsize=9)
+ax2.text(T_C, ax2.get_ylim()[0], " $T_c$", va="bottom", fontsize=9)
 ax2.set_xlabel("temperature $T$")
 ax2.set_ylabel("absolute error")
 ax2.set_title("errors")
@@ -246,9 +247,10 @@ def stock_svd(M):
 # two kept singular values equal, and LAPACK returns some of them *exactly* equal:
 # :math:`F` gets :math:`1/0 = \infty`, :math:`\infty \cdot 0` is NaN, and one NaN in
 # one of the sixty SVDs poisons the whole gradient. At :math:`\chi = 8` it happens at
-# every temperature: the third step's :math:`64 \times 64` matrix has rank 4 (bond
-# dimension 2, three splits deep), LAPACK returns its zero singular values as one
-# repeated tiny number, and some of them are kept. tenferro's rule (the default
+# every temperature: the first steps' tensors describe only a few spins, so their
+# matrices are rank-deficient (the third step's :math:`64 \times 64` matrix has rank
+# 4 at every temperature), LAPACK returns the zero singular values as one repeated
+# tiny number, and some of them are kept. tenferro's rule (the default
 # :func:`tenferro.linalg.svd`) is finite everywhere and equals the finite difference.
 
 gaps = {}
