@@ -96,7 +96,7 @@ class Generator:
                dtype: DTypeLike = None, device: DeviceLike = None) -> Tensor:
         d = _float_dtype("normal", dtype, device)
         _check_size("normal", size)
-        if scale < 0:
+        if np.any(np.asarray(scale) < 0):   # (scale may be an array, as NumPy's)
             raise ValueError("tenferro.random.normal: scale must be >= 0, got %r" % (scale,))
         if isinstance(loc, complex) and d.kind != "c":
             raise TypeError("tenferro.random.normal: a complex loc needs a complex dtype, got %s"
@@ -116,7 +116,7 @@ class Generator:
                 dtype: DTypeLike = None, device: DeviceLike = None) -> Tensor:
         d = _float_dtype("uniform", dtype, device)
         _check_size("uniform", size)
-        if high < low:
+        if np.any(np.asarray(high) < np.asarray(low)):   # (arrays, as NumPy's)
             raise ValueError("tenferro.random.uniform: high must be >= low, got low=%r, high=%r"
                              % (low, high))
         if d.kind == "c":

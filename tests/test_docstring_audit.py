@@ -51,6 +51,18 @@ def test_uniform_high_below_low(dtype):
         tf.random.uniform(1.0, 0.0, size=2, dtype=dtype)
 
 
+def test_array_parameters_still_accepted_as_numpy():
+    # the checks above must not break NumPy's array loc/scale/low/high
+    g, n = tf.random.default_rng(0), np.random.default_rng(0)
+    z, o = np.zeros(3), np.ones(3)
+    np.testing.assert_allclose(g.normal(z, o), n.normal(z, o))
+    np.testing.assert_allclose(g.uniform(z, o), n.uniform(z, o))
+    with pytest.raises(ValueError, match="tenferro.random.normal: scale must be >= 0"):
+        g.normal(0.0, np.array([1.0, -1.0]))
+    with pytest.raises(ValueError, match="tenferro.random.uniform: high must be >= low"):
+        g.uniform(np.array([0.0, 2.0]), np.array([1.0, 1.0]))
+
+
 def test_sizes_still_accepted():
     assert tf.random.normal(size=np.int64(3)).shape == (3,)
     assert tf.random.uniform(size=(0, 2)).shape == (0, 2)
