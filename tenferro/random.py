@@ -197,8 +197,9 @@ _SAMPLERS = {
         params="loc : float or complex, default 0.0\n    The mean (complex only with a complex "
                "``dtype``).\nscale : float, default "
                "1.0\n    The standard deviation, >= 0.\n" + _SIZE,
-        dtype=_FLOAT[0], raises=_FLOAT[1][:-1] + ", or ``loc`` is complex and ``dtype`` is not.\nValueError\n"
-               "    If ``scale`` is negative or ``size`` has a negative entry.",
+        dtype=_FLOAT[0],
+        raises=_FLOAT[1][:-1] + ", or ``loc`` is complex and ``dtype`` is not.\n"
+               "ValueError\n    If ``scale`` is negative or ``size`` has a negative entry.",
         reparam=_REPARAM, call="normal(size=3)",
         output="tensor([ 0.1257, -0.1321,  0.6404])"),
     "standard_normal": dict(
@@ -212,8 +213,8 @@ _SAMPLERS = {
         extended="For a complex dtype the real and imaginary parts are each uniform.",
         params="low : float, default 0.0\n    The lower bound (included).\nhigh : float, "
                "default 1.0\n    The upper bound (excluded).\n" + _SIZE,
-        dtype=_FLOAT[0], raises=_FLOAT[1] + "\nValueError\n    If ``high < low`` or ``size`` has a negative "
-               "entry.",
+        dtype=_FLOAT[0],
+        raises=_FLOAT[1] + "\nValueError\n    If ``high < low`` or ``size`` has a negative entry.",
         reparam="  For a reparameterised sample write ``low + (high - low) * random(shape)``.",
         call="uniform(-1.0, 1.0, size=3)", output="tensor([ 0.2739, -0.4604, -0.9181])"),
     "random": dict(
