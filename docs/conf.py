@@ -109,7 +109,8 @@ html_theme_options = {
     "navbar_align": "left",
     "show_toc_level": 2,
     "navigation_with_keys": False,
-    "icon_links": [{"name": "tenferro-rs (Rust)", "url": "https://github.com/tensor4all/tenferro-rs",
+    "icon_links": [{"name": "tenferro-rs (Rust)",
+                    "url": "https://github.com/tensor4all/tenferro-rs",
                     "icon": "fa-brands fa-github"}],
     "secondary_sidebar_items": ["page-toc"],
 }
