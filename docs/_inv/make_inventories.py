@@ -1,8 +1,8 @@
 """Write the offline intersphinx inventories docs/conf.py falls back on.
 
 The site links NumPy's, SciPy's, scikit-learn's, PyTorch's and JAX's functions through
-each project's own ``objects.inv`` when the build can reach it.  Offline (a CI machine without the
-internet), docs/conf.py reads the files this script writes instead: one entry per
+each project's own ``objects.inv`` when the build can reach it.  Offline (a CI machine
+without the internet), docs/conf.py reads the files this script writes instead: one entry per
 public function or class, at the address each project's API pages have (their
 autosummary pages, ``<module>.<name>.html``).  A name missing here renders as plain
 text, never as a wrong link or a build error.
