@@ -11,7 +11,8 @@ catalog's ``differentiable`` flag plus the derivative and the rule's source give
 it is still there).  Each example's output was checked against NumPy.
 """
 from .. import _dtypes
-from ._reduction_doc import TAIL, fill
+from ._docfmt import entries, fill
+from ._reduction_doc import TAIL
 
 # -- per-op data ----------------------------------------------------------------------
 # name: (summary, detail or "", derivative f'(x) or the reason of "no" as reST,
@@ -367,7 +368,7 @@ def docstring(name, spec, resolve):
         summary=summary, paragraph=fill(paragraph),
         params=_BINARY_PARAMS if binary else _UNARY_PARAMS,
         what="The elementwise result" + (" of the broadcast operands" if binary else ""),
-        raises="\n".join("%s\n%s" % (e, fill(t, "    ")) for e, t in raises),
+        raises=entries(raises),
         diff=fill("Differentiable: " + _differentiable(
             spec.differentiable, deriv, src, "complex" not in refused, binary)),
         see="\n".join(see), example=example)

@@ -8,6 +8,8 @@ Each example's output was checked against NumPy.
 """
 import inspect
 
+from ._docfmt import entries, fill
+
 _TEMPLATE = """{summary}
 
 {body}
@@ -252,26 +254,8 @@ def document(fn, name=None):
     head, text = row["returns"].split("\n", 1)
     fn.__doc__ = _TEMPLATE.format(
         summary=row["summary"], body=fill(row["body"]), params="\n".join(params),
-        returns="%s\n%s" % (head, fill(text, "    ")), raises=_entries(raises),
-        warns="\nWarns\n-----\n%s\n" % _entries(warns) if warns else "",
+        returns="%s\n%s" % (head, fill(text, "    ")), raises=entries(raises.items()),
+        warns="\nWarns\n-----\n%s\n" % entries(warns.items()) if warns else "",
         diff=fill("Differentiable: " + row["diff"]),
         see=row["see"].replace(", ", "\n"), example=row["example"])
     return fn
-
-
-def fill(text, indent=""):
-    """``text`` wrapped to 88 columns (after ``indent``), words split at spaces only
-    (textwrap's regular expressions cost import time: hundreds of paragraphs)."""
-    lines, line = [], ""
-    for w in text.split():
-        if line and len(indent) + len(line) + 1 + len(w) > 88:
-            lines.append(indent + line)
-            line = w
-        else:
-            line = line + " " + w if line else w
-    lines.append(indent + line)
-    return "\n".join(lines)
-
-
-def _entries(d):
-    return "\n".join("%s\n%s" % (k, fill(v, "    ")) for k, v in d.items())

@@ -11,6 +11,8 @@ example checks it again (``np.allclose(..., sfft.<name>(x))``) whenever doctests
 """
 import inspect
 
+from .._ops._docfmt import entries, paragraph
+
 _TEMPLATE = """{summary}
 
 {own}  Batched over the axes not transformed; float32 and complex64 stay in single
@@ -247,7 +249,7 @@ def _raises(fn, family):
                                     "(tenferro.fft's kernels are pocketfft's).")]
     if "plan" in sig:
         out.append(("NotImplementedError", "If ``plan`` is not None."))
-    return "\n".join("%s\n    %s" % p for p in out)
+    return entries(out)
 
 
 def docstring(name, fn, row):
@@ -255,7 +257,7 @@ def docstring(name, fn, row):
     family, summary, formula, x, output = row
     show = "tf.round(tf.fft.%s(x), 4)" % name if family == "r2r" else "tf.fft.%s(x)" % name
     return _TEMPLATE.format(
-        summary=summary, own=" ".join((fn.__doc__ or "").split()),
+        summary=summary, own=paragraph(fn),
         params=_params(fn, family), returns=_RETURNS[family],
         raises=_raises(fn, family), formula=formula, diff=_DIFF[family], name=name, x=x,
         show=show, output=output)

@@ -5,6 +5,7 @@ edge values and conventions) becomes the extended description.  The examples' va
 were checked against torch.nn.functional when the rows were written.  The other
 functions (pooling, normalization, softmax, affine) have their docstrings in place.
 """
+from .._ops._docfmt import paragraph
 
 _ACTIVATION = """{summary}
 
@@ -165,6 +166,7 @@ CONVS = {
 
 
 def _own(fn):
+    """``fn``'s own docstring, its line breaks kept (the convolutions' has a list)."""
     return "\n".join(line.strip() for line in (fn.__doc__ or "").strip().split("\n"))
 
 
@@ -173,7 +175,7 @@ def document(namespace):
     docstrings."""
     for name, row in ACTIVATIONS.items():
         fn = namespace[name]
-        fn.__doc__ = _ACTIVATION.format(name=name, own=" ".join(_own(fn).split()), **row)
+        fn.__doc__ = _ACTIVATION.format(name=name, own=paragraph(fn), **row)
     for n, row in CONVS.items():
         fn = namespace["conv%dd" % n]
         spatial, kernel, out = _AXES[n]

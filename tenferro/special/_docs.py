@@ -10,6 +10,8 @@ against scipy.special when the row was written, and the example itself checks it
 """
 import inspect
 
+from .._ops._docfmt import entries, paragraph
+
 _TEMPLATE = """{summary}
 
 {own}
@@ -317,11 +319,6 @@ ROWS = {
 }
 
 
-def _own(fn):
-    """The function's own docstring (written beside its code) as one paragraph."""
-    return " ".join((fn.__doc__ or "").split())
-
-
 def _params(fn, row):
     given = row.get("params", {})
     out = []
@@ -350,7 +347,7 @@ def _raises(name, row):
                                               "kernel runs on host memory); move the data "
                                               "with ``x.to_device('cpu')``."))
     pairs += row.get("raises", [])
-    return "\n".join("%s\n    %s" % p for p in pairs)
+    return entries(pairs)
 
 
 def docstring(name, fn, row):
@@ -358,7 +355,7 @@ def docstring(name, fn, row):
     ref = row.get("ref", "special." + name)
     see = row.get("see", "scipy.special." + name)
     return _TEMPLATE.format(
-        summary=row["summary"], own=_own(fn), params=_params(fn, row),
+        summary=row["summary"], own=paragraph(fn), params=_params(fn, row),
         returns=row.get("returns", "Tensor\n    The values, broadcast shape, in the "
                                    "arguments' dtype: " + _DTYPES[row["dtypes"]] + "."),
         raises=_raises(name, row), formula=row["formula"], diff=row["diff"],
