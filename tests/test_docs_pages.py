@@ -46,8 +46,7 @@ def test_page_code_runs(page, tmp_path, monkeypatch):
         if m is None:
             exec(compile(code, page, "exec"), ns)
         else:
-            expected = eval(m.group(1), {"tf": tf, **__builtins__} if isinstance(
-                __builtins__, dict) else {"tf": tf, **vars(__builtins__)})
+            expected = eval(m.group(1), {"tf": tf})   # (eval adds the builtins)
             with pytest.raises(expected) as info:
                 exec(compile(code, page, "exec"), ns)
             if quoted is not None:
